@@ -1,0 +1,362 @@
+/**
+ * The Hub's HTTP wire contract (agent and admin APIs), as zod schemas.
+ * The Hub produces these shapes; the host's hub-client validates every response against them.
+ * Field names are snake_case on the wire. See docs/hub-api.md for routes and error codes.
+ */
+import { z } from 'zod';
+import {
+  APPROVAL_STATES,
+  AUTHORIZATION_STATES,
+  DISPATCH_EVIDENCE,
+  INVOCATION_STATES,
+  RUN_STATES,
+  TASK_REFUSAL_CODES,
+  TASK_STATES,
+} from './states.js';
+
+export const InvocationStateSchema = z.enum(INVOCATION_STATES);
+export const TaskStateSchema = z.enum(TASK_STATES);
+export const TaskRefusalCodeSchema = z.enum(TASK_REFUSAL_CODES);
+export const AuthorizationStateSchema = z.enum(AUTHORIZATION_STATES);
+export const ApprovalStateSchema = z.enum(APPROVAL_STATES);
+export const DispatchEvidenceSchema = z.enum(DISPATCH_EVIDENCE);
+export const RunStateSchema = z.enum(RUN_STATES);
+
+/** Every non-2xx response body. */
+export const HubErrorBodySchema = z.object({ error: z.string().min(1), message: z.string() });
+export type HubErrorBody = z.infer<typeof HubErrorBodySchema>;
+
+/** Stable error codes (HTTP status in comments). */
+export const HUB_ERROR_CODES = [
+  'invalid_json', // 400
+  'invalid_request', // 400 body/params/query fail the route schema (wrong types, unknown fields)
+  'unauthorized', // 401 missing/invalid bearer token
+  'forbidden', // 403 token valid but not allowed (e.g. client token on admin route)
+  'not_found', // 404 generic: route or resource (never used for invocations)
+  'invocation_not_found', // 404 authoritative: this client has no invocation with that id
+  'task_not_found', // 404
+  'run_not_found', // 404
+  'approval_not_found', // 404
+  'authorization_not_found', // 404 (or not granted to this client)
+  'system_not_found', // 404
+  'tool_not_found', // 404 tool not declared (enabled) for that authorization
+  'body_too_large', // 413
+  'invocation_conflict', // 409 same invocation_id, different parameter digest (or different binding)
+  'declaration_changed', // 409 declaration_revision is not the current one; nothing sent
+  'run_ended', // 409 run no longer accepts invocations
+  'run_mismatch', // 409 run belongs to another authorization/client
+  'authorization_revoked', // 409
+  'authorization_rebound', // 409 authorization_revision no longer current
+  'decision_conflict', // 409 approval already decided differently / decision_id reused for another decision
+  'task_state_conflict', // 409 transition not allowed (e.g. continue a cancelled task)
+  'spec_invalid', // 422 refresh produced an invalid spec; the previous spec is kept
+  'system_unreachable', // 502 could not fetch the spec
+  'internal_error', // 500
+] as const;
+export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
+
+export const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+export const AuthorizationSchema = z.object({
+  authorization_ref: z.string(),
+  hub_id: z.string(),
+  system_id: z.string(),
+  system_name: z.string(),
+  account: z.string(),
+  on_behalf_of: z.string(),
+  state: AuthorizationStateSchema,
+  revision: z.number().int().min(1),
+});
+export type Authorization = z.infer<typeof AuthorizationSchema>;
+export const AuthorizationListSchema = z.object({ authorizations: z.array(AuthorizationSchema) });
+
+export const ApprovalRuleSchema = z.object({
+  // ACC approval.when[]: a JSON-pointer-ish argument path, an operator and a value.
+  path: z.string(),
+  op: z.enum(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'exists']),
+  value: z.unknown().optional(),
+});
+
+export const DeclarationSchema = z.object({
+  hub_id: z.string(),
+  authorization_ref: z.string(),
+  system_id: z.string(),
+  system_name: z.string(),
+  account: z.string(),
+  tool: z.string(), // the operation's name (operationId), unique within one system
+  description: z.string(),
+  input_schema: JsonSchemaObject, // full JSON Schema of the arguments object
+  effect: z.enum(['read', 'write']), // write = not execution.readonly
+  side_effect: z.enum(['none', 'read', 'write', 'notify', 'external']),
+  risk_level: z.enum(['low', 'medium', 'high']),
+  approval: z.object({
+    required: z.boolean(), // true when approval.required or risk high; `when` rules may add more
+    prompt: z.string().nullable(),
+    when: z.array(ApprovalRuleSchema),
+  }),
+  idempotent: z.boolean(),
+  timeout_ms: z.number().int().positive(),
+  scope: z.string(),
+  audit_sensitive: z.boolean(),
+  guidance: z.record(z.string(), z.unknown()).nullable(),
+  declaration_revision: z.string(), // changes whenever the compiled operation changes
+});
+export type Declaration = z.infer<typeof DeclarationSchema>;
+
+export const ToolSearchRequestSchema = z.object({
+  query: z.string().max(500),
+  authorization_refs: z.array(z.string()).max(64).optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+export type ToolSearchRequest = z.infer<typeof ToolSearchRequestSchema>;
+export const ToolSearchResponseSchema = z.object({
+  declarations: z.array(DeclarationSchema.extend({ score: z.number() })),
+});
+export type ToolSearchResponse = z.infer<typeof ToolSearchResponseSchema>;
+
+export const CreateRunRequestSchema = z.object({
+  agent_session_id: z.string().min(1).max(200),
+  turn_id: z.string().min(1).max(200),
+  authorization_ref: z.string().min(1),
+});
+export type CreateRunRequest = z.infer<typeof CreateRunRequestSchema>;
+export const RunSchema = z.object({
+  run_id: z.string(),
+  agent_session_id: z.string(),
+  turn_id: z.string(),
+  authorization_ref: z.string(),
+  state: RunStateSchema,
+  created_at: z.string(),
+  ended_at: z.string().nullable(),
+});
+export type Run = z.infer<typeof RunSchema>;
+
+export const InvokeRequestSchema = z.object({
+  invocation_id: z.string().min(8).max(128), // client-made; also the business idempotency key
+  run_id: z.string().min(1),
+  authorization_ref: z.string().min(1),
+  authorization_revision: z.number().int().min(1).optional(),
+  tool: z.string().min(1),
+  declaration_revision: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+  host_call_id: z.string().min(1).max(200),
+  task_id: z.string().min(1).optional(),
+});
+export type InvokeRequest = z.infer<typeof InvokeRequestSchema>;
+
+export const ReconciliationEvidenceSchema = z.object({
+  checked_at: z.string(),
+  source: z.enum(['operations_lookup', 'dispatch_response', 'startup_recovery', 'none']),
+  outcome: z.enum(['succeeded', 'failed', 'not_found', 'unavailable', 'inconclusive']),
+  http_status: z.number().int().nullable(),
+  evidence_digest: z.string().nullable(),
+  detail: z.string(),
+});
+export type ReconciliationEvidence = z.infer<typeof ReconciliationEvidenceSchema>;
+
+export const ReceiptSchema = z.object({
+  schema: z.literal('bailing.receipt.v1'),
+  invocation_id: z.string(),
+  state: InvocationStateSchema,
+  dispatch: DispatchEvidenceSchema,
+  /** Why it was not dispatched / failed: a TaskRefusalCode, 'arguments_invalid', 'business_rejected', ... */
+  reason_code: z.string().nullable(),
+  reason_message: z.string().nullable(),
+  retry_after_ms: z.number().int().nullable(),
+  /** The business system's response body, bounded (see result_truncated). Null until known. */
+  result: z.unknown().nullable(),
+  result_truncated: z.boolean(),
+  business_status: z.number().int().nullable(),
+  receipt_digest: z.string(), // sha256 hex over the canonical receipt facts
+  run_id: z.string(), // the original run, forever
+  agent_session_id: z.string(),
+  turn_id: z.string(),
+  authorization_ref: z.string(),
+  authorization_revision: z.number().int(),
+  tool: z.string(),
+  declaration_revision: z.string(),
+  parameter_digest: z.string(), // sha256 hex of canonical JSON of the arguments
+  host_call_id: z.string(),
+  task_id: z.string().nullable(),
+  effect: z.enum(['read', 'write']),
+  approval: z
+    .object({
+      approval_id: z.string(),
+      state: ApprovalStateSchema,
+      decided_at: z.string().nullable(),
+      prompt: z.string().nullable(),
+    })
+    .nullable(),
+  reconciliation: z.array(ReconciliationEvidenceSchema),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
+
+export const ResumeResponseSchema = z.object({
+  /** dispatched: an approved call was sent now; reconciled: an unknown call was checked; unchanged: nothing done. */
+  action: z.enum(['dispatched', 'reconciled', 'unchanged', 'refused']),
+  receipt: ReceiptSchema,
+});
+export type ResumeResponse = z.infer<typeof ResumeResponseSchema>;
+
+export const RateWindowSchema = z.enum(['1s', '1m', '1h', '1d']);
+export type RateWindow = z.infer<typeof RateWindowSchema>;
+
+export const TaskBoundarySchema = z.object({
+  authorizations: z
+    .array(z.object({ authorization_ref: z.string().min(1), tools: z.array(z.string().min(1)).min(1).max(200) }))
+    .min(1)
+    .max(64),
+  write_budget: z.number().int().min(0).max(1_000_000),
+  in_flight_limit: z.number().int().min(1).max(10_000),
+  rate_limit: z.object({ count: z.number().int().min(1).max(1_000_000), window: RateWindowSchema }).nullable(),
+  /** Extra JSON Schema per (authorization_ref?, tool) that arguments must also satisfy. */
+  constraints: z
+    .array(
+      z.object({
+        authorization_ref: z.string().min(1).nullable(),
+        tool: z.string().min(1),
+        schema: JsonSchemaObject,
+        description: z.string().max(500).nullable(),
+      }),
+    )
+    .max(200),
+  expires_at: z.string().nullable(),
+});
+export type TaskBoundary = z.infer<typeof TaskBoundarySchema>;
+
+export const CreateTaskRequestSchema = z.object({
+  title: z.string().min(1).max(200),
+  authorizations: TaskBoundarySchema.shape.authorizations,
+  write_budget: TaskBoundarySchema.shape.write_budget,
+  in_flight_limit: TaskBoundarySchema.shape.in_flight_limit,
+  rate_limit: TaskBoundarySchema.shape.rate_limit.optional(),
+  constraints: TaskBoundarySchema.shape.constraints.optional(),
+  expires_at: z.string().nullable().optional(),
+});
+export type CreateTaskRequest = z.infer<typeof CreateTaskRequestSchema>;
+
+export const UnresolvedCallSchema = z.object({
+  invocation_id: z.string(),
+  state: InvocationStateSchema,
+  tool: z.string(),
+  authorization_ref: z.string(),
+  updated_at: z.string(),
+});
+
+export const TaskViewSchema = z.object({
+  task_id: z.string(),
+  client_id: z.string(),
+  title: z.string(),
+  state: TaskStateSchema,
+  expired: z.boolean(),
+  boundary: TaskBoundarySchema,
+  writes_used: z.number().int(),
+  writes_left: z.number().int(),
+  in_flight: z.number().int(),
+  rate: z
+    .object({ count: z.number().int(), window: RateWindowSchema, used_in_window: z.number().int(), resets_at: z.string() })
+    .nullable(),
+  counts: z.record(InvocationStateSchema, z.number().int()),
+  permits_granted: z.number().int(),
+  unresolved: z.array(UnresolvedCallSchema),
+  created_at: z.string(),
+  updated_at: z.string(),
+  paused_at: z.string().nullable(),
+  cancelled_at: z.string().nullable(),
+});
+export type TaskView = z.infer<typeof TaskViewSchema>;
+export const TaskListSchema = z.object({ tasks: z.array(TaskViewSchema) });
+
+/** Server-Sent Events on GET /agent/v1/events: `id: <seq>`, `event: <type>`, `data: <json>`. */
+export const HubEventSchema = z.discriminatedUnion('type', [
+  z.object({ seq: z.number().int(), type: z.literal('invocation.changed'), receipt: ReceiptSchema }),
+  z.object({ seq: z.number().int(), type: z.literal('task.changed'), task: TaskViewSchema }),
+  z.object({
+    seq: z.number().int(),
+    type: z.literal('authorization.changed'),
+    authorization: AuthorizationSchema,
+  }),
+]);
+export type HubEvent = z.infer<typeof HubEventSchema>;
+
+// ---------- admin API ----------
+
+export const RegisterSystemRequestSchema = z.object({
+  system_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+  name: z.string().min(1).max(200),
+  base_url: z.string().url(),
+  signing_secret: z.string().min(16).max(512),
+  spec_path: z.string().startsWith('/').optional(), // default /.well-known/bailing/tools.json
+});
+export type RegisterSystemRequest = z.infer<typeof RegisterSystemRequestSchema>;
+
+export const SpecDiagnosticSchema = z.object({
+  code: z.string(), // e.g. acc_version_unsupported, schema_unresolvable, operation_id_missing
+  operation: z.string().nullable(),
+  message: z.string(),
+});
+export type SpecDiagnostic = z.infer<typeof SpecDiagnosticSchema>;
+
+export const SystemSchema = z.object({
+  system_id: z.string(),
+  name: z.string(),
+  base_url: z.string(),
+  spec_path: z.string(),
+  spec_revision: z.string().nullable(),
+  tool_count: z.number().int(),
+  diagnostics: z.array(SpecDiagnosticSchema),
+  refreshed_at: z.string().nullable(),
+});
+export type HubSystem = z.infer<typeof SystemSchema>;
+
+export const CreateClientResponseSchema = z.object({
+  client_id: z.string(),
+  name: z.string(),
+  token: z.string(), // returned once; stored hashed
+});
+
+export const CreateAuthorizationRequestSchema = z.object({
+  system_id: z.string(),
+  account: z.string().min(1).max(200),
+  on_behalf_of: z.string().min(1).max(200),
+  authorization_ref: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/).optional(),
+});
+
+export const ApprovalSchema = z.object({
+  approval_id: z.string(),
+  invocation_id: z.string(),
+  client_id: z.string(),
+  authorization_ref: z.string(),
+  tool: z.string(),
+  parameter_digest: z.string(),
+  arguments_preview: z.record(z.string(), z.unknown()).nullable(), // null when audit_sensitive
+  prompt: z.string().nullable(),
+  state: ApprovalStateSchema,
+  decision_id: z.string().nullable(),
+  decided_by: z.string().nullable(),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+});
+export type Approval = z.infer<typeof ApprovalSchema>;
+export const ApprovalListSchema = z.object({ approvals: z.array(ApprovalSchema) });
+
+export const ApprovalDecisionRequestSchema = z.object({
+  decision_id: z.string().min(1).max(200),
+  decision: z.enum(['approve', 'deny']),
+  note: z.string().max(1000).optional(),
+});
+
+export const AuditEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  actor: z.string(),
+  kind: z.string(), // e.g. invocation.state, task.paused, approval.decided, authorization.revoked
+  invocation_id: z.string().nullable(),
+  task_id: z.string().nullable(),
+  from_state: z.string().nullable(),
+  to_state: z.string().nullable(),
+  detail: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
