@@ -1,0 +1,237 @@
+/**
+ * The host runtime's public API (what the desktop app and the browser host consume).
+ * Plain Node, no Electron. Every DTO here is plain JSON (no functions, no Dates, no secrets), so it
+ * can cross IPC / WebSocket unchanged. Implemented by `createDeskRuntime` (./create-desk-runtime.ts).
+ *
+ * Rules the implementation keeps (seeds 000/001):
+ * - every conversation event is saved in the archive BEFORE it is emitted as `archive.event`;
+ * - ordinary chat and an empty scope make zero Hub requests;
+ * - opening a session never creates a run, never invokes or resumes anything;
+ * - the model API key is passed in by the settings provider per request and never stored.
+ */
+import type { ArchiveState, InvocationState, JournalState } from '../../src-shared/states.js';
+import type { Receipt } from '../../src-shared/hub-api.js';
+import type { Feedback, InvocationActionEnvelope, InvocationStatus, ScopeMember } from './contracts.js';
+
+// ---------- model settings (key supplied by the caller, e.g. from the keychain) ----------
+
+export interface ModelSettings {
+  baseUrl: string; // e.g. https://api.openai.com/v1 or http://127.0.0.1:PORT/v1
+  model: string;
+  /** Passed to the SDK for each request; never persisted, logged or emitted by the runtime. */
+  apiKey: string | null;
+  /** Use streaming chat completions (default true). */
+  stream?: boolean;
+  temperature?: number;
+}
+
+export interface ModelSettingsProvider {
+  get(): Promise<ModelSettings>;
+}
+
+// ---------- sessions ----------
+
+/** Whether the session's whole scope is currently usable in this runtime. */
+export type SessionAvailability =
+  | 'open' // scope revalidated (or empty scope): turns may run
+  | 'offline' // Hub unreachable during revalidation: closed, retried in the same runtime
+  | 'blocked' // a member was revoked/rebound/missing: the whole group is blocked
+  | 'not_opened'; // persisted, not opened in this runtime yet
+
+export interface SessionSummary {
+  sessionId: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  hubId: string;
+  members: ScopeMember[];
+  scopeFingerprint: string;
+  scopeRevision: number;
+  taskId: string | null;
+  /** Reuse cached declarations across turns of this living session (default true). */
+  reuseDeclarations: boolean;
+  availability: SessionAvailability;
+  availabilityReason: string | null; // e.g. authorization_revoked:auth-1, hub_unreachable
+  activeTurnId: string | null;
+  eventCount: number;
+}
+
+export interface CreateSessionInput {
+  title?: string;
+  /** Selected authorizations (may be empty: ordinary chat only). Resolved against the Hub once. */
+  authorizationRefs: string[];
+  /** Bind to a Hub task: every governed call then carries this task_id. */
+  taskId?: string | null;
+  reuseDeclarations?: boolean;
+}
+
+// ---------- archive (persisted conversation events) ----------
+
+export interface ArchiveUnsavedEvent {
+  eventId: string;
+  kind: ArchiveEventKind;
+  reason: string; // e.g. archive_store_unavailable
+  since: string;
+}
+
+export interface ArchiveStatus {
+  state: ArchiveState; // ready | storage_error | recovery_gap, independent of the journal
+  unsavedEvents: ArchiveUnsavedEvent[];
+  /** A hole found on load (e.g. sequence 7 followed by 9); kept visible, never "repaired". */
+  recoveryGap: { afterSeq: number; nextSeq: number; detail: string } | null;
+  reason: string | null;
+}
+
+export type ArchiveEventKind =
+  | 'session_created'
+  | 'user_message'
+  | 'assistant_message'
+  | 'tool_call'
+  | 'tool_result'
+  | 'receipt'
+  | 'control'
+  | 'turn_started'
+  | 'turn_ended';
+
+/** Target identity of a tool call, always taken from the declaration cache, never from model text. */
+export interface ToolTarget {
+  hub_id: string;
+  authorization_ref: string;
+  system_id: string;
+  system_name: string;
+  account: string;
+  tool: string;
+  declaration_revision: string;
+}
+
+export type ArchiveEventPayload =
+  | { kind: 'session_created'; title: string; members: ScopeMember[]; taskId: string | null }
+  | { kind: 'user_message'; text: string }
+  | { kind: 'assistant_message'; messageId: string; text: string; finish: 'stop' | 'tool_calls' | 'cancelled' | 'error' | 'length' }
+  | {
+      kind: 'tool_call';
+      callId: string; // the model's tool_call id (also the host_call_id for governed calls)
+      functionName: string;
+      /** Raw argument text as the model sent it (bounded); null for audit-sensitive tools. */
+      argumentsText: string | null;
+      target: ToolTarget | null; // null for search/inspect/resume/unknown functions
+    }
+  | {
+      kind: 'tool_result';
+      callId: string;
+      functionName: string;
+      /** What the model was told (bounded JSON text). */
+      content: string;
+      feedback: Feedback | null;
+      invocation_id: string | null;
+    }
+  | { kind: 'receipt'; callId: string | null; invocation_id: string; state: InvocationState; receipt: Receipt; late: boolean }
+  | { kind: 'control'; action: 'cancel_turn' | 'open_session' | 'inspect' | 'resume' | 'restore' | 'manual_tool_run' | 'scope_check'; detail: Record<string, unknown> }
+  | { kind: 'turn_started'; turnId: string }
+  | { kind: 'turn_ended'; turnId: string; outcome: TurnOutcome; error: string | null };
+
+export type ArchiveEvent = {
+  seq: number; // 1, 2, 3 ... per session
+  eventId: string;
+  sessionId: string;
+  turnId: string | null;
+  at: string;
+} & ArchiveEventPayload;
+
+// ---------- turns ----------
+
+export type TurnOutcome = 'completed' | 'cancelled' | 'failed' | 'refused';
+
+export interface TurnResult {
+  sessionId: string;
+  turnId: string;
+  outcome: TurnOutcome;
+  /** Final assistant text of the turn (may be empty). */
+  text: string;
+  error: string | null;
+}
+
+/** A tool call as the UI shows it; updated as receipts arrive. */
+export interface ToolCallCard {
+  sessionId: string;
+  turnId: string | null;
+  callId: string;
+  functionName: string;
+  target: ToolTarget | null;
+  effect: 'read' | 'write' | null;
+  invocation_id: string | null;
+  /** Hub state, or a host-side phase before a receipt exists. */
+  state: InvocationState | 'validating' | 'refused' | 'pending_dispatch';
+  feedback: Feedback | null;
+  receipt: Receipt | null;
+  late: boolean; // a receipt that arrived after its turn was cancelled/ended
+}
+
+// ---------- tools for operators without a model ----------
+
+export interface DeclarationView {
+  functionName: string; // unique per authorization, e.g. shop_a__update_product
+  target: ToolTarget;
+  description: string;
+  input_schema: Record<string, unknown>;
+  effect: 'read' | 'write';
+  approval_required: boolean;
+  idempotent: boolean;
+}
+
+export interface ManualToolRunResult {
+  card: ToolCallCard;
+}
+
+// ---------- events to subscribers ----------
+
+export type RuntimeEvent =
+  | { type: 'session.changed'; session: SessionSummary }
+  | { type: 'archive.event'; sessionId: string; event: ArchiveEvent } // emitted only after it was saved
+  | { type: 'archive.state'; sessionId: string; archive: ArchiveStatus }
+  | { type: 'journal.state'; sessionId: string; status: InvocationStatus }
+  | { type: 'turn.state'; sessionId: string; turnId: string; state: 'running' | TurnOutcome; error: string | null }
+  | { type: 'message.delta'; sessionId: string; turnId: string; messageId: string; delta: string }
+  | { type: 'tool.card'; card: ToolCallCard };
+
+export type RuntimeListener = (event: RuntimeEvent) => void;
+
+export interface OpenedSession {
+  session: SessionSummary;
+  events: ArchiveEvent[];
+  archive: ArchiveStatus;
+  journal: InvocationStatus;
+}
+
+export interface DeskRuntime {
+  listSessions(): Promise<SessionSummary[]>;
+  /** Resolves the selected authorizations against the Hub (unless empty) and persists scope + first event. */
+  createSession(input: CreateSessionInput): Promise<SessionSummary>;
+  /**
+   * Open a persisted session (after a restart or first use in this runtime): rebuild from events and
+   * scope, reuse its journal, revalidate every scope member. No run, no invoke, no resume, no replay.
+   * Calling it again on an offline/blocked session re-checks (recovery in the same runtime).
+   */
+  openSession(sessionId: string): Promise<OpenedSession>;
+  /** Run one turn. Resolves when the turn ends; progress arrives through `subscribe`. */
+  sendMessage(sessionId: string, text: string): Promise<TurnResult>;
+  /** Cancel the running turn (if any): stops the model stream; further calls of the turn are refused. */
+  cancelTurn(sessionId: string): Promise<void>;
+  setReuseDeclarations(sessionId: string, reuse: boolean): Promise<SessionSummary>;
+  archiveEvents(sessionId: string, opts?: { afterSeq?: number; limit?: number }): Promise<ArchiveEvent[]>;
+  archiveStatus(sessionId: string): Promise<ArchiveStatus>;
+  // journal passthrough (seed 001 interfaces)
+  journalStatus(sessionId: string): Promise<InvocationStatus>;
+  restoreJournal(sessionId: string): Promise<InvocationStatus>;
+  inspectInvocation(sessionId: string, invocationId: string): Promise<InvocationActionEnvelope>;
+  resumeInvocation(sessionId: string, invocationId: string): Promise<InvocationActionEnvelope>;
+  // operator tools without a model
+  searchTools(sessionId: string, query: string): Promise<DeclarationView[]>;
+  cachedDeclarations(sessionId: string): Promise<DeclarationView[]>;
+  runToolManually(sessionId: string, functionName: string, args: Record<string, unknown>): Promise<ManualToolRunResult>;
+  subscribe(listener: RuntimeListener): () => void;
+  /** Cancel running turns, end open runs, flush archive and journal. */
+  close(): Promise<void>;
+}
+
+export type { JournalState };
