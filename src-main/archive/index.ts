@@ -1,0 +1,12 @@
+export { createSqliteArchive, ArchiveInputError, type SqliteArchiveOptions } from './sqlite-archive.js';
+export { redactPayload, REDACTED } from './redact.js';
+export type {
+  AppendResult,
+  ArchiveGap,
+  ArchiveSessionRecord,
+  ArchiveStatusRecord,
+  ArchiveStore,
+  ArchiveUnsaved,
+  NewArchiveEvent,
+  StoredArchiveEvent,
+} from './types.js';
