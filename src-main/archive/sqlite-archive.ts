@@ -9,7 +9,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redactPayload } from './redact.js';
 import type {
-  AppendResult,
   ArchiveGap,
   ArchiveSessionRecord,
   ArchiveStatusRecord,
