@@ -1,0 +1,6 @@
+/** ACC v1: compile OpenAPI + x-agent-capability into operations; evaluate approval rules. */
+export type { CompiledOperation, ApprovalRule, RiskLevel, SideEffect, RateWindow } from './types.js';
+export { DEFAULT_TIMEOUT_MS } from './types.js';
+export { compileSpec, declarationRevision, type CompileResult } from './compile.js';
+export { approvalRequired, ruleMatches, ruleProblem } from './approval.js';
+export { checkCapability, CAPABILITY_SCHEMA, type CapabilityBlock } from './capability-schema.js';
