@@ -1,0 +1,99 @@
+/**
+ * The typed client for the Hub's admin API (admin bearer token). Used by operator tooling and
+ * tests; the desktop runtime itself never holds an admin token.
+ */
+import { z } from 'zod';
+import {
+  ApprovalDecisionRequestSchema,
+  ApprovalListSchema,
+  ApprovalSchema,
+  AuditEntrySchema,
+  AuthorizationSchema,
+  CreateAuthorizationRequestSchema,
+  CreateClientResponseSchema,
+  RegisterSystemRequestSchema,
+  SystemSchema,
+  TaskListSchema,
+  TaskViewSchema,
+  type Approval,
+  type AuditEntry,
+  type Authorization,
+  type HubSystem,
+  type RegisterSystemRequest,
+  type TaskView,
+} from '../../src-shared/hub-api.js';
+import { HubClientError } from './errors.js';
+import { createHttpCore, enc, type CallOptions, type FetchLike } from './http.js';
+
+export interface HubAdminClientOptions {
+  baseUrl: string;
+  token: string;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+}
+
+export type CreateClientResponse = z.infer<typeof CreateClientResponseSchema>;
+export type CreateAuthorizationRequest = z.infer<typeof CreateAuthorizationRequestSchema>;
+export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequestSchema>;
+
+/** Shapes the shared contract does not pin down: validated as JSON objects, passed through. */
+const LooseObject = z.object({}).loose();
+export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema) }).loose();
+/** Metrics are counters keyed by name (e.g. invocations_created); values are numbers. */
+export const MetricsSchema = z.record(z.string(), z.unknown());
+
+export interface AuditQuery {
+  invocation_id?: string;
+  task_id?: string;
+  kind?: string;
+  after_seq?: number;
+  limit?: number;
+}
+
+export interface HubAdminClient {
+  registerSystem(req: RegisterSystemRequest, opts?: CallOptions): Promise<HubSystem>;
+  refreshSystem(systemId: string, opts?: CallOptions): Promise<HubSystem>;
+  createClient(req: { name: string }, opts?: CallOptions): Promise<CreateClientResponse>;
+  createAuthorization(req: CreateAuthorizationRequest, opts?: CallOptions): Promise<Authorization>;
+  grantAuthorization(ref: string, clientId: string, opts?: CallOptions): Promise<Record<string, unknown>>;
+  revokeAuthorization(ref: string, opts?: CallOptions): Promise<Authorization>;
+  rebindAuthorization(ref: string, body?: Record<string, unknown>, opts?: CallOptions): Promise<Authorization>;
+  listApprovals(query?: { state?: string }, opts?: CallOptions): Promise<Approval[]>;
+  decideApproval(approvalId: string, req: ApprovalDecisionRequest, opts?: CallOptions): Promise<Approval>;
+  listTasks(opts?: CallOptions): Promise<TaskView[]>;
+  pauseTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
+  cancelTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
+  audit(query?: AuditQuery, opts?: CallOptions): Promise<AuditEntry[]>;
+  metrics(opts?: CallOptions): Promise<Record<string, unknown>>;
+}
+
+function checked<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new HubClientError('http', null, 'invalid_request', 'request not sent: body does not match the contract', 'POST', path);
+  return r.data;
+}
+
+export function createHubAdminClient(options: HubAdminClientOptions): HubAdminClient {
+  const http = createHttpCore(options);
+  const get = <T>(path: string, schema: z.ZodType<T>, opts?: CallOptions, query?: Record<string, string | number | undefined>) =>
+    http.request({ method: 'GET', path, schema, signal: opts?.signal, query });
+  const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) => http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
+
+  return {
+    registerSystem: (req, opts) => post('/admin/v1/systems', checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'), SystemSchema, opts),
+    refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
+    createClient: (req, opts) => post('/admin/v1/clients', req, CreateClientResponseSchema, opts),
+    createAuthorization: (req, opts) => post('/admin/v1/authorizations', checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'), AuthorizationSchema, opts),
+    grantAuthorization: (ref, clientId, opts) => post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, LooseObject, opts),
+    revokeAuthorization: (ref, opts) => post(`/admin/v1/authorizations/${enc(ref)}/revoke`, {}, AuthorizationSchema, opts),
+    rebindAuthorization: (ref, body, opts) => post(`/admin/v1/authorizations/${enc(ref)}/rebind`, body ?? {}, AuthorizationSchema, opts),
+    listApprovals: async (query, opts) => (await get('/admin/v1/approvals', ApprovalListSchema, opts, query)).approvals,
+    decideApproval: (id, req, opts) =>
+      post(`/admin/v1/approvals/${enc(id)}/decision`, checked(ApprovalDecisionRequestSchema, req, '/admin/v1/approvals/decision'), ApprovalSchema, opts),
+    listTasks: async (opts) => (await get('/admin/v1/tasks', TaskListSchema, opts)).tasks,
+    pauseTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),
+    cancelTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/cancel`, {}, TaskViewSchema, opts),
+    audit: async (query, opts) => (await get('/admin/v1/audit', AuditListSchema, opts, { ...query })).entries,
+    metrics: (opts) => get('/admin/v1/metrics', MetricsSchema, opts),
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Hub client errors. Every failure becomes a HubClientError {status, publicCode, message}.
+ * The token never appears in an error: messages come from the Hub's error body or from fixed text.
+ */
+export type HubClientErrorKind =
+  | 'http' // the Hub answered with a non-2xx status
+  | 'invalid_response' // the Hub answered 2xx but the body does not match the contract
+  | 'timeout' // no answer within the client's timeout
+  | 'aborted' // the caller's AbortSignal fired
+  | 'network'; // connection refused/reset, DNS, ...
+
+export class HubClientError extends Error {
+  override readonly name = 'HubClientError';
+  constructor(
+    readonly kind: HubClientErrorKind,
+    /** HTTP status when the Hub answered; null otherwise. */
+    readonly status: number | null,
+    /** The Hub's `error` code from a well-formed error body; null when absent or malformed. */
+    readonly publicCode: string | null,
+    message: string,
+    readonly method: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, kind: this.kind, status: this.status, publicCode: this.publicCode, message: this.message, method: this.method, path: this.path };
+  }
+}
+
+export function isHubClientError(err: unknown): err is HubClientError {
+  return err instanceof HubClientError;
+}
+
+/**
+ * Authoritative "this invocation does not exist at the Hub": ONLY an HTTP 404 whose well-formed
+ * error body says `invocation_not_found`. Any other 404, a message that merely contains the
+ * words, a missing code, a timeout or a network failure is not.
+ */
+export function isAuthoritativeNotFound(err: unknown): boolean {
+  return err instanceof HubClientError && err.kind === 'http' && err.status === 404 && err.publicCode === 'invocation_not_found';
+}
+
+/** True when the request may have reached the Hub and we do not know what it did. */
+export function isOutcomeUnknown(err: unknown): boolean {
+  if (!(err instanceof HubClientError)) return true;
+  if (err.kind === 'timeout' || err.kind === 'network' || err.kind === 'aborted' || err.kind === 'invalid_response') return true;
+  return err.status === null || err.status >= 500 || err.publicCode === null;
+}

@@ -1,0 +1,130 @@
+/**
+ * The request core shared by the agent and admin clients: bearer auth, JSON bodies, a timeout
+ * combined with the caller's AbortSignal, error mapping and response validation. No retries:
+ * a request is sent at most once.
+ */
+import type { z } from 'zod';
+import { HubErrorBodySchema } from '../../src-shared/hub-api.js';
+import { HubClientError } from './errors.js';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpOptions {
+  baseUrl: string;
+  token: string;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface RequestSpec<T> {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  body?: unknown;
+  schema: z.ZodType<T>;
+  signal?: AbortSignal | undefined;
+}
+
+export interface HttpCore {
+  request<T>(spec: RequestSpec<T>): Promise<T>;
+  /** Opens a streaming GET (SSE); the caller reads the body. Errors are mapped like request(). */
+  open(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
+  readonly baseUrl: string;
+  redact(text: string): string;
+}
+
+export function createHttpCore(options: HttpOptions): HttpCore {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const token = options.token;
+
+  const redact = (text: string) => (token.length > 0 ? text.split(token).join('[redacted]') : text);
+
+  function url(path: string, query?: RequestSpec<unknown>['query']): string {
+    const u = new URL(baseUrl + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  function failure(err: unknown, method: string, path: string, callerSignal: AbortSignal | undefined, timeoutSignal: AbortSignal | null): HubClientError {
+    if (err instanceof HubClientError) return err;
+    if (callerSignal?.aborted) return new HubClientError('aborted', null, null, 'request aborted by the caller', method, path);
+    if (timeoutSignal?.aborted) return new HubClientError('timeout', null, null, `no answer from the Hub within ${timeoutMs} ms`, method, path);
+    const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+    return new HubClientError('network', null, null, `cannot reach the Hub${typeof code === 'string' ? ` (${code})` : ''}`, method, path);
+  }
+
+  async function errorFrom(res: Response, method: string, path: string): Promise<HubClientError> {
+    let text = '';
+    try {
+      text = await res.text();
+    } catch {
+      // body unreadable: keep the status, no public code
+    }
+    let parsed: { error: string; message: string } | null = null;
+    try {
+      const r = HubErrorBodySchema.safeParse(JSON.parse(text));
+      parsed = r.success ? r.data : null;
+    } catch {
+      parsed = null;
+    }
+    const message = parsed ? redact(parsed.message).slice(0, 1000) : `Hub answered HTTP ${res.status}`;
+    return new HubClientError('http', res.status, parsed ? parsed.error : null, message, method, path);
+  }
+
+  return {
+    baseUrl,
+    redact,
+    async request<T>(spec: RequestSpec<T>): Promise<T> {
+      const timeoutSignal = AbortSignal.timeout(timeoutMs);
+      const signal = spec.signal ? AbortSignal.any([spec.signal, timeoutSignal]) : timeoutSignal;
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+      let body: string | undefined;
+      if (spec.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(spec.body);
+      }
+      try {
+        if (spec.signal?.aborted) throw new HubClientError('aborted', null, null, 'request aborted by the caller', spec.method, spec.path);
+        const res = await doFetch(url(spec.path, spec.query), { method: spec.method, headers, body, signal, redirect: 'error' });
+        if (!res.ok) throw await errorFrom(res, spec.method, spec.path);
+        const text = await res.text();
+        let json: unknown;
+        try {
+          json = text.length === 0 ? null : JSON.parse(text);
+        } catch {
+          throw new HubClientError('invalid_response', res.status, null, 'Hub answered with a body that is not JSON', spec.method, spec.path);
+        }
+        const result = spec.schema.safeParse(json);
+        if (!result.success) {
+          const where = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`).join('; ');
+          throw new HubClientError('invalid_response', res.status, null, `Hub response does not match the contract: ${where}`, spec.method, spec.path);
+        }
+        return result.data;
+      } catch (err) {
+        throw failure(err, spec.method, spec.path, spec.signal, timeoutSignal);
+      }
+    },
+    async open(path, extraHeaders, signal) {
+      try {
+        const res = await doFetch(url(path), {
+          method: 'GET',
+          headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...extraHeaders },
+          signal,
+          redirect: 'error',
+        });
+        if (!res.ok) throw await errorFrom(res, 'GET', path);
+        return res;
+      } catch (err) {
+        throw failure(err, 'GET', path, signal, null);
+      }
+    },
+  };
+}
+
+export const enc = encodeURIComponent;

@@ -1,0 +1,146 @@
+/**
+ * Contracts between the host runtime's parts. Part 1 (hub-client, journal, recovery) implements
+ * InvocationRuntime and ScopeStore; part 2 (sessions, model loop, cache, archive) consumes them.
+ * Names and shapes follow seed 001 ("Reopen a conversation and recover its original business actions").
+ */
+import type { InvocationState, JournalState } from '../../src-shared/states.js';
+import type { Declaration, Receipt } from '../../src-shared/hub-api.js';
+
+// ---------- session scope (fixed at session creation) ----------
+
+export interface ScopeMember {
+  authorization_ref: string;
+  authorization_revision: number;
+  system_id: string;
+  account: string;
+}
+
+export interface SessionScope {
+  sessionId: string;
+  hubId: string;
+  clientId: string;
+  workspaceId: string;
+  /** Identifies the Hub connection (hub URL + client id), never the token. */
+  connectionKey: string;
+  members: ScopeMember[]; // empty = no selected business scope (journal state `inactive`)
+  fingerprint: string; // sha256 over the sorted members and the connection
+  revision: number; // starts at 1
+  taskId: string | null;
+}
+
+export interface ScopeStore {
+  load(sessionId: string): Promise<SessionScope | null>;
+  save(scope: SessionScope): Promise<void>;
+}
+
+// ---------- feedback (seed 001 failure rules) ----------
+
+export type FeedbackCategory =
+  | 'storage_error'
+  | 'blocked'
+  | 'unsupported'
+  | 'invocation_outcome_unknown'
+  | 'not_dispatched'
+  | 'declaration_changed'
+  | 'tool_not_loaded'
+  | 'arguments_invalid'
+  | 'hub_unavailable'
+  | 'hub_error';
+
+export interface Feedback {
+  category: FeedbackCategory;
+  code: string; // e.g. invocation_store_unavailable, invocation_not_found, task_paused
+  message: string;
+  next_action: string; // e.g. restore_invocations, inspect_original, search_tools, wait, none
+  retryable: boolean;
+  original_outcome?: 'unverified' | 'unknown';
+  invocation_id?: string;
+}
+
+// ---------- journal status (getSessionInvocationStatus / restoreSessionInvocations) ----------
+
+export interface InvocationStatusEntry {
+  invocation_id: string;
+  authorization_ref: string;
+  tool: string;
+  original_run_id: string;
+  last_known_state: InvocationState | 'pending_dispatch';
+  retry_at: string | null;
+  result_verified: false;
+}
+
+export interface UnsavedRecord {
+  invocation_id: string;
+  reason: string; // invocation_store_unavailable | invocation_store_conflict | ...
+  since: string;
+  /** On a conflict: the unsaved local state and the different state found stored (both kept for inspection). */
+  local_state?: string;
+  stored_state?: string;
+}
+
+export interface InvocationStatus {
+  state: JournalState;
+  entries: InvocationStatusEntry[];
+  unsavedRecords: UnsavedRecord[];
+  revision?: number;
+  reason?: string;
+  /** 'offline': the last whole-scope check in this runtime could not reach the Hub (closed, recoverable). */
+  scope_state?: 'ok' | 'blocked' | 'offline';
+  scope_reason?: string;
+  /** File store only: a lock left behind by a writer that may have crashed. Never removed automatically. */
+  lock?: { owner: string; pid: number; since: string } | null;
+}
+
+// ---------- remote actions (inspect / resume) ----------
+
+export interface InvocationActionEnvelope {
+  schema: 'bailing.agent-session-invocation-action.v1';
+  /** `ready` = the interface returned normally; NOT that the business action succeeded. */
+  state: JournalState;
+  action: 'inspect' | 'resume';
+  invocation_id: string;
+  /** Whether the runtime submitted resume to the Hub client; not whether the business action ran. */
+  resume_dispatched: boolean;
+  receipt: Receipt | null; // the original server receipt when obtained
+  feedback: Feedback | null;
+  unsavedRecords: UnsavedRecord[];
+}
+
+/** The live session handle the two remote actions require (a real, reopened session). */
+export interface RealSessionHandle {
+  sessionId: string;
+  scope: SessionScope;
+  /** Current turn's id when a recovery happens inside a turn (audit association only). */
+  turnId: string | null;
+}
+
+// ---------- the governed call (dispatch fence) ----------
+
+export interface GovernedCallRequest {
+  declaration: Declaration;
+  arguments: Record<string, unknown>;
+  runId: string;
+  turnId: string;
+  hostCallId: string;
+}
+
+export type GovernedCallOutcome =
+  | { kind: 'receipt'; invocation_id: string; receipt: Receipt; feedback: Feedback | null }
+  | { kind: 'not_sent'; invocation_id: string | null; feedback: Feedback }
+  | { kind: 'sent_unconfirmed'; invocation_id: string; feedback: Feedback };
+
+export interface InvocationRuntime {
+  /** Save the fence with CAS, then invoke; never retries a write. */
+  invokeGoverned(session: RealSessionHandle, call: GovernedCallRequest, opts?: { signal?: AbortSignal }): Promise<GovernedCallOutcome>;
+  getSessionInvocationStatus(sessionId: string): Promise<InvocationStatus>;
+  restoreSessionInvocations(sessionId: string): Promise<InvocationStatus>;
+  inspectSessionInvocation(session: RealSessionHandle, invocationId: string, opts?: { signal?: AbortSignal }): Promise<InvocationActionEnvelope>;
+  resumeSessionInvocation(session: RealSessionHandle, invocationId: string, opts?: { signal?: AbortSignal }): Promise<InvocationActionEnvelope>;
+  /** Whole-scope revalidation against the Hub: every member must be active at its original revision. */
+  revalidateScope(scope: SessionScope, opts?: { signal?: AbortSignal }): Promise<ScopeCheck>;
+}
+
+export type ScopeCheck =
+  | { state: 'ok' }
+  | { state: 'blocked'; reason: 'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict'; authorization_ref: string }
+  | { state: 'offline'; reason: string };

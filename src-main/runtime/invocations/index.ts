@@ -1,0 +1,2 @@
+export { createInvocationRuntime, newInvocationId, type InvocationRuntimeDeps } from './runtime.js';
+export { createSqliteScopeStore, createMemoryScopeStore, ScopeStoreError } from '../scope/index.js';

@@ -1,0 +1,3 @@
+export { inspectInvocation, resumeInvocation } from './remote.js';
+export { sessionStatus, statusEntries } from './status.js';
+export * from './feedback.js';
