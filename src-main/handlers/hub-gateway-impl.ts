@@ -1,0 +1,146 @@
+/**
+ * HubGateway over the hub-client: the client token for tasks, authorizations and the live event
+ * stream; the admin token (only for the embedded local Hub) for approvals and the audit. The
+ * connection state follows the event stream, which reconnects by itself with Last-Event-ID; a
+ * failed call that could not reach the Hub marks the connection down until the stream is back.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Approval, Receipt } from '../../src-shared/hub-api.js';
+import type { HubConnection } from '../../src-shared/ipc/views.js';
+import type { HubAdminClient, HubClient } from '../hub-client/index.js';
+import { isHubClientError } from '../hub-client/index.js';
+import { AppError } from './errors.js';
+import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
+import { timelineFromAudit, timelineFromReceipts } from './timeline.js';
+
+export interface HubGatewayDeps {
+  client: HubClient;
+  admin: HubAdminClient | null;
+  mode: 'local' | 'remote';
+  url: string;
+  reconnectDelayMs?: number;
+  maxReceipts?: number;
+  now?: () => Date;
+}
+
+export function createHubGateway(deps: HubGatewayDeps): HubGateway {
+  const now = deps.now ?? (() => new Date());
+  const listeners = new Set<(e: HubGatewayEvent) => void>();
+  const receipts = new Map<string, Receipt>();
+  const maxReceipts = deps.maxReceipts ?? 50_000;
+  let conn: HubConnection = {
+    state: 'connecting',
+    mode: deps.mode,
+    url: deps.url,
+    reason: null,
+    since: now().toISOString(),
+    can_approve: deps.admin !== null,
+  };
+  const emit = (e: HubGatewayEvent) => {
+    for (const l of [...listeners]) l(e);
+  };
+  const setState = (state: HubConnection['state'], reason: string | null) => {
+    if (conn.state === state && conn.reason === reason) return;
+    conn = { ...conn, state, reason, since: now().toISOString() };
+    emit({ type: 'connection', connection: conn });
+  };
+
+  let approvalsTimer: NodeJS.Timeout | null = null;
+  const refreshApprovals = () => {
+    if (!deps.admin || approvalsTimer) return;
+    approvalsTimer = setTimeout(() => {
+      approvalsTimer = null;
+      deps.admin
+        ?.listApprovals({ state: 'pending' })
+        .then((list) => emit({ type: 'approvals', pending: list.length }))
+        .catch(() => {});
+    }, 50);
+  };
+
+  const remember = (r: Receipt) => {
+    receipts.delete(r.invocation_id);
+    receipts.set(r.invocation_id, r);
+    if (receipts.size > maxReceipts) {
+      const oldest = receipts.keys().next().value;
+      if (oldest !== undefined) receipts.delete(oldest);
+    }
+  };
+
+  const sub = deps.client.subscribeEvents({
+    reconnectDelayMs: deps.reconnectDelayMs ?? 1000,
+    onStatus: (s) => {
+      if (s === 'open') {
+        setState('connected', null);
+        refreshApprovals();
+      } else if (s === 'reconnecting') setState('disconnected', 'The Hub stopped answering; reconnecting.');
+      else setState('disconnected', 'The Hub connection was closed.');
+    },
+    onError: () => {},
+    onEvent: (e) => {
+      if (e.type === 'invocation.changed') {
+        remember(e.receipt);
+        emit({ type: 'invocation', receipt: e.receipt });
+        if (e.receipt.approval) refreshApprovals();
+      } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
+      else emit({ type: 'authorization', authorization: e.authorization });
+    },
+  });
+
+  /** Calls the Hub; a failure to reach it marks the connection down (the stream reconnects). */
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isHubClientError(err) && (err.kind === 'network' || err.kind === 'timeout')) {
+        setState('disconnected', 'The Hub stopped answering; reconnecting.');
+        throw new AppError('hub_unavailable', 'The Hub cannot be reached right now.');
+      }
+      throw err;
+    }
+  };
+  const admin = (): HubAdminClient => {
+    if (!deps.admin) throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
+    return deps.admin;
+  };
+
+  return {
+    connection: () => conn,
+    listAuthorizations: () => call(() => deps.client.listAuthorizations()),
+    listTasks: () => call(() => deps.client.listTasks()),
+    createTask: (req) => call(() => deps.client.createTask(req)),
+    pauseTask: (id) => call(() => deps.client.pauseTask(id)),
+    continueTask: (id) => call(() => deps.client.continueTask(id)),
+    cancelTask: (id) => call(() => deps.client.cancelTask(id)),
+    async taskTimeline(taskId) {
+      if (deps.admin) {
+        const a = deps.admin;
+        const entries = await call(() => a.audit({ task_id: taskId, limit: 1000 }));
+        return timelineFromAudit(entries);
+      }
+      await call(() => deps.client.getTask(taskId));
+      return timelineFromReceipts([...receipts.values()].filter((r) => r.task_id === taskId));
+    },
+    canApprove: () => deps.admin !== null,
+    async listApprovals(): Promise<Approval[]> {
+      const a = admin();
+      const list = await call(() => a.listApprovals());
+      return list.sort((x, y) => (x.created_at < y.created_at ? 1 : -1));
+    },
+    async decideApproval(approvalId, decision) {
+      const a = admin();
+      const out = await call(() => a.decideApproval(approvalId, { decision_id: randomUUID(), decision }));
+      refreshApprovals();
+      return out;
+    },
+    lastReceipt: (id) => receipts.get(id) ?? null,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      if (approvalsTimer) clearTimeout(approvalsTimer);
+      sub.close();
+      await sub.done.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * What the handler table needs from the Hub beyond the runtime: authorizations, tasks, approvals,
+ * the live connection state. Implemented over the hub-client by `createHubGateway`
+ * (src-main/embedded/hub-gateway.ts); tokens stay inside that implementation.
+ */
+import type { Approval, Authorization, CreateTaskRequest, Receipt, TaskView } from '../../src-shared/hub-api.js';
+import type { HubConnection, TimelineEntry } from '../../src-shared/ipc/views.js';
+
+export type HubGatewayEvent =
+  | { type: 'task'; task: TaskView }
+  | { type: 'invocation'; receipt: Receipt }
+  | { type: 'authorization'; authorization: Authorization }
+  | { type: 'approvals'; pending: number }
+  | { type: 'connection'; connection: HubConnection };
+
+export interface HubGateway {
+  connection(): HubConnection;
+  listAuthorizations(): Promise<Authorization[]>;
+  listTasks(): Promise<TaskView[]>;
+  createTask(req: CreateTaskRequest): Promise<TaskView>;
+  pauseTask(taskId: string): Promise<TaskView>;
+  continueTask(taskId: string): Promise<TaskView>;
+  cancelTask(taskId: string): Promise<TaskView>;
+  taskTimeline(taskId: string): Promise<TimelineEntry[]>;
+  /** True only where the connected credential may approve (the embedded Hub's operator). */
+  canApprove(): boolean;
+  listApprovals(): Promise<Approval[]>;
+  decideApproval(approvalId: string, decision: 'approve' | 'deny'): Promise<Approval>;
+  /** The last receipt seen for an invocation on the live stream (idle panel), if any. */
+  lastReceipt(invocationId: string): Receipt | null;
+  subscribe(listener: (e: HubGatewayEvent) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,138 @@
+/**
+ * Relays runtime and Hub events to the renderer(s) as contract events. Streamed text is
+ * accumulated here so the renderer upserts one growing item; storage state keeps the last known
+ * journal and archive status per session so each update shows both, side by side.
+ */
+import type { InvocationStatus } from '../runtime/contracts.js';
+import type { ArchiveStatus, DeskRuntime, RuntimeEvent } from '../runtime/desk-runtime.js';
+import type { EventBus } from './event-bus.js';
+import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
+import { sessionView, storageView, toolCallItem } from './views.js';
+
+export interface RelayDeps {
+  runtime: DeskRuntime;
+  hub: HubGateway;
+  bus: EventBus;
+  now?: () => Date;
+}
+
+const READY_JOURNAL: InvocationStatus = { state: 'ready', entries: [], unsavedRecords: [] };
+const READY_ARCHIVE: ArchiveStatus = { state: 'ready', unsavedEvents: [], recoveryGap: null, reason: null };
+
+export function startRelay(deps: RelayDeps): () => void {
+  const { bus } = deps;
+  const now = deps.now ?? (() => new Date());
+  const streaming = new Map<string, { text: string; at: string }>();
+  const storage = new Map<string, { journal: InvocationStatus; archive: ArchiveStatus }>();
+  const cardAt = new Map<string, string>();
+
+  const storageOf = (sessionId: string) => {
+    let s = storage.get(sessionId);
+    if (!s) {
+      s = { journal: READY_JOURNAL, archive: READY_ARCHIVE };
+      storage.set(sessionId, s);
+    }
+    return s;
+  };
+
+  const onRuntime = (e: RuntimeEvent) => {
+    switch (e.type) {
+      case 'session.changed':
+        bus.emit('sessionChanged', sessionView(e.session));
+        break;
+      case 'message.delta': {
+        const key = `${e.sessionId}:${e.messageId}`;
+        const cur = streaming.get(key) ?? { text: '', at: now().toISOString() };
+        cur.text += e.delta;
+        streaming.set(key, cur);
+        bus.emit('conversationItem', {
+          session_id: e.sessionId,
+          item: { kind: 'assistant_text', id: e.messageId, at: cur.at, text: cur.text, streaming: true },
+        });
+        break;
+      }
+      case 'archive.event': {
+        const ev = e.event;
+        if (ev.kind === 'assistant_message') {
+          streaming.delete(`${e.sessionId}:${ev.messageId}`);
+          if (ev.text.length > 0) {
+            bus.emit('conversationItem', {
+              session_id: e.sessionId,
+              item: { kind: 'assistant_text', id: ev.messageId, at: ev.at, text: ev.text, streaming: false },
+            });
+          }
+        } else if (ev.kind === 'user_message') {
+          bus.emit('conversationItem', { session_id: e.sessionId, item: { kind: 'user_message', id: ev.eventId, at: ev.at, text: ev.text } });
+        } else if (ev.kind === 'turn_ended' && ev.outcome !== 'completed') {
+          bus.emit('conversationItem', {
+            session_id: e.sessionId,
+            item: {
+              kind: 'notice',
+              id: ev.eventId,
+              at: ev.at,
+              level: ev.outcome === 'cancelled' ? 'warning' : 'error',
+              text: ev.outcome === 'cancelled' ? 'Turn cancelled.' : (ev.error ?? `Turn ${ev.outcome}.`),
+            },
+          });
+        }
+        break;
+      }
+      case 'tool.card': {
+        const key = `${e.card.sessionId}:${e.card.callId}`;
+        const at = cardAt.get(key) ?? now().toISOString();
+        cardAt.set(key, at);
+        bus.emit('conversationItem', { session_id: e.card.sessionId, item: toolCallItem(e.card, at) });
+        bus.emit('unresolvedChanged', { source: 'tool_call' });
+        break;
+      }
+      case 'turn.state':
+        bus.emit('turnState', {
+          session_id: e.sessionId,
+          turn_id: e.turnId,
+          state: e.state === 'running' ? 'running' : e.state === 'completed' ? 'done' : e.state === 'cancelled' ? 'cancelled' : 'failed',
+          message: e.error,
+        });
+        break;
+      case 'journal.state': {
+        const s = storageOf(e.sessionId);
+        s.journal = e.status;
+        bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
+        bus.emit('unresolvedChanged', { source: 'journal' });
+        break;
+      }
+      case 'archive.state': {
+        const s = storageOf(e.sessionId);
+        s.archive = e.archive;
+        bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
+        break;
+      }
+    }
+  };
+
+  const onHub = (e: HubGatewayEvent) => {
+    switch (e.type) {
+      case 'task':
+        bus.emit('taskChanged', e.task);
+        break;
+      case 'invocation':
+        bus.emit('invocationChanged', e.receipt);
+        bus.emit('unresolvedChanged', { source: 'invocation' });
+        break;
+      case 'approvals':
+        bus.emit('approvalsChanged', { pending: e.pending });
+        break;
+      case 'connection':
+        bus.emit('hubConnection', e.connection);
+        break;
+      case 'authorization':
+        break;
+    }
+  };
+
+  const offRuntime = deps.runtime.subscribe(onRuntime);
+  const offHub = deps.hub.subscribe(onHub);
+  return () => {
+    offRuntime();
+    offHub();
+  };
+}

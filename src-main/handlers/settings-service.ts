@@ -1,0 +1,10 @@
+/** What the handler table needs from settings (implemented in src-main/settings). */
+import type { CallInput } from '../../src-shared/ipc/contract.js';
+import type { SettingsView } from '../../src-shared/ipc/views.js';
+
+export interface SettingsService {
+  view(): Promise<SettingsView>;
+  setHub(input: CallInput<'setHubSettings'>): Promise<SettingsView>;
+  setModel(input: CallInput<'setModelSettings'>): Promise<SettingsView>;
+  clearModelKey(): Promise<SettingsView>;
+}

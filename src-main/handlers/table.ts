@@ -1,0 +1,186 @@
+/**
+ * The one handler table. Both transports (Electron IPC and the browser host's WebSocket) reach it
+ * only through the dispatcher, which has already checked the sender and validated the input.
+ */
+import type { DeskRuntime } from '../runtime/desk-runtime.js';
+import { AppError } from './errors.js';
+import type { HubGateway } from './hub-gateway.js';
+import type { SettingsService } from './settings-service.js';
+import type { HandlerTable } from './types.js';
+import { conversationItems } from './conversation.js';
+import { actionView, journalSummary, sessionView, storageView, toolCallItem, toolView } from './views.js';
+import { listUnresolved } from './unresolved.js';
+
+export interface HandlerDeps {
+  runtime: DeskRuntime;
+  hub: HubGateway;
+  settings: SettingsService;
+  version: string;
+  /** The conversation opened by default (the embedded demo conversation), if any. */
+  defaultSessionId: () => string | null;
+  now?: () => Date;
+}
+
+export function createHandlerTable(deps: HandlerDeps): HandlerTable {
+  const { runtime, hub, settings } = deps;
+  const now = deps.now ?? (() => new Date());
+  const needHub = () => {
+    if (hub.connection().state !== 'connected') {
+      throw new AppError('hub_unavailable', 'The Hub cannot be reached right now; this action needs it.');
+    }
+  };
+  const requireSession = async (sessionId: string) => {
+    const all = await runtime.listSessions();
+    const found = all.find((s) => s.sessionId === sessionId);
+    if (!found) throw new AppError('not_found', 'No such conversation.');
+    return found;
+  };
+
+  return {
+    async getAppInfo(_input, ctx) {
+      return {
+        version: deps.version,
+        transport: ctx.transport,
+        hub: hub.connection(),
+        settings: await settings.view(),
+        default_session_id: deps.defaultSessionId(),
+      };
+    },
+
+    async listSessions() {
+      const sessions = await runtime.listSessions();
+      return { sessions: sessions.map(sessionView) };
+    },
+    async createSession(input) {
+      if (input.authorization_refs.length > 0 || input.task_id) needHub();
+      const s = await runtime.createSession({ title: input.title, authorizationRefs: input.authorization_refs, taskId: input.task_id });
+      return sessionView(s);
+    },
+    async getConversation(input) {
+      await requireSession(input.session_id);
+      const opened = await runtime.openSession(input.session_id);
+      return {
+        session: sessionView(opened.session),
+        items: conversationItems(opened.events),
+        storage: storageView(opened.journal, opened.archive),
+      };
+    },
+    async sendMessage(input) {
+      const s = await requireSession(input.session_id);
+      if (s.activeTurnId) throw new AppError('conflict', 'A turn is already running in this conversation.');
+      // The turn runs in the background; progress arrives as events (turnState, conversationItem).
+      const started = new Promise<string>((resolve, reject) => {
+        const off = runtime.subscribe((e) => {
+          if (e.type === 'turn.state' && e.sessionId === input.session_id && e.state === 'running') {
+            off();
+            resolve(e.turnId);
+          }
+        });
+        runtime.sendMessage(input.session_id, input.text).then(
+          (r) => {
+            off();
+            resolve(r.turnId);
+          },
+          (err: unknown) => {
+            off();
+            reject(err);
+          },
+        );
+      });
+      return { turn_id: await started };
+    },
+    async cancelTurn(input) {
+      await requireSession(input.session_id);
+      await runtime.cancelTurn(input.session_id);
+      return { ok: true as const };
+    },
+
+    async getJournalStatus(input) {
+      await requireSession(input.session_id);
+      return journalSummary(await runtime.journalStatus(input.session_id));
+    },
+    async restoreJournal(input) {
+      await requireSession(input.session_id);
+      return journalSummary(await runtime.restoreJournal(input.session_id));
+    },
+    async inspectInvocation(input) {
+      await requireSession(input.session_id);
+      return actionView(await runtime.inspectInvocation(input.session_id, input.invocation_id));
+    },
+    async resumeInvocation(input) {
+      await requireSession(input.session_id);
+      return actionView(await runtime.resumeInvocation(input.session_id, input.invocation_id));
+    },
+    async listUnresolved() {
+      return { items: await listUnresolved({ runtime, hub }) };
+    },
+
+    async listAuthorizations() {
+      needHub();
+      return { authorizations: await hub.listAuthorizations() };
+    },
+    async searchTools(input) {
+      await requireSession(input.session_id);
+      needHub();
+      const found = await runtime.searchTools(input.session_id, input.query);
+      return { tools: found.map(toolView) };
+    },
+    async runToolManually(input) {
+      await requireSession(input.session_id);
+      needHub();
+      const r = await runtime.runToolManually(input.session_id, input.function_name, input.arguments);
+      return { item: toolCallItem(r.card, now().toISOString()) };
+    },
+
+    async listTasks() {
+      needHub();
+      return { tasks: await hub.listTasks() };
+    },
+    async createTask(input) {
+      needHub();
+      return hub.createTask(input);
+    },
+    async pauseTask(input) {
+      needHub();
+      return hub.pauseTask(input.task_id);
+    },
+    async continueTask(input) {
+      needHub();
+      return hub.continueTask(input.task_id);
+    },
+    async cancelTask(input) {
+      needHub();
+      return hub.cancelTask(input.task_id);
+    },
+    async getTaskTimeline(input) {
+      needHub();
+      return { entries: await hub.taskTimeline(input.task_id) };
+    },
+
+    async listApprovals() {
+      if (!hub.canApprove()) return { can_approve: false, approvals: [] };
+      needHub();
+      return { can_approve: true, approvals: await hub.listApprovals() };
+    },
+    async decideApproval(input) {
+      if (!hub.canApprove()) throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
+      needHub();
+      return hub.decideApproval(input.approval_id, input.decision);
+    },
+
+    async getSettings() {
+      return settings.view();
+    },
+    async setHubSettings(input) {
+      return settings.setHub(input);
+    },
+    async setModelSettings(input) {
+      return settings.setModel(input);
+    },
+    async clearModelKey() {
+      return settings.clearModelKey();
+    },
+  };
+}
+
+export { storageView };

@@ -1,0 +1,66 @@
+/**
+ * The idle panel's list: every unresolved invocation across sessions, from each session's journal
+ * (the host's durable record) joined with the last Hub receipt seen on the live stream. Unsaved
+ * records are listed too: a storage failure stays visible until it is resolved.
+ */
+import { isUnresolved, type InvocationState } from '../../src-shared/states.js';
+import type { UnresolvedItem } from '../../src-shared/ipc/views.js';
+import type { DeskRuntime } from '../runtime/desk-runtime.js';
+import type { HubGateway } from './hub-gateway.js';
+import { RESUMABLE_STATES } from './views.js';
+
+export async function listUnresolved(deps: { runtime: DeskRuntime; hub: Pick<HubGateway, 'lastReceipt'> }): Promise<UnresolvedItem[]> {
+  const sessions = await deps.runtime.listSessions();
+  const out: UnresolvedItem[] = [];
+  for (const s of sessions) {
+    const [journal, archive] = await Promise.all([deps.runtime.journalStatus(s.sessionId), deps.runtime.archiveStatus(s.sessionId)]);
+    const unsaved = new Map(journal.unsavedRecords.map((u) => [u.invocation_id, u]));
+    const seen = new Set<string>();
+    for (const e of journal.entries) {
+      const receipt = deps.hub.lastReceipt(e.invocation_id);
+      const hubState: InvocationState | null = receipt?.state ?? null;
+      const effective = hubState ?? (e.last_known_state === 'pending_dispatch' ? null : e.last_known_state);
+      const u = unsaved.get(e.invocation_id);
+      const open = u !== undefined || e.last_known_state === 'pending_dispatch' || (effective !== null && isUnresolved(effective));
+      if (!open) continue;
+      seen.add(e.invocation_id);
+      out.push({
+        invocation_id: e.invocation_id,
+        session_id: s.sessionId,
+        session_title: s.title,
+        tool: e.tool,
+        authorization_ref: e.authorization_ref,
+        hub_state: hubState,
+        journal_entry_state: e.last_known_state,
+        journal_state: journal.state,
+        archive_state: archive.state,
+        unsaved: u !== undefined,
+        unsaved_reason: u?.reason ?? null,
+        can_inspect: true,
+        can_resume: effective !== null && RESUMABLE_STATES.has(effective) && u === undefined,
+        updated_at: receipt?.updated_at ?? u?.since ?? s.updatedAt,
+      });
+    }
+    for (const u of journal.unsavedRecords) {
+      if (seen.has(u.invocation_id)) continue;
+      out.push({
+        invocation_id: u.invocation_id,
+        session_id: s.sessionId,
+        session_title: s.title,
+        tool: '',
+        authorization_ref: '',
+        hub_state: deps.hub.lastReceipt(u.invocation_id)?.state ?? null,
+        journal_entry_state: 'unsaved',
+        journal_state: journal.state,
+        archive_state: archive.state,
+        unsaved: true,
+        unsaved_reason: u.reason,
+        can_inspect: true,
+        can_resume: false,
+        updated_at: u.since,
+      });
+    }
+  }
+  out.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  return out;
+}

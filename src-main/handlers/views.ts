@@ -1,0 +1,96 @@
+/** Maps runtime DTOs to the IPC contract's view shapes (explicit field lists: nothing else passes). */
+import type { ConversationItem, SessionSummary as SessionView, StorageView, ToolView } from '../../src-shared/ipc/views.js';
+import type { InvocationActionView } from '../../src-shared/ipc/views.js';
+import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/contracts.js';
+import type { ArchiveStatus, DeclarationView, SessionSummary, ToolCallCard } from '../runtime/desk-runtime.js';
+
+export function sessionView(s: SessionSummary): SessionView {
+  return {
+    session_id: s.sessionId,
+    title: s.title,
+    created_at: s.createdAt,
+    updated_at: s.updatedAt,
+    task_id: s.taskId,
+    members: s.members.map((m) => ({ authorization_ref: m.authorization_ref, system_id: m.system_id, account: m.account })),
+    availability: s.availability,
+    availability_reason: s.availabilityReason,
+    turn_running: s.activeTurnId !== null,
+  };
+}
+
+export function storageView(journal: InvocationStatus, archive: ArchiveStatus): StorageView {
+  return {
+    journal: {
+      state: journal.state,
+      unsaved_records: journal.unsavedRecords.length,
+      reason: journal.reason ?? journal.unsavedRecords[0]?.reason ?? null,
+    },
+    archive: {
+      state: archive.state,
+      unsaved_events: archive.unsavedEvents.length,
+      reason: archive.reason ?? archive.recoveryGap?.detail ?? archive.unsavedEvents[0]?.reason ?? null,
+    },
+  };
+}
+
+export function feedbackView(f: Feedback | null): { category: string; code: string; message: string; next_action: string } | null {
+  return f ? { category: f.category, code: f.code, message: f.message, next_action: f.next_action } : null;
+}
+
+/** Resume is offered only where it can continue the original call: approved-not-run, or result unknown. */
+export const RESUMABLE_STATES: ReadonlySet<string> = new Set(['approved', 'unknown']);
+
+export function toolCallItem(card: ToolCallCard, at: string): Extract<ConversationItem, { kind: 'tool_call' }> {
+  const t = card.target;
+  return {
+    kind: 'tool_call',
+    id: card.callId,
+    at,
+    invocation_id: card.invocation_id,
+    function_name: card.functionName,
+    tool: t?.tool ?? null,
+    system_id: t?.system_id ?? null,
+    system_name: t?.system_name ?? null,
+    account: t?.account ?? null,
+    authorization_ref: t?.authorization_ref ?? null,
+    effect: card.effect,
+    state: card.state,
+    late: card.late,
+    feedback: feedbackView(card.feedback),
+    can_inspect: card.invocation_id !== null && t !== null,
+    can_resume: card.invocation_id !== null && t !== null && RESUMABLE_STATES.has(card.state),
+  };
+}
+
+export function toolView(d: DeclarationView): ToolView {
+  return {
+    function_name: d.functionName,
+    authorization_ref: d.target.authorization_ref,
+    system_id: d.target.system_id,
+    system_name: d.target.system_name,
+    account: d.target.account,
+    tool: d.target.tool,
+    declaration_revision: d.target.declaration_revision,
+    description: d.description,
+    input_schema: d.input_schema,
+    effect: d.effect,
+    approval_required: d.approval_required,
+    idempotent: d.idempotent,
+  };
+}
+
+export function actionView(env: InvocationActionEnvelope): InvocationActionView {
+  return {
+    action: env.action,
+    invocation_id: env.invocation_id,
+    journal_state: env.state,
+    resume_dispatched: env.resume_dispatched,
+    receipt: env.receipt,
+    feedback: feedbackView(env.feedback),
+    unsaved_records: env.unsavedRecords.length,
+  };
+}
+
+export function journalSummary(s: InvocationStatus): { state: InvocationStatus['state']; entries: number; unsaved_records: number; reason: string | null } {
+  return { state: s.state, entries: s.entries.length, unsaved_records: s.unsavedRecords.length, reason: s.reason ?? null };
+}

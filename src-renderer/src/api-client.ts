@@ -1,0 +1,33 @@
+/** Unwraps result envelopes into values or thrown coded errors, for stores and components. */
+import type { BailingApi } from '../../src-shared/ipc/api.js';
+import type { CallInput, CallName, CallOutput } from '../../src-shared/ipc/contract.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+let current: BailingApi | null = null;
+
+export function setApi(api: BailingApi): void {
+  current = api;
+}
+
+export function getApi(): BailingApi {
+  if (!current) throw new Error('API not set');
+  return current;
+}
+
+export async function call<K extends CallName>(name: K, input: CallInput<K>): Promise<CallOutput<K>> {
+  const fn = getApi()[name] as unknown as (i: CallInput<K>) => Promise<{ ok: true; value: CallOutput<K> } | { ok: false; error: { error: string; message: string } }>;
+  const r = await fn(input);
+  if (!r.ok) throw new ApiError(r.error.error, r.error.message);
+  return r.value;
+}
+
+export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,69 @@
+/** Approvals: approval and execution are shown as two separate facts; approving runs nothing. */
+import React, { useState } from 'react';
+import type { Approval } from '../../../src-shared/hub-api.js';
+import { errorText } from '../api-client.js';
+import { useStateLabel, useT } from '../i18n/use-t.js';
+import { hubUsable, useApp } from '../store/app.js';
+import { useApprovals } from '../store/approvals.js';
+import { useUnresolved } from '../store/unresolved.js';
+
+export function ApprovalsView(): React.JSX.Element {
+  const t = useT();
+  const canApprove = useApprovals((s) => s.canApprove);
+  const approvals = useApprovals((s) => s.approvals);
+  return (
+    <section aria-labelledby="approvals-title">
+      <h2 id="approvals-title">{t('approvals.title')}</h2>
+      {!canApprove ? (
+        <p className="muted">{t('approvals.notAllowed')}</p>
+      ) : (
+        <>
+          <p className="muted">{t('approvals.note')}</p>
+          {approvals.length === 0 && <p className="muted">{t('approvals.empty')}</p>}
+          <ul className="approvals">
+            {approvals.map((a) => (
+              <ApprovalRow key={a.approval_id} approval={a} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function ApprovalRow({ approval }: { approval: Approval }): React.JSX.Element {
+  const t = useT();
+  const label = useStateLabel();
+  const usable = useApp(hubUsable);
+  const execution = useUnresolved((s) => s.items.find((i) => i.invocation_id === approval.invocation_id)?.hub_state ?? null);
+  const [error, setError] = useState<string | null>(null);
+  const decide = (d: 'approve' | 'deny') => {
+    setError(null);
+    useApprovals
+      .getState()
+      .decide(approval.approval_id, d)
+      .catch((e: unknown) => setError(errorText(e)));
+  };
+  return (
+    <li className="card" data-testid="approval">
+      <div>
+        <strong>{approval.tool}</strong> · {approval.authorization_ref} · <code>{approval.invocation_id}</code>
+      </div>
+      {approval.prompt && <p>{approval.prompt}</p>}
+      {approval.arguments_preview && <pre>{JSON.stringify(approval.arguments_preview, null, 2)}</pre>}
+      <p>{t('approvals.approval', { state: approval.state })}</p>
+      <p>{execution ? t('approvals.execution', { state: label(execution) }) : t('approvals.executionUnknown')}</p>
+      {approval.state === 'pending' && (
+        <div className="row">
+          <button type="button" onClick={() => decide('approve')} disabled={!usable}>
+            {t('approvals.approve')}
+          </button>
+          <button type="button" className="danger" onClick={() => decide('deny')} disabled={!usable}>
+            {t('approvals.deny')}
+          </button>
+        </div>
+      )}
+      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+    </li>
+  );
+}

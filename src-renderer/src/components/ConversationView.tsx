@@ -1,0 +1,101 @@
+/** The open conversation: scope, storage state, streamed messages, tool call cards, composer. */
+import React, { useState } from 'react';
+import { errorText } from '../api-client.js';
+import { useT } from '../i18n/use-t.js';
+import { hubUsable, useApp } from '../store/app.js';
+import { useSessions } from '../store/sessions.js';
+import { useSettings } from '../store/settings.js';
+import { ManualToolRunner } from './ManualToolRunner.js';
+import { StorageBar } from './StorageBar.js';
+import { ToolCallCard } from './ToolCallCard.js';
+
+export function ConversationView(): React.JSX.Element {
+  const t = useT();
+  const currentId = useSessions((s) => s.currentId);
+  const session = useSessions((s) => s.sessions.find((x) => x.session_id === s.currentId) ?? null);
+  const conv = useSessions((s) => (s.currentId ? s.conversations[s.currentId] : undefined));
+  const usable = useApp(hubUsable);
+  const modelConfigured = useSettings((s) => Boolean(s.settings?.model.base_url && s.settings.model.model));
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  if (!currentId || !session) return <p className="muted">{t('conv.none')}</p>;
+  const running = session.turn_running;
+  const needsHub = session.members.length > 0;
+  const canSend = !running && (!needsHub || usable) && session.availability !== 'blocked';
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    const msg = text.trim();
+    if (!msg) return;
+    setError(null);
+    setText('');
+    useSessions
+      .getState()
+      .send(msg)
+      .catch((err: unknown) => setError(errorText(err)));
+  };
+
+  return (
+    <section className="conversation" aria-labelledby="conv-title">
+      <header>
+        <h2 id="conv-title" data-testid="conversation-title">
+          {session.title}
+        </h2>
+        <p className="muted">
+          {t('conv.scope')}: {session.members.map((m) => `${m.system_id} (${m.account})`).join(', ') || '—'}
+          {session.task_id && <> · {t('conv.taskBound', { task: session.task_id })}</>}
+        </p>
+        {session.availability === 'blocked' && <p role="alert" className="state-bad">{t('sessions.blocked', { reason: session.availability_reason ?? '' })}</p>}
+        {session.availability === 'offline' && <p role="alert" className="state-bad">{t('sessions.offline')}</p>}
+      </header>
+      <StorageBar sessionId={currentId} storage={conv?.storage ?? null} />
+      <ol className="items" role="log" aria-label={t('conv.items')} aria-live="polite">
+        {(conv?.items ?? []).map((item) => (
+          <li key={item.id} className={`item item-${item.kind}`}>
+            {item.kind === 'user_message' && (
+              <p>
+                <strong>{t('conv.you')}:</strong> {item.text}
+              </p>
+            )}
+            {item.kind === 'assistant_text' && (
+              <p aria-busy={item.streaming}>
+                <strong>{t('conv.assistant')}:</strong> {item.text}
+              </p>
+            )}
+            {item.kind === 'tool_call' && <ToolCallCard item={item} sessionId={currentId} />}
+            {item.kind === 'notice' && <p className={item.level === 'error' ? 'state-bad' : 'muted'}>{item.text}</p>}
+          </li>
+        ))}
+      </ol>
+      {running && <p className="muted" role="status">{t('conv.turnRunning')}</p>}
+      {!modelConfigured && <p className="muted">{t('conv.noModel')}</p>}
+      <form className="composer" onSubmit={submit}>
+        <label htmlFor="composer-input" className="visually-hidden">
+          {t('conv.messageLabel')}
+        </label>
+        <textarea
+          id="composer-input"
+          value={text}
+          placeholder={t('conv.placeholder')}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey) submit(e);
+          }}
+          maxLength={20000}
+        />
+        {running ? (
+          <button type="button" onClick={() => void useSessions.getState().cancel().catch((err: unknown) => setError(errorText(err)))}>
+            {t('conv.cancel')}
+          </button>
+        ) : (
+          <button type="submit" disabled={!canSend || text.trim() === ''}>
+            {t('conv.send')}
+          </button>
+        )}
+      </form>
+      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {session.members.length > 0 && <ManualToolRunner sessionId={currentId} />}
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * The idle panel: every unresolved invocation across sessions, the journal state and the archive
+ * state side by side, unsaved records in red until resolved. Virtualised so 10,000 rows stay fast.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import React, { useRef, useState } from 'react';
+import type { InvocationActionView, UnresolvedItem } from '../../../src-shared/ipc/views.js';
+import { call, errorText } from '../api-client.js';
+import { useStateLabel, useT } from '../i18n/use-t.js';
+import { hubUsable, useApp } from '../store/app.js';
+import { useUnresolved } from '../store/unresolved.js';
+import { ActionResult } from './ToolCallCard.js';
+
+const ROW_HEIGHT = 64;
+
+export function IdlePanel(): React.JSX.Element {
+  const t = useT();
+  const items = useUnresolved((s) => s.items);
+  const parentRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => parentRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+    initialRect: { width: 800, height: 600 },
+  });
+  return (
+    <section className="idle" aria-labelledby="idle-title">
+      <h2 id="idle-title">
+        {t('idle.title')} <span className="badge" data-testid="idle-count">{t('idle.count', { n: items.length })}</span>
+      </h2>
+      {items.length === 0 ? (
+        <p className="muted">{t('idle.empty')}</p>
+      ) : (
+        <div ref={parentRef} className="idle-scroll" role="list" aria-label={t('idle.title')} data-testid="idle-list">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
+            {virtualizer.getVirtualItems().map((row) => {
+              const item = items[row.index];
+              if (!item) return null;
+              return (
+                <div
+                  key={`${item.session_id}:${item.invocation_id}`}
+                  role="listitem"
+                  className="idle-row-wrap"
+                  style={{ position: 'absolute', top: 0, left: 0, width: '100%', height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}
+                >
+                  <IdleRow item={item} />
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
+  const t = useT();
+  const label = useStateLabel();
+  const usable = useApp(hubUsable);
+  const [result, setResult] = useState<InvocationActionView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const act = (name: 'inspectInvocation' | 'resumeInvocation') => {
+    setError(null);
+    call(name, { session_id: item.session_id, invocation_id: item.invocation_id }).then(setResult, (e: unknown) => setError(errorText(e)));
+  };
+  const bad = item.unsaved || item.journal_state === 'storage_error' || item.archive_state !== 'ready';
+  return (
+    <div className={`idle-row ${bad ? 'state-bad' : ''}`} data-testid="idle-row">
+      <div className="idle-main">
+        <strong>{item.tool || '—'}</strong> · {item.hub_state ? label(item.hub_state) : label(item.journal_entry_state)} · <code>{item.invocation_id}</code>
+        <div className="muted">
+          {t('idle.session')}: {item.session_title} · {t('idle.journalEntry')}: {item.journal_entry_state}
+          {item.unsaved && <span className="state-bad"> · {t('idle.unsaved', { reason: item.unsaved_reason ?? '' })}</span>}
+        </div>
+      </div>
+      <div className="idle-states">
+        <span className={item.journal_state === 'ready' ? 'state-ok' : 'state-bad'}>
+          {t('storage.journal')}: {item.journal_state}
+        </span>
+        <span className={item.archive_state === 'ready' ? 'state-ok' : 'state-bad'}>
+          {t('storage.archive')}: {item.archive_state}
+        </span>
+      </div>
+      <div className="idle-actions">
+        {item.can_inspect && (
+          <button type="button" onClick={() => act('inspectInvocation')} disabled={!usable}>
+            {t('card.inspect')}
+          </button>
+        )}
+        {item.can_resume && (
+          <button type="button" onClick={() => act('resumeInvocation')} disabled={!usable}>
+            {t('card.resume')}
+          </button>
+        )}
+      </div>
+      {result && <ActionResult result={result} />}
+      {error && <span role="alert">{error}</span>}
+    </div>
+  );
+}

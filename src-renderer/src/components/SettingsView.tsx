@@ -1,0 +1,151 @@
+/** Settings: Hub (local or remote URL + token), model (base URL, model, key), keychain and journal store. */
+import React, { useEffect, useState } from 'react';
+import { errorText } from '../api-client.js';
+import { useT } from '../i18n/use-t.js';
+import { useSessions } from '../store/sessions.js';
+import { useSettings } from '../store/settings.js';
+
+export function SettingsView(): React.JSX.Element {
+  const t = useT();
+  const settings = useSettings((s) => s.settings);
+  const current = useSessions((s) => (s.currentId ? s.conversations[s.currentId]?.storage : null));
+  const [mode, setMode] = useState<'local' | 'remote'>('local');
+  const [url, setUrl] = useState('');
+  const [token, setToken] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [model, setModel] = useState('');
+  const [key, setKey] = useState('');
+  const [sessionOnly, setSessionOnly] = useState(false);
+  const [msg, setMsg] = useState<string | null>(null);
+  useEffect(() => {
+    if (!settings) return;
+    setMode(settings.hub.mode);
+    setUrl(settings.hub.remote_url ?? '');
+    setBaseUrl(settings.model.base_url ?? '');
+    setModel(settings.model.model ?? '');
+  }, [settings]);
+  if (!settings) return <p className="muted">{t('app.loading')}</p>;
+  const keychainDown = settings.keychain.state === 'unavailable';
+  const done = (p: Promise<void>) =>
+    p.then(
+      () => {
+        setMsg(t('settings.saved'));
+        setKey('');
+        setToken('');
+      },
+      (e: unknown) => setMsg(t('common.error', { message: errorText(e) })),
+    );
+
+  return (
+    <section className="settings" aria-labelledby="settings-title">
+      <h2 id="settings-title">{t('settings.title')}</h2>
+      <h3>{t('settings.keychain')}</h3>
+      {keychainDown ? (
+        <p className="state-bad" role="status">
+          {t('settings.keychainDown', { reason: settings.keychain.reason ?? '' })}
+          {settings.keychain.session_only && ` ${t('settings.sessionOnlyActive')}`}
+        </p>
+      ) : (
+        <p className="state-ok">{t('settings.keychainOk')}</p>
+      )}
+      {keychainDown && (
+        <label>
+          <input type="checkbox" checked={sessionOnly} onChange={(e) => setSessionOnly(e.target.checked)} />
+          {t('settings.sessionOnly')}
+        </label>
+      )}
+
+      <form
+        className="card"
+        aria-label={t('settings.hub')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          done(
+            useSettings
+              .getState()
+              .saveHub(mode === 'local' ? { mode } : { mode, url, ...(token ? { client_token: token } : {}), ...(sessionOnly ? { session_only: true } : {}) }),
+          );
+        }}
+      >
+        <fieldset>
+          <legend>{t('settings.hub')}</legend>
+          <label>
+            <input type="radio" name="hub-mode" checked={mode === 'local'} onChange={() => setMode('local')} />
+            {t('settings.hubLocal')}
+          </label>
+          <label>
+            <input type="radio" name="hub-mode" checked={mode === 'remote'} onChange={() => setMode('remote')} />
+            {t('settings.hubRemote')}
+          </label>
+          {mode === 'remote' && (
+            <>
+              <label>
+                {t('settings.hubUrl')}
+                <input type="url" value={url} onChange={(e) => setUrl(e.target.value)} required />
+              </label>
+              <label>
+                {t('settings.hubToken')}
+                <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+              </label>
+              {settings.hub.token_configured && <p className="muted">{t('settings.tokenConfigured')}</p>}
+            </>
+          )}
+        </fieldset>
+        {settings.hub.restart_required && <p role="status">{t('settings.restart')}</p>}
+        <button type="submit">{t('settings.saveHub')}</button>
+      </form>
+
+      <form
+        className="card"
+        aria-label={t('settings.model')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          done(
+            useSettings.getState().saveModel({
+              base_url: baseUrl,
+              model,
+              ...(key ? { api_key: key } : {}),
+              ...(sessionOnly ? { session_only: true } : {}),
+            }),
+          );
+        }}
+      >
+        <fieldset>
+          <legend>{t('settings.model')}</legend>
+          <label>
+            {t('settings.baseUrl')}
+            <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required />
+          </label>
+          <label>
+            {t('settings.modelName')}
+            <input value={model} onChange={(e) => setModel(e.target.value)} required />
+          </label>
+          <label>
+            {t('settings.apiKey')}
+            <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
+          </label>
+          <p className="muted">{settings.model.key_configured ? t('settings.keyConfigured') : t('settings.keyMissing')}</p>
+        </fieldset>
+        <div className="row">
+          <button type="submit">{t('settings.saveModel')}</button>
+          {settings.model.key_configured && (
+            <button type="button" onClick={() => done(useSettings.getState().clearKey())}>
+              {t('settings.clearKey')}
+            </button>
+          )}
+        </div>
+      </form>
+
+      <h3>{t('settings.journal')}</h3>
+      {current ? (
+        <p className={current.journal.state === 'storage_error' ? 'state-bad' : 'state-ok'}>
+          {t('storage.journal')}: {current.journal.state} · {t('storage.archive')}: {current.archive.state}
+        </p>
+      ) : (
+        <p className="muted">—</p>
+      )}
+      <p className="muted">{t('settings.dataDir', { dir: settings.data_dir })}</p>
+      {msg && <p role="status">{msg}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+/** Journal and archive state side by side; a failure is red and stays until it is resolved. */
+import React, { useState } from 'react';
+import type { StorageView } from '../../../src-shared/ipc/views.js';
+import { call, errorText } from '../api-client.js';
+import { useT } from '../i18n/use-t.js';
+
+export function StorageBar({ sessionId, storage }: { sessionId: string; storage: StorageView | null }): React.JSX.Element | null {
+  const t = useT();
+  const [error, setError] = useState<string | null>(null);
+  if (!storage) return null;
+  const jBad = storage.journal.state === 'storage_error' || storage.journal.unsaved_records > 0;
+  const aBad = storage.archive.state !== 'ready' || storage.archive.unsaved_events > 0;
+  const restore = () => {
+    setError(null);
+    call('restoreJournal', { session_id: sessionId }).catch((e: unknown) => setError(errorText(e)));
+  };
+  return (
+    <div className="storage-bar" aria-label={`${t('storage.journal')} / ${t('storage.archive')}`}>
+      <div className={`storage-cell ${jBad ? 'state-bad' : 'state-ok'}`} data-testid="journal-state">
+        <strong>{t('storage.journal')}</strong> {storage.journal.state}
+        {storage.journal.unsaved_records > 0 && <span> · {t('storage.unsaved', { count: storage.journal.unsaved_records })}</span>}
+        {jBad && (
+          <>
+            <div role="alert">{t('storage.error', { reason: storage.journal.reason ?? storage.journal.state })}</div>
+            <button type="button" onClick={restore}>
+              {t('storage.restore')}
+            </button>
+          </>
+        )}
+      </div>
+      <div className={`storage-cell ${aBad ? 'state-bad' : 'state-ok'}`} data-testid="archive-state">
+        <strong>{t('storage.archive')}</strong> {storage.archive.state}
+        {storage.archive.unsaved_events > 0 && <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>}
+        {aBad && <div role="alert">{t('storage.error', { reason: storage.archive.reason ?? storage.archive.state })}</div>}
+      </div>
+      {error && <div role="alert">{t('common.error', { message: error })}</div>}
+    </div>
+  );
+}

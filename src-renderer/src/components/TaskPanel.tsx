@@ -1,0 +1,299 @@
+/**
+ * The task panel: tasks, creating one from a boundary, live accounting (writes meter, in-flight,
+ * counts per state), Pause / Continue / Cancel, the exact sentence for the current state, and the
+ * timeline.
+ */
+import React, { useEffect, useState } from 'react';
+import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
+import type { ToolView } from '../../../src-shared/ipc/views.js';
+import { call, errorText } from '../api-client.js';
+import { useStateLabel, useT } from '../i18n/use-t.js';
+import { parseProductIds, taskRequestFrom } from '../logic/task-boundary.js';
+import { taskSentence } from '../logic/task-sentence.js';
+import { hubUsable, useApp } from '../store/app.js';
+import { useSessions } from '../store/sessions.js';
+import { sortedTasks, useTasks } from '../store/tasks.js';
+import { NewSessionForm } from './SessionList.js';
+import { TaskTimeline } from './TaskTimeline.js';
+
+export function TaskPanel(): React.JSX.Element {
+  const t = useT();
+  const tasks = useTasks((s) => s.tasks);
+  const selectedId = useTasks((s) => s.selectedId);
+  const [creating, setCreating] = useState(false);
+  const list = sortedTasks(tasks);
+  const selected = selectedId ? tasks[selectedId] : undefined;
+  return (
+    <section className="tasks" aria-labelledby="tasks-title">
+      <h2 id="tasks-title">{t('task.list')}</h2>
+      <div className="row">
+        <ul className="task-list">
+          {list.length === 0 && <li className="muted">{t('task.none')}</li>}
+          {list.map((x) => (
+            <li key={x.task_id}>
+              <button
+                type="button"
+                aria-current={x.task_id === selectedId ? 'true' : undefined}
+                className={x.task_id === selectedId ? 'selected' : ''}
+                onClick={() => void useTasks.getState().select(x.task_id)}
+              >
+                {x.title} · {t(`task.state.${x.state}`)}
+              </button>
+            </li>
+          ))}
+        </ul>
+        <button type="button" onClick={() => setCreating((v) => !v)} aria-expanded={creating}>
+          {t('task.create')}
+        </button>
+      </div>
+      {creating && <TaskCreateForm onDone={() => setCreating(false)} />}
+      {selected && <TaskDetail task={selected} />}
+    </section>
+  );
+}
+
+export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
+  const t = useT();
+  const label = useStateLabel();
+  const usable = useApp(hubUsable);
+  const timeline = useTasks((s) => s.timeline);
+  const [error, setError] = useState<string | null>(null);
+  const [newConv, setNewConv] = useState(false);
+  const control = (action: 'pause' | 'continue' | 'cancel') => {
+    setError(null);
+    useTasks
+      .getState()
+      .control(action, task.task_id)
+      .catch((e: unknown) => setError(errorText(e)));
+  };
+  const budget = task.boundary.write_budget;
+  const counts = Object.entries(task.counts).filter(([, n]) => (n ?? 0) > 0);
+  return (
+    <article className="task-detail card" aria-labelledby={`task-${task.task_id}`} data-testid="task-detail">
+      <h3 id={`task-${task.task_id}`}>
+        {task.title} · <span data-testid="task-state">{t(`task.state.${task.state}`)}</span>
+      </h3>
+      <p className="sentence" role="status" data-testid="task-sentence">
+        {taskSentence(task, t)}
+      </p>
+      <label className="meter-label">
+        {t('task.writes', { used: task.writes_used, left: task.writes_left, budget })}
+        <meter min={0} max={Math.max(1, budget)} value={task.writes_used} low={budget * 0.7} high={budget * 0.9} optimum={0} />
+      </label>
+      <p>{t('task.inFlightNow', { n: task.in_flight, limit: task.boundary.in_flight_limit })}</p>
+      {task.rate && (
+        <p>
+          {t('task.rate')}: {task.rate.used_in_window}/{task.rate.count} {t('task.rateWindow')} {task.rate.window}
+        </p>
+      )}
+      <h4>{t('task.counts')}</h4>
+      <ul className="counts">
+        {counts.length === 0 && <li className="muted">—</li>}
+        {counts.map(([state, n]) => (
+          <li key={state}>
+            {label(state)}: {n}
+          </li>
+        ))}
+      </ul>
+      <div className="row">
+        {task.state === 'active' && (
+          <button type="button" onClick={() => control('pause')} disabled={!usable}>
+            {t('task.pause')}
+          </button>
+        )}
+        {task.state === 'paused' && (
+          <button type="button" onClick={() => control('continue')} disabled={!usable}>
+            {t('task.continue')}
+          </button>
+        )}
+        {task.state !== 'cancelled' && (
+          <button type="button" className="danger" onClick={() => control('cancel')} disabled={!usable}>
+            {t('task.cancel')}
+          </button>
+        )}
+        {task.state !== 'cancelled' && (
+          <button type="button" onClick={() => setNewConv((v) => !v)} aria-expanded={newConv}>
+            {t('task.startConversation')}
+          </button>
+        )}
+      </div>
+      {newConv && (
+        <NewSessionForm
+          taskId={task.task_id}
+          onDone={() => {
+            setNewConv(false);
+            useApp.getState().setView('conversations');
+          }}
+        />
+      )}
+      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {task.unresolved.length > 0 && (
+        <>
+          <h4>{t('task.unresolved')}</h4>
+          <ul>
+            {task.unresolved.map((u) => (
+              <li key={u.invocation_id}>
+                {u.tool} · {label(u.state)} · <code>{u.invocation_id}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <h4>{t('task.timeline')}</h4>
+      <TaskTimeline entries={timeline} />
+    </article>
+  );
+}
+
+const WINDOWS: RateWindow[] = ['1s', '1m', '1h', '1d'];
+
+export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.Element {
+  const t = useT();
+  const usable = useApp(hubUsable);
+  const currentSession = useSessions((s) => s.currentId);
+  const [auths, setAuths] = useState<Authorization[]>([]);
+  const [toolsByAuth, setToolsByAuth] = useState<Record<string, string[]>>({});
+  const [selection, setSelection] = useState<Record<string, Set<string>>>({});
+  const [title, setTitle] = useState('');
+  const [budget, setBudget] = useState('6');
+  const [inFlight, setInFlight] = useState('2');
+  const [rateCount, setRateCount] = useState('');
+  const [rateWindow, setRateWindow] = useState<RateWindow>('1m');
+  const [products, setProducts] = useState('');
+  const [editTool, setEditTool] = useState('update_product');
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!usable) return;
+    call('listAuthorizations', {}).then(
+      (r) => setAuths(r.authorizations.filter((a) => a.state === 'active')),
+      (e: unknown) => setError(errorText(e)),
+    );
+    if (currentSession) {
+      call('searchTools', { session_id: currentSession, query: '' }).then(
+        (r) => {
+          const by: Record<string, string[]> = {};
+          for (const tool of r.tools as ToolView[]) (by[tool.authorization_ref] ??= []).push(tool.tool);
+          setToolsByAuth(by);
+        },
+        () => {},
+      );
+    }
+  }, [usable, currentSession]);
+
+  const toggleAuth = (ref: string, on: boolean) => {
+    const next = { ...selection };
+    if (on) next[ref] = new Set(toolsByAuth[ref] ?? []);
+    else delete next[ref];
+    setSelection(next);
+  };
+  const toggleTool = (ref: string, tool: string, on: boolean) => {
+    const cur = new Set(selection[ref] ?? []);
+    if (on) cur.add(tool);
+    else cur.delete(tool);
+    setSelection({ ...selection, [ref]: cur });
+  };
+  const [extraTool, setExtraTool] = useState<Record<string, string>>({});
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    const req = taskRequestFrom({
+      title: title || 'Task',
+      selection: Object.entries(selection).map(([authorization_ref, tools]) => ({ authorization_ref, tools: [...tools] })),
+      writeBudget: Number(budget),
+      inFlight: Number(inFlight),
+      rate: rateCount.trim() ? { count: Number(rateCount), window: rateWindow } : null,
+      descriptionOnlyProducts: parseProductIds(products),
+      editTool,
+    });
+    useTasks
+      .getState()
+      .create(req)
+      .then(onDone, (err: unknown) => setError(errorText(err)));
+  };
+
+  return (
+    <form className="card task-form" onSubmit={submit} aria-label={t('task.create')}>
+      <label>
+        {t('task.title')}
+        <input value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required />
+      </label>
+      <fieldset>
+        <legend>{t('task.authorizations')}</legend>
+        {auths.map((a) => {
+          const on = selection[a.authorization_ref] !== undefined;
+          const tools = toolsByAuth[a.authorization_ref] ?? [];
+          const chosen = selection[a.authorization_ref] ?? new Set<string>();
+          return (
+            <div key={a.authorization_ref} className="auth-block">
+              <label>
+                <input type="checkbox" checked={on} onChange={(e) => toggleAuth(a.authorization_ref, e.target.checked)} />
+                {a.system_name} · {a.account}
+              </label>
+              {on && (
+                <div className="tools">
+                  {[...new Set([...tools, ...chosen])].map((tool) => (
+                    <label key={tool}>
+                      <input type="checkbox" checked={chosen.has(tool)} onChange={(e) => toggleTool(a.authorization_ref, tool, e.target.checked)} />
+                      {tool}
+                    </label>
+                  ))}
+                  <label>
+                    {t('manual.tool')}
+                    <input
+                      value={extraTool[a.authorization_ref] ?? ''}
+                      onChange={(e) => setExtraTool({ ...extraTool, [a.authorization_ref]: e.target.value })}
+                      onKeyDown={(e) => {
+                        const v = (extraTool[a.authorization_ref] ?? '').trim();
+                        if (e.key === 'Enter' && v) {
+                          e.preventDefault();
+                          toggleTool(a.authorization_ref, v, true);
+                          setExtraTool({ ...extraTool, [a.authorization_ref]: '' });
+                        }
+                      }}
+                    />
+                  </label>
+                </div>
+              )}
+            </div>
+          );
+        })}
+      </fieldset>
+      <label>
+        {t('task.budget')}
+        <input type="number" min={0} value={budget} onChange={(e) => setBudget(e.target.value)} required />
+      </label>
+      <label>
+        {t('task.inFlight')}
+        <input type="number" min={1} value={inFlight} onChange={(e) => setInFlight(e.target.value)} required />
+      </label>
+      <label>
+        {t('task.rate')}
+        <input type="number" min={1} value={rateCount} placeholder={t('task.noRate')} onChange={(e) => setRateCount(e.target.value)} />
+      </label>
+      <label>
+        {t('task.rateWindow')}
+        <select value={rateWindow} onChange={(e) => setRateWindow(e.target.value as RateWindow)}>
+          {WINDOWS.map((w) => (
+            <option key={w} value={w}>
+              {w}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('task.descriptionOnly')}
+        <input value={products} onChange={(e) => setProducts(e.target.value)} placeholder={t('task.descriptionOnlyHint')} />
+      </label>
+      <label>
+        {t('manual.tool')}
+        <input value={editTool} onChange={(e) => setEditTool(e.target.value)} />
+      </label>
+      <button type="submit" disabled={!usable}>
+        {t('task.create')}
+      </button>
+      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,100 @@
+/** One tool call: tool, system and account, state label, invocation id, Inspect / Resume when eligible. */
+import React, { useState } from 'react';
+import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
+import { call, errorText } from '../api-client.js';
+import { useStateLabel, useT } from '../i18n/use-t.js';
+import { hubUsable, useApp } from '../store/app.js';
+
+type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
+
+const BAD = new Set(['failed', 'unknown', 'unverified', 'refused', 'not_dispatched', 'denied']);
+
+export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: string }): React.JSX.Element {
+  const t = useT();
+  const label = useStateLabel();
+  const usable = useApp(hubUsable);
+  const [result, setResult] = useState<InvocationActionView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const act = (action: 'inspectInvocation' | 'resumeInvocation') => {
+    if (!item.invocation_id) return;
+    setBusy(true);
+    setError(null);
+    call(action, { session_id: sessionId, invocation_id: item.invocation_id })
+      .then(setResult, (e: unknown) => setError(errorText(e)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <article className="tool-card" aria-label={`${t('card.tool')} ${item.tool ?? item.function_name}`} data-testid="tool-card">
+      <dl>
+        <dt>{t('card.tool')}</dt>
+        <dd>{item.tool ?? item.function_name}</dd>
+        {item.system_id && (
+          <>
+            <dt>{t('card.system')}</dt>
+            <dd>{item.system_name ?? item.system_id}</dd>
+            <dt>{t('card.account')}</dt>
+            <dd>{item.account}</dd>
+          </>
+        )}
+        <dt>{t('card.state')}</dt>
+        <dd className={BAD.has(item.state) ? 'state-bad' : 'state-ok'} data-testid="tool-card-state">
+          {label(item.state)}
+        </dd>
+        {item.invocation_id && (
+          <>
+            <dt>{t('card.invocation')}</dt>
+            <dd>
+              <code>{item.invocation_id}</code>
+            </dd>
+          </>
+        )}
+      </dl>
+      {item.late && <p className="muted">{t('card.late')}</p>}
+      {item.feedback && (
+        <p className={item.feedback.category === 'storage_error' ? 'state-bad' : 'muted'}>
+          {item.feedback.code}: {item.feedback.message}
+        </p>
+      )}
+      <div className="row">
+        {item.can_inspect && (
+          <button type="button" onClick={() => act('inspectInvocation')} disabled={busy || !usable}>
+            {t('card.inspect')}
+          </button>
+        )}
+        {item.can_resume && (
+          <button type="button" onClick={() => act('resumeInvocation')} disabled={busy || !usable}>
+            {t('card.resume')}
+          </button>
+        )}
+      </div>
+      {result && <ActionResult result={result} />}
+      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+    </article>
+  );
+}
+
+export function ActionResult({ result }: { result: InvocationActionView }): React.JSX.Element {
+  const t = useT();
+  const label = useStateLabel();
+  return (
+    <div className="action-result" role="status">
+      <div>
+        {t('card.state')}: <strong>{result.receipt ? label(result.receipt.state) : '—'}</strong>
+        {result.receipt && ` · dispatch: ${result.receipt.dispatch}`}
+        {` · ${t('storage.journal')}: ${result.journal_state}`}
+      </div>
+      {result.feedback && (
+        <div>
+          {result.feedback.code}: {result.feedback.message}
+        </div>
+      )}
+      {result.receipt?.result !== undefined && result.receipt?.result !== null && (
+        <details>
+          <summary>{t('common.result')}</summary>
+          <pre>{JSON.stringify(result.receipt.result, null, 2)}</pre>
+        </details>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * The exact sentence for a task's current state, derived only from the Hub's TaskView: first what
+ * dispatch may do now, then what is still open, most urgent first. Seed example: a paused task with
+ * one call whose result is unknown reads "Further dispatch is paused. One earlier request still
+ * needs checking."
+ */
+import type { TaskView } from '../../../src-shared/hub-api.js';
+import type { MessageKey } from '../i18n/en.js';
+import type { Translate } from '../i18n/index.js';
+
+type Open = 'unknown' | 'awaiting' | 'approved' | 'running' | 'unverified';
+const OPEN_STATES: ReadonlyArray<[Open, 'unknown' | 'awaiting_approval' | 'approved' | 'dispatching' | 'unverified']> = [
+  ['unknown', 'unknown'],
+  ['awaiting', 'awaiting_approval'],
+  ['approved', 'approved'],
+  ['running', 'dispatching'],
+  ['unverified', 'unverified'],
+];
+
+/** Count of calls in a state: the Hub's counts when present, else its unresolved list. */
+function countOf(task: TaskView, state: string): number {
+  const fromCounts = (task.counts as Record<string, number | undefined>)[state];
+  if (typeof fromCounts === 'number') return fromCounts;
+  return task.unresolved.filter((u) => u.state === state).length;
+}
+
+export function taskSentenceParts(task: TaskView): Array<{ key: MessageKey; params?: Record<string, number> }> {
+  const parts: Array<{ key: MessageKey; params?: Record<string, number> }> = [];
+  if (task.state === 'cancelled') parts.push({ key: 'sentence.cancelled' });
+  else if (task.expired) parts.push({ key: 'sentence.expired' });
+  else if (task.state === 'paused') parts.push({ key: 'sentence.paused' });
+  else if (task.boundary.write_budget > 0 && task.writes_left <= 0) parts.push({ key: 'sentence.budgetSpent' });
+  else parts.push({ key: 'sentence.active', params: { left: task.writes_left, budget: task.boundary.write_budget } });
+
+  let anyOpen = false;
+  for (const [name, state] of OPEN_STATES) {
+    const n = countOf(task, state);
+    if (n <= 0) continue;
+    anyOpen = true;
+    parts.push(n === 1 ? { key: `sentence.${name}.one` as MessageKey } : { key: `sentence.${name}.many` as MessageKey, params: { n } });
+  }
+  if (!anyOpen && task.state !== 'active') parts.push({ key: 'sentence.nothingOpen' });
+  return parts;
+}
+
+export function taskSentence(task: TaskView, t: Translate): string {
+  return taskSentenceParts(task)
+    .map((p) => t(p.key, p.params))
+    .join(' ');
+}

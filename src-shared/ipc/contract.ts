@@ -1,0 +1,186 @@
+/**
+ * The IPC contract: every call the renderer may make and every event it may receive, each with a
+ * zod schema. Both transports (Electron IPC through the preload, and the browser host's
+ * WebSocket) carry exactly this table and hand it to one handler table in the main process.
+ */
+import { z } from 'zod';
+import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hub-api.js';
+import {
+  AppInfoSchema,
+  ApprovalSchema,
+  AuthorizationSchema,
+  ConversationItemSchema,
+  HubConnectionSchema,
+  IdSchema,
+  InvocationActionViewSchema,
+  SessionSummarySchema,
+  SettingsViewSchema,
+  StorageViewSchema,
+  TaskViewSchema,
+  TimelineEntrySchema,
+  ToolViewSchema,
+  UnresolvedItemSchema,
+} from './views.js';
+import { JournalStateSchema } from './views.js';
+
+/** Largest serialized request or event payload either transport accepts (bytes of JSON). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024;
+/** Largest serialized response (a session's conversation, 10,000 unresolved calls). */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+const Empty = z.strictObject({});
+const Ok = z.strictObject({ ok: z.literal(true) });
+const SessionRef = z.strictObject({ session_id: IdSchema });
+const TaskRef = z.strictObject({ task_id: IdSchema });
+const InvocationRef = z.strictObject({ session_id: IdSchema, invocation_id: z.string().min(8).max(128) });
+
+const call = <I extends z.ZodType, O extends z.ZodType>(input: I, output: O) => ({ input, output });
+
+export const CALLS = {
+  getAppInfo: call(Empty, AppInfoSchema),
+
+  listSessions: call(Empty, z.strictObject({ sessions: z.array(SessionSummarySchema) })),
+  createSession: call(
+    z.strictObject({
+      title: z.string().min(1).max(200),
+      authorization_refs: z.array(IdSchema).max(64),
+      task_id: IdSchema.nullable(),
+    }),
+    SessionSummarySchema,
+  ),
+  /** Opens the session in this runtime (revalidating its scope; no run, no invoke, no resume). */
+  getConversation: call(
+    SessionRef,
+    z.strictObject({ session: SessionSummarySchema, items: z.array(ConversationItemSchema), storage: StorageViewSchema }),
+  ),
+  sendMessage: call(
+    z.strictObject({ session_id: IdSchema, text: z.string().min(1).max(20_000) }),
+    z.strictObject({ turn_id: z.string() }),
+  ),
+  cancelTurn: call(SessionRef, Ok),
+
+  getJournalStatus: call(
+    SessionRef,
+    z.strictObject({ state: JournalStateSchema, entries: z.number().int(), unsaved_records: z.number().int(), reason: z.string().nullable() }),
+  ),
+  restoreJournal: call(
+    SessionRef,
+    z.strictObject({ state: JournalStateSchema, entries: z.number().int(), unsaved_records: z.number().int(), reason: z.string().nullable() }),
+  ),
+  inspectInvocation: call(InvocationRef, InvocationActionViewSchema),
+  resumeInvocation: call(InvocationRef, InvocationActionViewSchema),
+  listUnresolved: call(Empty, z.strictObject({ items: z.array(UnresolvedItemSchema) })),
+
+  listAuthorizations: call(Empty, z.strictObject({ authorizations: z.array(AuthorizationSchema) })),
+  searchTools: call(
+    z.strictObject({ session_id: IdSchema, query: z.string().max(500) }),
+    z.strictObject({ tools: z.array(ToolViewSchema) }),
+  ),
+  runToolManually: call(
+    z.strictObject({
+      session_id: IdSchema,
+      function_name: z.string().min(1).max(300),
+      arguments: z.record(z.string(), z.unknown()),
+    }),
+    z.strictObject({ item: ConversationItemSchema }),
+  ),
+
+  listTasks: call(Empty, z.strictObject({ tasks: z.array(TaskViewSchema) })),
+  createTask: call(CreateTaskRequestSchema.strict(), TaskViewSchema),
+  pauseTask: call(TaskRef, TaskViewSchema),
+  continueTask: call(TaskRef, TaskViewSchema),
+  cancelTask: call(TaskRef, TaskViewSchema),
+  getTaskTimeline: call(TaskRef, z.strictObject({ entries: z.array(TimelineEntrySchema) })),
+
+  listApprovals: call(Empty, z.strictObject({ can_approve: z.boolean(), approvals: z.array(ApprovalSchema) })),
+  decideApproval: call(
+    z.strictObject({ approval_id: IdSchema, decision: z.enum(['approve', 'deny']) }),
+    ApprovalSchema,
+  ),
+
+  getSettings: call(Empty, SettingsViewSchema),
+  setHubSettings: call(
+    z.discriminatedUnion('mode', [
+      z.strictObject({ mode: z.literal('local') }),
+      z.strictObject({
+        mode: z.literal('remote'),
+        url: z.string().url().max(2000),
+        /** Written only into the keychain; never echoed back. */
+        client_token: z.string().min(8).max(4096).optional(),
+        session_only: z.boolean().optional(),
+      }),
+    ]),
+    SettingsViewSchema,
+  ),
+  setModelSettings: call(
+    z.strictObject({
+      base_url: z.string().url().max(2000),
+      model: z.string().min(1).max(200),
+      /** Written only into the keychain; never echoed back. */
+      api_key: z.string().min(1).max(4096).optional(),
+      session_only: z.boolean().optional(),
+    }),
+    SettingsViewSchema,
+  ),
+  clearModelKey: call(Empty, SettingsViewSchema),
+} as const;
+
+export type CallName = keyof typeof CALLS;
+export const CALL_NAMES = Object.keys(CALLS) as CallName[];
+export type CallInput<K extends CallName> = z.input<(typeof CALLS)[K]['input']>;
+export type CallOutput<K extends CallName> = z.output<(typeof CALLS)[K]['output']>;
+
+export const EVENTS = {
+  /** A conversation item was added or changed (streamed text grows in place). */
+  conversationItem: z.strictObject({ session_id: IdSchema, item: ConversationItemSchema }),
+  turnState: z.strictObject({
+    session_id: IdSchema,
+    turn_id: z.string(),
+    state: z.enum(['running', 'done', 'cancelled', 'failed']),
+    message: z.string().nullable(),
+  }),
+  sessionChanged: SessionSummarySchema,
+  storageChanged: z.strictObject({ session_id: IdSchema, storage: StorageViewSchema }),
+  taskChanged: TaskViewSchema,
+  invocationChanged: HubEventSchema.options[0].shape.receipt,
+  approvalsChanged: z.strictObject({ pending: z.number().int().min(0) }),
+  /** A hint that the idle panel's list changed; the renderer re-reads it once (no polling). */
+  unresolvedChanged: z.strictObject({ source: z.enum(['journal', 'invocation', 'tool_call']) }),
+  hubConnection: HubConnectionSchema,
+} as const;
+
+export type EventName = keyof typeof EVENTS;
+export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
+export type EventPayload<K extends EventName> = z.output<(typeof EVENTS)[K]>;
+
+/** Coded errors returned by both transports (`{error, message}`, like every HTTP error). */
+export const IPC_ERROR_CODES = [
+  'unknown_channel',
+  'invalid_payload',
+  'payload_too_large',
+  'forbidden_sender',
+  'not_found',
+  'conflict',
+  'hub_unavailable',
+  'hub_error',
+  'keychain_unavailable',
+  'model_not_configured',
+  'not_permitted',
+  'internal_error',
+] as const;
+export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
+export const IpcErrorSchema = z.strictObject({ error: z.string(), message: z.string() });
+export type IpcError = z.infer<typeof IpcErrorSchema>;
+
+export type CallResult<K extends CallName> = { ok: true; value: CallOutput<K> } | { ok: false; error: IpcError };
+
+export function isCallName(name: unknown): name is CallName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(CALLS, name);
+}
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(EVENTS, name);
+}
+
+export { channelOf, eventChannelOf } from './channels.js';
+
+export { RateWindowSchema };

@@ -1,0 +1,201 @@
+/**
+ * View shapes carried over the IPC contract. They are built by the main process from the runtime,
+ * the journal, the archive and the Hub, and contain no secret: schemas are strict objects, so a
+ * field not listed here (a token, a key) can never pass the response check in the transports.
+ */
+import { z } from 'zod';
+import {
+  ApprovalSchema,
+  AuthorizationSchema,
+  InvocationStateSchema,
+  ReceiptSchema,
+  TaskViewSchema,
+} from '../hub-api.js';
+import { ARCHIVE_STATES, JOURNAL_STATES } from '../states.js';
+
+export const JournalStateSchema = z.enum(JOURNAL_STATES);
+export const ArchiveStateSchema = z.enum(ARCHIVE_STATES);
+
+export const IdSchema = z.string().min(1).max(200);
+
+export const ScopeMemberViewSchema = z.strictObject({
+  authorization_ref: z.string(),
+  system_id: z.string(),
+  account: z.string(),
+});
+
+export const StorageViewSchema = z.strictObject({
+  journal: z.strictObject({
+    state: JournalStateSchema,
+    unsaved_records: z.number().int().min(0),
+    reason: z.string().nullable(),
+  }),
+  archive: z.strictObject({
+    state: ArchiveStateSchema,
+    unsaved_events: z.number().int().min(0),
+    reason: z.string().nullable(),
+  }),
+});
+export type StorageView = z.infer<typeof StorageViewSchema>;
+
+export const SessionSummarySchema = z.strictObject({
+  session_id: IdSchema,
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  task_id: z.string().nullable(),
+  members: z.array(ScopeMemberViewSchema),
+  /** open | offline (Hub unreachable, retried) | blocked (a member revoked/rebound) | not_opened */
+  availability: z.enum(['open', 'offline', 'blocked', 'not_opened']),
+  availability_reason: z.string().nullable(),
+  turn_running: z.boolean(),
+});
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+export const ToolCallStateSchema = z.union([InvocationStateSchema, z.enum(['validating', 'refused', 'pending_dispatch'])]);
+export type ToolCallState = z.infer<typeof ToolCallStateSchema>;
+
+export const FeedbackViewSchema = z.strictObject({
+  category: z.string(),
+  code: z.string(),
+  message: z.string(),
+  next_action: z.string(),
+});
+
+/** One visible item of a conversation; items are upserted by `id` (streamed text grows in place). */
+export const ConversationItemSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('user_message'), id: IdSchema, at: z.string(), text: z.string() }),
+  z.strictObject({
+    kind: z.literal('assistant_text'),
+    id: IdSchema,
+    at: z.string(),
+    text: z.string(),
+    streaming: z.boolean(),
+  }),
+  z.strictObject({
+    kind: z.literal('tool_call'),
+    id: IdSchema,
+    at: z.string(),
+    invocation_id: z.string().nullable(),
+    function_name: z.string(),
+    /** Target from the declaration (null for search/inspect/resume functions). */
+    tool: z.string().nullable(),
+    system_id: z.string().nullable(),
+    system_name: z.string().nullable(),
+    account: z.string().nullable(),
+    authorization_ref: z.string().nullable(),
+    effect: z.enum(['read', 'write']).nullable(),
+    state: ToolCallStateSchema,
+    late: z.boolean(),
+    feedback: FeedbackViewSchema.nullable(),
+    can_inspect: z.boolean(),
+    can_resume: z.boolean(),
+  }),
+  z.strictObject({ kind: z.literal('notice'), id: IdSchema, at: z.string(), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
+]);
+export type ConversationItem = z.infer<typeof ConversationItemSchema>;
+
+export const UnresolvedItemSchema = z.strictObject({
+  invocation_id: z.string(),
+  session_id: z.string(),
+  session_title: z.string(),
+  tool: z.string(),
+  authorization_ref: z.string(),
+  /** The Hub's last known state (null when only the local journal knows the call). */
+  hub_state: InvocationStateSchema.nullable(),
+  /** The journal entry's last known state, or `pending_dispatch` for an unconfirmed fence. */
+  journal_entry_state: z.string(),
+  journal_state: JournalStateSchema,
+  archive_state: ArchiveStateSchema,
+  unsaved: z.boolean(),
+  unsaved_reason: z.string().nullable(),
+  can_inspect: z.boolean(),
+  can_resume: z.boolean(),
+  updated_at: z.string(),
+});
+export type UnresolvedItem = z.infer<typeof UnresolvedItemSchema>;
+
+export const TimelineEntrySchema = z.strictObject({
+  at: z.string(),
+  kind: z.enum(['permit', 'dispatch', 'outcome', 'refusal', 'approval', 'control']),
+  invocation_id: z.string().nullable(),
+  tool: z.string().nullable(),
+  state: z.string().nullable(),
+  label: z.string(),
+});
+export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;
+
+export const KeychainViewSchema = z.strictObject({
+  state: z.enum(['available', 'unavailable']),
+  reason: z.string().nullable(),
+  /** true when secrets are being held in memory for this run only (keychain unavailable). */
+  session_only: z.boolean(),
+});
+export type KeychainView = z.infer<typeof KeychainViewSchema>;
+
+export const HubConnectionSchema = z.strictObject({
+  state: z.enum(['connected', 'connecting', 'disconnected']),
+  mode: z.enum(['local', 'remote']),
+  url: z.string().nullable(),
+  reason: z.string().nullable(),
+  since: z.string(),
+  can_approve: z.boolean(),
+});
+export type HubConnection = z.infer<typeof HubConnectionSchema>;
+
+export const SettingsViewSchema = z.strictObject({
+  hub: z.strictObject({
+    mode: z.enum(['local', 'remote']),
+    remote_url: z.string().nullable(),
+    token_configured: z.boolean(),
+    /** The saved Hub choice differs from the running connection; it applies at the next start. */
+    restart_required: z.boolean(),
+  }),
+  model: z.strictObject({
+    base_url: z.string().nullable(),
+    model: z.string().nullable(),
+    key_configured: z.boolean(),
+  }),
+  keychain: KeychainViewSchema,
+  data_dir: z.string(),
+});
+export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+export const AppInfoSchema = z.strictObject({
+  version: z.string(),
+  transport: z.enum(['electron', 'browser']),
+  hub: HubConnectionSchema,
+  settings: SettingsViewSchema,
+  /** The session the app opens by default (the embedded demo conversation), if any. */
+  default_session_id: z.string().nullable(),
+});
+export type AppInfo = z.infer<typeof AppInfoSchema>;
+
+export const ToolViewSchema = z.strictObject({
+  function_name: z.string(),
+  authorization_ref: z.string(),
+  system_id: z.string(),
+  system_name: z.string(),
+  account: z.string(),
+  tool: z.string(),
+  declaration_revision: z.string(),
+  description: z.string(),
+  input_schema: z.record(z.string(), z.unknown()),
+  effect: z.enum(['read', 'write']),
+  approval_required: z.boolean(),
+  idempotent: z.boolean(),
+});
+export type ToolView = z.infer<typeof ToolViewSchema>;
+
+export const InvocationActionViewSchema = z.strictObject({
+  action: z.enum(['inspect', 'resume']),
+  invocation_id: z.string(),
+  journal_state: JournalStateSchema,
+  resume_dispatched: z.boolean(),
+  receipt: ReceiptSchema.nullable(),
+  feedback: FeedbackViewSchema.nullable(),
+  unsaved_records: z.number().int().min(0),
+});
+export type InvocationActionView = z.infer<typeof InvocationActionViewSchema>;
+
+export { ApprovalSchema, AuthorizationSchema, TaskViewSchema, ReceiptSchema };
