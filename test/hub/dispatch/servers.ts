@@ -1,0 +1,41 @@
+/** Tiny raw HTTP servers for dispatch tests: each one misbehaves in one specific way. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RawServer {
+  url: string;
+  hits: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
+  close(): Promise<void>;
+}
+
+export async function rawServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void,
+): Promise<RawServer> {
+  const hits: RawServer['hits'] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      handle(req, res, body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A port that was listening a moment ago and is now closed (connection refused). */
+export async function closedPort(): Promise<string> {
+  const s = await rawServer(() => undefined);
+  await s.close();
+  return s.url;
+}
