@@ -18,6 +18,8 @@ export interface HandlerDeps {
   version: string;
   /** The conversation opened by default (the embedded demo conversation), if any. */
   defaultSessionId: () => string | null;
+  /** Whether a model (base URL + model name) is configured; chat needs one, manual tool runs do not. */
+  modelConfigured: () => boolean;
   now?: () => Date;
 }
 
@@ -68,6 +70,9 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async sendMessage(input) {
       const s = await requireSession(input.session_id);
       if (s.activeTurnId) throw new AppError('conflict', 'A turn is already running in this conversation.');
+      if (!deps.modelConfigured()) {
+        throw new AppError('model_not_configured', 'No model is configured. Set one in Settings, or run a tool by hand.');
+      }
       // The turn runs in the background; progress arrives as events (turnState, conversationItem).
       const started = new Promise<string>((resolve, reject) => {
         const off = runtime.subscribe((e) => {

@@ -1,0 +1,98 @@
+/**
+ * The embedded default's local Hub: the in-process Hub on a data folder, the demo shops and
+ * inventory, and a Hub config (applied idempotently at every start) that registers the systems,
+ * the operator's client and its three authorizations. The demo systems get fresh signing secrets
+ * at every launch; the config hands them to the Hub in-process, so they are never written by us.
+ * The admin and client tokens come from the keychain (made on first start).
+ */
+import { randomBytes } from 'node:crypto';
+import { startDemoSystems, DEMO_CONFIG, type DemoSystems } from '../../demo/index.js';
+import { createHub, type Hub, type HubConfig } from '../../src-hub/index.js';
+import { KEYCHAIN_ACCOUNTS, type Keychain } from '../keychain/index.js';
+
+export interface LocalHub {
+  hub: Hub;
+  demo: DemoSystems;
+  url: string;
+  hubId: string;
+  clientId: string;
+  clientToken: string;
+  adminToken: string;
+  authorizationRefs: string[];
+  close(): Promise<void>;
+}
+
+export interface LocalHubOptions {
+  dataDir: string;
+  keychain: Keychain;
+  clientId: string;
+  /** The port used before (sessions are bound to the Hub URL); null on first start. */
+  port: number | null;
+}
+
+const secretPart = () => randomBytes(24).toString('base64url');
+
+async function tokenFor(kc: Keychain, account: string, make: () => string): Promise<string> {
+  const existing = await kc.get(account);
+  if (existing) return existing;
+  const fresh = make();
+  await kc.set(account, fresh);
+  return fresh;
+}
+
+export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
+  const adminToken = await tokenFor(opts.keychain, KEYCHAIN_ACCOUNTS.hubAdminToken, () => `bda_${secretPart()}`);
+  let clientToken = await tokenFor(opts.keychain, KEYCHAIN_ACCOUNTS.hubClientToken, () => `bdc_${opts.clientId}.${secretPart()}`);
+  if (!clientToken.startsWith(`bdc_${opts.clientId}.`)) {
+    clientToken = `bdc_${opts.clientId}.${secretPart()}`;
+    await opts.keychain.set(KEYCHAIN_ACCOUNTS.hubClientToken, clientToken);
+  }
+  const demo = await startDemoSystems();
+  try {
+    const byId = new Map(demo.all().map((s) => [s.systemId, s]));
+    const config: HubConfig = {
+      admin_token: adminToken,
+      systems: DEMO_CONFIG.systems.map((s) => {
+        const handle = byId.get(s.system_id);
+        if (!handle) throw new Error(`demo system ${s.system_id} did not start`);
+        return { system_id: s.system_id, name: s.name, base_url: handle.url, signing_secret: handle.secret, spec_path: s.spec_path };
+      }),
+      clients: [{ client_id: opts.clientId, name: DEMO_CONFIG.client_name, token: clientToken }],
+      authorizations: DEMO_CONFIG.systems.map((s) => ({
+        authorization_ref: s.authorization_ref,
+        system_id: s.system_id,
+        account: s.account,
+        on_behalf_of: DEMO_CONFIG.on_behalf_of,
+        grant_to: [opts.clientId],
+      })),
+    };
+    let hub: Hub;
+    try {
+      hub = await createHub({ dataDir: opts.dataDir, port: opts.port ?? 0, adminToken, config });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(
+          `The local Hub's port ${opts.port} is in use by another program; the app's conversations are bound to that address. Free the port and start again.`,
+        );
+      }
+      throw err;
+    }
+    return {
+      hub,
+      demo,
+      url: hub.url,
+      hubId: hub.hubId,
+      clientId: opts.clientId,
+      clientToken,
+      adminToken,
+      authorizationRefs: DEMO_CONFIG.systems.map((s) => s.authorization_ref),
+      async close() {
+        await hub.close();
+        await demo.close();
+      },
+    };
+  } catch (err) {
+    await demo.close();
+    throw err;
+  }
+}

@@ -1,0 +1,2 @@
+export { createSettingsFileStore, defaultSettings, SettingsFileError, SettingsFileSchema, type SettingsFile, type SettingsFileStore } from './file.js';
+export { createSettingsService, type DeskSettings, type SettingsServiceDeps } from './service.js';
