@@ -52,6 +52,8 @@ export const HUB_ERROR_CODES = [
   'spec_invalid', // 422 refresh produced an invalid spec; the previous spec is kept
   'system_unreachable', // 502 could not fetch the spec
   'internal_error', // 500
+  'unsupported_media_type', // 415 request body is not application/json (added by the Hub issue)
+  'already_exists', // 409 a client, authorization or system id is already taken (added by the Hub issue)
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -360,3 +362,23 @@ export const AuditEntrySchema = z.object({
   detail: z.record(z.string(), z.unknown()),
 });
 export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+
+// ---------- admin metrics (added by the Hub issue; for tests and operators) ----------
+
+/** GET /admin/v1/metrics: in-memory counters since the Hub process started. */
+export const ClientMetricsSchema = z.object({
+  /** Agent API requests by `METHOD /route/template` (e.g. "POST /agent/v1/invocations"). */
+  requests: z.record(z.string(), z.number().int()),
+  requests_total: z.number().int(),
+  invokes: z.number().int(),
+  resumes: z.number().int(),
+  /** Business requests the Hub actually sent for this client's invocations. */
+  dispatches: z.number().int(),
+});
+export type ClientMetrics = z.infer<typeof ClientMetricsSchema>;
+export const HubMetricsSchema = z.object({
+  started_at: z.string(),
+  durability: z.string(),
+  clients: z.record(z.string(), ClientMetricsSchema),
+});
+export type HubMetrics = z.infer<typeof HubMetricsSchema>;

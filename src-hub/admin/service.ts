@@ -1,0 +1,98 @@
+/** Operator actions: clients, authorizations (create, grant, revoke, rebind). */
+import type { Authorization } from '../../src-shared/hub-api.js';
+import { clientIdOfToken, hashToken, newClientToken } from '../auth/tokens.js';
+import type { HubContext } from '../context.js';
+import { conflict, HubError, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import type { AuthorizationRecord } from '../store/types.js';
+
+export async function createClient(
+  ctx: HubContext,
+  input: { name: string; client_id?: string; token?: string },
+  actor: string,
+): Promise<{ client_id: string; name: string; token: string }> {
+  const clientId = input.client_id ?? newId('cli');
+  const token = input.token ?? newClientToken(clientId);
+  if (clientIdOfToken(token) !== clientId) {
+    throw new HubError(400, 'invalid_request', `a client token must look like bdc_${clientId}.<at least 16 url-safe characters>`);
+  }
+  if (await ctx.store.getClient(clientId)) throw conflict('already_exists', `client ${clientId} already exists`);
+  await ctx.store.createClient(
+    { client_id: clientId, name: input.name, token_hash: hashToken(ctx.store.tokenSalt(), token), created_at: ctx.now().toISOString() },
+    { actor, kind: 'client.created', detail: { client_id: clientId, name: input.name } },
+  );
+  return { client_id: clientId, name: input.name, token };
+}
+
+export function toAuthorization(hubId: string, a: AuthorizationRecord, systemName: string): Authorization {
+  return {
+    authorization_ref: a.authorization_ref,
+    hub_id: hubId,
+    system_id: a.system_id,
+    system_name: systemName,
+    account: a.account,
+    on_behalf_of: a.on_behalf_of,
+    state: a.state,
+    revision: a.revision,
+  };
+}
+
+export async function authorizationView(ctx: HubContext, a: AuthorizationRecord): Promise<Authorization> {
+  const sys = await ctx.store.getSystem(a.system_id);
+  return toAuthorization(ctx.hubId, a, sys?.name ?? a.system_id);
+}
+
+export async function createAuthorization(
+  ctx: HubContext,
+  input: { system_id: string; account: string; on_behalf_of: string; authorization_ref?: string },
+  actor: string,
+): Promise<Authorization> {
+  const sys = await ctx.store.getSystem(input.system_id);
+  if (!sys) throw notFound('system_not_found', `no system ${input.system_id}`);
+  const ref = input.authorization_ref ?? `${input.system_id}:${newId('cli').slice(4, 16)}`;
+  if (await ctx.store.getAuthorization(ref)) throw conflict('already_exists', `authorization ${ref} already exists`);
+  const at = ctx.now().toISOString();
+  const rec: AuthorizationRecord = {
+    authorization_ref: ref,
+    system_id: sys.system_id,
+    account: input.account,
+    on_behalf_of: input.on_behalf_of,
+    state: 'active',
+    revision: 1,
+    created_at: at,
+    updated_at: at,
+  };
+  await ctx.store.createAuthorization(rec, { actor, kind: 'authorization.created', detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account } });
+  return toAuthorization(ctx.hubId, rec, sys.name);
+}
+
+export async function grantAuthorization(ctx: HubContext, ref: string, clientId: string, actor: string): Promise<Authorization> {
+  const a = await ctx.store.getAuthorization(ref);
+  if (!a) throw notFound('authorization_not_found', `no authorization ${ref}`);
+  if (!(await ctx.store.getClient(clientId))) throw notFound('not_found', `no client ${clientId}`);
+  await ctx.store.grant(ref, clientId, { actor, kind: 'authorization.granted', detail: { authorization_ref: ref, client_id: clientId } });
+  return authorizationView(ctx, a);
+}
+
+export async function changeAuthorization(
+  ctx: HubContext,
+  ref: string,
+  patch: { state: 'revoked' | 'rebound'; account?: string; on_behalf_of?: string },
+  actor: string,
+): Promise<Authorization> {
+  const cur = await ctx.store.getAuthorization(ref);
+  if (!cur) throw notFound('authorization_not_found', `no authorization ${ref}`);
+  if (cur.state === 'revoked') throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
+  const sys = await ctx.store.getSystem(cur.system_id);
+  const name = sys?.name ?? cur.system_id;
+  const next = await ctx.store.updateAuthorization(
+    ref,
+    patch,
+    ctx.now().toISOString(),
+    { actor, kind: `authorization.${patch.state}`, detail: { authorization_ref: ref, account: patch.account ?? null } },
+    (a) => ({ type: 'authorization.changed', authorization: toAuthorization(ctx.hubId, a, name) }),
+  );
+  if (!next) throw notFound('authorization_not_found', `no authorization ${ref}`);
+  for (const clientId of await ctx.store.grantees(ref)) ctx.bus.notify(clientId);
+  return toAuthorization(ctx.hubId, next, name);
+}

@@ -1,0 +1,59 @@
+/**
+ * Approval decisions. A decision moves the invocation awaiting_approval -> approved | denied and
+ * never executes anything: an approved call runs only on an explicit resume. Idempotent: the same
+ * decision again returns the same approval; a different decision on a decided approval is 409
+ * `decision_conflict`.
+ */
+import type { Approval } from '../../src-shared/hub-api.js';
+import type { HubContext } from '../context.js';
+import { conflict, HubError, notFound } from '../errors.js';
+import { transitionInvocation } from '../invocations/transition.js';
+import type { ApprovalRecord } from '../store/types.js';
+
+export function toApproval(a: ApprovalRecord): Approval {
+  return {
+    approval_id: a.approval_id,
+    invocation_id: a.invocation_id,
+    client_id: a.client_id,
+    authorization_ref: a.authorization_ref,
+    tool: a.tool,
+    parameter_digest: a.parameter_digest,
+    arguments_preview: a.arguments_preview,
+    prompt: a.prompt,
+    state: a.state,
+    decision_id: a.decision_id,
+    decided_by: a.decided_by,
+    created_at: a.created_at,
+    decided_at: a.decided_at,
+  };
+}
+
+export interface DecisionInput {
+  decision_id: string;
+  decision: 'approve' | 'deny';
+  note?: string;
+}
+
+function alreadyDecided(a: ApprovalRecord, input: DecisionInput): Approval {
+  const wanted = input.decision === 'approve' ? 'approved' : 'denied';
+  if (a.state === wanted) return toApproval(a);
+  throw conflict('decision_conflict', `approval ${a.approval_id} is already ${a.state}`);
+}
+
+export async function decideApproval(ctx: HubContext, approvalId: string, input: DecisionInput, actor: string): Promise<Approval> {
+  const a = await ctx.store.getApproval(approvalId);
+  if (!a) throw notFound('approval_not_found', `no approval ${approvalId}`);
+  if (a.state !== 'pending') return alreadyDecided(a, input);
+  const to = input.decision === 'approve' ? 'approved' : 'denied';
+  const res = await transitionInvocation(ctx, {
+    invocation_id: a.invocation_id,
+    from: 'awaiting_approval',
+    to,
+    decide_approval: { approval_id: a.approval_id, decision_id: input.decision_id, state: to, decided_by: actor, note: input.note ?? null },
+    audit: { actor, kind: 'approval.decided', detail: { approval_id: a.approval_id, decision_id: input.decision_id, decision: input.decision } },
+  });
+  const after = await ctx.store.getApproval(approvalId);
+  if (!after) throw new HubError(500, 'internal_error', 'approval vanished');
+  if (res.kind === 'stale') return alreadyDecided(after, input);
+  return toApproval(after);
+}

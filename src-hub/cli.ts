@@ -1,0 +1,151 @@
+/**
+ * The Hub's command line.
+ *   npm run hub -- --port P --data DIR [--config FILE] [--host H]        serve (SIGTERM/SIGINT: clean stop)
+ *   npm run hub -- <command> --data DIR [...]                             operator commands, same store:
+ *     list-approvals [--state pending|approved|denied]
+ *     approve <approval_id> [--decision-id ID] [--note TEXT]
+ *     deny <approval_id> [--decision-id ID] [--note TEXT]
+ *     create-client --name NAME [--client-id ID]        prints the token once
+ *     list-tasks
+ *     pause-task <task_id> | continue-task <task_id> | cancel-task <task_id>
+ * The admin token for the HTTP admin API comes from the config file (`admin_token`) or the
+ * BAILING_HUB_ADMIN_TOKEN environment variable; it is never printed.
+ */
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { createClient } from './admin/service.js';
+import { decideApproval, toApproval } from './approvals/decide.js';
+import { loadConfigFile } from './config.js';
+import { createHub, openHubContext } from './index.js';
+import { changeTask, listTaskViews } from './tasks/service.js';
+import { APPROVAL_STATES, type ApprovalState } from '../src-shared/states.js';
+
+interface Parsed {
+  command: string;
+  positional: string[];
+  flags: Map<string, string>;
+}
+
+function parse(argv: string[]): Parsed {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      if (eq > 0) flags.set(a.slice(2, eq), a.slice(eq + 1));
+      else {
+        const v = argv[i + 1];
+        if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`);
+        flags.set(a.slice(2), v);
+        i++;
+      }
+    } else positional.push(a);
+  }
+  return { command: positional.shift() ?? 'serve', positional, flags };
+}
+
+const print = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+
+async function serve(p: Parsed): Promise<void> {
+  const dataDir = p.flags.get('data');
+  if (!dataDir) throw new Error('--data DIR is required');
+  const port = Number(p.flags.get('port') ?? '0');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0..65535');
+  const configPath = p.flags.get('config');
+  const config = configPath ? loadConfigFile(configPath) : undefined;
+  const logger = pino({
+    level: process.env.HUB_LOG_LEVEL ?? 'info',
+    redact: { paths: ['req.headers.authorization', '*.signing_secret', '*.token', '*.admin_token'], censor: '[redacted]' },
+  });
+  const hub = await createHub({
+    dataDir,
+    port,
+    host: p.flags.get('host') ?? '127.0.0.1',
+    config,
+    adminToken: process.env.BAILING_HUB_ADMIN_TOKEN || undefined,
+    logger,
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'hub stopping');
+    hub.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: String(err) }, 'hub stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function operator(p: Parsed): Promise<void> {
+  const dataDir = p.flags.get('data');
+  if (!dataDir) throw new Error('--data DIR is required');
+  const { ctx } = openHubContext({ dataDir });
+  const actor = `operator:${process.env.USER ?? 'cli'}`;
+  const arg = (name: string) => {
+    const v = p.positional[0];
+    if (!v) throw new Error(`${p.command} needs <${name}>`);
+    return v;
+  };
+  try {
+    switch (p.command) {
+      case 'list-approvals': {
+        const state = p.flags.get('state');
+        if (state && !(APPROVAL_STATES as readonly string[]).includes(state)) throw new Error('--state must be pending, approved or denied');
+        print({ approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval) });
+        break;
+      }
+      case 'approve':
+      case 'deny':
+        print(
+          await decideApproval(
+            ctx,
+            arg('approval_id'),
+            { decision_id: p.flags.get('decision-id') ?? `cli-${randomUUID()}`, decision: p.command, note: p.flags.get('note') },
+            actor,
+          ),
+        );
+        break;
+      case 'create-client': {
+        const name = p.flags.get('name');
+        if (!name) throw new Error('create-client needs --name NAME');
+        print(await createClient(ctx, { name, client_id: p.flags.get('client-id') }, actor));
+        break;
+      }
+      case 'list-tasks':
+        print({ tasks: await listTaskViews(ctx, null) });
+        break;
+      case 'pause-task':
+        print(await changeTask(ctx, null, arg('task_id'), 'pause', actor));
+        break;
+      case 'continue-task':
+        print(await changeTask(ctx, null, arg('task_id'), 'continue', actor));
+        break;
+      case 'cancel-task':
+        print(await changeTask(ctx, null, arg('task_id'), 'cancel', actor));
+        break;
+      default:
+        throw new Error(`unknown command ${p.command}`);
+    }
+  } finally {
+    await ctx.store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const p = parse(process.argv.slice(2));
+  if (p.command === 'serve') return serve(p);
+  return operator(p);
+}
+
+main().catch((err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  process.stderr.write(`${e.code ? e.code + ': ' : ''}${e.message ?? String(err)}\n`);
+  process.exit(e.code ? 2 : 1);
+});

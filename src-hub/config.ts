@@ -1,0 +1,90 @@
+/**
+ * The Hub's optional JSON config file: systems, clients and authorizations declared up front so a
+ * fresh Hub comes up ready. Validated with zod; applied idempotently at every start (existing
+ * records are updated, never duplicated). See docs/hub-api.md ("Config file").
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
+import { hashToken, clientIdOfToken } from './auth/tokens.js';
+import type { HubContext } from './context.js';
+import { registerSystem } from './systems/service.js';
+
+export const HubConfigSchema = z
+  .object({
+    admin_token: z.string().min(16).max(512).optional(),
+    body_limit: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    heartbeat_ms: z.number().int().min(100).max(300_000).optional(),
+    systems: z.array(RegisterSystemRequestSchema.strict()).default([]),
+    clients: z
+      .array(
+        z
+          .object({
+            client_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/),
+            name: z.string().min(1).max(200),
+            token: z.string().min(24).max(512),
+          })
+          .strict()
+          .refine((c) => clientIdOfToken(c.token) === c.client_id, { message: 'token must be bdc_<client_id>.<secret of 16+ url-safe chars>' }),
+      )
+      .default([]),
+    authorizations: z
+      .array(
+        z
+          .object({
+            authorization_ref: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/),
+            system_id: z.string(),
+            account: z.string().min(1).max(200),
+            on_behalf_of: z.string().min(1).max(200),
+            grant_to: z.array(z.string()).default([]),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict();
+export type HubConfig = z.infer<typeof HubConfigSchema>;
+
+export function loadConfigFile(path: string): HubConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read Hub config ${path}: ${(err as Error).message}`);
+  }
+  const parsed = HubConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`invalid Hub config ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}
+
+export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<void> {
+  const actor = 'config';
+  for (const s of config.systems) await registerSystem(ctx, s, actor, { requireSpec: false }).catch((err: Error) => {
+    ctx.logger.warn({ system_id: s.system_id, error: err.message }, 'config system registered with problems');
+  });
+  const salt = ctx.store.tokenSalt();
+  for (const c of config.clients) {
+    const existing = await ctx.store.getClient(c.client_id);
+    await ctx.store.upsertClient(
+      { client_id: c.client_id, name: c.name, token_hash: hashToken(salt, c.token), created_at: existing?.created_at ?? ctx.now().toISOString() },
+      { actor, kind: 'client.configured', detail: { client_id: c.client_id } },
+    );
+  }
+  for (const a of config.authorizations) {
+    if (!(await ctx.store.getSystem(a.system_id))) throw new Error(`config authorization ${a.authorization_ref}: unknown system ${a.system_id}`);
+    const existing = await ctx.store.getAuthorization(a.authorization_ref);
+    if (!existing) {
+      const at = ctx.now().toISOString();
+      await ctx.store.createAuthorization(
+        { authorization_ref: a.authorization_ref, system_id: a.system_id, account: a.account, on_behalf_of: a.on_behalf_of, state: 'active', revision: 1, created_at: at, updated_at: at },
+        { actor, kind: 'authorization.created', detail: { authorization_ref: a.authorization_ref } },
+      );
+    }
+    for (const clientId of a.grant_to) {
+      if (!(await ctx.store.getClient(clientId))) throw new Error(`config authorization ${a.authorization_ref}: unknown client ${clientId}`);
+      await ctx.store.grant(a.authorization_ref, clientId, { actor, kind: 'authorization.granted', detail: { authorization_ref: a.authorization_ref, client_id: clientId } });
+    }
+  }
+}

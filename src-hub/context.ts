@@ -1,0 +1,66 @@
+/** The Hub's dependencies, built once by createHub and passed to every service and route. */
+import type { Logger } from 'pino';
+import type { SpecDiagnostic } from '../src-shared/hub-api.js';
+import type { CompiledOperation } from './acc/types.js';
+import type { EventBus } from './events/bus.js';
+import type { Metrics } from './metrics.js';
+import type { HubStore } from './store/types.js';
+import type { SchemaValidator } from './validation/ajv.js';
+
+export type SendResult =
+  | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
+  | { kind: 'no_response'; reason: 'timeout' | 'connection_lost' | 'connect_refused' | 'aborted'; detail: string };
+
+export type LookupResult =
+  | { outcome: 'succeeded' | 'failed'; http_status: number; result: unknown; evidence_digest: string }
+  | { outcome: 'not_found' }
+  | { outcome: 'unavailable'; detail: string };
+
+/** The Hub's outbound edge: built from src-hub/dispatch, src-hub/acc and src-hub/reconcile/lookup.ts. */
+export interface BusinessEdge {
+  fetchSpec(baseUrl: string, specPath: string, timeoutMs: number): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
+  compileSpec(doc: unknown): { operations: CompiledOperation[]; diagnostics: SpecDiagnostic[]; spec_revision: string };
+  approvalRequired(op: CompiledOperation, args: Record<string, unknown>): boolean;
+  send(input: {
+    baseUrl: string;
+    secret: string;
+    op: CompiledOperation;
+    args: Record<string, unknown>;
+    onBehalfOf: string;
+    jobId: string;
+    idempotencyKey: string;
+    timeoutMs: number;
+    signal?: AbortSignal;
+  }): Promise<SendResult>;
+  lookup(input: {
+    baseUrl: string;
+    secret: string;
+    idempotencyKey: string;
+    onBehalfOf: string;
+    jobId: string;
+    timeoutMs: number;
+    signal?: AbortSignal;
+  }): Promise<LookupResult>;
+}
+
+export interface HubSettings {
+  bodyLimit: number;
+  heartbeatMs: number;
+  specTimeoutMs: number;
+  lookupTimeoutMs: number;
+  eventPollMs: number;
+}
+
+export interface HubContext {
+  store: HubStore;
+  hubId: string;
+  now: () => Date;
+  logger: Logger;
+  bus: EventBus;
+  metrics: Metrics;
+  edge: BusinessEdge;
+  schemas: SchemaValidator;
+  settings: HubSettings;
+  /** Aborted when the Hub closes, so in-flight sends end (and are recorded `unknown`). */
+  shutdown: AbortSignal;
+}

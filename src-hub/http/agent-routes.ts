@@ -1,0 +1,95 @@
+/** Agent API (client bearer token; everything scoped to that client). */
+import type { FastifyInstance } from 'fastify';
+import type { CreateRunRequest, InvokeRequest, Run, ToolSearchRequest } from '../../src-shared/hub-api.js';
+import { authorizationView } from '../admin/service.js';
+import type { HubContext } from '../context.js';
+import { conflict, notFound } from '../errors.js';
+import { newId } from '../ids.js';
+import { invoke } from '../invocations/invoke.js';
+import { toReceipt } from '../invocations/receipt.js';
+import { loadOwnInvocation, resume } from '../invocations/resume.js';
+import { searchTools } from '../systems/declarations.js';
+import type { RunRecord } from '../store/types.js';
+import { type HubAuth, requireClientId } from './auth.js';
+import { bodies, EMPTY_BODY, idParams } from './schemas.js';
+
+export function toRun(r: RunRecord): Run {
+  return {
+    run_id: r.run_id,
+    agent_session_id: r.agent_session_id,
+    turn_id: r.turn_id,
+    authorization_ref: r.authorization_ref,
+    state: r.state,
+    created_at: r.created_at,
+    ended_at: r.ended_at,
+  };
+}
+
+export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth: HubAuth): void {
+  const onRequest = auth.client;
+
+  app.get('/agent/v1/authorizations', { onRequest }, async (req) => {
+    const clientId = requireClientId(req);
+    const list = await ctx.store.listAuthorizations(clientId);
+    return { authorizations: await Promise.all(list.map((a) => authorizationView(ctx, a))) };
+  });
+
+  app.post<{ Body: ToolSearchRequest }>('/agent/v1/tools/search', { onRequest, schema: { body: bodies.toolSearch } }, async (req) =>
+    searchTools(ctx, requireClientId(req), req.body),
+  );
+
+  app.post<{ Body: CreateRunRequest }>('/agent/v1/runs', { onRequest, schema: { body: bodies.createRun } }, async (req, reply) => {
+    const clientId = requireClientId(req);
+    const a = await ctx.store.getAuthorization(req.body.authorization_ref);
+    if (!a || !(await ctx.store.isGranted(a.authorization_ref, clientId))) {
+      throw notFound('authorization_not_found', `authorization ${req.body.authorization_ref} is not granted to this client`);
+    }
+    if (a.state === 'revoked') throw conflict('authorization_revoked', `authorization ${a.authorization_ref} is revoked`);
+    const run: RunRecord = {
+      run_id: newId('run'),
+      client_id: clientId,
+      agent_session_id: req.body.agent_session_id,
+      turn_id: req.body.turn_id,
+      authorization_ref: a.authorization_ref,
+      state: 'open',
+      created_at: ctx.now().toISOString(),
+      ended_at: null,
+    };
+    await ctx.store.createRun(run);
+    return reply.code(201).send(toRun(run));
+  });
+
+  const ownRun = async (clientId: string, id: string) => {
+    const r = await ctx.store.getRun(id);
+    if (!r || r.client_id !== clientId) throw notFound('run_not_found', `no run ${id} for this client`);
+    return r;
+  };
+  app.get<{ Params: { id: string } }>('/agent/v1/runs/:id', { onRequest, schema: { params: idParams('id') } }, async (req) =>
+    toRun(await ownRun(requireClientId(req), req.params.id)),
+  );
+  app.post<{ Params: { id: string } }>(
+    '/agent/v1/runs/:id/end',
+    { onRequest, schema: { params: idParams('id'), body: EMPTY_BODY } },
+    async (req) => {
+      const r = await ownRun(requireClientId(req), req.params.id);
+      return toRun((await ctx.store.endRun(r.run_id, ctx.now().toISOString())) ?? r);
+    },
+  );
+
+  app.post<{ Body: InvokeRequest }>('/agent/v1/invocations', { onRequest, schema: { body: bodies.invoke } }, async (req, reply) => {
+    const out = await invoke(ctx, requireClientId(req), req.body);
+    return reply.code(out.created ? 201 : 200).send(out.receipt);
+  });
+
+  app.get<{ Params: { id: string } }>('/agent/v1/invocations/:id', { onRequest, schema: { params: idParams('id') } }, async (req) => {
+    const rec = await loadOwnInvocation(ctx, requireClientId(req), req.params.id);
+    const approval = rec.approval_id ? await ctx.store.getApproval(rec.approval_id) : null;
+    return toReceipt(rec, approval);
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/agent/v1/invocations/:id/resume',
+    { onRequest, schema: { params: idParams('id'), body: EMPTY_BODY } },
+    async (req) => resume(ctx, requireClientId(req), req.params.id),
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * Sends one invocation that is already recorded `dispatching` (its permit, if any, is granted)
+ * and records what is known afterwards. Never retries, never re-sends.
+ *   2xx            -> succeeded (dispatch confirmed)
+ *   4xx            -> failed    (the system answered and rejected it; the permit stays spent)
+ *   5xx            -> unknown   (the system answered with an error; it may have committed: reconcile)
+ *   no response    -> unknown   (timeout, connection lost, Hub shutting down)
+ */
+import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
+import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
+import type { HubContext, SendResult } from '../context.js';
+import type { InvocationPatch, InvocationRecord } from '../store/types.js';
+import { transitionInvocation } from './transition.js';
+
+export async function sendAndRecord(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+  const system = await ctx.store.getSystem(rec.system_id);
+  const auth = await ctx.store.getAuthorization(rec.authorization_ref);
+  let result: SendResult;
+  if (!system || !auth) {
+    result = { kind: 'no_response', reason: 'aborted', detail: 'system or authorization missing at send time; nothing was sent' };
+  } else {
+    ctx.metrics.count(rec.client_id, 'dispatches');
+    try {
+      result = await ctx.edge.send({
+        baseUrl: system.base_url,
+        secret: system.signing_secret,
+        op: rec.operation,
+        args: rec.arguments,
+        onBehalfOf: auth.on_behalf_of,
+        jobId: rec.run_id,
+        idempotencyKey: rec.invocation_id,
+        timeoutMs: rec.operation.timeout_ms,
+        signal: ctx.shutdown,
+      });
+    } catch (err) {
+      ctx.logger.error({ invocation_id: rec.invocation_id, err: String(err) }, 'send raised; recording unknown');
+      result = { kind: 'no_response', reason: 'connection_lost', detail: 'the send failed unexpectedly' };
+    }
+  }
+  const at = ctx.now();
+  const { to, patch } = outcomeOf(result, at.toISOString());
+  const res = await transitionInvocation(ctx, {
+    invocation_id: rec.invocation_id,
+    from: 'dispatching',
+    to,
+    at: at.toISOString(),
+    patch,
+    release_permit: { now_ms: at.getTime() },
+    audit: {
+      actor,
+      kind: 'invocation.dispatched',
+      detail: {
+        outcome: result.kind === 'response' ? `http_${result.status}` : result.reason,
+        business_status: result.kind === 'response' ? result.status : null,
+      },
+    },
+  });
+  if (res.kind === 'stale') {
+    // Only startup recovery moves `dispatching` records, and never while this process is sending.
+    throw new Error(`invocation ${rec.invocation_id} left dispatching while its send was in progress`);
+  }
+  return res.record;
+}
+
+function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed' | 'unknown'; patch: InvocationPatch } {
+  if (result.kind === 'no_response') {
+    const evidence: ReconciliationEvidence = {
+      checked_at: at,
+      source: 'dispatch_response',
+      outcome: 'inconclusive',
+      http_status: null,
+      evidence_digest: null,
+      detail: `no response from the business system (${result.reason})`,
+    };
+    return {
+      to: 'unknown',
+      patch: {
+        dispatch: 'attempted',
+        reason_code: `no_response_${result.reason}`,
+        reason_message: result.detail,
+        add_evidence: evidence,
+      },
+    };
+  }
+  const digest = sha256Hex(canonicalJson(result.body ?? null));
+  const base = { result: result.body ?? null, result_truncated: result.truncated, business_status: result.status };
+  if (result.status >= 200 && result.status < 300) {
+    return {
+      to: 'succeeded',
+      patch: {
+        ...base,
+        dispatch: 'confirmed',
+        reason_code: null,
+        reason_message: null,
+        add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'succeeded', http_status: result.status, evidence_digest: digest, detail: 'the business system confirmed the call' },
+      },
+    };
+  }
+  if (result.status >= 400 && result.status < 500) {
+    return {
+      to: 'failed',
+      patch: {
+        ...base,
+        dispatch: 'confirmed',
+        reason_code: 'business_rejected',
+        reason_message: `the business system rejected the call (HTTP ${result.status})`,
+        add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'failed', http_status: result.status, evidence_digest: digest, detail: 'the business system rejected the call' },
+      },
+    };
+  }
+  return {
+    to: 'unknown',
+    patch: {
+      ...base,
+      dispatch: 'attempted',
+      reason_code: 'business_server_error',
+      reason_message: `the business system answered HTTP ${result.status}; it may or may not have committed the call`,
+      add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'inconclusive', http_status: result.status, evidence_digest: digest, detail: 'server error: the outcome needs checking' },
+    },
+  };
+}

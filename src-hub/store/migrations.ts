@@ -1,0 +1,94 @@
+/**
+ * Numbered schema migrations. Each applied migration's checksum (sha256 of its SQL) is stored;
+ * at start the Hub verifies them and refuses to start when an applied migration was changed.
+ * Never edit a released migration: add a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE clients (
+  client_id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE systems (
+  system_id TEXT PRIMARY KEY, name TEXT NOT NULL, base_url TEXT NOT NULL, spec_path TEXT NOT NULL,
+  signing_secret TEXT NOT NULL, spec_revision TEXT, diagnostics_json TEXT NOT NULL DEFAULT '[]',
+  refreshed_at TEXT, created_at TEXT NOT NULL
+);
+CREATE TABLE operations (
+  system_id TEXT NOT NULL, tool TEXT NOT NULL, declaration_revision TEXT NOT NULL,
+  operation_json TEXT NOT NULL, current INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY (system_id, tool, declaration_revision)
+);
+CREATE INDEX operations_current ON operations (system_id, current);
+CREATE VIRTUAL TABLE operations_fts USING fts5(system_id UNINDEXED, tool_name UNINDEXED, tool, description, system_name, tokenize = 'unicode61');
+CREATE TABLE authorizations (
+  authorization_ref TEXT PRIMARY KEY, system_id TEXT NOT NULL REFERENCES systems(system_id),
+  account TEXT NOT NULL, on_behalf_of TEXT NOT NULL, state TEXT NOT NULL, revision INTEGER NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE TABLE grants (
+  authorization_ref TEXT NOT NULL REFERENCES authorizations(authorization_ref),
+  client_id TEXT NOT NULL REFERENCES clients(client_id),
+  PRIMARY KEY (authorization_ref, client_id)
+);
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY, client_id TEXT NOT NULL, agent_session_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+  authorization_ref TEXT NOT NULL, state TEXT NOT NULL, created_at TEXT NOT NULL, ended_at TEXT
+);
+CREATE TABLE invocations (
+  invocation_id TEXT PRIMARY KEY, client_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  agent_session_id TEXT NOT NULL, turn_id TEXT NOT NULL, authorization_ref TEXT NOT NULL,
+  authorization_revision INTEGER NOT NULL, system_id TEXT NOT NULL, tool TEXT NOT NULL,
+  declaration_revision TEXT NOT NULL, operation_json TEXT NOT NULL, arguments_json TEXT NOT NULL,
+  parameter_digest TEXT NOT NULL, host_call_id TEXT NOT NULL, task_id TEXT, effect TEXT NOT NULL,
+  state TEXT NOT NULL, dispatch TEXT NOT NULL, reason_code TEXT, reason_message TEXT,
+  retry_after_ms INTEGER, result_json TEXT, result_truncated INTEGER NOT NULL DEFAULT 0,
+  business_status INTEGER, approval_id TEXT, reconciliation_json TEXT NOT NULL DEFAULT '[]',
+  permit_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE INDEX invocations_state ON invocations (state);
+CREATE INDEX invocations_task ON invocations (task_id, state);
+CREATE TABLE approvals (
+  approval_id TEXT PRIMARY KEY, invocation_id TEXT NOT NULL UNIQUE, client_id TEXT NOT NULL,
+  authorization_ref TEXT NOT NULL, tool TEXT NOT NULL, parameter_digest TEXT NOT NULL,
+  arguments_preview_json TEXT, prompt TEXT, state TEXT NOT NULL, decision_id TEXT, decided_by TEXT,
+  note TEXT, created_at TEXT NOT NULL, decided_at TEXT
+);
+CREATE INDEX approvals_state ON approvals (state);
+CREATE TABLE tasks (
+  task_id TEXT PRIMARY KEY, client_id TEXT NOT NULL, title TEXT NOT NULL, state TEXT NOT NULL,
+  boundary_json TEXT NOT NULL, writes_used INTEGER NOT NULL DEFAULT 0,
+  permits_granted INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  paused_at TEXT, cancelled_at TEXT
+);
+CREATE TABLE permits (
+  permit_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, invocation_id TEXT NOT NULL UNIQUE,
+  effect TEXT NOT NULL, granted_at_ms INTEGER NOT NULL, released_at_ms INTEGER
+);
+CREATE INDEX permits_open ON permits (task_id, released_at_ms);
+CREATE INDEX permits_granted ON permits (task_id, granted_at_ms);
+CREATE TABLE audit (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, kind TEXT NOT NULL,
+  invocation_id TEXT, task_id TEXT, from_state TEXT, to_state TEXT, detail_json TEXT NOT NULL
+);
+CREATE INDEX audit_invocation ON audit (invocation_id);
+CREATE INDEX audit_task ON audit (task_id);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, client_id TEXT NOT NULL, type TEXT NOT NULL,
+  payload_json TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE INDEX events_client ON events (client_id, seq);
+`,
+  },
+];

@@ -1,0 +1,197 @@
+/** Row <-> record mapping for the SQLite store. Every JSON column is parsed here and only here. */
+import type {
+  ApprovalRecord,
+  AuditRecord,
+  AuthorizationRecord,
+  EventRecord,
+  InvocationRecord,
+  PermitRecord,
+  RunRecord,
+  SystemRecord,
+  TaskRecord,
+} from '../types.js';
+
+type Row = Record<string, unknown>;
+
+const str = (v: unknown): string => String(v);
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T));
+
+export function toSystem(r: Row): SystemRecord {
+  return {
+    system_id: str(r.system_id),
+    name: str(r.name),
+    base_url: str(r.base_url),
+    spec_path: str(r.spec_path),
+    signing_secret: str(r.signing_secret),
+    spec_revision: strOrNull(r.spec_revision),
+    diagnostics: json(r.diagnostics_json, []),
+    refreshed_at: strOrNull(r.refreshed_at),
+    created_at: str(r.created_at),
+  };
+}
+
+export function toAuthorization(r: Row): AuthorizationRecord {
+  return {
+    authorization_ref: str(r.authorization_ref),
+    system_id: str(r.system_id),
+    account: str(r.account),
+    on_behalf_of: str(r.on_behalf_of),
+    state: str(r.state) as AuthorizationRecord['state'],
+    revision: Number(r.revision),
+    created_at: str(r.created_at),
+    updated_at: str(r.updated_at),
+  };
+}
+
+export function toRun(r: Row): RunRecord {
+  return {
+    run_id: str(r.run_id),
+    client_id: str(r.client_id),
+    agent_session_id: str(r.agent_session_id),
+    turn_id: str(r.turn_id),
+    authorization_ref: str(r.authorization_ref),
+    state: str(r.state) as RunRecord['state'],
+    created_at: str(r.created_at),
+    ended_at: strOrNull(r.ended_at),
+  };
+}
+
+export function toInvocation(r: Row): InvocationRecord {
+  return {
+    invocation_id: str(r.invocation_id),
+    client_id: str(r.client_id),
+    run_id: str(r.run_id),
+    agent_session_id: str(r.agent_session_id),
+    turn_id: str(r.turn_id),
+    authorization_ref: str(r.authorization_ref),
+    authorization_revision: Number(r.authorization_revision),
+    system_id: str(r.system_id),
+    tool: str(r.tool),
+    declaration_revision: str(r.declaration_revision),
+    operation: json(r.operation_json, {} as InvocationRecord['operation']),
+    arguments: json(r.arguments_json, {}),
+    parameter_digest: str(r.parameter_digest),
+    host_call_id: str(r.host_call_id),
+    task_id: strOrNull(r.task_id),
+    effect: str(r.effect) as InvocationRecord['effect'],
+    state: str(r.state) as InvocationRecord['state'],
+    dispatch: str(r.dispatch) as InvocationRecord['dispatch'],
+    reason_code: strOrNull(r.reason_code),
+    reason_message: strOrNull(r.reason_message),
+    retry_after_ms: numOrNull(r.retry_after_ms),
+    result: json(r.result_json, null),
+    result_truncated: Number(r.result_truncated) === 1,
+    business_status: numOrNull(r.business_status),
+    approval_id: strOrNull(r.approval_id),
+    reconciliation: json(r.reconciliation_json, []),
+    permit_id: strOrNull(r.permit_id),
+    created_at: str(r.created_at),
+    updated_at: str(r.updated_at),
+  };
+}
+
+export function invocationParams(i: InvocationRecord): Row {
+  return {
+    invocation_id: i.invocation_id,
+    client_id: i.client_id,
+    run_id: i.run_id,
+    agent_session_id: i.agent_session_id,
+    turn_id: i.turn_id,
+    authorization_ref: i.authorization_ref,
+    authorization_revision: i.authorization_revision,
+    system_id: i.system_id,
+    tool: i.tool,
+    declaration_revision: i.declaration_revision,
+    operation_json: JSON.stringify(i.operation),
+    arguments_json: JSON.stringify(i.arguments),
+    parameter_digest: i.parameter_digest,
+    host_call_id: i.host_call_id,
+    task_id: i.task_id,
+    effect: i.effect,
+    state: i.state,
+    dispatch: i.dispatch,
+    reason_code: i.reason_code,
+    reason_message: i.reason_message,
+    retry_after_ms: i.retry_after_ms,
+    result_json: i.result === null || i.result === undefined ? null : JSON.stringify(i.result),
+    result_truncated: i.result_truncated ? 1 : 0,
+    business_status: i.business_status,
+    approval_id: i.approval_id,
+    reconciliation_json: JSON.stringify(i.reconciliation),
+    permit_id: i.permit_id,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+  };
+}
+
+export function toApproval(r: Row): ApprovalRecord {
+  return {
+    approval_id: str(r.approval_id),
+    invocation_id: str(r.invocation_id),
+    client_id: str(r.client_id),
+    authorization_ref: str(r.authorization_ref),
+    tool: str(r.tool),
+    parameter_digest: str(r.parameter_digest),
+    arguments_preview: json(r.arguments_preview_json, null),
+    prompt: strOrNull(r.prompt),
+    state: str(r.state) as ApprovalRecord['state'],
+    decision_id: strOrNull(r.decision_id),
+    decided_by: strOrNull(r.decided_by),
+    note: strOrNull(r.note),
+    created_at: str(r.created_at),
+    decided_at: strOrNull(r.decided_at),
+  };
+}
+
+export function toTask(r: Row): TaskRecord {
+  return {
+    task_id: str(r.task_id),
+    client_id: str(r.client_id),
+    title: str(r.title),
+    state: str(r.state) as TaskRecord['state'],
+    boundary: json(r.boundary_json, {} as TaskRecord['boundary']),
+    writes_used: Number(r.writes_used),
+    permits_granted: Number(r.permits_granted),
+    created_at: str(r.created_at),
+    updated_at: str(r.updated_at),
+    paused_at: strOrNull(r.paused_at),
+    cancelled_at: strOrNull(r.cancelled_at),
+  };
+}
+
+export function toPermit(r: Row): PermitRecord {
+  return {
+    permit_id: str(r.permit_id),
+    task_id: str(r.task_id),
+    invocation_id: str(r.invocation_id),
+    effect: str(r.effect) as PermitRecord['effect'],
+    granted_at_ms: Number(r.granted_at_ms),
+    released_at_ms: numOrNull(r.released_at_ms),
+  };
+}
+
+export function toAudit(r: Row): AuditRecord {
+  return {
+    seq: Number(r.seq),
+    at: str(r.at),
+    actor: str(r.actor),
+    kind: str(r.kind),
+    invocation_id: strOrNull(r.invocation_id),
+    task_id: strOrNull(r.task_id),
+    from_state: strOrNull(r.from_state),
+    to_state: strOrNull(r.to_state),
+    detail: json(r.detail_json, {}),
+  };
+}
+
+export function toEvent(r: Row): EventRecord {
+  return {
+    seq: Number(r.seq),
+    client_id: str(r.client_id),
+    type: str(r.type),
+    payload: json(r.payload_json, {}),
+    at: str(r.at),
+  };
+}

@@ -1,0 +1,335 @@
+/**
+ * The Hub's storage interface. Handlers and services only talk to `HubStore`; the SQLite
+ * implementation (store/sqlite) is the default. Every method that changes more than one row does
+ * so atomically, so a PostgreSQL implementation can follow with SERIALIZABLE transactions or
+ * `SELECT ... FOR UPDATE` on the task row without touching handlers.
+ */
+import type {
+  ApprovalState,
+  AuthorizationState,
+  DispatchEvidence,
+  InvocationState,
+  RunState,
+  TaskState,
+} from '../../src-shared/states.js';
+import type {
+  ReconciliationEvidence,
+  SpecDiagnostic,
+  TaskBoundary,
+} from '../../src-shared/hub-api.js';
+import type { CompiledOperation } from '../acc/types.js';
+
+export interface ClientRecord {
+  client_id: string;
+  name: string;
+  token_hash: string;
+  created_at: string;
+}
+
+export interface SystemRecord {
+  system_id: string;
+  name: string;
+  base_url: string;
+  spec_path: string;
+  /** Held only in the Hub's store; never logged or returned by any route. */
+  signing_secret: string;
+  spec_revision: string | null;
+  diagnostics: SpecDiagnostic[];
+  refreshed_at: string | null;
+  created_at: string;
+}
+
+export interface OperationRecord {
+  system_id: string;
+  tool: string;
+  declaration_revision: string;
+  operation: CompiledOperation;
+}
+
+export interface AuthorizationRecord {
+  authorization_ref: string;
+  system_id: string;
+  account: string;
+  on_behalf_of: string;
+  state: AuthorizationState;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RunRecord {
+  run_id: string;
+  client_id: string;
+  agent_session_id: string;
+  turn_id: string;
+  authorization_ref: string;
+  state: RunState;
+  created_at: string;
+  ended_at: string | null;
+}
+
+export interface InvocationRecord {
+  invocation_id: string;
+  client_id: string;
+  run_id: string;
+  agent_session_id: string;
+  turn_id: string;
+  authorization_ref: string;
+  authorization_revision: number;
+  system_id: string;
+  tool: string;
+  declaration_revision: string;
+  /** The compiled operation as declared when the call was made: resume sends exactly this. */
+  operation: CompiledOperation;
+  /** The original arguments, kept server-side so an approved call runs with exactly them. */
+  arguments: Record<string, unknown>;
+  parameter_digest: string;
+  host_call_id: string;
+  task_id: string | null;
+  effect: 'read' | 'write';
+  state: InvocationState;
+  dispatch: DispatchEvidence;
+  reason_code: string | null;
+  reason_message: string | null;
+  retry_after_ms: number | null;
+  result: unknown;
+  result_truncated: boolean;
+  business_status: number | null;
+  approval_id: string | null;
+  reconciliation: ReconciliationEvidence[];
+  permit_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type InvocationPatch = Partial<
+  Pick<
+    InvocationRecord,
+    | 'dispatch'
+    | 'reason_code'
+    | 'reason_message'
+    | 'retry_after_ms'
+    | 'result'
+    | 'result_truncated'
+    | 'business_status'
+    | 'approval_id'
+    | 'permit_id'
+  >
+> & { add_evidence?: ReconciliationEvidence };
+
+export interface ApprovalRecord {
+  approval_id: string;
+  invocation_id: string;
+  client_id: string;
+  authorization_ref: string;
+  tool: string;
+  parameter_digest: string;
+  arguments_preview: Record<string, unknown> | null;
+  prompt: string | null;
+  state: ApprovalState;
+  decision_id: string | null;
+  decided_by: string | null;
+  note: string | null;
+  created_at: string;
+  decided_at: string | null;
+}
+
+export interface TaskRecord {
+  task_id: string;
+  client_id: string;
+  title: string;
+  state: TaskState;
+  boundary: TaskBoundary;
+  writes_used: number;
+  permits_granted: number;
+  created_at: string;
+  updated_at: string;
+  paused_at: string | null;
+  cancelled_at: string | null;
+}
+
+export interface PermitRecord {
+  permit_id: string;
+  task_id: string;
+  invocation_id: string;
+  effect: 'read' | 'write';
+  granted_at_ms: number;
+  released_at_ms: number | null;
+}
+
+/** What the permit policy sees inside the dispatch transaction. */
+export interface PermitSnapshot {
+  task: TaskRecord;
+  in_flight: number;
+  used_in_window: number;
+  window_start_ms: number;
+  window_end_ms: number;
+}
+
+export type PermitDecision =
+  | { ok: true }
+  | { ok: false; code: string; message: string; retry_after_ms: number | null };
+
+export type PermitEvaluator = (snapshot: PermitSnapshot, effect: 'read' | 'write', nowMs: number) => PermitDecision;
+
+export interface AuditInput {
+  actor: string;
+  kind: string;
+  detail: Record<string, unknown>;
+}
+
+export interface AuditRecord {
+  seq: number;
+  at: string;
+  actor: string;
+  kind: string;
+  invocation_id: string | null;
+  task_id: string | null;
+  from_state: string | null;
+  to_state: string | null;
+  detail: Record<string, unknown>;
+}
+
+export interface EventRecord {
+  seq: number;
+  client_id: string;
+  type: string;
+  payload: Record<string, unknown>;
+  at: string;
+}
+
+export interface ApprovalDecisionInput {
+  approval_id: string;
+  decision_id: string;
+  state: 'approved' | 'denied';
+  decided_by: string;
+  note: string | null;
+}
+
+/**
+ * One atomic change of an invocation: the state move (compare-and-set on `from`), an optional
+ * permit (checked and granted in the same transaction), optional approval rows, the audit entry
+ * and the durable event. Built only by `transitionInvocation` (invocations/transition.ts).
+ */
+export interface InvocationChange {
+  invocation_id: string;
+  from: InvocationState | 'new';
+  to: InvocationState;
+  at: string;
+  /** Required when from === 'new': the full record (its state is overwritten with the outcome). */
+  create?: InvocationRecord;
+  patch?: InvocationPatch;
+  /** Check and grant a task permit atomically with the move; refusals take `refused_to`. */
+  permit?: {
+    task_id: string;
+    effect: 'read' | 'write';
+    now_ms: number;
+    window_ms: number | null;
+    evaluate: PermitEvaluator;
+    permit_id: string;
+    /** State on refusal, or null to keep the current state (an approved call stays approved). */
+    refused_to: InvocationState | null;
+  };
+  release_permit?: { now_ms: number };
+  create_approval?: ApprovalRecord;
+  decide_approval?: ApprovalDecisionInput;
+  audit: AuditInput;
+  /** Renders the event payload (the receipt) from the stored record inside the transaction. */
+  render: (record: InvocationRecord, approval: ApprovalRecord | null) => Record<string, unknown>;
+}
+
+export type InvocationChangeResult =
+  | { kind: 'applied'; record: InvocationRecord; approval: ApprovalRecord | null; permit: PermitRecord | null; event_seq: number }
+  | { kind: 'refused'; record: InvocationRecord; approval: ApprovalRecord | null; refusal: Extract<PermitDecision, { ok: false }>; event_seq: number }
+  | { kind: 'stale'; current: InvocationRecord | null };
+
+export interface TaskUsage {
+  in_flight: number;
+  used_in_window: number;
+  window_start_ms: number | null;
+  window_end_ms: number | null;
+  counts: Partial<Record<InvocationState, number>>;
+  unresolved: Array<{ invocation_id: string; state: InvocationState; tool: string; authorization_ref: string; updated_at: string }>;
+}
+
+export interface TaskChange {
+  task_id: string;
+  from: TaskState;
+  to: TaskState;
+  at: string;
+  audit: AuditInput;
+}
+
+export interface MigrationStatus {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: string;
+}
+
+export interface HubStore {
+  readonly kind: 'sqlite';
+  readonly durability: string;
+  hubId(): string;
+  tokenSalt(): string;
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+  migrations(): Promise<MigrationStatus[]>;
+
+  createClient(c: ClientRecord, audit: AuditInput): Promise<void>;
+  upsertClient(c: ClientRecord, audit: AuditInput): Promise<void>;
+  getClient(clientId: string): Promise<ClientRecord | null>;
+  listClients(): Promise<ClientRecord[]>;
+
+  upsertSystem(s: Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>, at: string, audit: AuditInput): Promise<SystemRecord>;
+  getSystem(systemId: string): Promise<SystemRecord | null>;
+  listSystems(): Promise<SystemRecord[]>;
+  /** Replace the system's current operations (and its search index) in one transaction. */
+  replaceOperations(systemId: string, ops: OperationRecord[], specRevision: string, diagnostics: SpecDiagnostic[], at: string, audit: AuditInput): Promise<void>;
+  recordDiagnostics(systemId: string, diagnostics: SpecDiagnostic[], audit: AuditInput): Promise<void>;
+  currentOperation(systemId: string, tool: string): Promise<OperationRecord | null>;
+  currentOperations(systemIds: string[]): Promise<OperationRecord[]>;
+  searchOperations(ftsQuery: string, systemIds: string[], limit: number): Promise<Array<{ op: OperationRecord; score: number }>>;
+
+  createAuthorization(a: AuthorizationRecord, audit: AuditInput): Promise<void>;
+  getAuthorization(ref: string): Promise<AuthorizationRecord | null>;
+  listAuthorizations(clientId?: string): Promise<AuthorizationRecord[]>;
+  grant(ref: string, clientId: string, audit: AuditInput): Promise<void>;
+  isGranted(ref: string, clientId: string): Promise<boolean>;
+  grantees(ref: string): Promise<string[]>;
+  /** Update state/binding (revision + 1), audit it and append an event for every grantee. */
+  updateAuthorization(
+    ref: string,
+    patch: { state: AuthorizationState; account?: string; on_behalf_of?: string },
+    at: string,
+    audit: AuditInput,
+    render: (a: AuthorizationRecord) => Record<string, unknown>,
+  ): Promise<AuthorizationRecord | null>;
+
+  createRun(r: RunRecord): Promise<void>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  endRun(runId: string, at: string): Promise<RunRecord | null>;
+
+  getInvocation(invocationId: string): Promise<InvocationRecord | null>;
+  applyInvocationChange(change: InvocationChange): Promise<InvocationChangeResult>;
+  listInvocationsInState(state: InvocationState): Promise<InvocationRecord[]>;
+
+  getApproval(approvalId: string): Promise<ApprovalRecord | null>;
+  listApprovals(state?: ApprovalState): Promise<ApprovalRecord[]>;
+
+  appendAudit(entry: AuditInput & { invocation_id?: string | null; task_id?: string | null; from_state?: string | null; to_state?: string | null }, at: string): Promise<void>;
+  listAudit(filter: { invocation_id?: string; task_id?: string; limit?: number }): Promise<AuditRecord[]>;
+
+  listEvents(clientId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  appendEvent(clientId: string, type: string, payload: Record<string, unknown>, at: string): Promise<number>;
+
+  createTask(t: TaskRecord, audit: AuditInput): Promise<void>;
+  getTask(taskId: string): Promise<TaskRecord | null>;
+  listTasks(clientId?: string): Promise<TaskRecord[]>;
+  /** Compare-and-set the task state; null when the task moved meanwhile. */
+  changeTaskState(change: TaskChange): Promise<TaskRecord | null>;
+  taskUsage(taskId: string, nowMs: number, windowMs: number | null): Promise<TaskUsage>;
+  listPermits(taskId: string): Promise<PermitRecord[]>;
+
+  close(): Promise<void>;
+}

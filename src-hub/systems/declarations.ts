@@ -1,0 +1,63 @@
+/** Declarations (what the model sees) and ranked tool search across a client's authorizations. */
+import type { Declaration, ToolSearchRequest, ToolSearchResponse } from '../../src-shared/hub-api.js';
+import type { HubContext } from '../context.js';
+import type { AuthorizationRecord, OperationRecord, SystemRecord } from '../store/types.js';
+
+export function toDeclaration(hubId: string, auth: AuthorizationRecord, sys: SystemRecord, op: OperationRecord): Declaration {
+  const o = op.operation;
+  return {
+    hub_id: hubId,
+    authorization_ref: auth.authorization_ref,
+    system_id: sys.system_id,
+    system_name: sys.name,
+    account: auth.account,
+    tool: o.tool,
+    description: o.description,
+    input_schema: o.input_schema,
+    effect: o.effect,
+    side_effect: o.side_effect,
+    risk_level: o.risk_level,
+    approval: { required: o.approval.required || o.risk_level === 'high', prompt: o.approval.prompt, when: o.approval.when },
+    idempotent: o.idempotent,
+    timeout_ms: o.timeout_ms,
+    scope: o.scope,
+    audit_sensitive: o.audit_sensitive,
+    guidance: o.guidance,
+    declaration_revision: op.declaration_revision,
+  };
+}
+
+/** FTS5 query from free text: every word as a quoted prefix term, OR-ed. Empty -> null (list all). */
+export function ftsQuery(text: string): string | null {
+  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w}"*`).join(' OR ');
+}
+
+export async function searchTools(ctx: HubContext, clientId: string, req: ToolSearchRequest): Promise<ToolSearchResponse> {
+  const limit = req.limit ?? 10;
+  let auths = (await ctx.store.listAuthorizations(clientId)).filter((a) => a.state !== 'revoked');
+  if (req.authorization_refs) {
+    const wanted = new Set(req.authorization_refs);
+    auths = auths.filter((a) => wanted.has(a.authorization_ref));
+  }
+  const systemIds = [...new Set(auths.map((a) => a.system_id))];
+  const q = ftsQuery(req.query);
+  const hits = q
+    ? await ctx.store.searchOperations(q, systemIds, limit * 4)
+    : (await ctx.store.currentOperations(systemIds)).map((op) => ({ op, score: 0 }));
+  const systems = new Map<string, SystemRecord>();
+  for (const id of systemIds) {
+    const s = await ctx.store.getSystem(id);
+    if (s) systems.set(id, s);
+  }
+  const out: ToolSearchResponse['declarations'] = [];
+  for (const hit of hits) {
+    const sys = systems.get(hit.op.system_id);
+    if (!sys) continue;
+    for (const auth of auths.filter((a) => a.system_id === hit.op.system_id)) {
+      out.push({ ...toDeclaration(ctx.hubId, auth, sys, hit.op), score: hit.score });
+    }
+  }
+  return { declarations: out.slice(0, limit) };
+}

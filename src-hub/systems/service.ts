@@ -1,0 +1,87 @@
+/**
+ * Business systems: register (base URL + signing secret), refresh the spec (fetch + compile),
+ * and render the admin view. A refresh that fails or yields an invalid spec keeps the previous
+ * declarations; operations that cannot be compiled are reported as coded diagnostics.
+ */
+import type { HubSystem, RegisterSystemRequest } from '../../src-shared/hub-api.js';
+import type { HubContext } from '../context.js';
+import { HubError, notFound } from '../errors.js';
+import type { SystemRecord } from '../store/types.js';
+
+export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
+
+export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubSystem> {
+  const ops = await ctx.store.currentOperations([s.system_id]);
+  return {
+    system_id: s.system_id,
+    name: s.name,
+    base_url: s.base_url,
+    spec_path: s.spec_path,
+    spec_revision: s.spec_revision,
+    tool_count: ops.length,
+    diagnostics: s.diagnostics,
+    refreshed_at: s.refreshed_at,
+  };
+}
+
+export async function registerSystem(
+  ctx: HubContext,
+  req: RegisterSystemRequest,
+  actor: string,
+  opts: { requireSpec: boolean } = { requireSpec: true },
+): Promise<HubSystem> {
+  const specPath = req.spec_path ?? DEFAULT_SPEC_PATH;
+  const fetched = await ctx.edge.fetchSpec(req.base_url, specPath, ctx.settings.specTimeoutMs);
+  if (!fetched.ok && opts.requireSpec) {
+    throw new HubError(502, 'system_unreachable', `could not fetch ${specPath} from ${req.base_url}: ${fetched.message}; nothing was registered`);
+  }
+  const sys = await ctx.store.upsertSystem(
+    { system_id: req.system_id, name: req.name, base_url: req.base_url, spec_path: specPath, signing_secret: req.signing_secret },
+    ctx.now().toISOString(),
+    { actor, kind: 'system.registered', detail: { system_id: req.system_id, base_url: req.base_url, spec_path: specPath } },
+  );
+  if (fetched.ok) await applySpec(ctx, sys, fetched.doc, actor);
+  else ctx.logger.warn({ system_id: sys.system_id, code: fetched.code }, 'system registered without a spec; refresh it later');
+  const after = await ctx.store.getSystem(sys.system_id);
+  return systemView(ctx, after ?? sys);
+}
+
+export async function refreshSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {
+  const sys = await ctx.store.getSystem(systemId);
+  if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
+  const fetched = await ctx.edge.fetchSpec(sys.base_url, sys.spec_path, ctx.settings.specTimeoutMs);
+  if (!fetched.ok) {
+    throw new HubError(502, 'system_unreachable', `could not fetch the spec of ${systemId}: ${fetched.message}; the previous spec is kept`);
+  }
+  await applySpec(ctx, sys, fetched.doc, actor);
+  const after = await ctx.store.getSystem(systemId);
+  return systemView(ctx, after ?? sys);
+}
+
+async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor: string): Promise<void> {
+  const compiled = ctx.edge.compileSpec(doc);
+  if (compiled.operations.length === 0 && compiled.diagnostics.length > 0) {
+    await ctx.store.recordDiagnostics(sys.system_id, compiled.diagnostics, {
+      actor,
+      kind: 'system.spec_rejected',
+      detail: { system_id: sys.system_id, diagnostics: compiled.diagnostics.length },
+    });
+    throw new HubError(
+      422,
+      'spec_invalid',
+      `the spec of ${sys.system_id} yields no usable operation (${compiled.diagnostics.map((d) => d.code).join(', ')}); the previous spec is kept`,
+    );
+  }
+  await ctx.store.replaceOperations(
+    sys.system_id,
+    compiled.operations.map((op) => ({ system_id: sys.system_id, tool: op.tool, declaration_revision: op.declaration_revision, operation: op })),
+    compiled.spec_revision,
+    compiled.diagnostics,
+    ctx.now().toISOString(),
+    {
+      actor,
+      kind: 'system.spec_refreshed',
+      detail: { system_id: sys.system_id, spec_revision: compiled.spec_revision, tools: compiled.operations.length, diagnostics: compiled.diagnostics.length },
+    },
+  );
+}

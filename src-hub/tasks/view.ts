@@ -1,0 +1,35 @@
+/** Renders the wire TaskView (hub-api TaskViewSchema) from a task and its live usage. */
+import type { TaskView } from '../../src-shared/hub-api.js';
+import { INVOCATION_STATES } from '../../src-shared/states.js';
+import type { HubContext } from '../context.js';
+import type { TaskRecord } from '../store/types.js';
+import { isExpired, WINDOW_MS } from './policy.js';
+
+export async function taskView(ctx: HubContext, task: TaskRecord): Promise<TaskView> {
+  const nowMs = ctx.now().getTime();
+  const rl = task.boundary.rate_limit;
+  const usage = await ctx.store.taskUsage(task.task_id, nowMs, rl ? WINDOW_MS[rl.window] : null);
+  const counts = Object.fromEntries(INVOCATION_STATES.map((s) => [s, usage.counts[s] ?? 0])) as TaskView['counts'];
+  return {
+    task_id: task.task_id,
+    client_id: task.client_id,
+    title: task.title,
+    state: task.state,
+    expired: isExpired(task.boundary.expires_at, nowMs),
+    boundary: task.boundary,
+    writes_used: task.writes_used,
+    writes_left: Math.max(0, task.boundary.write_budget - task.writes_used),
+    in_flight: usage.in_flight,
+    rate:
+      rl && usage.window_end_ms !== null
+        ? { count: rl.count, window: rl.window, used_in_window: usage.used_in_window, resets_at: new Date(usage.window_end_ms).toISOString() }
+        : null,
+    counts,
+    permits_granted: task.permits_granted,
+    unresolved: usage.unresolved,
+    created_at: task.created_at,
+    updated_at: task.updated_at,
+    paused_at: task.paused_at,
+    cancelled_at: task.cancelled_at,
+  };
+}

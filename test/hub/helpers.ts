@@ -1,0 +1,160 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON; tests check them with the zod wire schemas */
+/** Test environment for the Hub: real demo business systems, a real Hub (in-process) on a temp SQLite dir. */
+import Database from 'better-sqlite3';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEMO_CONFIG, startDemoSystems, type DemoSystems } from '../../demo/index.js';
+import type { Declaration } from '../../src-shared/hub-api.js';
+import { createHub, type CreateHubOptions, type Hub, type HubConfig } from '../../src-hub/index.js';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export async function http<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.raw !== undefined) {
+    body = opts.raw;
+    headers['content-type'] ??= 'application/json';
+  } else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(base + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, text, headers: res.headers };
+}
+
+export const token = (clientId: string) => `bdc_${clientId}.${randomBytes(24).toString('base64url')}`;
+
+export function demoConfig(demo: DemoSystems, clients: Array<{ client_id: string; token: string }>): HubConfig {
+  const handles = { 'shop-a': demo.shopA, 'shop-b': demo.shopB, inventory: demo.inventory } as const;
+  return {
+    systems: DEMO_CONFIG.systems.map((s) => ({
+      system_id: s.system_id,
+      name: s.name,
+      base_url: handles[s.system_id as keyof typeof handles].url,
+      signing_secret: handles[s.system_id as keyof typeof handles].secret,
+    })),
+    clients: clients.map((c) => ({ client_id: c.client_id, name: c.client_id, token: c.token })),
+    authorizations: DEMO_CONFIG.systems.map((s) => ({
+      authorization_ref: s.authorization_ref,
+      system_id: s.system_id,
+      account: s.account,
+      on_behalf_of: DEMO_CONFIG.on_behalf_of,
+      grant_to: clients.map((c) => c.client_id),
+    })),
+  };
+}
+
+export interface HubEnv {
+  demo: DemoSystems;
+  hub: Hub;
+  dataDir: string;
+  adminToken: string;
+  desk: string; // client token of client "desk"
+  other: string; // client token of client "other"
+  config: HubConfig;
+  agent<T = any>(method: string, path: string, body?: unknown, tok?: string): Promise<HttpResult<T>>;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
+  declaration(authRef: string, tool: string, tok?: string): Promise<Declaration>;
+  run(authRef: string, tok?: string): Promise<string>;
+  invoke(input: { authRef: string; tool: string; args: Record<string, unknown>; runId?: string; id?: string; taskId?: string; tok?: string }): Promise<HttpResult>;
+  /** Opens the Hub's SQLite file read-only for assertions about rows no route exposes. */
+  sql<T = unknown>(query: string, ...params: unknown[]): T[];
+  restart(extra?: Partial<CreateHubOptions>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const newInvocationId = () => `inv_${randomUUID()}`;
+
+export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<HubEnv> {
+  const demo = await startDemoSystems();
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-test-'));
+  const adminToken = `admin-${randomBytes(16).toString('hex')}`;
+  const desk = token('desk');
+  const other = token('other');
+  const config = demoConfig(demo, [
+    { client_id: 'desk', token: desk },
+    { client_id: 'other', token: other },
+  ]);
+  const env: HubEnv = {
+    demo,
+    hub: await createHub({ dataDir, adminToken, config, ...extra }),
+    dataDir,
+    adminToken,
+    desk,
+    other,
+    config,
+    agent: (method, path, body, tok) => http(env.hub.url, method, path, { token: tok ?? desk, body }),
+    admin: (method, path, body) => http(env.hub.url, method, path, { token: adminToken, body }),
+    async declaration(authRef, tool, tok) {
+      const r = await env.agent('POST', '/agent/v1/tools/search', { query: tool, authorization_refs: [authRef], limit: 50 }, tok);
+      const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool && x.authorization_ref === authRef);
+      if (!d) throw new Error(`no declaration ${tool} for ${authRef}: ${r.text}`);
+      return d;
+    },
+    async run(authRef, tok) {
+      const r = await env.agent('POST', '/agent/v1/runs', { agent_session_id: 'sess-1', turn_id: `turn-${randomUUID()}`, authorization_ref: authRef }, tok);
+      if (r.status !== 201) throw new Error(`run: ${r.status} ${r.text}`);
+      return r.body.run_id as string;
+    },
+    async invoke({ authRef, tool, args, runId, id, taskId, tok }) {
+      const d = await env.declaration(authRef, tool, tok);
+      return env.agent(
+        'POST',
+        '/agent/v1/invocations',
+        {
+          invocation_id: id ?? newInvocationId(),
+          run_id: runId ?? (await env.run(authRef, tok)),
+          authorization_ref: authRef,
+          tool,
+          declaration_revision: d.declaration_revision,
+          arguments: args,
+          host_call_id: `call-${randomUUID()}`,
+          ...(taskId ? { task_id: taskId } : {}),
+        },
+        tok,
+      );
+    },
+    sql(query, ...params) {
+      const db = new Database(join(dataDir, 'hub.sqlite'), { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare(query).all(...params) as never[];
+      } finally {
+        db.close();
+      }
+    },
+    async restart(more = {}) {
+      await env.hub.close();
+      env.hub = await createHub({ dataDir, adminToken, config, ...extra, ...more });
+    },
+    async close() {
+      await env.hub.close().catch(() => undefined);
+      await demo.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return env;
+}
+
+/** Business-operation requests (not spec fetches or look-ups) a demo system received. */
+export const opRequests = (h: { requests(): Array<{ kind: string }> }) => h.requests().filter((r) => r.kind === 'operation').length;
