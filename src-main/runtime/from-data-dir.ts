@@ -1,0 +1,76 @@
+/**
+ * Default wiring on a data directory: SQLite archive, scope store and invocation journal side by
+ * side (one durable, access-controlled area), part 1's Hub client and InvocationRuntime, and the
+ * openai-SDK model client. The Hub token and model key are passed in and never written anywhere.
+ *
+ *   <dataDir>/archive.sqlite      conversation events (this part)
+ *   <dataDir>/scopes.sqlite       fixed session scopes (part 1's store)
+ *   <dataDir>/invocations.sqlite  invocation journal, bailing.agent-invocations.v2 (part 1's store)
+ */
+import { mkdirSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSqliteArchive } from '../archive/index.js';
+import { createHubClient, type HubClient } from '../hub-client/index.js';
+import { createSqliteInvocationStore } from '../journal/index.js';
+import { createInvocationRuntime } from './invocations/index.js';
+import { createSqliteScopeStore } from './scope/index.js';
+import { createDeskRuntime, type DeskRuntimeDeps } from './create-desk-runtime.js';
+import type { DeskRuntime, ModelSettingsProvider } from './desk-runtime.js';
+import { adaptHubClient } from './hub-adapter.js';
+
+export interface DataDirRuntimeOptions {
+  dataDir: string;
+  hubUrl: string;
+  hubToken: string;
+  /** The Hub's id (GET /health `hub_id`). When omitted it is read once from /health at start. */
+  hubId?: string;
+  clientId: string;
+  workspaceId?: string;
+  modelSettings: ModelSettingsProvider;
+  /** Other secret values to keep out of the archive (e.g. the model API key from the keychain). */
+  secrets?: () => readonly string[];
+  overrides?: Partial<Pick<DeskRuntimeDeps, 'cache' | 'maxModelRequestsPerTurn' | 'clock' | 'ids' | 'model' | 'systemPromptExtra'>>;
+}
+
+export interface DataDirRuntime {
+  runtime: DeskRuntime;
+  hubClient: HubClient;
+}
+
+export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions): Promise<DataDirRuntime> {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(opts.dataDir, 0o700);
+  } catch {
+    // best effort (e.g. a directory owned by someone else)
+  }
+  const hubClient = createHubClient({ baseUrl: opts.hubUrl, token: opts.hubToken, ...(opts.hubId ? { hubId: opts.hubId } : {}) });
+  let hubId = opts.hubId;
+  if (!hubId) {
+    const health = await hubClient.health();
+    if (typeof health.hub_id !== 'string') throw new Error('the Hub did not report its hub_id');
+    hubId = health.hub_id;
+  }
+  const archive = createSqliteArchive({
+    file: join(opts.dataDir, 'archive.sqlite'),
+    secrets: () => [opts.hubToken, ...(opts.secrets?.() ?? [])],
+  });
+  const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
+  const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite') });
+  const invocations = createInvocationRuntime({ hub: hubClient, invocationStore, scopeStore });
+  const runtime = createDeskRuntime({
+    hub: adaptHubClient(hubClient),
+    invocations,
+    archive,
+    scopeStore,
+    connection: { hubUrl: opts.hubUrl, hubId, clientId: opts.clientId, workspaceId: opts.workspaceId ?? 'default' },
+    modelSettings: opts.modelSettings,
+    ...opts.overrides,
+    async onClose() {
+      archive.close();
+      scopeStore.close();
+      await invocationStore.close?.();
+    },
+  });
+  return { runtime, hubClient };
+}
