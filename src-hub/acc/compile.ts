@@ -12,7 +12,7 @@ import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { SpecDiagnostic } from '../../src-shared/hub-api.js';
 import { ruleProblem } from './approval.js';
 import { checkCapability } from './capability-schema.js';
-import { inlineRefs, RefError } from './refs.js';
+import { inlineRefs, RefError, resolvePointer } from './refs.js';
 import { DEFAULT_TIMEOUT_MS, type CompiledOperation } from './types.js';
 
 export interface CompileResult {
@@ -146,11 +146,12 @@ function compileOperation(
     if (isRequired) required.push(name);
   };
   for (const p of params) add(p.name, p.schema, p.required);
-  const bodyProps = body && isObject(body.schema.properties) ? Object.keys(body.schema.properties) : [];
+  // Sorted: object key order carries no meaning, so it must not change the revision.
+  const bodyProps = body && isObject(body.schema.properties) ? Object.keys(body.schema.properties).sort() : [];
   const bodyRequired = body && Array.isArray(body.schema.required) ? body.schema.required.filter((x): x is string => typeof x === 'string') : [];
   for (const name of bodyProps) add(name, (body?.schema.properties as Json)[name], body?.required === true && bodyRequired.includes(name));
 
-  const input_schema: Json = { type: 'object', properties, required, additionalProperties: false };
+  const input_schema: Json = { type: 'object', properties, required: [...required].sort(), additionalProperties: false };
   try {
     schemaChecker.compile(input_schema);
   } catch (err) {
@@ -222,11 +223,16 @@ export function compileSpec(doc: unknown): CompileResult {
       diagnostics.push({ code: 'schema_invalid', operation: null, message: `path ${path} does not start with /` });
       continue;
     }
-    let pathItem: Json;
+    // Only the path item's own $ref is followed here; schemas inside operations are resolved per operation.
+    let pathItem: unknown = pathItemRaw;
     try {
-      pathItem = resolveObject(doc, pathItemRaw, `path item ${path}`);
+      if (isObject(pathItemRaw) && typeof pathItemRaw.$ref === 'string') pathItem = resolvePointer(doc, pathItemRaw.$ref);
     } catch (err) {
-      diagnostics.push({ code: (err as OperationError).code ?? 'schema_unresolvable', operation: null, message: (err as Error).message });
+      diagnostics.push({ code: 'schema_unresolvable', operation: null, message: `path item ${path}: ${(err as Error).message}` });
+      continue;
+    }
+    if (!isObject(pathItem)) {
+      diagnostics.push({ code: 'schema_invalid', operation: null, message: `path item ${path} is not an object` });
       continue;
     }
     for (const method of METHODS) {
