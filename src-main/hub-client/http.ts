@@ -1,7 +1,8 @@
 /**
  * The request core shared by the agent and admin clients: bearer auth, JSON bodies, a timeout
- * combined with the caller's AbortSignal, error mapping and response validation. No retries:
- * a request is sent at most once.
+ * combined with the caller's AbortSignal, error mapping and response validation. A write (POST) is
+ * sent at most once, never retried; a read-only GET is re-sent once only when its pooled connection
+ * turned out to be closed before any answer.
  */
 import type { z } from 'zod';
 import { HubErrorBodySchema } from '../../src-shared/hub-api.js';
@@ -91,7 +92,16 @@ export function createHttpCore(options: HttpOptions): HttpCore {
       }
       try {
         if (spec.signal?.aborted) throw new HubClientError('aborted', null, null, 'request aborted by the caller', spec.method, spec.path);
-        const res = await doFetch(url(spec.path, spec.query), { method: spec.method, headers, body, signal, redirect: 'error' });
+        const target = url(spec.path, spec.query);
+        let res: Response;
+        try {
+          res = await doFetch(target, { method: spec.method, headers, body, signal, redirect: 'error' });
+        } catch (err) {
+          // A read-only GET whose pooled keep-alive connection had been closed by the peer (e.g. a
+          // restarted Hub) is sent once more on a fresh connection. Writes are never re-sent.
+          if (spec.method !== 'GET' || signal.aborted || !staleConnection(err)) throw err;
+          res = await doFetch(target, { method: spec.method, headers, body, signal, redirect: 'error' });
+        }
         if (!res.ok) throw await errorFrom(res, spec.method, spec.path);
         const text = await res.text();
         let json: unknown;
@@ -128,3 +138,8 @@ export function createHttpCore(options: HttpOptions): HttpCore {
 }
 
 export const enc = encodeURIComponent;
+
+function staleConnection(err: unknown): boolean {
+  const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'UND_ERR_CLOSED';
+}

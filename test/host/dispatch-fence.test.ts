@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { JournalError, createSqliteInvocationStore, type InvocationStore } from '../../src-main/journal/index.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
-import { createSession, declaration, handle, newRun, openHost, type Host } from './helpers/host.js';
+import { createSession, declaration, handle, newRun, openHost } from './helpers/host.js';
 import { faulty, record, entry, tempDir } from './helpers/journal-fixtures.js';
 
 let env: HubEnv;

@@ -22,6 +22,9 @@ export interface HubEnv {
   /** Counters of this client at the Hub (invokes, resumes, dispatches, requests). */
   metrics(): Promise<{ invokes: number; resumes: number; dispatches: number; requests_total: number; requests: Record<string, number> }>;
   restartHub(): Promise<void>;
+  stopHub(): Promise<void>;
+  /** Starts the Hub again on the same port over the (possibly replaced) data directory. */
+  startHub(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,7 +32,7 @@ export async function startHubEnv(): Promise<HubEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bailing-host-hub-'));
   const adminToken = `admin-${Math.random().toString(36).slice(2)}-${Date.now()}-token`;
   const systems = await startDemoSystems();
-  let hub = await createHub({ dataDir, adminToken });
+  let hub: Hub = await createHub({ dataDir, adminToken });
   const admin = createHubAdminClient({ baseUrl: hub.url, token: adminToken });
   const secrets: Record<string, { url: string; secret: string }> = {
     'shop-a': { url: systems.shopA.url, secret: systems.shopA.secret },
@@ -44,7 +47,7 @@ export async function startHubEnv(): Promise<HubEnv> {
     await admin.createAuthorization({ system_id: s.system_id, account: s.account, on_behalf_of: DEMO_CONFIG.on_behalf_of, authorization_ref: s.authorization_ref });
     await admin.grantAuthorization(s.authorization_ref, created.client_id);
   }
-  let client = createHubClient({ baseUrl: hub.url, token: created.token, hubId: hub.hubId });
+  const client = createHubClient({ baseUrl: hub.url, token: created.token, hubId: hub.hubId });
   const env: HubEnv = {
     hub,
     systems,
@@ -60,9 +63,14 @@ export async function startHubEnv(): Promise<HubEnv> {
       return m.clients?.[created.client_id] ?? { invokes: 0, resumes: 0, dispatches: 0, requests_total: 0, requests: {} };
     },
     async restartHub() {
-      const port = hub.port;
+      await env.stopHub();
+      await env.startHub();
+    },
+    async stopHub() {
       await hub.close();
-      hub = await createHub({ dataDir, adminToken, port });
+    },
+    async startHub() {
+      hub = await createHub({ dataDir, adminToken, port: hub.port });
       env.hub = hub;
     },
     async close() {
@@ -71,7 +79,5 @@ export async function startHubEnv(): Promise<HubEnv> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  void client;
-  client = env.client;
   return env;
 }

@@ -1,0 +1,48 @@
+/** A real TCP forwarder in front of the Hub that a test can take down and bring back (an offline Hub). */
+import net from 'node:net';
+
+export interface Proxy {
+  url: string;
+  setDown(down: boolean): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetPort: number): Promise<Proxy> {
+  let down = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    if (down) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    sockets.add(client);
+    sockets.add(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', end);
+    upstream.on('error', end);
+    client.on('close', end);
+    upstream.on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setDown(d) {
+      down = d;
+      if (d) for (const s of sockets) s.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
