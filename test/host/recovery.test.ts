@@ -4,7 +4,6 @@
 // the model's resume/inspect tools call (the same InvocationRuntime method, inside a turn).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import type { RealSessionHandle, SessionScope } from '../../src-main/runtime/contracts.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
@@ -41,7 +40,6 @@ function open(dir: string, opts: Parameters<typeof openHost>[2] = {}) {
   return h;
 }
 const ledger = (key: string) => env.systems.shopA.ledger().filter((l) => l.idempotency_key === key);
-const shopRequests = (key: string) => env.systems.shopA.requests().filter((r) => r.idempotency_key === key).length;
 
 /** The two recovery paths. The model's tool calls runtime.resume/inspect with the live turn's handle. */
 const PATHS: { name: string; handle: (scope: SessionScope) => RealSessionHandle }[] = [
