@@ -142,6 +142,15 @@ describe('demo fault injection', () => {
     expect(shop.ledger()).toHaveLength(1);
   });
 
+  it('two requests with the same key racing through a delay write exactly once', async () => {
+    shop.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 200 });
+    const [first, second] = await Promise.all([send('race-same-key-01', 'Raced'), send('race-same-key-01', 'Raced')]);
+    expect(first).toMatchObject({ kind: 'response', status: 200 });
+    expect(second).toMatchObject({ kind: 'response', status: 200 });
+    expect(shop.ledger()).toHaveLength(1);
+    expect(shop.requests().filter((q) => q.idempotency_key === 'race-same-key-01').map((q) => q.outcome).sort()).toEqual(['answered', 'replayed']);
+  });
+
   it('tracks concurrent in-progress operation requests (current and max observed)', async () => {
     shop.faults.set({ operation: 'get_product', kind: 'hang_after_commit', times: 'always' });
     const controller = new AbortController();

@@ -262,6 +262,28 @@ describe('demo shops and inventory', () => {
     expect(r.status).toBe(400);
   });
 
+  it('answers 413 body_too_large over 1 MiB and writes nothing', async () => {
+    const before = systems.shopA.ledger().length;
+    const r = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/42/content',
+      body: json({ description: 'z'.repeat(1024 * 1024 + 10) }),
+      key: 'too-large-00001',
+    });
+    expect(r.status).toBe(413);
+    expect(r.body).toEqual({ error: 'body_too_large', message: expect.any(String) });
+    expect(systems.shopA.ledger().length).toBe(before);
+  });
+
+  it('never exposes its signing secret through the control routes or the spec', async () => {
+    for (const s of systems.all()) {
+      for (const path of ['/__demo/ledger', '/__demo/requests', '/__demo/state', '/.well-known/bailing/tools.json']) {
+        const text = await (await fetch(s.url + path)).text();
+        expect(text).not.toContain(s.secret);
+      }
+    }
+  });
+
   it('unknown routes answer 404 not_found in the error envelope and are logged', async () => {
     const r = await call(systems.shopA, { method: 'GET', path: '/nope' });
     expect(r.status).toBe(404);
