@@ -32,7 +32,22 @@ export interface ModelClient {
 
 export function createModelClient(settings: ModelSettingsProvider, opts: { timeoutMs?: number } = {}): ModelClient {
   return {
-    async complete(req) {
+    async complete(outer) {
+      // A child signal per request, so SDK listeners never pile up on the turn's signal.
+      const child = new AbortController();
+      const relay = () => child.abort(outer.signal.reason);
+      if (outer.signal.aborted) child.abort(outer.signal.reason);
+      else outer.signal.addEventListener('abort', relay, { once: true });
+      try {
+        return await completeOnce({ ...outer, signal: child.signal });
+      } finally {
+        outer.signal.removeEventListener('abort', relay);
+      }
+    },
+  };
+
+  async function completeOnce(req: ModelRequest): Promise<ModelReply> {
+    {
       const s = await settings.get();
       // A fresh SDK client per request: the key is never kept beyond this call.
       const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'no-key', maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
@@ -79,6 +94,6 @@ export function createModelClient(settings: ModelSettingsProvider, opts: { timeo
       if (req.signal.aborted) finishReason = 'cancelled';
       const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
       return { text, toolCalls, finishReason };
-    },
-  };
+    }
+  }
 }
