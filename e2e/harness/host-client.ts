@@ -1,0 +1,82 @@
+/**
+ * A Node client for the browser host's WebSocket (the same frames the renderer sends), for the
+ * chaos harness and for scenario checks that read the host's state directly. Sends the Origin the
+ * host expects and the per-launch token.
+ */
+import WebSocket from 'ws';
+
+export interface HostEvent {
+  event: string;
+  payload: unknown;
+}
+
+export interface HostClient {
+  call<T = unknown>(name: string, input?: unknown, timeoutMs?: number): Promise<T>;
+  events(): HostEvent[];
+  close(): void;
+}
+
+export class HostCallError extends Error {
+  constructor(
+    readonly call: string,
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${call}: ${code}: ${message}`);
+    this.name = 'HostCallError';
+  }
+}
+
+export async function connectHost(host: { origin: string; token: string }): Promise<HostClient> {
+  const wsUrl = `${host.origin.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(host.token)}`;
+  const ws = new WebSocket(wsUrl, { origin: host.origin });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  let next = 1;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
+  const events: HostEvent[] = [];
+  ws.on('message', (data) => {
+    let frame: { id?: unknown; result?: { ok: boolean; value?: unknown; error?: { error: string; message: string } }; event?: string; payload?: unknown };
+    try {
+      frame = JSON.parse(String(data)) as typeof frame;
+    } catch {
+      return;
+    }
+    if (typeof frame.event === 'string') {
+      events.push({ event: frame.event, payload: frame.payload });
+      return;
+    }
+    if (typeof frame.id !== 'number') return;
+    const p = pending.get(frame.id);
+    if (!p) return;
+    pending.delete(frame.id);
+    const r = frame.result;
+    if (r?.ok) p.resolve(r.value);
+    else p.reject(new HostCallError(p.name, r?.error?.error ?? 'unknown', r?.error?.message ?? 'no result'));
+  });
+  ws.on('close', () => {
+    for (const [, p] of pending) p.reject(new HostCallError(p.name, 'host_gone', 'the host connection closed'));
+    pending.clear();
+  });
+  return {
+    call<T>(name: string, input: unknown = {}, timeoutMs = 30_000) {
+      const id = next++;
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new HostCallError(name, 'timeout', `no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        pending.set(id, {
+          name,
+          resolve: (v) => (clearTimeout(timer), resolve(v as T)),
+          reject: (e) => (clearTimeout(timer), reject(e)),
+        });
+        ws.send(JSON.stringify({ id, call: name, input }));
+      });
+    },
+    events: () => [...events],
+    close: () => ws.close(),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The browser host as the acceptance harness starts it: the app's own composition root
+ * (`bootDesk`) and browser host (`startBrowserHost`), in REMOTE mode against an external Hub, so
+ * that the Hub and the business systems survive a SIGKILL of this process.
+ *
+ *   node --import tsx e2e/harness/host-main.ts --data DIR [--port N] [--static DIR]
+ *   env: BAILING_E2E_HUB_URL     the Hub URL (written into settings.json on first start)
+ *        BAILING_E2E_HUB_TOKEN   the client token (held in this process's memory only)
+ *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by bootDesk)
+ *
+ * Why not `src-main/browser-host/cli.ts`: that CLI takes the remote client token only from the OS
+ * keychain, and the build machines have no Secret Service outside `npm test`'s private D-Bus
+ * session. `bootDesk` accepts an injected keychain, so this launcher hands it one whose backend is
+ * process memory, pre-filled from the environment. Everything else is the app's real wiring.
+ * Prints `BAILING_URL=<url>` once serving, like the CLI.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { bootDesk } from '../../src-main/embedded/boot.js';
+import { startBrowserHost } from '../../src-main/browser-host/index.js';
+import { createKeychain, KEYCHAIN_ACCOUNTS, type KeytarLike } from '../../src-main/keychain/index.js';
+import { createSettingsFileStore, defaultSettings } from '../../src-main/settings/index.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+function memoryBackend(initial: Record<string, string>): KeytarLike {
+  const m = new Map(Object.entries(initial));
+  return {
+    getPassword: async (_s, account) => m.get(account) ?? null,
+    setPassword: async (_s, account, password) => void m.set(account, password),
+    deletePassword: async (_s, account) => m.delete(account),
+    findCredentials: async () => [...m].map(([account, password]) => ({ account, password })),
+  };
+}
+
+async function main(): Promise<void> {
+  const dataDir = resolve(arg('data') ?? '');
+  if (!arg('data')) throw new Error('--data DIR is required');
+  const staticDir = resolve(arg('static') ?? resolve(root, 'out/renderer'));
+  const port = Number(arg('port') ?? 0);
+  const hubUrl = process.env.BAILING_E2E_HUB_URL;
+  const token = process.env.BAILING_E2E_HUB_TOKEN;
+  if (!hubUrl || !token) throw new Error('BAILING_E2E_HUB_URL and BAILING_E2E_HUB_TOKEN are required');
+  delete process.env.BAILING_E2E_HUB_TOKEN;
+  if (!existsSync(resolve(staticDir, 'index.html'))) throw new Error(`the renderer is not built (${staticDir}/index.html missing)`);
+
+  const store = createSettingsFileStore(dataDir);
+  if (store.load() === null) {
+    const s = defaultSettings();
+    store.save({ ...s, hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
+  }
+  const keychain = await createKeychain({ loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }) });
+  const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }).version;
+  const log = (m: string) => console.error(`[host] ${m}`);
+  const boot = await bootDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });
+  const host = await startBrowserHost({ dispatcher: boot.dispatcher, bus: boot.bus, staticDir, port, log });
+  console.log(`BAILING_URL=${host.url}`);
+  const stop = () => {
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    void host
+      .close()
+      .then(() => boot.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(`[host] could not start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
