@@ -69,7 +69,8 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     return { op, validators };
   };
 
-  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: BODY_LIMIT_BYTES });
+  // maxParamLength: idempotency keys (invocation ids) may be 128 characters long; Fastify's default is 100.
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: BODY_LIMIT_BYTES, maxParamLength: 512 });
   app.removeAllContentTypeParsers();
   // Keep the exact body text: the signature is computed over these bytes.
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
@@ -202,8 +203,10 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     const key = header(request.headers, SIGNATURE_HEADERS.idempotencyKey) ?? '';
     const jobId = header(request.headers, SIGNATURE_HEADERS.jobId) ?? '';
     const onBehalfOf = header(request.headers, SIGNATURE_HEADERS.onBehalfOf) ?? '';
-    if (initialOp.write && !/^[A-Za-z0-9._:-]{8,128}$/.test(key)) {
-      return reply.code(400).send(errorBody('idempotency_key_required', 'writes need an x-bailing-idempotency-key (8-128 chars)'));
+    if (initialOp.write && !/^[\x21-\x7e]{8,256}$/.test(key)) {
+      return reply
+        .code(400)
+        .send(errorBody('idempotency_key_required', 'writes need an x-bailing-idempotency-key (8-256 visible ASCII characters)'));
     }
     const fingerprint = sha256Hex(`${request.method} ${request.raw.url ?? request.url} ${rawBodyOf(request)}`);
 

@@ -42,6 +42,16 @@ describe('lookupOperation against a demo shop', () => {
     expect(await lookup('lookup-fail-0001')).toMatchObject({ outcome: 'failed', http_status: 422 });
   });
 
+  it('works for the longest invocation id (128 characters)', async () => {
+    const key = 'k'.repeat(128);
+    await write(key, { title: 'Long key' });
+    expect(await lookup(key)).toMatchObject({ outcome: 'succeeded', http_status: 200 });
+    expect(await lookup('n'.repeat(128))).toEqual({ outcome: 'not_found' });
+    const odd = 'inv/with_slash?&#';
+    await write(odd, { title: 'Odd key' });
+    expect(await lookup(odd)).toMatchObject({ outcome: 'succeeded' });
+  });
+
   it('not_found for a key the system never committed', async () => {
     expect(await lookup('never-sent-00001')).toEqual({ outcome: 'not_found' });
   });
