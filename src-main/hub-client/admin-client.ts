@@ -69,7 +69,7 @@ export interface HubAdminClient {
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new HubClientError('http', null, 'invalid_request', 'request not sent: body does not match the contract', 'POST', path);
+  if (!r.success) throw new HubClientError('invalid_request', null, 'invalid_request', 'request not sent: body does not match the contract', 'POST', path);
   return r.data;
 }
 
@@ -80,15 +80,15 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
   const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) => http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
 
   return {
-    registerSystem: (req, opts) => post('/admin/v1/systems', checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'), SystemSchema, opts),
+    registerSystem: async (req, opts) => post('/admin/v1/systems', checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'), SystemSchema, opts),
     refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
     createClient: (req, opts) => post('/admin/v1/clients', req, CreateClientResponseSchema, opts),
-    createAuthorization: (req, opts) => post('/admin/v1/authorizations', checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'), AuthorizationSchema, opts),
+    createAuthorization: async (req, opts) => post('/admin/v1/authorizations', checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'), AuthorizationSchema, opts),
     grantAuthorization: (ref, clientId, opts) => post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, LooseObject, opts),
     revokeAuthorization: (ref, opts) => post(`/admin/v1/authorizations/${enc(ref)}/revoke`, {}, AuthorizationSchema, opts),
     rebindAuthorization: (ref, body, opts) => post(`/admin/v1/authorizations/${enc(ref)}/rebind`, body ?? {}, AuthorizationSchema, opts),
     listApprovals: async (query, opts) => (await get('/admin/v1/approvals', ApprovalListSchema, opts, query)).approvals,
-    decideApproval: (id, req, opts) =>
+    decideApproval: async (id, req, opts) =>
       post(`/admin/v1/approvals/${enc(id)}/decision`, checked(ApprovalDecisionRequestSchema, req, '/admin/v1/approvals/decision'), ApprovalSchema, opts),
     listTasks: async (opts) => (await get('/admin/v1/tasks', TaskListSchema, opts)).tasks,
     pauseTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),

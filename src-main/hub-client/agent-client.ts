@@ -67,7 +67,7 @@ function checkRequest<T>(schema: z.ZodType<T>, value: T, method: string, path: s
   const r = schema.safeParse(value);
   if (!r.success) {
     const where = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`).join('; ');
-    throw new HubClientError('http', null, 'invalid_request', `request not sent: ${where}`, method, path);
+    throw new HubClientError('invalid_request', null, 'invalid_request', `request not sent: ${where}`, method, path);
   }
   return r.data;
 }
@@ -83,13 +83,13 @@ export function createHubClient(options: HubClientOptions): HubClient {
     baseUrl: http.baseUrl,
     health: (opts) => get('/health', HealthSchema, opts),
     listAuthorizations: async (opts) => (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
-    searchTools: (req, opts) => post('/agent/v1/tools/search', checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'), ToolSearchResponseSchema, opts),
-    createRun: (req, opts) => post('/agent/v1/runs', checkRequest(CreateRunRequestSchema, req, 'POST', '/agent/v1/runs'), RunSchema, opts),
+    searchTools: async (req, opts) => post('/agent/v1/tools/search', checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'), ToolSearchResponseSchema, opts),
+    createRun: async (req, opts) => post('/agent/v1/runs', checkRequest(CreateRunRequestSchema, req, 'POST', '/agent/v1/runs'), RunSchema, opts),
     endRun: (runId, opts) => post(`/agent/v1/runs/${enc(runId)}/end`, {}, RunSchema, opts),
-    invoke: (req, opts) => post('/agent/v1/invocations', checkRequest(InvokeRequestSchema, req, 'POST', '/agent/v1/invocations'), ReceiptSchema, opts),
+    invoke: async (req, opts) => post('/agent/v1/invocations', checkRequest(InvokeRequestSchema, req, 'POST', '/agent/v1/invocations'), ReceiptSchema, opts),
     getInvocation: (id, opts) => get(`/agent/v1/invocations/${enc(id)}`, ReceiptSchema, opts),
     resumeInvocation: (id, opts) => post(`/agent/v1/invocations/${enc(id)}/resume`, {}, ResumeResponseSchema, opts),
-    createTask: (req, opts) => post('/agent/v1/tasks', checkRequest(CreateTaskRequestSchema, req, 'POST', '/agent/v1/tasks'), TaskViewSchema, opts),
+    createTask: async (req, opts) => post('/agent/v1/tasks', checkRequest(CreateTaskRequestSchema, req, 'POST', '/agent/v1/tasks'), TaskViewSchema, opts),
     listTasks: async (opts) => (await get('/agent/v1/tasks', TaskListSchema, opts)).tasks,
     getTask: (id, opts) => get(`/agent/v1/tasks/${enc(id)}`, TaskViewSchema, opts),
     pauseTask: (id, opts) => post(`/agent/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),

@@ -7,7 +7,8 @@ export type HubClientErrorKind =
   | 'invalid_response' // the Hub answered 2xx but the body does not match the contract
   | 'timeout' // no answer within the client's timeout
   | 'aborted' // the caller's AbortSignal fired
-  | 'network'; // connection refused/reset, DNS, ...
+  | 'network' // connection refused/reset, DNS, ...
+  | 'invalid_request'; // the request failed its own contract and was NOT sent
 
 export class HubClientError extends Error {
   override readonly name = 'HubClientError';
@@ -45,6 +46,7 @@ export function isAuthoritativeNotFound(err: unknown): boolean {
 /** True when the request may have reached the Hub and we do not know what it did. */
 export function isOutcomeUnknown(err: unknown): boolean {
   if (!(err instanceof HubClientError)) return true;
+  if (err.kind === 'invalid_request') return false;
   if (err.kind === 'timeout' || err.kind === 'network' || err.kind === 'aborted' || err.kind === 'invalid_response') return true;
   return err.status === null || err.status >= 500 || err.publicCode === null;
 }

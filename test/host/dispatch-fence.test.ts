@@ -212,6 +212,16 @@ describe('dispatch fence', () => {
     expect((await env.metrics()).invokes - before.invokes).toBe(1);
   });
 
+  it('a Hub refusal before dispatch (stale declaration revision) is not_dispatched, with nothing sent to the shop', async () => {
+    const { host, scope, runId } = await setup('stale-revision');
+    const stale = { ...contentDecl, declaration_revision: 'stale-revision-0' };
+    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), { ...call(runId, 'stale'), declaration: stale });
+    expect(out).toMatchObject({ kind: 'not_sent', feedback: { category: 'declaration_changed', code: 'declaration_changed', next_action: 'search_tools' } });
+    expect(shopRequests(out.invocation_id!)).toBe(0);
+    expect((await host.store.load('stale-revision'))!.entries[0]).toMatchObject({ invocation_id: out.invocation_id, last_state: 'not_dispatched' });
+    expect((await host.runtime.getSessionInvocationStatus('stale-revision')).state).toBe('ready');
+  });
+
   it('a call whose target is not in the session scope is refused without a journal entry or Hub request', async () => {
     const { host, scope, runId } = await setup('foreign-target');
     const shopB = await declaration(host, env.refs.shopB, 'update_product_content');

@@ -18,6 +18,7 @@ const KNOWN_CODES = new Set<string>(HUB_ERROR_CODES);
 
 /** The Hub refused the request before dispatching it: a well-formed 4xx with a known code. */
 function refusedBeforeDispatch(err: unknown): err is HubClientError {
+  if (err instanceof HubClientError && err.kind === 'invalid_request') return true; // never sent
   return err instanceof HubClientError && err.kind === 'http' && err.status !== null && err.status >= 400 && err.status < 500 && err.publicCode !== null && KNOWN_CODES.has(err.publicCode);
 }
 

@@ -4,11 +4,14 @@ import net from 'node:net';
 export interface Proxy {
   url: string;
   setDown(down: boolean): void;
+  /** Everything clients sent through the proxy (request lines and headers included). */
+  sent(): string;
   close(): Promise<void>;
 }
 
 export async function startProxy(targetPort: number): Promise<Proxy> {
   let down = false;
+  let sentText = '';
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (down) {
@@ -18,6 +21,9 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     const upstream = net.connect(targetPort, '127.0.0.1');
     sockets.add(client);
     sockets.add(upstream);
+    client.on('data', (chunk: Buffer) => {
+      sentText += chunk.toString('latin1');
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     const end = () => {
@@ -35,6 +41,7 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
   const port = (server.address() as net.AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
+    sent: () => sentText,
     setDown(d) {
       down = d;
       if (d) for (const s of sockets) s.destroy();
