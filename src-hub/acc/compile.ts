@@ -12,6 +12,7 @@ import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { SpecDiagnostic } from '../../src-shared/hub-api.js';
 import { ruleProblem } from './approval.js';
 import { checkCapability } from './capability-schema.js';
+import { normalizeOpenApi30Schema } from './openapi30.js';
 import { inlineRefs, RefError, resolvePointer } from './refs.js';
 import { DEFAULT_TIMEOUT_MS, type CompiledOperation } from './types.js';
 
@@ -151,7 +152,16 @@ function compileOperation(
   const bodyRequired = body && Array.isArray(body.schema.required) ? body.schema.required.filter((x): x is string => typeof x === 'string') : [];
   for (const name of bodyProps) add(name, (body?.schema.properties as Json)[name], body?.required === true && bodyRequired.includes(name));
 
-  const input_schema: Json = { type: 'object', properties, required: [...required].sort(), additionalProperties: false };
+  for (const p of params) {
+    const t = p.schema.type;
+    const types = Array.isArray(t) ? t : [t];
+    if (types.includes('object') || (p.in === 'path' && types.includes('array'))) {
+      throw new OperationError('parameter_unsupported', `${p.in} parameter ${p.name} must be a scalar${p.in === 'query' ? ' or an array of scalars' : ''}`);
+    }
+  }
+  const isOpenApi30 = typeof (doc as Json).openapi === 'string' && ((doc as Json).openapi as string).startsWith('3.0');
+  const finalProperties = isOpenApi30 ? (normalizeOpenApi30Schema(properties) as Json) : properties;
+  const input_schema: Json = { type: 'object', properties: finalProperties, required: [...required].sort(), additionalProperties: false };
   try {
     schemaChecker.compile(input_schema);
   } catch (err) {

@@ -183,6 +183,18 @@ describe('compileSpec: diagnostics', () => {
       'adjust_stock',
     ],
     [
+      'object-typed path parameter',
+      (d) => (d.paths['/stock/{sku}/adjustments'].post.parameters[0].schema = { type: 'object' }),
+      'parameter_unsupported',
+      'adjust_stock',
+    ],
+    [
+      'object-typed query parameter',
+      (d) => (d.paths['/stock/{sku}/adjustments'].post.parameters[1].schema = { type: 'object', properties: {} }),
+      'parameter_unsupported',
+      'adjust_stock',
+    ],
+    [
       'a schema that does not compile',
       (d) => (d.paths['/products/{product_id}'].get.parameters[0].schema = { type: 'string', minLength: 'one' }),
       'schema_invalid',
@@ -212,6 +224,28 @@ describe('compileSpec: diagnostics', () => {
     const r = compileWith((d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].enabled = false));
     expect(r.diagnostics).toEqual([]);
     expect(r.tools).toEqual(['adjust_stock', 'update_product']);
+  });
+});
+
+describe('compileSpec: OpenAPI 3.0 schemas', () => {
+  it('rewrites nullable and boolean exclusive bounds into JSON Schema 2020-12', () => {
+    const doc = validDoc();
+    doc.openapi = '3.0.3';
+    doc.components.schemas.Adjustment.properties.delta = { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false };
+    doc.components.schemas.Adjustment.properties.reason = { type: 'string', nullable: true, enum: ['a', 'b'] };
+    const r = compileSpec(doc);
+    expect(r.diagnostics).toEqual([]);
+    const adjust = byTool(r.operations, 'adjust_stock');
+    const props = adjust.input_schema.properties as Record<string, unknown>;
+    expect(props.delta).toEqual({ type: 'integer', exclusiveMinimum: 0, maximum: 10 });
+    expect(props.reason).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
+  });
+
+  it('leaves 3.1 schemas untouched', () => {
+    const doc = validDoc();
+    doc.components.schemas.Adjustment.properties.delta = { type: 'integer', exclusiveMinimum: 0 };
+    const adjust = byTool(compileSpec(doc).operations, 'adjust_stock');
+    expect((adjust.input_schema.properties as Record<string, unknown>).delta).toEqual({ type: 'integer', exclusiveMinimum: 0 });
   });
 });
 
