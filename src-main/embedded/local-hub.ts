@@ -41,12 +41,9 @@ async function tokenFor(kc: Keychain, account: string, make: () => string): Prom
 }
 
 export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
-  const adminToken = await tokenFor(opts.keychain, KEYCHAIN_ACCOUNTS.hubAdminToken, () => `bda_${secretPart()}`);
-  let clientToken = await tokenFor(opts.keychain, KEYCHAIN_ACCOUNTS.hubClientToken, () => `bdc_${opts.clientId}.${secretPart()}`);
-  if (!clientToken.startsWith(`bdc_${opts.clientId}.`)) {
-    clientToken = `bdc_${opts.clientId}.${secretPart()}`;
-    await opts.keychain.set(KEYCHAIN_ACCOUNTS.hubClientToken, clientToken);
-  }
+  // Keychain entries are per embedded installation (its client id), so two data folders never share tokens.
+  const adminToken = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubAdminToken}:${opts.clientId}`, () => `bda_${secretPart()}`);
+  const clientToken = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubClientToken}:${opts.clientId}`, () => `bdc_${opts.clientId}.${secretPart()}`);
   const demo = await startDemoSystems();
   try {
     const byId = new Map(demo.all().map((s) => [s.systemId, s]));

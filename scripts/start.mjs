@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/* global process, console, URL */
+// `npm start`: builds what is needed and starts Bailing Desk. With an Electron binary installed it
+// starts the desktop app; without one (as on machines that cannot download it) it says so in one
+// sentence and starts the browser host instead, printing the URL to open.
+// Environment: BAILING_DATA_DIR (data folder), BAILING_PORT (browser host port),
+// BAILING_OPEN_BROWSER=1 (open Chromium on the URL), BAILING_FORCE_BROWSER=1 (browser mode anyway).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const bin = (name) => join(root, 'node_modules/.bin', name);
+
+/** The Electron binary without triggering its download: node_modules/electron/path.txt + dist/<path>. */
+function electronBinary() {
+  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
+    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, 'electron');
+    return existsSync(p) ? p : null;
+  }
+  const dir = join(root, 'node_modules/electron');
+  const pathFile = join(dir, 'path.txt');
+  if (!existsSync(pathFile)) return null;
+  const p = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
+  return existsSync(p) ? p : null;
+}
+
+/** Electron's userData folder for this app, so both modes share one data folder. */
+function defaultDataDir() {
+  if (process.env.BAILING_DATA_DIR) return process.env.BAILING_DATA_DIR;
+  if (process.platform === 'darwin') return join(homedir(), 'Library/Application Support/bailing-desk');
+  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'bailing-desk');
+  return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'bailing-desk');
+}
+
+function run(cmd, args) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) {
+    console.error(`Build step failed: ${cmd} ${args.join(' ')}`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+const electron = process.env.BAILING_FORCE_BROWSER === '1' ? null : electronBinary();
+
+if (electron) {
+  console.log('Building the desktop app…');
+  run(bin('electron-vite'), ['build']);
+  const child = spawn(electron, ['.'], { cwd: root, stdio: 'inherit' });
+  child.on('exit', (code) => process.exit(code ?? 0));
+} else {
+  console.log(
+    'The Electron binary is not installed on this machine (node_modules/electron has no downloaded binary), so Bailing Desk starts in browser mode instead.',
+  );
+  console.log('Building the renderer…');
+  run(bin('vite'), ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn']);
+  const dataDir = defaultDataDir();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src-main/browser-host/cli.ts'), '--data', dataDir], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  });
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk.toString();
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const m = /^BAILING_URL=(.+)$/.exec(line);
+      if (!m) {
+        console.log(line);
+        continue;
+      }
+      console.log(`\nBailing Desk is running. Open this address in a browser:\n\n  ${m[1]}\n\nPress Ctrl+C to stop.`);
+      if (process.env.BAILING_OPEN_BROWSER === '1') {
+        const browser = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+        if (browser) spawn(browser, [m[1]], { stdio: 'ignore', detached: true }).unref();
+        else console.log('BAILING_OPEN_BROWSER=1 was set, but no Chromium was found; open the address yourself.');
+      }
+    }
+  });
+  const forward = (sig) => () => child.kill(sig);
+  process.on('SIGINT', forward('SIGINT'));
+  process.on('SIGTERM', forward('SIGTERM'));
+  child.on('exit', (code) => process.exit(code ?? 0));
+}

@@ -1,0 +1,65 @@
+/**
+ * Electron main: the only code that imports `electron`. Single-instance lock, one window, IPC
+ * registration, and an orderly shutdown that flushes the journal and the archive before exit.
+ * Everything it hosts is plain Node (bootDesk), shared with the browser host.
+ */
+import { app, BrowserWindow, ipcMain } from 'electron';
+import { join } from 'node:path';
+import { bootDesk, type DeskBoot } from '../embedded/boot.js';
+import { registerIpc, type IpcRegistration } from './ipc.js';
+import { createMainWindow, registerAppScheme, serveRenderer } from './window.js';
+
+const log = (msg: string) => console.error(`[bailing] ${msg}`);
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  registerAppScheme();
+  let win: BrowserWindow | null = null;
+  let boot: DeskBoot | null = null;
+  let ipc: IpcRegistration | null = null;
+  let quitting = false;
+
+  app.on('second-instance', () => {
+    if (win) {
+      if (win.isMinimized()) win.restore();
+      win.focus();
+    }
+  });
+
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (event, url) => {
+      if (!url.startsWith('app://bailing/')) event.preventDefault();
+    });
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+
+  app
+    .whenReady()
+    .then(async () => {
+      serveRenderer(join(import.meta.dirname, '../renderer'));
+      boot = await bootDesk({ dataDir: app.getPath('userData'), version: app.getVersion(), log });
+      ipc = registerIpc({ ipcMain, dispatcher: boot.dispatcher, bus: boot.bus, webContents: () => (win && !win.isDestroyed() ? win.webContents : null), log });
+      win = createMainWindow(join(import.meta.dirname, '../preload/index.cjs'));
+      win.on('closed', () => {
+        win = null;
+      });
+    })
+    .catch((err: unknown) => {
+      log(`could not start: ${err instanceof Error ? err.message : String(err)}`);
+      app.exit(1);
+    });
+
+  app.on('window-all-closed', () => app.quit());
+
+  app.on('before-quit', (event) => {
+    if (quitting || !boot) return;
+    event.preventDefault();
+    quitting = true;
+    ipc?.dispose();
+    boot
+      .close()
+      .catch((err: unknown) => log(`shutdown: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => app.exit(0));
+  });
+}

@@ -1,0 +1,58 @@
+// The Hub goes away mid-session: the app says so (a hubConnection event, calls refused with
+// hub_unavailable), nothing is lost, and it reconnects by itself when the Hub is back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createHub, type Hub } from '../../src-hub/index.js';
+import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
+import { startTestDesk, waitFor, type TestDesk } from './support.js';
+
+let desk: TestDesk;
+let revived: Hub | null = null;
+
+beforeAll(async () => {
+  desk = await startTestDesk();
+  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+});
+afterAll(async () => {
+  await desk?.cleanup();
+  await revived?.close();
+});
+
+describe('Hub gone mid-session', () => {
+  it('reports the loss, refuses Hub actions with a coded error, keeps everything, and reconnects', async () => {
+    const events: Array<EventPayload<'hubConnection'>> = [];
+    desk.boot.bus.subscribe((name, payload) => {
+      if (name === 'hubConnection') events.push(payload as EventPayload<'hubConnection'>);
+    });
+    const d = desk.boot.dispatcher;
+    const ctx = { transport: 'browser' as const };
+    const created = await d.call(
+      'createTask',
+      { title: 'Survives', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 3, in_flight_limit: 1 },
+      ctx,
+    );
+    expect(created.ok).toBe(true);
+    const local = desk.boot.local;
+    if (!local) throw new Error('no local hub');
+    const port = local.hub.port;
+
+    await local.hub.close();
+    await waitFor(() => events.some((e) => e.state === 'disconnected'), 10_000, 'disconnected event');
+    expect(desk.boot.gateway.connection().state).toBe('disconnected');
+    expect(await d.call('listTasks', {}, ctx)).toMatchObject({ ok: false, error: { error: 'hub_unavailable' } });
+    expect(await d.call('pauseTask', { task_id: 'any' }, ctx)).toMatchObject({ ok: false, error: { error: 'hub_unavailable' } });
+    // Local views still answer: the conversation and the idle panel do not need the Hub.
+    expect((await d.call('listSessions', {}, ctx)).ok).toBe(true);
+
+    revived = await createHub({ dataDir: join(desk.dir, 'data', 'hub'), port, adminToken: local.adminToken });
+    await waitFor(() => desk.boot.gateway.connection().state === 'connected', 15_000, 'reconnection');
+    expect(events.at(-1)?.state).toBe('connected');
+    const after = (await d.call('listTasks', {}, ctx)) as CallResult<'listTasks'>;
+    const made = created as CallResult<'createTask'>;
+    expect(after.ok && made.ok).toBe(true);
+    if (after.ok && made.ok) {
+      expect(after.value.tasks.map((t) => t.task_id)).toContain(made.value.task_id);
+      expect(after.value.tasks.find((t) => t.task_id === made.value.task_id)?.writes_left).toBe(3);
+    }
+  });
+});

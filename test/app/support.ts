@@ -1,0 +1,47 @@
+// Shared set-up for the app tests: a real desk (embedded local Hub, demo systems, runtime on SQLite
+// files) in a temp data folder, with a session-only keychain so the OS keyring is not touched.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bootDesk, type DeskBoot } from '../../src-main/embedded/boot.js';
+import { createKeychain } from '../../src-main/keychain/index.js';
+
+export interface TestDesk {
+  boot: DeskBoot;
+  dir: string;
+  staticDir: string;
+  cleanup(): Promise<void>;
+}
+
+export async function startTestDesk(): Promise<TestDesk> {
+  const dir = mkdtempSync(join(tmpdir(), 'bailing-app-'));
+  const keychain = await createKeychain({
+    loadBackend: async () => {
+      throw new Error('keytar not used in this test');
+    },
+    sessionOnlyFallback: true,
+  });
+  const boot = await bootDesk({ dataDir: join(dir, 'data'), version: '0.0.0-test', keychain, env: {}, reconnectDelayMs: 150 });
+  const staticDir = join(dir, 'static');
+  mkdirSync(staticDir, { recursive: true });
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
+  return {
+    boot,
+    dir,
+    staticDir,
+    async cleanup() {
+      await boot.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
