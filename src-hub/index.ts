@@ -3,6 +3,7 @@
  * 127.0.0.1 (port 0 = any free port) over a SQLite store in `dataDir`; `hub.close()` stops it.
  * On start it verifies migrations and turns every `dispatching` record into `unknown`.
  */
+import { setMaxListeners } from 'node:events';
 import pino, { type Logger } from 'pino';
 import { hashToken } from './auth/tokens.js';
 import { applyConfig, type HubConfig } from './config.js';
@@ -69,6 +70,7 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
   const logger = options.logger ?? pino({ level: 'silent' });
   const store = options.store ?? createSqliteStore({ dataDir: options.dataDir });
   const shutdown = new AbortController();
+  setMaxListeners(0, shutdown.signal); // one listener per in-flight send
   const now = options.now ?? (() => new Date());
   const settings: HubSettings = {
     ...DEFAULT_SETTINGS,

@@ -18,7 +18,6 @@ export interface HubApp {
 export function buildApp(ctx: HubContext): HubApp {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
