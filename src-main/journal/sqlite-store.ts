@@ -31,6 +31,8 @@ interface SessionCache {
   revision: number;
   schema: StoredJournalRecord['schema'];
   entries: Map<string, CachedEntry>;
+  /** Sum of the serialized entry sizes (for the exact 8 MiB check without re-serializing). */
+  entryBytes: number;
 }
 interface RecordRow {
   schema: string;
@@ -91,7 +93,9 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
     for (const r of selEntries.all(sessionId)) {
       entries.set(r.invocation_id, { pos: r.pos, ref: {}, json: r.body, bytes: Buffer.byteLength(r.body, 'utf8') });
     }
-    return { revision: row.revision, schema: row.schema as StoredJournalRecord['schema'], entries };
+    let entryBytes = 0;
+    for (const e of entries.values()) entryBytes += e.bytes;
+    return { revision: row.revision, schema: row.schema as StoredJournalRecord['schema'], entries, entryBytes };
   }
 
   function checkHeader(sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): void {
@@ -105,47 +109,97 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
     if (!Array.isArray(next.entries)) throw new JournalError('invocation_record_invalid', 'entries must be an array');
   }
 
-  const saveTx = db.transaction((sessionId: string, next: StoredJournalRecord, expectedRevision: number | null) => {
+  interface Change {
+    id: string;
+    pos: number;
+    ref: object;
+    json: string;
+    bytes: number;
+    write: boolean; // false: same content under a new object (only the cache learns the new ref)
+  }
+  interface Plan {
+    cache: SessionCache;
+    changes: Change[];
+    deleted: string[];
+    entryBytes: number;
+  }
+
+  /**
+   * Works out what a save changes. Unchanged entries (the same frozen object at the same position)
+   * cost one map lookup each; only changed entries are validated and serialized.
+   */
+  function plan(cache: SessionCache, next: StoredJournalRecord): Plan {
+    const schemaChanged = cache.schema !== next.schema;
+    const changes: Change[] = [];
+    const changedIds = new Set<string>();
+    let matchedExisting = 0;
+    let entryBytes = cache.entryBytes;
+    const entries = next.entries as unknown[];
+    for (let pos = 0; pos < entries.length; pos++) {
+      const entry = entries[pos];
+      const idValue = (entry as { invocation_id?: unknown } | null)?.invocation_id;
+      const cached = typeof idValue === 'string' ? cache.entries.get(idValue) : undefined;
+      if (cached && !schemaChanged && cached.ref === entry && cached.pos === pos && Object.isFrozen(entry)) {
+        matchedExisting += 1;
+        continue;
+      }
+      const valid = validateEntry(entry, next.schema);
+      const id = valid.invocation_id;
+      const duplicate = changedIds.has(id) || (cached !== undefined && cached.pos !== pos && (entries[cached.pos] as { invocation_id?: unknown } | undefined)?.invocation_id === id);
+      if (duplicate) throw new JournalError('invocation_record_invalid', 'invocation record rejected: duplicate invocation_id');
+      changedIds.add(id);
+      const json = JSON.stringify(valid);
+      const bytes = Buffer.byteLength(json, 'utf8');
+      if (cached) {
+        matchedExisting += 1;
+        entryBytes -= cached.bytes;
+      }
+      entryBytes += bytes;
+      changes.push({ id, pos, ref: entry as object, json, bytes, write: !(cached && cached.json === json && cached.pos === pos) });
+    }
+    let deleted: string[] = [];
+    if (matchedExisting !== cache.entries.size) {
+      const present = new Set(entries.map((e) => (e as { invocation_id: string }).invocation_id));
+      deleted = [...cache.entries.keys()].filter((id) => !present.has(id));
+      for (const id of deleted) entryBytes -= cache.entries.get(id)!.bytes;
+    }
+    return { cache, changes, deleted, entryBytes };
+  }
+
+  const saveTx = db.transaction((sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): Plan => {
     const row = selRecord.get(sessionId);
     const current = row?.revision ?? null;
     if (current !== expectedRevision) {
       throw new JournalError('invocation_store_conflict', `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`, current);
     }
     let cache = caches.get(sessionId);
-    if (!row) cache = { revision: 0, schema: next.schema, entries: new Map() };
+    if (!row) cache = { revision: 0, schema: next.schema, entries: new Map(), entryBytes: 0 };
     else if (!cache || cache.revision !== row.revision) cache = readCache(sessionId, row);
-    const schemaChanged = cache.schema !== next.schema;
-
-    const nextEntries = new Map<string, CachedEntry>();
-    const writes: { id: string; pos: number; json: string }[] = [];
-    let entryBytes = 0;
-    next.entries.forEach((entry, pos) => {
-      const idValue = (entry as { invocation_id?: unknown } | null)?.invocation_id;
-      const cached = typeof idValue === 'string' ? cache.entries.get(idValue) : undefined;
-      let item: CachedEntry;
-      if (cached && !schemaChanged && cached.ref === entry && Object.isFrozen(entry)) {
-        item = cached.pos === pos ? cached : { ...cached, pos };
-      } else {
-        const valid = validateEntry(entry, next.schema);
-        const json = JSON.stringify(valid);
-        item = cached && cached.json === json ? { ...cached, pos, ref: entry } : { pos, ref: entry, json, bytes: Buffer.byteLength(json, 'utf8') };
-      }
-      const key = (entry as { invocation_id: string }).invocation_id;
-      if (nextEntries.has(key)) throw new JournalError('invocation_record_invalid', 'invocation record rejected: duplicate invocation_id');
-      nextEntries.set(key, item);
-      entryBytes += item.bytes;
-      if (!cached || cached.json !== item.json || cached.pos !== pos) writes.push({ id: key, pos, json: item.json });
-    });
-    const size = combinedByteSize(headerByteSize(next), entryBytes, next.entries.length);
+    const p = plan(cache, next);
+    const size = combinedByteSize(headerByteSize(next), p.entryBytes, next.entries.length);
     if (size > MAX_RECORD_BYTES) {
       throw new JournalError('invocation_record_too_large', `invocation record is ${size} bytes; the bound is ${MAX_RECORD_BYTES}`);
     }
-    if (nextEntries.size === 0 && cache.entries.size > 0) deleteAllEntries.run(sessionId);
-    else for (const id of cache.entries.keys()) if (!nextEntries.has(id)) deleteEntry.run(sessionId, id);
-    for (const w of writes) upsertEntry.run(sessionId, w.id, w.pos, w.json);
+    if (next.entries.length === 0 && cache.entries.size > 0) deleteAllEntries.run(sessionId);
+    else for (const id of p.deleted) deleteEntry.run(sessionId, id);
+    for (const c of p.changes) if (c.write) upsertEntry.run(sessionId, c.id, c.pos, c.json);
     upsertRecord.run(sessionId, next.schema, next.revision);
-    return { revision: next.revision, schema: next.schema, entries: nextEntries } satisfies SessionCache;
+    return p;
   });
+
+  /** After the commit only: the cache learns the new revision and entries. */
+  function applyPlan(sessionId: string, next: StoredJournalRecord, p: Plan): void {
+    const cache = p.cache;
+    for (const id of p.deleted) cache.entries.delete(id);
+    for (const c of p.changes) {
+      Object.freeze(c.ref);
+      cache.entries.set(c.id, { pos: c.pos, ref: c.ref, json: c.json, bytes: c.bytes });
+    }
+    cache.revision = next.revision;
+    cache.schema = next.schema;
+    cache.entryBytes = p.entryBytes;
+    caches.set(sessionId, cache);
+  }
 
   return {
     kind: 'sqlite',
@@ -171,24 +225,27 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
       }
       const record = validateRecord({ schema: row.schema, sessionId, revision: row.revision, entries }, 'invocation_record_corrupt');
       const cacheEntries = new Map<string, CachedEntry>();
+      let entryBytes = 0;
       record.entries.forEach((e, pos) => {
         Object.freeze(e);
         const body = rows![pos]!.body;
-        cacheEntries.set(e.invocation_id, { pos, ref: e, json: body, bytes: Buffer.byteLength(body, 'utf8') });
+        const bytes = Buffer.byteLength(body, 'utf8');
+        entryBytes += bytes;
+        cacheEntries.set(e.invocation_id, { pos, ref: e, json: body, bytes });
       });
-      caches.set(sessionId, { revision: record.revision, schema: record.schema, entries: cacheEntries });
+      caches.set(sessionId, { revision: record.revision, schema: record.schema, entries: cacheEntries, entryBytes });
       return record;
     },
     async save(sessionId, next, expectedRevision) {
       checkHeader(sessionId, next, expectedRevision);
-      let cache: SessionCache;
+      let p: Plan;
       try {
-        cache = saveTx.immediate(sessionId, next, expectedRevision);
+        p = saveTx.immediate(sessionId, next, expectedRevision);
       } catch (err) {
+        // The cache may be stale now (another writer); it is re-read when its revision does not match.
         throw unavailable(err);
       }
-      caches.set(sessionId, cache);
-      for (const e of next.entries) Object.freeze(e);
+      applyPlan(sessionId, next, p);
       return next;
     },
     close() {

@@ -151,6 +151,17 @@ describe('sqlite store: a save writes only what changed', () => {
     probe.close();
   });
 
+  it('refuses duplicate invocation ids, whether both copies are new or one is already stored', async () => {
+    const store = createSqliteInvocationStore({ path: join(temp(), 'j.sqlite') });
+    const a = entry();
+    const b = entry();
+    expect(await codeOf(store.save('s1', record('s1', 1, [a, { ...a }]), null))).toBe('invocation_record_invalid');
+    const saved = await store.save('s1', record('s1', 1, [a, b]), null);
+    expect(await codeOf(store.save('s1', record('s1', 2, [...saved.entries, { ...a, last_state: 'succeeded' }] as never), 1))).toBe('invocation_record_invalid');
+    expect(await codeOf(store.save('s1', record('s1', 2, [saved.entries[0]!, saved.entries[0]!] as never), 1))).toBe('invocation_record_invalid');
+    expect(await store.load('s1')).toEqual(record('s1', 1, [a, b]));
+  });
+
   it('an entry mutated in place is not mistaken for unchanged (entries are frozen once saved)', async () => {
     const store = createSqliteInvocationStore({ path: join(temp(), 'j.sqlite') });
     const e = entry();
