@@ -39,7 +39,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   if (values.help) {
-    console.log('usage: npm run demo:systems -- [--shop-a-port N] [--shop-b-port N] [--inventory-port N] [--host H] [--print-secrets] [--config-out FILE]');
+    console.log(
+      'usage: npm run demo:systems -- [--shop-a-port N] [--shop-b-port N] [--inventory-port N] [--host H] [--print-secrets] [--config-out FILE]',
+    );
     return;
   }
   const systems = await startDemoSystems({
@@ -56,7 +58,9 @@ async function main(): Promise<void> {
   }
   if (values['config-out']) {
     const doc = {
-      systems: systems.all().map((s) => ({ system_id: s.systemId, name: s.name, base_url: s.url, signing_secret: s.secret })),
+      systems: systems
+        .all()
+        .map((s) => ({ system_id: s.systemId, name: s.name, base_url: s.url, signing_secret: s.secret })),
     };
     writeFileSync(values['config-out'], JSON.stringify(doc, null, 2) + '\n', { mode: 0o600 });
     console.log(`wrote system config to ${values['config-out']}`);

@@ -11,7 +11,13 @@ import type { DemoSystemHandle } from './types.js';
 
 export { startShop, type StartShopOptions } from './shop/index.js';
 export { startInventory, type StartInventoryOptions } from './inventory/index.js';
-export { DEMO_CONFIG, DEMO_SPEC_PATH, demoSystem, type DemoDescription, type DemoSystemDescription } from './config.js';
+export {
+  DEMO_CONFIG,
+  DEMO_SPEC_PATH,
+  demoSystem,
+  type DemoDescription,
+  type DemoSystemDescription,
+} from './config.js';
 export { SPEC_PATH, LOOKUP_PREFIX, BODY_LIMIT_BYTES } from './core/server.js';
 export * from './types.js';
 

@@ -53,7 +53,8 @@ export interface LedgerEntry {
 }
 
 export type RequestKind = 'operation' | 'lookup' | 'spec' | 'other';
-export type RequestAuth = 'valid' | 'signature_missing' | 'signature_invalid' | 'timestamp_expired' | 'not_required';
+export type RequestAuth =
+  'valid' | 'signature_missing' | 'signature_invalid' | 'timestamp_expired' | 'not_required';
 export type RequestOutcome =
   | 'pending'
   | 'answered'

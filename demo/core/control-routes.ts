@@ -25,7 +25,8 @@ export interface ControlSurface {
   setVariant(v: SpecVariant): void;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; status: number; body: { error: string; message: string } };
+type Parsed<T> =
+  { ok: true; value: T } | { ok: false; status: number; body: { error: string; message: string } };
 
 function parseBody<T>(request: FastifyRequest, schema: z.ZodType<T>): Parsed<T> {
   const raw = typeof request.body === 'string' ? request.body : '';
@@ -39,14 +40,21 @@ function parseBody<T>(request: FastifyRequest, schema: z.ZodType<T>): Parsed<T> 
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join('.') : 'body';
-    return { ok: false, status: 400, body: errorBody('invalid_request', `${where}: ${issue?.message ?? 'invalid'}`) };
+    return {
+      ok: false,
+      status: 400,
+      body: errorBody('invalid_request', `${where}: ${issue?.message ?? 'invalid'}`),
+    };
   }
   return { ok: true, value: result.data };
 }
 
 export function registerControlRoutes(app: FastifyInstance, surface: ControlSurface): void {
   app.get('/__demo/ledger', async () => ({ ledger: surface.ledger() }));
-  app.get('/__demo/requests', async () => ({ requests: surface.requests(), concurrency: surface.concurrency() }));
+  app.get('/__demo/requests', async () => ({
+    requests: surface.requests(),
+    concurrency: surface.concurrency(),
+  }));
   app.get('/__demo/state', async () => ({
     state: surface.state(),
     spec_variant: surface.getVariant(),

@@ -39,7 +39,8 @@ export function createFaultRegistry(): FaultRegistry {
       return consume(operationFaults, operation) ?? consume(operationFaults, '*');
     },
     takeForLookup(operation) {
-      const hit = (operation !== null ? consume(lookupFaults, operation) : null) ?? consume(lookupFaults, '*');
+      const hit =
+        (operation !== null ? consume(lookupFaults, operation) : null) ?? consume(lookupFaults, '*');
       return hit !== null;
     },
   };

@@ -18,8 +18,20 @@ export function buildOpenApi(input: {
   const schemas: Record<string, JsonSchema> = { Error: ErrorSchema };
   for (const op of input.operations) {
     const parameters = [
-      ...op.pathParams.map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: p.schema })),
-      ...op.queryParams.map((p) => ({ name: p.name, in: 'query', required: p.required, description: p.description, schema: p.schema })),
+      ...op.pathParams.map((p) => ({
+        name: p.name,
+        in: 'path',
+        required: true,
+        description: p.description,
+        schema: p.schema,
+      })),
+      ...op.queryParams.map((p) => ({
+        name: p.name,
+        in: 'query',
+        required: p.required,
+        description: p.description,
+        schema: p.schema,
+      })),
     ];
     const operation: Record<string, unknown> = {
       operationId: op.operationId,
@@ -29,7 +41,9 @@ export function buildOpenApi(input: {
       responses: {
         '200': {
           description: 'OK',
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${op.response.schemaName}` } } },
+          content: {
+            'application/json': { schema: { $ref: `#/components/schemas/${op.response.schemaName}` } },
+          },
         },
         default: {
           description: 'Error',

@@ -2,12 +2,7 @@
  * What a demo system remembers: the append-only write ledger, the settled result per idempotency
  * key (for replays and the operations look-up), the request log and the concurrency counter.
  */
-import type {
-  ConcurrencyStats,
-  LedgerEntry,
-  RequestLogEntry,
-  SettledOperation,
-} from '../types.js';
+import type { ConcurrencyStats, LedgerEntry, RequestLogEntry, SettledOperation } from '../types.js';
 
 export interface StoredOutcome extends SettledOperation {
   fingerprint: string; // method + path + body digest of the request that settled the key
@@ -18,7 +13,10 @@ export interface SystemRecords {
   ledger(): LedgerEntry[];
   settle(outcome: Omit<StoredOutcome, 'recorded_at'>): StoredOutcome;
   settled(key: string): StoredOutcome | undefined;
-  startRequest(entry: Omit<RequestLogEntry, 'seq' | 'at' | 'in_flight_at_start'>, countsInFlight: boolean): RequestLogEntry;
+  startRequest(
+    entry: Omit<RequestLogEntry, 'seq' | 'at' | 'in_flight_at_start'>,
+    countsInFlight: boolean,
+  ): RequestLogEntry;
   finishInFlight(): void;
   requests(): RequestLogEntry[];
   concurrency(): ConcurrencyStats;

@@ -57,7 +57,9 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
   const logs = new WeakMap<FastifyRequest, RequestLogEntry>();
 
   const validatorCache = new Map<string, OperationValidators>();
-  const currentOperation = (operationId: string): { op: DemoOperationDef; validators: OperationValidators } => {
+  const currentOperation = (
+    operationId: string,
+  ): { op: DemoOperationDef; validators: OperationValidators } => {
     const op = def.operations(variant).find((o) => o.operationId === operationId);
     if (!op) throw new Error(`operation ${operationId} missing from variant ${variant}`);
     const cacheKey = `${variant}:${operationId}`;
@@ -70,19 +72,28 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
   };
 
   // maxParamLength: idempotency keys (invocation ids) may be 128 characters long; Fastify's default is 100.
-  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: BODY_LIMIT_BYTES, maxParamLength: 512 });
+  const app = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    bodyLimit: BODY_LIMIT_BYTES,
+    maxParamLength: 512,
+  });
   app.removeAllContentTypeParsers();
   // Keep the exact body text: the signature is computed over these bytes.
   app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _request, reply) => {
     const status = err.statusCode ?? 500;
-    if (status === 413) return reply.code(413).send(errorBody('body_too_large', `body exceeds ${BODY_LIMIT_BYTES} bytes`));
-    if (status >= 400 && status < 500) return reply.code(status).send(errorBody('invalid_request', err.message));
+    if (status === 413)
+      return reply.code(413).send(errorBody('body_too_large', `body exceeds ${BODY_LIMIT_BYTES} bytes`));
+    if (status >= 400 && status < 500)
+      return reply.code(status).send(errorBody('invalid_request', err.message));
     return reply.code(500).send(errorBody('internal_error', 'internal error'));
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
+    reply
+      .code(404)
+      .send(errorBody('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
   );
 
   // Request log + concurrency: every request except the control routes.
@@ -123,11 +134,17 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     });
   });
 
-  const rawBodyOf = (request: FastifyRequest): string => (typeof request.body === 'string' ? request.body : '');
+  const rawBodyOf = (request: FastifyRequest): string =>
+    typeof request.body === 'string' ? request.body : '';
 
   const authenticate = (request: FastifyRequest, reply: FastifyReply): boolean => {
     const check = checkSignature(
-      { method: request.method, url: request.raw.url ?? request.url, rawBody: rawBodyOf(request), headers: request.headers },
+      {
+        method: request.method,
+        url: request.raw.url ?? request.url,
+        rawBody: rawBodyOf(request),
+        headers: request.headers,
+      },
       def.secret,
       nowSeconds(),
     );
@@ -158,13 +175,17 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     onBehalfOf: string,
   ): OperationResult => {
     if (op.capability.subject?.required && onBehalfOf.trim() === '') {
-      return { status: 403, body: errorBody('subject_required', 'this operation needs an x-bailing-on-behalf-of subject') };
+      return {
+        status: 403,
+        body: errorBody('subject_required', 'this operation needs an x-bailing-on-behalf-of subject'),
+      };
     }
     const raw = rawBodyOf(request);
     let body: Record<string, unknown> | null = null;
     if (op.body && validators.body) {
       if (raw.trim() === '') {
-        if (op.body.required) return { status: 400, body: errorBody('invalid_request', 'a JSON body is required') };
+        if (op.body.required)
+          return { status: 400, body: errorBody('invalid_request', 'a JSON body is required') };
       } else {
         let parsed: unknown;
         try {
@@ -206,9 +227,16 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     if (initialOp.write && !/^[\x21-\x7e]{8,256}$/.test(key)) {
       return reply
         .code(400)
-        .send(errorBody('idempotency_key_required', 'writes need an x-bailing-idempotency-key (8-256 visible ASCII characters)'));
+        .send(
+          errorBody(
+            'idempotency_key_required',
+            'writes need an x-bailing-idempotency-key (8-256 visible ASCII characters)',
+          ),
+        );
     }
-    const fingerprint = sha256Hex(`${request.method} ${request.raw.url ?? request.url} ${rawBodyOf(request)}`);
+    const fingerprint = sha256Hex(
+      `${request.method} ${request.raw.url ?? request.url} ${rawBodyOf(request)}`,
+    );
 
     /** A settled key answers with its stored result and writes nothing. */
     const replay = (): FastifyReply | null => {
@@ -240,13 +268,18 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
       if (again) return again;
     }
     if (fault?.kind === 'fail_before_commit') {
-      return reply.code(500).send(errorBody('internal_error', 'injected failure before commit; nothing was written'));
+      return reply
+        .code(500)
+        .send(errorBody('internal_error', 'injected failure before commit; nothing was written'));
     }
 
     const { op, validators } = currentOperation(operationId);
     const result: OperationResult =
       fault?.kind === 'reject'
-        ? { status: fault.status ?? 422, body: errorBody(fault.code ?? 'rejected', 'injected rejection; nothing was written') }
+        ? {
+            status: fault.status ?? 422,
+            body: errorBody(fault.code ?? 'rejected', 'injected rejection; nothing was written'),
+          }
         : evaluate(op, validators, request, jobId, onBehalfOf);
 
     if (op.write) {
@@ -301,25 +334,31 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     });
   }
 
-  app.get(`${LOOKUP_PREFIX}:key`, { config: { kind: 'lookup' } satisfies RouteConfig }, async (request, reply) => {
-    if (!authenticate(request, reply)) return reply;
-    const key = (request.params as { key: string }).key;
-    const stored = records.settled(key);
-    if (faults.takeForLookup(stored?.operation ?? null)) {
-      return reply.code(503).send(errorBody('lookup_unavailable', 'the operations look-up is unavailable'));
-    }
-    if (!stored) {
-      return reply.code(404).send(errorBody('operation_not_found', 'no operation was committed with this idempotency key'));
-    }
-    return reply.send({
-      idempotency_key: stored.idempotency_key,
-      operation: stored.operation,
-      status: stored.status,
-      http_status: stored.http_status,
-      result: stored.result,
-      recorded_at: stored.recorded_at,
-    });
-  });
+  app.get(
+    `${LOOKUP_PREFIX}:key`,
+    { config: { kind: 'lookup' } satisfies RouteConfig },
+    async (request, reply) => {
+      if (!authenticate(request, reply)) return reply;
+      const key = (request.params as { key: string }).key;
+      const stored = records.settled(key);
+      if (faults.takeForLookup(stored?.operation ?? null)) {
+        return reply.code(503).send(errorBody('lookup_unavailable', 'the operations look-up is unavailable'));
+      }
+      if (!stored) {
+        return reply
+          .code(404)
+          .send(errorBody('operation_not_found', 'no operation was committed with this idempotency key'));
+      }
+      return reply.send({
+        idempotency_key: stored.idempotency_key,
+        operation: stored.operation,
+        status: stored.status,
+        http_status: stored.http_status,
+        result: stored.result,
+        recorded_at: stored.recorded_at,
+      });
+    },
+  );
 
   const spec = () =>
     buildOpenApi({

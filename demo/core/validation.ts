@@ -32,6 +32,9 @@ export function describeErrors(where: string, v: ValidateFunction): string {
   const e = v.errors?.[0];
   if (!e) return `${where} is invalid`;
   const at = e.instancePath ? `${where}${e.instancePath.replace(/\//g, '.')}` : where;
-  const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : '';
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+      : '';
   return `${at} ${e.message ?? 'is invalid'}${extra}`;
 }

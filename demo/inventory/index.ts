@@ -30,7 +30,8 @@ export function startInventory(opts: StartInventoryOptions): Promise<DemoSystemH
     port: opts.port,
     host: opts.host,
     nowSeconds: opts.nowSeconds,
-    description: 'Demo inventory: stock levels per SKU, stock adjustments and the SKU mapping of shop products.',
+    description:
+      'Demo inventory: stock levels per SKU, stock adjustments and the SKU mapping of shop products.',
     operations: (variant) => inventoryOperations(store, variant),
     state: () => ({
       stock: [...store.stock.values()].sort((a, b) => a.sku.localeCompare(b.sku)),

@@ -14,7 +14,8 @@ const skuParam: ParamDef = {
   name: 'sku',
   schema: { type: 'string', pattern: '^[A-Z0-9][A-Z0-9-]{2,39}$' },
   required: true,
-  description: 'Stock keeping unit. Find it for a shop product with find_sku; never guess it from a product number.',
+  description:
+    'Stock keeping unit. Find it for a shop product with find_sku; never guess it from a product number.',
 };
 
 const StockSchema: JsonSchema = {
@@ -48,7 +49,12 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         enabled: true,
         scope: 'inventory.read',
         risk: { level: 'low' },
-        execution: { readonly: true, idempotent: true, timeout_ms: 5000, rate_limit: { count: 300, window: '1m' } },
+        execution: {
+          readonly: true,
+          idempotent: true,
+          timeout_ms: 5000,
+          rate_limit: { count: 300, window: '1m' },
+        },
         audit: { sensitive: false },
         outcome: { result: 'the stock level', side_effect: 'none' },
       },
@@ -74,8 +80,19 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         schema: {
           type: 'object',
           properties: {
-            delta: { type: 'integer', minimum: -1000, maximum: 1000, not: { const: 0 }, description: 'Units to add (positive) or remove (negative).' },
-            reason: { type: 'string', minLength: 1, maxLength: reasonMax, description: 'Why the stock changes.' },
+            delta: {
+              type: 'integer',
+              minimum: -1000,
+              maximum: 1000,
+              not: { const: 0 },
+              description: 'Units to add (positive) or remove (negative).',
+            },
+            reason: {
+              type: 'string',
+              minLength: 1,
+              maxLength: reasonMax,
+              description: 'Why the stock changes.',
+            },
           },
           required: ['delta', 'reason'],
           additionalProperties: false,
@@ -101,10 +118,18 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         subject: { required: true },
         risk: { level: 'high' },
         approval: { required: true, prompt: 'Adjust stock of {sku} by {delta} ({reason})?' },
-        execution: { readonly: false, idempotent: true, timeout_ms: 10000, rate_limit: { count: 20, window: '1m' } },
+        execution: {
+          readonly: false,
+          idempotent: true,
+          timeout_ms: 10000,
+          rate_limit: { count: 20, window: '1m' },
+        },
         audit: { sensitive: false },
         outcome: { result: 'the new stock level', side_effect: 'write' },
-        guidance: { use_when: 'a stock correction was explicitly requested', avoid_when: 'the task says to leave stock levels unchanged' },
+        guidance: {
+          use_when: 'a stock correction was explicitly requested',
+          avoid_when: 'the task says to leave stock levels unchanged',
+        },
       },
       write: true,
       execute: ({ args }) => {
@@ -114,7 +139,13 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         const delta = Number(args.delta);
         const next = item.on_hand + delta;
         if (next < 0) {
-          return { status: 409, body: errorBody('insufficient_stock', `SKU ${sku} has ${item.on_hand} on hand; cannot remove ${-delta}`) };
+          return {
+            status: 409,
+            body: errorBody(
+              'insufficient_stock',
+              `SKU ${sku} has ${item.on_hand} on hand; cannot remove ${-delta}`,
+            ),
+          };
         }
         const before = item.on_hand;
         item.on_hand = next;
@@ -125,7 +156,10 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         return {
           status: 200,
           body: { adjustment_id, sku, on_hand_before: before, on_hand: next },
-          write: { target: `sku:${sku}`, changes: { on_hand: { before, after: next }, reason: { before: null, after: args.reason } } },
+          write: {
+            target: `sku:${sku}`,
+            changes: { on_hand: { before, after: next }, reason: { before: null, after: args.reason } },
+          },
         };
       },
     },
@@ -138,8 +172,18 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
         'Looks up the verified SKU mapping of one product of one shop. Shops number their products independently: product 42 of shop-a and product 42 of shop-b have different SKUs.',
       pathParams: [],
       queryParams: [
-        { name: 'shop', schema: { type: 'string', minLength: 1, maxLength: 64 }, required: true, description: 'The shop system id, e.g. shop-a.' },
-        { name: 'product_id', schema: { type: 'integer', minimum: 1 }, required: true, description: "The product number in that shop." },
+        {
+          name: 'shop',
+          schema: { type: 'string', minLength: 1, maxLength: 64 },
+          required: true,
+          description: 'The shop system id, e.g. shop-a.',
+        },
+        {
+          name: 'product_id',
+          schema: { type: 'integer', minimum: 1 },
+          required: true,
+          description: 'The product number in that shop.',
+        },
       ],
       body: null,
       response: {
@@ -167,7 +211,10 @@ export function inventoryOperations(store: InventoryStore, variant: SpecVariant)
           ? { status: 200, body: { ...m } }
           : {
               status: 404,
-              body: errorBody('mapping_not_found', `no SKU mapping for product ${String(args.product_id)} of ${String(args.shop)}`),
+              body: errorBody(
+                'mapping_not_found',
+                `no SKU mapping for product ${String(args.product_id)} of ${String(args.shop)}`,
+              ),
             };
       },
     },

@@ -17,7 +17,10 @@ export interface SkuMapping {
 
 const at = '2026-01-05T09:00:00.000Z';
 
-export function seedInventory(shops: { A: string; B: string }): { stock: StockItem[]; mappings: SkuMapping[] } {
+export function seedInventory(shops: { A: string; B: string }): {
+  stock: StockItem[];
+  mappings: SkuMapping[];
+} {
   const item = (sku: string, on_hand: number, location: string): StockItem => ({
     sku,
     on_hand,

@@ -1,4 +1,10 @@
-export { startScriptedModel, NO_STEP_TEXT, type ScriptedModel, type LoggedRequest, type StartScriptedModelOptions } from './server.js';
+export {
+  startScriptedModel,
+  NO_STEP_TEXT,
+  type ScriptedModel,
+  type LoggedRequest,
+  type StartScriptedModelOptions,
+} from './server.js';
 export {
   parseScriptJson,
   stepMatches,

@@ -110,7 +110,9 @@ export function messageText(message: ChatMessage | undefined): string {
   if (typeof c === 'string') return c;
   if (Array.isArray(c)) {
     return c
-      .map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : ''))
+      .map((part) =>
+        part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '',
+      )
       .join('');
   }
   return '';
@@ -151,8 +153,13 @@ export function stepMatches(step: ScriptStep, body: ChatRequestBody): boolean {
   if (m.afterToolResultFor !== undefined || m.toolResultIncludes !== undefined) {
     if (last?.role !== 'tool') return false;
     const results = trailingToolResults(body.messages);
-    if (m.afterToolResultFor !== undefined && !results.some((r) => r.name === m.afterToolResultFor)) return false;
-    if (m.toolResultIncludes !== undefined && !results.some((r) => r.content.includes(m.toolResultIncludes as string))) return false;
+    if (m.afterToolResultFor !== undefined && !results.some((r) => r.name === m.afterToolResultFor))
+      return false;
+    if (
+      m.toolResultIncludes !== undefined &&
+      !results.some((r) => r.content.includes(m.toolResultIncludes as string))
+    )
+      return false;
   }
   if (m.turnUserIncludes !== undefined) {
     const text = lastUserText(body.messages);

@@ -7,7 +7,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stepMatches, type ChatRequestBody, type Script, type ScriptReply, type ScriptStep } from './script.js';
+import {
+  stepMatches,
+  type ChatRequestBody,
+  type Script,
+  type ScriptReply,
+  type ScriptStep,
+} from './script.js';
 
 export interface LoggedRequest {
   seq: number;
@@ -66,7 +72,10 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/v1/models') {
-      sendJson(res, 200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'bailing-desk' }] });
+      sendJson(res, 200, {
+        object: 'list',
+        data: [{ id: modelId, object: 'model', created: 0, owned_by: 'bailing-desk' }],
+      });
       return;
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -85,7 +94,9 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
       body = JSON.parse(raw) as ChatRequestBody;
       if (!body || !Array.isArray(body.messages)) throw new Error('messages missing');
     } catch (err) {
-      sendJson(res, 400, { error: { message: `invalid request: ${String(err)}`, type: 'invalid_request_error' } });
+      sendJson(res, 400, {
+        error: { message: `invalid request: ${String(err)}`, type: 'invalid_request_error' },
+      });
       return;
     }
     const entry = steps.find((s) => !s.used && stepMatches(s.step, body));
@@ -109,11 +120,13 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
     const reply: ScriptReply = entry?.step.reply ?? { text: NO_STEP_TEXT };
     if (reply.delayMs) await sleep(reply.delayMs);
     if (reply.httpError) {
-      sendJson(res, reply.httpError.status, { error: { message: reply.httpError.message, type: 'server_error' } });
+      sendJson(res, reply.httpError.status, {
+        error: { message: reply.httpError.message, type: 'server_error' },
+      });
       return;
     }
     const toolCalls = (reply.toolCalls ?? []).map((tc, i) => {
-      const args = tc.argumentsFrom ? tc.argumentsFrom(body) : tc.arguments ?? {};
+      const args = tc.argumentsFrom ? tc.argumentsFrom(body) : (tc.arguments ?? {});
       return {
         id: tc.id ?? `call_${completionCounter + 1}_${i}`,
         name: tc.name,
@@ -138,7 +151,13 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
               content: reply.text ?? (toolCalls.length ? null : ''),
               refusal: null,
               ...(toolCalls.length
-                ? { tool_calls: toolCalls.map((tc) => ({ id: tc.id, type: 'function', function: { name: tc.name, arguments: tc.arguments } })) }
+                ? {
+                    tool_calls: toolCalls.map((tc) => ({
+                      id: tc.id,
+                      type: 'function',
+                      function: { name: tc.name, arguments: tc.arguments },
+                    })),
+                  }
                 : {}),
             },
             finish_reason: finish,
@@ -149,7 +168,11 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
       });
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
       `data: ${JSON.stringify({
         id,
@@ -171,7 +194,14 @@ export async function startScriptedModel(opts: StartScriptedModelOptions = {}): 
       if (res.destroyed) return;
     }
     for (const [index, tc] of toolCalls.entries()) {
-      await write(chunk({ tool_calls: [{ index, id: tc.id, type: 'function', function: { name: tc.name, arguments: '' } }] }, null));
+      await write(
+        chunk(
+          {
+            tool_calls: [{ index, id: tc.id, type: 'function', function: { name: tc.name, arguments: '' } }],
+          },
+          null,
+        ),
+      );
       for (const piece of splitText(tc.arguments)) {
         await write(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
       }

@@ -1,6 +1,12 @@
 /** The shop's business operations (list/get product, content edit, full edit, publish) and their ACC blocks. */
 import type { SpecVariant } from '../types.js';
-import { errorBody, type DemoOperationDef, type JsonSchema, type OperationResult, type ParamDef } from '../core/operation.js';
+import {
+  errorBody,
+  type DemoOperationDef,
+  type JsonSchema,
+  type OperationResult,
+  type ParamDef,
+} from '../core/operation.js';
 import type { Product } from './seed.js';
 
 export interface ShopStore {
@@ -14,7 +20,8 @@ const productIdParam: ParamDef = {
   name: 'product_id',
   schema: { type: 'integer', minimum: 1, maximum: 999999 },
   required: true,
-  description: "The shop's product number (numbers are per shop: product 42 of one shop is not product 42 of another).",
+  description:
+    "The shop's product number (numbers are per shop: product 42 of one shop is not product 42 of another).",
 };
 
 const ProductSchema: JsonSchema = {
@@ -34,7 +41,12 @@ const ProductSchema: JsonSchema = {
   required: ['product_id', 'title', 'description', 'price', 'currency', 'stock', 'status', 'revision'],
 };
 
-const titleSchema: JsonSchema = { type: 'string', minLength: 1, maxLength: 200, description: 'Product title shown to customers.' };
+const titleSchema: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description: 'Product title shown to customers.',
+};
 const descriptionSchema = (max: number): JsonSchema => ({
   type: 'string',
   minLength: 0,
@@ -81,20 +93,39 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
       description: 'Lists the products of this shop with title, price, stock and publication status.',
       pathParams: [],
       queryParams: [
-        { name: 'status', schema: { type: 'string', enum: ['draft', 'published'] }, required: false, description: 'Only products with this status.' },
-        { name: 'limit', schema: { type: 'integer', minimum: 1, maximum: 100 }, required: false, description: 'At most this many products (default 50).' },
+        {
+          name: 'status',
+          schema: { type: 'string', enum: ['draft', 'published'] },
+          required: false,
+          description: 'Only products with this status.',
+        },
+        {
+          name: 'limit',
+          schema: { type: 'integer', minimum: 1, maximum: 100 },
+          required: false,
+          description: 'At most this many products (default 50).',
+        },
       ],
       body: null,
       response: {
         schemaName: 'ProductList',
-        schema: { type: 'object', properties: { products: { type: 'array', items: { $ref: '#/components/schemas/Product' } } }, required: ['products'] },
+        schema: {
+          type: 'object',
+          properties: { products: { type: 'array', items: { $ref: '#/components/schemas/Product' } } },
+          required: ['products'],
+        },
       },
       capability: {
         version: 1,
         enabled: true,
         scope: 'shop.products.read',
         risk: { level: 'low' },
-        execution: { readonly: true, idempotent: true, timeout_ms: 5000, rate_limit: { count: 120, window: '1m' } },
+        execution: {
+          readonly: true,
+          idempotent: true,
+          timeout_ms: 5000,
+          rate_limit: { count: 120, window: '1m' },
+        },
         audit: { sensitive: false },
         outcome: { result: 'a list of products', side_effect: 'none' },
         guidance: { use_when: 'you need an overview of the products of this shop' },
@@ -164,7 +195,12 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
         subject: { required: true },
         risk: { level: 'low' },
         approval: { required: false },
-        execution: { readonly: false, idempotent: true, timeout_ms: 10000, rate_limit: { count: 60, window: '1m' } },
+        execution: {
+          readonly: false,
+          idempotent: true,
+          timeout_ms: 10000,
+          rate_limit: { count: 60, window: '1m' },
+        },
         audit: { sensitive: false },
         outcome: { result: 'the updated product', side_effect: 'write' },
         guidance: {
@@ -179,7 +215,10 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
         return refused.length > 0
           ? {
               status: 422,
-              body: errorBody('field_not_editable', `update_product_content cannot change: ${refused.join(', ')}`),
+              body: errorBody(
+                'field_not_editable',
+                `update_product_content cannot change: ${refused.join(', ')}`,
+              ),
             }
           : null;
       },
@@ -194,7 +233,8 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
       method: 'PATCH',
       path: '/products/{product_id}',
       summary: 'Update a product, including its price',
-      description: 'Changes title, description and/or price of one product. Stock is managed by the inventory system.',
+      description:
+        'Changes title, description and/or price of one product. Stock is managed by the inventory system.',
       pathParams: [productIdParam],
       queryParams: [],
       body: {
@@ -205,7 +245,12 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
           properties: {
             title: titleSchema,
             description: descriptionSchema(descriptionMax),
-            price: { type: 'number', minimum: 0, maximum: 100000, description: 'New price in the shop currency.' },
+            price: {
+              type: 'number',
+              minimum: 0,
+              maximum: 100000,
+              description: 'New price in the shop currency.',
+            },
           },
           additionalProperties: false,
           minProperties: 1,
@@ -223,16 +268,27 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
           prompt: 'Change product {product_id} (price {price})?',
           when: [{ path: '/price', op: 'gt', value: 1000 }],
         },
-        execution: { readonly: false, idempotent: true, timeout_ms: 10000, rate_limit: { count: 30, window: '1m' } },
+        execution: {
+          readonly: false,
+          idempotent: true,
+          timeout_ms: 10000,
+          rate_limit: { count: 30, window: '1m' },
+        },
         audit: { sensitive: false },
         outcome: { result: 'the updated product', side_effect: 'write' },
-        guidance: { use_when: 'a price change is explicitly requested; prefer update_product_content for text edits' },
+        guidance: {
+          use_when: 'a price change is explicitly requested; prefer update_product_content for text edits',
+        },
       },
       write: true,
       execute: ({ args }) => {
         const product = get(args.product_id);
         if (!product) return notFound(args.product_id);
-        return applyChanges(store, product, { title: args.title, description: args.description, price: args.price });
+        return applyChanges(store, product, {
+          title: args.title,
+          description: args.description,
+          price: args.price,
+        });
       },
     },
     {
@@ -248,7 +304,13 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
         required: false,
         schema: {
           type: 'object',
-          properties: { channel: { type: 'string', enum: ['web', 'marketplace'], description: "Sales channel (default 'web')." } },
+          properties: {
+            channel: {
+              type: 'string',
+              enum: ['web', 'marketplace'],
+              description: "Sales channel (default 'web').",
+            },
+          },
           additionalProperties: false,
         },
       },
@@ -259,7 +321,10 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
         scope: 'shop.listings.publish',
         subject: { required: true },
         risk: { level: 'medium' },
-        approval: { required: true, prompt: 'Publish product {product_id} on {channel}? Customers will see it immediately.' },
+        approval: {
+          required: true,
+          prompt: 'Publish product {product_id} on {channel}? Customers will see it immediately.',
+        },
         execution: { readonly: false, idempotent: true, timeout_ms: 15000 },
         audit: { sensitive: false },
         outcome: { result: 'the published product', side_effect: 'external' },
@@ -271,9 +336,15 @@ export function shopOperations(store: ShopStore, variant: SpecVariant): DemoOper
         if (!product) return notFound(args.product_id);
         const channel = typeof args.channel === 'string' ? args.channel : 'web';
         if (product.channels.includes(channel)) {
-          return { status: 409, body: errorBody('already_published', `product ${product.product_id} is already on ${channel}`) };
+          return {
+            status: 409,
+            body: errorBody('already_published', `product ${product.product_id} is already on ${channel}`),
+          };
         }
-        return applyChanges(store, product, { status: 'published', channels: [...product.channels, channel] });
+        return applyChanges(store, product, {
+          status: 'published',
+          channels: [...product.channels, channel],
+        });
       },
     },
   ];

@@ -14,7 +14,14 @@ export interface Product {
 }
 
 const at = '2026-01-05T09:00:00.000Z';
-const p = (product_id: number, title: string, description: string, price: number, stock: number, status: Product['status'] = 'draft'): Product => ({
+const p = (
+  product_id: number,
+  title: string,
+  description: string,
+  price: number,
+  stock: number,
+  status: Product['status'] = 'draft',
+): Product => ({
   product_id,
   title,
   description,

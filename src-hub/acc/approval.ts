@@ -32,7 +32,8 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 function compare(actual: unknown, expected: unknown): number | null {
   if (typeof actual === 'number' && typeof expected === 'number') return actual - expected;
-  if (typeof actual === 'string' && typeof expected === 'string') return actual < expected ? -1 : actual > expected ? 1 : 0;
+  if (typeof actual === 'string' && typeof expected === 'string')
+    return actual < expected ? -1 : actual > expected ? 1 : 0;
   return null;
 }
 
@@ -60,7 +61,10 @@ export function ruleMatches(rule: ApprovalRule, args: Record<string, unknown>): 
 }
 
 /** True when the call needs approval: approval.required (incl. risk high) or any matching `when` rule. */
-export function approvalRequired(op: Pick<CompiledOperation, 'approval'>, args: Record<string, unknown>): boolean {
+export function approvalRequired(
+  op: Pick<CompiledOperation, 'approval'>,
+  args: Record<string, unknown>,
+): boolean {
   return op.approval.required || op.approval.when.some((r) => ruleMatches(r, args));
 }
 
@@ -68,10 +72,15 @@ export function approvalRequired(op: Pick<CompiledOperation, 'approval'>, args: 
 export function ruleProblem(rule: ApprovalRule, argumentNames: readonly string[]): string | null {
   const first = rulePathSegments(rule.path)[0];
   if (!first || !argumentNames.includes(first)) return `approval.when path ${rule.path} names no argument`;
-  if (['gt', 'gte', 'lt', 'lte'].includes(rule.op) && typeof rule.value !== 'number' && typeof rule.value !== 'string') {
+  if (
+    ['gt', 'gte', 'lt', 'lte'].includes(rule.op) &&
+    typeof rule.value !== 'number' &&
+    typeof rule.value !== 'string'
+  ) {
     return `approval.when ${rule.op} needs a number or string value`;
   }
   if (rule.op === 'in' && !Array.isArray(rule.value)) return 'approval.when in needs an array value';
-  if ((rule.op === 'eq' || rule.op === 'neq') && rule.value === undefined) return `approval.when ${rule.op} needs a value`;
+  if ((rule.op === 'eq' || rule.op === 'neq') && rule.value === undefined)
+    return `approval.when ${rule.op} needs a value`;
   return null;
 }

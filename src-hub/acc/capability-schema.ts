@@ -23,7 +23,11 @@ export const CAPABILITY_SCHEMA = {
           items: {
             type: 'object',
             required: ['path', 'op'],
-            properties: { path: { type: 'string', minLength: 1, maxLength: 200 }, op: { enum: APPROVAL_OPS }, value: {} },
+            properties: {
+              path: { type: 'string', minLength: 1, maxLength: 200 },
+              op: { enum: APPROVAL_OPS },
+              value: {},
+            },
             additionalProperties: false,
           },
         },
@@ -38,7 +42,10 @@ export const CAPABILITY_SCHEMA = {
         rate_limit: {
           type: 'object',
           required: ['count', 'window'],
-          properties: { count: { type: 'integer', minimum: 1, maximum: 1000000 }, window: { enum: ['1s', '1m', '1h', '1d'] } },
+          properties: {
+            count: { type: 'integer', minimum: 1, maximum: 1000000 },
+            window: { enum: ['1s', '1m', '1h', '1d'] },
+          },
         },
       },
     },
@@ -63,7 +70,11 @@ export interface CapabilityBlock {
   scope: string;
   subject?: { required?: boolean };
   risk?: { level: 'low' | 'medium' | 'high' };
-  approval?: { required?: boolean; prompt?: string; when?: { path: string; op: (typeof APPROVAL_OPS)[number]; value?: unknown }[] };
+  approval?: {
+    required?: boolean;
+    prompt?: string;
+    when?: { path: string; op: (typeof APPROVAL_OPS)[number]; value?: unknown }[];
+  };
   execution?: {
     readonly?: boolean;
     idempotent?: boolean;
@@ -75,9 +86,13 @@ export interface CapabilityBlock {
   guidance?: Record<string, unknown>;
 }
 
-export function checkCapability(block: unknown): { ok: true; block: CapabilityBlock } | { ok: false; message: string } {
+export function checkCapability(
+  block: unknown,
+): { ok: true; block: CapabilityBlock } | { ok: false; message: string } {
   if (validate(block)) return { ok: true, block: block as CapabilityBlock };
   const e = validate.errors?.[0];
-  const where = e?.instancePath ? `x-agent-capability${e.instancePath.replace(/\//g, '.')}` : 'x-agent-capability';
+  const where = e?.instancePath
+    ? `x-agent-capability${e.instancePath.replace(/\//g, '.')}`
+    : 'x-agent-capability';
   return { ok: false, message: `${where} ${e?.message ?? 'is invalid'}` };
 }

@@ -84,15 +84,26 @@ function collectParameters(doc: unknown, pathItem: Json, operation: Json): Param
     }
     if (p.in === 'header' || p.in === 'cookie') {
       if (p.required === true) {
-        throw new OperationError('parameter_unsupported', `required ${p.in} parameter ${p.name} cannot be supplied by the Hub`);
+        throw new OperationError(
+          'parameter_unsupported',
+          `required ${p.in} parameter ${p.name} cannot be supplied by the Hub`,
+        );
       }
       continue; // optional header/cookie parameters are not part of the tool's arguments
     }
-    if (p.in !== 'path' && p.in !== 'query') throw new OperationError('schema_invalid', `parameter ${p.name} has an unknown location ${p.in}`);
+    if (p.in !== 'path' && p.in !== 'query')
+      throw new OperationError('schema_invalid', `parameter ${p.name} has an unknown location ${p.in}`);
     let schema: Json = isObject(p.schema) ? { ...p.schema } : { type: 'string' };
-    if (p.schema !== undefined && !isObject(p.schema)) throw new OperationError('schema_invalid', `parameter ${p.name} has an invalid schema`);
-    if (typeof p.description === 'string' && schema.description === undefined) schema = { ...schema, description: p.description };
-    byKey.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: p.in === 'path' ? true : p.required === true, schema });
+    if (p.schema !== undefined && !isObject(p.schema))
+      throw new OperationError('schema_invalid', `parameter ${p.name} has an invalid schema`);
+    if (typeof p.description === 'string' && schema.description === undefined)
+      schema = { ...schema, description: p.description };
+    byKey.set(`${p.in}:${p.name}`, {
+      name: p.name,
+      in: p.in,
+      required: p.in === 'path' ? true : p.required === true,
+      schema,
+    });
   }
   return [...byKey.values()];
 }
@@ -102,10 +113,13 @@ function collectBody(doc: unknown, operation: Json): { schema: Json; required: b
   const body = resolveObject(doc, operation.requestBody, 'requestBody');
   const content = body.content;
   if (!isObject(content)) throw new OperationError('body_unsupported', 'requestBody has no content');
-  const jsonType = Object.keys(content).find((t) => t === 'application/json' || /^application\/[\w.+-]*json$/.test(t));
+  const jsonType = Object.keys(content).find(
+    (t) => t === 'application/json' || /^application\/[\w.+-]*json$/.test(t),
+  );
   if (!jsonType) throw new OperationError('body_unsupported', 'requestBody is not application/json');
   const media = content[jsonType];
-  if (!isObject(media) || !isObject(media.schema)) throw new OperationError('body_unsupported', 'requestBody has no JSON schema');
+  if (!isObject(media) || !isObject(media.schema))
+    throw new OperationError('body_unsupported', 'requestBody has no JSON schema');
   const schema = media.schema as Json;
   const typeOk = schema.type === 'object' || (schema.type === undefined && isObject(schema.properties));
   if (!typeOk || (schema.properties !== undefined && !isObject(schema.properties))) {
@@ -130,10 +144,15 @@ function compileOperation(
   const templateNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const pathParams = params.filter((p) => p.in === 'path');
   for (const name of templateNames) {
-    if (!pathParams.some((p) => p.name === name)) throw new OperationError('path_template_mismatch', `path parameter {${name}} is not declared`);
+    if (!pathParams.some((p) => p.name === name))
+      throw new OperationError('path_template_mismatch', `path parameter {${name}} is not declared`);
   }
   for (const p of pathParams) {
-    if (!templateNames.includes(p.name)) throw new OperationError('path_template_mismatch', `path parameter ${p.name} is not in the path ${path}`);
+    if (!templateNames.includes(p.name))
+      throw new OperationError(
+        'path_template_mismatch',
+        `path parameter ${p.name} is not in the path ${path}`,
+      );
   }
   const body = collectBody(doc, operation);
 
@@ -141,27 +160,48 @@ function compileOperation(
   const required: string[] = [];
   const add = (name: string, schema: unknown, isRequired: boolean) => {
     if (Object.prototype.hasOwnProperty.call(properties, name)) {
-      throw new OperationError('argument_name_collision', `argument name ${name} is used more than once (path, query and body are flattened)`);
+      throw new OperationError(
+        'argument_name_collision',
+        `argument name ${name} is used more than once (path, query and body are flattened)`,
+      );
     }
     properties[name] = schema;
     if (isRequired) required.push(name);
   };
   for (const p of params) add(p.name, p.schema, p.required);
   // Sorted: object key order carries no meaning, so it must not change the revision.
-  const bodyProps = body && isObject(body.schema.properties) ? Object.keys(body.schema.properties).sort() : [];
-  const bodyRequired = body && Array.isArray(body.schema.required) ? body.schema.required.filter((x): x is string => typeof x === 'string') : [];
-  for (const name of bodyProps) add(name, (body?.schema.properties as Json)[name], body?.required === true && bodyRequired.includes(name));
+  const bodyProps =
+    body && isObject(body.schema.properties) ? Object.keys(body.schema.properties).sort() : [];
+  const bodyRequired =
+    body && Array.isArray(body.schema.required)
+      ? body.schema.required.filter((x): x is string => typeof x === 'string')
+      : [];
+  for (const name of bodyProps)
+    add(
+      name,
+      (body?.schema.properties as Json)[name],
+      body?.required === true && bodyRequired.includes(name),
+    );
 
   for (const p of params) {
     const t = p.schema.type;
     const types = Array.isArray(t) ? t : [t];
     if (types.includes('object') || (p.in === 'path' && types.includes('array'))) {
-      throw new OperationError('parameter_unsupported', `${p.in} parameter ${p.name} must be a scalar${p.in === 'query' ? ' or an array of scalars' : ''}`);
+      throw new OperationError(
+        'parameter_unsupported',
+        `${p.in} parameter ${p.name} must be a scalar${p.in === 'query' ? ' or an array of scalars' : ''}`,
+      );
     }
   }
-  const isOpenApi30 = typeof (doc as Json).openapi === 'string' && ((doc as Json).openapi as string).startsWith('3.0');
+  const isOpenApi30 =
+    typeof (doc as Json).openapi === 'string' && ((doc as Json).openapi as string).startsWith('3.0');
   const finalProperties = isOpenApi30 ? (normalizeOpenApi30Schema(properties) as Json) : properties;
-  const input_schema: Json = { type: 'object', properties: finalProperties, required: [...required].sort(), additionalProperties: false };
+  const input_schema: Json = {
+    type: 'object',
+    properties: finalProperties,
+    required: [...required].sort(),
+    additionalProperties: false,
+  };
   try {
     schemaChecker.compile(input_schema);
   } catch (err) {
@@ -198,11 +238,15 @@ function compileOperation(
     approval: {
       required: cap.approval?.required === true || risk === 'high',
       prompt: cap.approval?.prompt ?? null,
-      when: when.map((r) => (r.value === undefined ? { path: r.path, op: r.op } : { path: r.path, op: r.op, value: r.value })),
+      when: when.map((r) =>
+        r.value === undefined ? { path: r.path, op: r.op } : { path: r.path, op: r.op, value: r.value },
+      ),
     },
     idempotent: cap.execution?.idempotent === true,
     timeout_ms: cap.execution?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    rate_limit: cap.execution?.rate_limit ? { count: cap.execution.rate_limit.count, window: cap.execution.rate_limit.window } : null,
+    rate_limit: cap.execution?.rate_limit
+      ? { count: cap.execution.rate_limit.count, window: cap.execution.rate_limit.window }
+      : null,
     scope: cap.scope,
     subject_required: cap.subject?.required === true,
     audit_sensitive: cap.audit?.sensitive === true,
@@ -230,19 +274,32 @@ export function compileSpec(doc: unknown): CompileResult {
 
   for (const [path, pathItemRaw] of Object.entries(doc.paths)) {
     if (!path.startsWith('/')) {
-      diagnostics.push({ code: 'schema_invalid', operation: null, message: `path ${path} does not start with /` });
+      diagnostics.push({
+        code: 'schema_invalid',
+        operation: null,
+        message: `path ${path} does not start with /`,
+      });
       continue;
     }
     // Only the path item's own $ref is followed here; schemas inside operations are resolved per operation.
     let pathItem: unknown = pathItemRaw;
     try {
-      if (isObject(pathItemRaw) && typeof pathItemRaw.$ref === 'string') pathItem = resolvePointer(doc, pathItemRaw.$ref);
+      if (isObject(pathItemRaw) && typeof pathItemRaw.$ref === 'string')
+        pathItem = resolvePointer(doc, pathItemRaw.$ref);
     } catch (err) {
-      diagnostics.push({ code: 'schema_unresolvable', operation: null, message: `path item ${path}: ${(err as Error).message}` });
+      diagnostics.push({
+        code: 'schema_unresolvable',
+        operation: null,
+        message: `path item ${path}: ${(err as Error).message}`,
+      });
       continue;
     }
     if (!isObject(pathItem)) {
-      diagnostics.push({ code: 'schema_invalid', operation: null, message: `path item ${path} is not an object` });
+      diagnostics.push({
+        code: 'schema_invalid',
+        operation: null,
+        message: `path item ${path} is not an object`,
+      });
       continue;
     }
     for (const method of METHODS) {
@@ -256,11 +313,19 @@ export function compileSpec(doc: unknown): CompileResult {
       const id = typeof operation.operationId === 'string' ? operation.operationId : null;
       const capability = operation['x-agent-capability'];
       if (capability === undefined) {
-        diagnostics.push({ code: 'capability_missing', operation: id, message: `${where} has no x-agent-capability; not exposed` });
+        diagnostics.push({
+          code: 'capability_missing',
+          operation: id,
+          message: `${where} has no x-agent-capability; not exposed`,
+        });
         continue;
       }
       if (!isObject(capability)) {
-        diagnostics.push({ code: 'capability_invalid', operation: id, message: `${where}: x-agent-capability is not an object` });
+        diagnostics.push({
+          code: 'capability_invalid',
+          operation: id,
+          message: `${where}: x-agent-capability is not an object`,
+        });
         continue;
       }
       if (capability.version !== 1) {
@@ -273,15 +338,27 @@ export function compileSpec(doc: unknown): CompileResult {
       }
       if (capability.enabled === false) continue; // disabled on purpose: not a problem, not exposed
       if (id === null || id === '') {
-        diagnostics.push({ code: 'operation_id_missing', operation: null, message: `${where} has no operationId` });
+        diagnostics.push({
+          code: 'operation_id_missing',
+          operation: null,
+          message: `${where} has no operationId`,
+        });
         continue;
       }
       if (!OPERATION_ID.test(id)) {
-        diagnostics.push({ code: 'operation_id_invalid', operation: id, message: `${where}: operationId must match ${OPERATION_ID.source}` });
+        diagnostics.push({
+          code: 'operation_id_invalid',
+          operation: id,
+          message: `${where}: operationId must match ${OPERATION_ID.source}`,
+        });
         continue;
       }
       if (seenIds.has(id)) {
-        diagnostics.push({ code: 'operation_id_duplicate', operation: id, message: `${where}: operationId ${id} is used twice; later one left out` });
+        diagnostics.push({
+          code: 'operation_id_duplicate',
+          operation: id,
+          message: `${where}: operationId ${id} is used twice; later one left out`,
+        });
         continue;
       }
       seenIds.add(id);
@@ -291,13 +368,20 @@ export function compileSpec(doc: unknown): CompileResult {
         if (err instanceof OperationError) {
           diagnostics.push({ code: err.code, operation: id, message: `${where}: ${err.message}` });
         } else if (err instanceof RefError) {
-          diagnostics.push({ code: 'schema_unresolvable', operation: id, message: `${where}: ${err.message}` });
+          diagnostics.push({
+            code: 'schema_unresolvable',
+            operation: id,
+            message: `${where}: ${err.message}`,
+          });
         } else {
-          diagnostics.push({ code: 'schema_invalid', operation: id, message: `${where}: ${(err as Error).message}` });
+          diagnostics.push({
+            code: 'schema_invalid',
+            operation: id,
+            message: `${where}: ${(err as Error).message}`,
+          });
         }
       }
     }
   }
   return { operations, diagnostics, spec_revision };
 }
-

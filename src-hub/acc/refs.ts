@@ -41,8 +41,12 @@ export function inlineRefs(doc: unknown, value: unknown, seen: readonly string[]
     const target = inlineRefs(doc, resolvePointer(doc, ref), [...seen, ref], depth + 1);
     const siblings = Object.fromEntries(Object.entries(obj).filter(([k]) => k !== '$ref'));
     if (Object.keys(siblings).length === 0) return target;
-    if (target === null || typeof target !== 'object' || Array.isArray(target)) throw new RefError(`reference ${ref} is not an object`);
-    return { ...(target as Record<string, unknown>), ...(inlineRefs(doc, siblings, seen, depth + 1) as Record<string, unknown>) };
+    if (target === null || typeof target !== 'object' || Array.isArray(target))
+      throw new RefError(`reference ${ref} is not an object`);
+    return {
+      ...(target as Record<string, unknown>),
+      ...(inlineRefs(doc, siblings, seen, depth + 1) as Record<string, unknown>),
+    };
   }
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) out[k] = inlineRefs(doc, v, seen, depth + 1);

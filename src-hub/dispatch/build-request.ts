@@ -29,16 +29,21 @@ function scalar(value: unknown): string | null {
 }
 
 export function buildRequest(
-  op: Pick<CompiledOperation, 'method' | 'path_template' | 'path_params' | 'query_params' | 'body_params' | 'has_body'> &
+  op: Pick<
+    CompiledOperation,
+    'method' | 'path_template' | 'path_params' | 'query_params' | 'body_params' | 'has_body'
+  > &
     Partial<Pick<CompiledOperation, 'body_required'>>,
   args: Record<string, unknown>,
 ): BuiltRequest {
   let path = op.path_template;
   for (const name of op.path_params) {
     const value = args[name];
-    if (value === undefined || value === null) throw new BuildRequestError('path_param_missing', `path parameter ${name} is missing`);
+    if (value === undefined || value === null)
+      throw new BuildRequestError('path_param_missing', `path parameter ${name} is missing`);
     const text = scalar(value);
-    if (text === null || text === '') throw new BuildRequestError('path_param_invalid', `path parameter ${name} must be a non-empty scalar`);
+    if (text === null || text === '')
+      throw new BuildRequestError('path_param_invalid', `path parameter ${name} must be a non-empty scalar`);
     path = path.split(`{${name}}`).join(encodeURIComponent(text));
   }
 
@@ -49,7 +54,11 @@ export function buildRequest(
     const values = Array.isArray(value) ? value : [value];
     for (const v of values) {
       const text = scalar(v);
-      if (text === null) throw new BuildRequestError('query_param_invalid', `query parameter ${name} must be a scalar or a list of scalars`);
+      if (text === null)
+        throw new BuildRequestError(
+          'query_param_invalid',
+          `query parameter ${name} must be a scalar or a list of scalars`,
+        );
       query.append(name, text);
     }
   }

@@ -61,7 +61,12 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
       finish({ kind: 'no_response', reason, detail, request_sent: connected });
 
     if (input.signal?.aborted) {
-      finish({ kind: 'no_response', reason: 'aborted', detail: 'aborted before sending', request_sent: false });
+      finish({
+        kind: 'no_response',
+        reason: 'aborted',
+        detail: 'aborted before sending',
+        request_sent: false,
+      });
       return;
     }
 
@@ -102,7 +107,10 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
     input.signal?.addEventListener('abort', onAbort, { once: true });
 
     deadline.timer = setTimeout(() => {
-      noResponse('timeout', `no complete answer within ${input.timeoutMs} ms${connected ? '' : ' (not connected)'}`);
+      noResponse(
+        'timeout',
+        `no complete answer within ${input.timeoutMs} ms${connected ? '' : ' (not connected)'}`,
+      );
       req.destroy();
     }, input.timeoutMs);
 
@@ -159,9 +167,12 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
           truncated: false,
         });
       });
-      res.on('error', (err) => noResponse('connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'}): ${err.message}`));
+      res.on('error', (err) =>
+        noResponse('connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'}): ${err.message}`),
+      );
       res.on('close', () => {
-        if (!res.complete) noResponse('connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'})`);
+        if (!res.complete)
+          noResponse('connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'})`);
       });
     });
 

@@ -31,7 +31,12 @@ export async function sendSigned(input: SendSignedInput): Promise<DispatchResult
   try {
     origin = new URL(input.baseUrl);
   } catch {
-    return { kind: 'no_response', reason: 'connect_refused', detail: 'invalid base URL', request_sent: false };
+    return {
+      kind: 'no_response',
+      reason: 'connect_refused',
+      detail: 'invalid base URL',
+      request_sent: false,
+    };
   }
   const target = requestTarget(origin, input.request.pathWithQuery);
   const headers = signedHeaders({

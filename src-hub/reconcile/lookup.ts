@@ -39,21 +39,31 @@ export async function lookupOperation(input: LookupInput): Promise<LookupResult>
   const answer = await sendSigned({
     baseUrl: input.baseUrl,
     secret: input.secret,
-    request: { method: 'GET', pathWithQuery: LOOKUP_PATH_PREFIX + encodeURIComponent(input.idempotencyKey), body: '' },
+    request: {
+      method: 'GET',
+      pathWithQuery: LOOKUP_PATH_PREFIX + encodeURIComponent(input.idempotencyKey),
+      body: '',
+    },
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,
     idempotencyKey: null,
     timeoutMs: input.timeoutMs,
     signal: input.signal,
   });
-  if (answer.kind === 'no_response') return { outcome: 'unavailable', detail: `look-up got no answer (${answer.reason}): ${answer.detail}` };
+  if (answer.kind === 'no_response')
+    return { outcome: 'unavailable', detail: `look-up got no answer (${answer.reason}): ${answer.detail}` };
   if (answer.truncated) return { outcome: 'unavailable', detail: 'look-up answer too large' };
   if (answer.status === 404) {
     const body = answer.body as { error?: unknown } | null;
-    if (body !== null && typeof body === 'object' && body.error === 'operation_not_found') return { outcome: 'not_found' };
-    return { outcome: 'unavailable', detail: 'look-up answered 404 without operation_not_found (no look-up offered?)' };
+    if (body !== null && typeof body === 'object' && body.error === 'operation_not_found')
+      return { outcome: 'not_found' };
+    return {
+      outcome: 'unavailable',
+      detail: 'look-up answered 404 without operation_not_found (no look-up offered?)',
+    };
   }
-  if (answer.status !== 200) return { outcome: 'unavailable', detail: `look-up answered HTTP ${answer.status}` };
+  if (answer.status !== 200)
+    return { outcome: 'unavailable', detail: `look-up answered HTTP ${answer.status}` };
   const parsed = LookupBodySchema.safeParse(answer.body);
   if (!parsed.success) return { outcome: 'unavailable', detail: 'look-up answer is malformed' };
   if (parsed.data.idempotency_key !== input.idempotencyKey) {

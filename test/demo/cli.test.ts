@@ -7,8 +7,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
-function startCli(args: string[]): { child: ChildProcess; output: () => string; ready: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(tsx, [join(root, 'demo/cli.ts'), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+function startCli(args: string[]): {
+  child: ChildProcess;
+  output: () => string;
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(tsx, [join(root, 'demo/cli.ts'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const ready = new Promise<void>((res, rej) => {
     const onData = (d: Buffer) => {
@@ -54,7 +62,9 @@ describe('npm run demo:systems (demo/cli.ts)', () => {
     children.push(cli.child);
     await cli.ready;
     expect(cli.output()).toMatch(/secret=[0-9a-f]{48}/);
-    const doc = JSON.parse(readFileSync(file, 'utf8')) as { systems: { system_id: string; base_url: string; signing_secret: string }[] };
+    const doc = JSON.parse(readFileSync(file, 'utf8')) as {
+      systems: { system_id: string; base_url: string; signing_secret: string }[];
+    };
     expect(doc.systems.map((s) => s.system_id)).toEqual(['shop-a', 'shop-b', 'inventory']);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     cli.child.kill('SIGINT');
@@ -62,7 +72,10 @@ describe('npm run demo:systems (demo/cli.ts)', () => {
   });
 
   it('rejects a bad port flag with exit code 2', async () => {
-    const child = spawn(tsx, [join(root, 'demo/cli.ts'), '--shop-a-port', 'abc'], { cwd: root, stdio: 'ignore' });
+    const child = spawn(tsx, [join(root, 'demo/cli.ts'), '--shop-a-port', 'abc'], {
+      cwd: root,
+      stdio: 'ignore',
+    });
     children.push(child);
     const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
     expect(code).toBe(2);

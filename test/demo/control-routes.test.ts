@@ -2,14 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInventory, startShop, type DemoSystemHandle } from '../../demo/index.js';
 import { call, json } from './helpers.js';
 
-const post = (url: string, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const post = (url: string, body: string) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 describe('demo control routes over HTTP', () => {
   let shop: DemoSystemHandle;
   let inventory: DemoSystemHandle;
   beforeAll(async () => {
-    shop = await startShop({ systemId: 'shop-b', name: 'Shop B', variant: 'B', secret: 'control-test-secret-0001' });
-    inventory = await startInventory({ systemId: 'inventory', name: 'Inventory', secret: 'control-test-secret-0002' });
+    shop = await startShop({
+      systemId: 'shop-b',
+      name: 'Shop B',
+      variant: 'B',
+      secret: 'control-test-secret-0001',
+    });
+    inventory = await startInventory({
+      systemId: 'inventory',
+      name: 'Inventory',
+      secret: 'control-test-secret-0002',
+    });
   });
   afterAll(async () => {
     await shop.close();
@@ -17,25 +27,43 @@ describe('demo control routes over HTTP', () => {
   });
 
   it('GET /__demo/ledger, /__demo/requests and /__demo/state mirror the in-process handle', async () => {
-    await call(shop, { method: 'PATCH', path: '/products/42/content', body: json({ title: 'Over HTTP' }), key: 'control-write-01' });
+    await call(shop, {
+      method: 'PATCH',
+      path: '/products/42/content',
+      body: json({ title: 'Over HTTP' }),
+      key: 'control-write-01',
+    });
     const ledger = (await (await fetch(`${shop.url}/__demo/ledger`)).json()) as { ledger: unknown[] };
     expect(ledger.ledger).toEqual(shop.ledger());
     expect(ledger.ledger).toHaveLength(1);
-    const requests = (await (await fetch(`${shop.url}/__demo/requests`)).json()) as { requests: { url: string }[]; concurrency: unknown };
+    const requests = (await (await fetch(`${shop.url}/__demo/requests`)).json()) as {
+      requests: { url: string }[];
+      concurrency: unknown;
+    };
     expect(requests.requests.some((r) => r.url === '/products/42/content')).toBe(true);
     expect(requests.requests.some((r) => r.url.startsWith('/__demo/'))).toBe(false);
     expect(requests.concurrency).toEqual({ current: 0, max_observed: 1 });
-    const state = (await (await fetch(`${shop.url}/__demo/state`)).json()) as { state: { products: { product_id: number; title: string }[] }; spec_variant: string };
+    const state = (await (await fetch(`${shop.url}/__demo/state`)).json()) as {
+      state: { products: { product_id: number; title: string }[] };
+      spec_variant: string;
+    };
     expect(state.spec_variant).toBe('v1');
     expect(state.state.products.find((p) => p.product_id === 42)?.title).toBe('Over HTTP');
-    const invState = (await (await fetch(`${inventory.url}/__demo/state`)).json()) as { state: { stock: unknown[]; mappings: unknown[] } };
+    const invState = (await (await fetch(`${inventory.url}/__demo/state`)).json()) as {
+      state: { stock: unknown[]; mappings: unknown[] };
+    };
     expect(invState.state.mappings.length).toBeGreaterThan(0);
   });
 
   it('POST /__demo/faults sets a validated fault; DELETE clears it', async () => {
-    const set = await post(`${shop.url}/__demo/faults`, json({ operation: 'get_product', kind: 'reject', status: 403, code: 'blocked', times: 'always' }));
+    const set = await post(
+      `${shop.url}/__demo/faults`,
+      json({ operation: 'get_product', kind: 'reject', status: 403, code: 'blocked', times: 'always' }),
+    );
     expect(set.status).toBe(200);
-    expect(shop.faults.list()).toEqual([{ operation: 'get_product', kind: 'reject', status: 403, code: 'blocked', times: 'always' }]);
+    expect(shop.faults.list()).toEqual([
+      { operation: 'get_product', kind: 'reject', status: 403, code: 'blocked', times: 'always' },
+    ]);
     expect((await call(shop, { method: 'GET', path: '/products/7' })).status).toBe(403);
     const cleared = await fetch(`${shop.url}/__demo/faults`, { method: 'DELETE' });
     expect(cleared.status).toBe(200);
@@ -48,8 +76,18 @@ describe('demo control routes over HTTP', () => {
       ['/__demo/faults', '{not json', 400, 'invalid_json'],
       ['/__demo/faults', json({ operation: 'get_product', kind: 'explode' }), 400, 'invalid_request'],
       ['/__demo/faults', json({ operation: 'get_product', kind: 'delay' }), 400, 'invalid_request'],
-      ['/__demo/faults', json({ operation: 'get_product', kind: 'reject', status: 500 }), 400, 'invalid_request'],
-      ['/__demo/faults', json({ operation: 'get_product', kind: 'reject', extra: 1 }), 400, 'invalid_request'],
+      [
+        '/__demo/faults',
+        json({ operation: 'get_product', kind: 'reject', status: 500 }),
+        400,
+        'invalid_request',
+      ],
+      [
+        '/__demo/faults',
+        json({ operation: 'get_product', kind: 'reject', extra: 1 }),
+        400,
+        'invalid_request',
+      ],
       ['/__demo/spec', json({ variant: 'v3' }), 400, 'invalid_request'],
       ['/__demo/spec', json({}), 400, 'invalid_request'],
     ];

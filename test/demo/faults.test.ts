@@ -17,7 +17,12 @@ const contentOp = {
 describe('demo fault injection', () => {
   let shop: DemoSystemHandle;
   beforeEach(async () => {
-    shop = await startShop({ systemId: 'shop-a', name: 'Shop A', variant: 'A', secret: 'fault-test-secret-000001' });
+    shop = await startShop({
+      systemId: 'shop-a',
+      name: 'Shop A',
+      variant: 'A',
+      secret: 'fault-test-secret-000001',
+    });
   });
   afterEach(() => shop.close());
 
@@ -33,8 +38,18 @@ describe('demo fault injection', () => {
       signal,
     });
   const lookup = (key: string) =>
-    lookupOperation({ baseUrl: shop.url, secret: shop.secret, idempotencyKey: key, onBehalfOf: SUBJECT, jobId: 'run-fault', timeoutMs: 5000 });
-  const title42 = () => (shop.state() as { products: { product_id: number; title: string }[] }).products.find((p) => p.product_id === 42)?.title;
+    lookupOperation({
+      baseUrl: shop.url,
+      secret: shop.secret,
+      idempotencyKey: key,
+      onBehalfOf: SUBJECT,
+      jobId: 'run-fault',
+      timeoutMs: 5000,
+    });
+  const title42 = () =>
+    (shop.state() as { products: { product_id: number; title: string }[] }).products.find(
+      (p) => p.product_id === 42,
+    )?.title;
 
   it('drop_after_commit: the client sees connection_lost, the ledger has the write, the look-up says succeeded', async () => {
     shop.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
@@ -44,7 +59,11 @@ describe('demo fault injection', () => {
     expect(title42()).toBe('Dropped but done');
     const evidence = await lookup('drop-commit-0001');
     expect(evidence).toMatchObject({ outcome: 'succeeded', http_status: 200 });
-    expect(shop.requests().find((q) => q.idempotency_key === 'drop-commit-0001')).toMatchObject({ outcome: 'dropped', committed: true, status: null });
+    expect(shop.requests().find((q) => q.idempotency_key === 'drop-commit-0001')).toMatchObject({
+      outcome: 'dropped',
+      committed: true,
+      status: null,
+    });
     // once: the next call is normal
     const next = await send('drop-commit-0002', 'Normal again');
     expect(next).toMatchObject({ kind: 'response', status: 200 });
@@ -95,11 +114,20 @@ describe('demo fault injection', () => {
     expect(r).toMatchObject({ kind: 'response', status: 500 });
     expect(shop.ledger()).toHaveLength(1);
     expect(title42()).toBe('Written anyway');
-    expect(await lookup('fail-after-00001')).toMatchObject({ outcome: 'succeeded', http_status: 200, result: { title: 'Written anyway' } });
+    expect(await lookup('fail-after-00001')).toMatchObject({
+      outcome: 'succeeded',
+      http_status: 200,
+      result: { title: 'Written anyway' },
+    });
   });
 
   it('reject: the configured 4xx and code, nothing written, the look-up says failed', async () => {
-    shop.faults.set({ operation: 'update_product_content', kind: 'reject', status: 409, code: 'product_locked' });
+    shop.faults.set({
+      operation: 'update_product_content',
+      kind: 'reject',
+      status: 409,
+      code: 'product_locked',
+    });
     const r = await send('reject-00000001', 'Rejected');
     expect(r).toMatchObject({ kind: 'response', status: 409, body: { error: 'product_locked' } });
     expect(shop.ledger()).toHaveLength(0);
@@ -117,7 +145,11 @@ describe('demo fault injection', () => {
 
   it("times 'always' keeps the fault until cleared; '*' matches every operation", async () => {
     shop.faults.set({ operation: '*', kind: 'reject', status: 429, code: 'slow_down', times: 'always' });
-    expect(await send('always-00000001', 'a')).toMatchObject({ kind: 'response', status: 429, body: { error: 'slow_down' } });
+    expect(await send('always-00000001', 'a')).toMatchObject({
+      kind: 'response',
+      status: 429,
+      body: { error: 'slow_down' },
+    });
     expect(await send('always-00000002', 'b')).toMatchObject({ kind: 'response', status: 429 });
     const read = await call(shop, { method: 'GET', path: '/products/7' });
     expect(read.status).toBe(429);
@@ -129,7 +161,13 @@ describe('demo fault injection', () => {
 
   it('a fault is not consumed by a request that fails its signature', async () => {
     shop.faults.set({ operation: 'update_product_content', kind: 'fail_before_commit' });
-    const unsigned = await call(shop, { method: 'PATCH', path: '/products/42/content', body: json({ title: 'x' }), key: 'unsigned-00001', secret: 'wrong-secret-0000000000' });
+    const unsigned = await call(shop, {
+      method: 'PATCH',
+      path: '/products/42/content',
+      body: json({ title: 'x' }),
+      key: 'unsigned-00001',
+      secret: 'wrong-secret-0000000000',
+    });
     expect(unsigned.status).toBe(401);
     expect(await send('consumed-000001', 'x')).toMatchObject({ status: 500 });
   });
@@ -144,11 +182,20 @@ describe('demo fault injection', () => {
 
   it('two requests with the same key racing through a delay write exactly once', async () => {
     shop.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 200 });
-    const [first, second] = await Promise.all([send('race-same-key-01', 'Raced'), send('race-same-key-01', 'Raced')]);
+    const [first, second] = await Promise.all([
+      send('race-same-key-01', 'Raced'),
+      send('race-same-key-01', 'Raced'),
+    ]);
     expect(first).toMatchObject({ kind: 'response', status: 200 });
     expect(second).toMatchObject({ kind: 'response', status: 200 });
     expect(shop.ledger()).toHaveLength(1);
-    expect(shop.requests().filter((q) => q.idempotency_key === 'race-same-key-01').map((q) => q.outcome).sort()).toEqual(['answered', 'replayed']);
+    expect(
+      shop
+        .requests()
+        .filter((q) => q.idempotency_key === 'race-same-key-01')
+        .map((q) => q.outcome)
+        .sort(),
+    ).toEqual(['answered', 'replayed']);
   });
 
   it('tracks concurrent in-progress operation requests (current and max observed)', async () => {

@@ -49,7 +49,11 @@ export async function call(system: Pick<DemoSystemHandle, 'url' | 'secret'>, c: 
   }
   if (c.key) headers[SIGNATURE_HEADERS.idempotencyKey] = c.key;
   if (body !== '') headers['content-type'] = 'application/json';
-  const res = await fetch(system.url + c.path, { method: c.method, headers, body: body === '' ? undefined : body });
+  const res = await fetch(system.url + c.path, {
+    method: c.method,
+    headers,
+    body: body === '' ? undefined : body,
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

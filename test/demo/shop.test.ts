@@ -12,7 +12,8 @@ interface Product {
   status: string;
 }
 
-const productOf = (state: unknown, id: number) => (state as { products: Product[] }).products.find((p) => p.product_id === id);
+const productOf = (state: unknown, id: number) =>
+  (state as { products: Product[] }).products.find((p) => p.product_id === id);
 
 describe('demo shops and inventory', () => {
   let systems: DemoSystems;
@@ -49,7 +50,9 @@ describe('demo shops and inventory', () => {
 
   it('list_products filters by status and limit; unknown query params are refused', async () => {
     const published = await call(systems.shopA, { method: 'GET', path: '/products?status=published' });
-    expect((published.body as { products: Product[] }).products.every((p) => p.status === 'published')).toBe(true);
+    expect((published.body as { products: Product[] }).products.every((p) => p.status === 'published')).toBe(
+      true,
+    );
     const one = await call(systems.shopA, { method: 'GET', path: '/products?limit=1' });
     expect((one.body as { products: Product[] }).products).toHaveLength(1);
     const bad = await call(systems.shopA, { method: 'GET', path: '/products?colour=red' });
@@ -68,7 +71,12 @@ describe('demo shops and inventory', () => {
     const before = productOf(systems.shopA.state(), 42);
     const ledgerBefore = systems.shopA.ledger().length;
     for (const [i, body] of [{ price: 1 }, { stock: 0 }, { title: 'ok', price: 5 }].entries()) {
-      const r = await call(systems.shopA, { method: 'PATCH', path: '/products/42/content', body: json(body), key: `content-refuse-${i}` });
+      const r = await call(systems.shopA, {
+        method: 'PATCH',
+        path: '/products/42/content',
+        body: json(body),
+        key: `content-refuse-${i}`,
+      });
       expect(r.status).toBe(422);
       expect((r.body as { error: string }).error).toBe('field_not_editable');
     }
@@ -93,18 +101,39 @@ describe('demo shops and inventory', () => {
       on_behalf_of: 'operator@demo.local',
     });
     // shop B's product 42 is untouched
-    expect(productOf(systems.shopB.state(), 42)?.description).toBe('Hand-glazed ceramic dripper for size 02 filters.');
+    expect(productOf(systems.shopB.state(), 42)?.description).toBe(
+      'Hand-glazed ceramic dripper for size 02 filters.',
+    );
   });
 
   it('validates bodies: unknown fields, wrong types, invalid JSON, missing body', async () => {
-    const unknown = await call(systems.shopA, { method: 'PATCH', path: '/products/42', body: json({ colour: 'red' }), key: 'bad-body-00001' });
+    const unknown = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/42',
+      body: json({ colour: 'red' }),
+      key: 'bad-body-00001',
+    });
     expect(unknown.status).toBe(400);
-    const wrongType = await call(systems.shopA, { method: 'PATCH', path: '/products/42', body: json({ price: 'cheap' }), key: 'bad-body-00002' });
+    const wrongType = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/42',
+      body: json({ price: 'cheap' }),
+      key: 'bad-body-00002',
+    });
     expect(wrongType.status).toBe(400);
-    const badJson = await call(systems.shopA, { method: 'PATCH', path: '/products/42', body: '{"price":', key: 'bad-body-00003' });
+    const badJson = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/42',
+      body: '{"price":',
+      key: 'bad-body-00003',
+    });
     expect(badJson.status).toBe(400);
     expect((badJson.body as { error: string }).error).toBe('invalid_json');
-    const missing = await call(systems.shopA, { method: 'PATCH', path: '/products/42', key: 'bad-body-00004' });
+    const missing = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/42',
+      key: 'bad-body-00004',
+    });
     expect(missing.status).toBe(400);
     const badPath = await call(systems.shopA, { method: 'GET', path: '/products/abc' });
     expect(badPath.status).toBe(400);
@@ -112,27 +141,55 @@ describe('demo shops and inventory', () => {
   });
 
   it('writes need an idempotency key and an on-behalf-of subject', async () => {
-    const noKey = await call(systems.shopA, { method: 'PATCH', path: '/products/7', body: json({ price: 13 }) });
+    const noKey = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/7',
+      body: json({ price: 13 }),
+    });
     expect(noKey.status).toBe(400);
     expect((noKey.body as { error: string }).error).toBe('idempotency_key_required');
-    const noSubject = await call(systems.shopA, { method: 'PATCH', path: '/products/7', body: json({ price: 13 }), key: 'no-subject-001', onBehalfOf: '' });
+    const noSubject = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/7',
+      body: json({ price: 13 }),
+      key: 'no-subject-001',
+      onBehalfOf: '',
+    });
     expect(noSubject.status).toBe(403);
     expect((noSubject.body as { error: string }).error).toBe('subject_required');
     expect(productOf(systems.shopA.state(), 7)?.price).toBe(12.5);
   });
 
   it('update_product can change the price', async () => {
-    const r = await call(systems.shopB, { method: 'PATCH', path: '/products/13', body: json({ price: 19.5 }), key: 'price-change-01' });
+    const r = await call(systems.shopB, {
+      method: 'PATCH',
+      path: '/products/13',
+      body: json({ price: 19.5 }),
+      key: 'price-change-01',
+    });
     expect(r.status).toBe(200);
     expect(productOf(systems.shopB.state(), 13)?.price).toBe(19.5);
-    expect(systems.shopB.ledger().at(-1)).toMatchObject({ operation: 'update_product', changes: { price: { before: 22, after: 19.5 } } });
+    expect(systems.shopB.ledger().at(-1)).toMatchObject({
+      operation: 'update_product',
+      changes: { price: { before: 22, after: 19.5 } },
+    });
   });
 
   it('a repeated idempotency key returns the stored result and writes nothing', async () => {
     const body = json({ title: 'Idempotent mug' });
-    const first = await call(systems.shopA, { method: 'PATCH', path: '/products/7/content', body, key: 'idem-repeat-001' });
+    const first = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/7/content',
+      body,
+      key: 'idem-repeat-001',
+    });
     const ledgerAfterFirst = systems.shopA.ledger().length;
-    const second = await call(systems.shopA, { method: 'PATCH', path: '/products/7/content', body, key: 'idem-repeat-001' });
+    const second = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/7/content',
+      body,
+      key: 'idem-repeat-001',
+    });
     expect(second.status).toBe(first.status);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('x-bailing-idempotent-replay')).toBe('true');
@@ -143,8 +200,18 @@ describe('demo shops and inventory', () => {
   });
 
   it('the same key with a different request is refused with 409 and writes nothing', async () => {
-    await call(systems.shopA, { method: 'PATCH', path: '/products/13/content', body: json({ title: 'First' }), key: 'idem-conflict-1' });
-    const r = await call(systems.shopA, { method: 'PATCH', path: '/products/13/content', body: json({ title: 'Second' }), key: 'idem-conflict-1' });
+    await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/13/content',
+      body: json({ title: 'First' }),
+      key: 'idem-conflict-1',
+    });
+    const r = await call(systems.shopA, {
+      method: 'PATCH',
+      path: '/products/13/content',
+      body: json({ title: 'Second' }),
+      key: 'idem-conflict-1',
+    });
     expect(r.status).toBe(409);
     expect((r.body as { error: string }).error).toBe('idempotency_key_reused');
     expect(productOf(systems.shopA.state(), 13)?.title).toBe('First');
@@ -152,38 +219,73 @@ describe('demo shops and inventory', () => {
   });
 
   it('publish_listing publishes once; publishing again is a business rejection', async () => {
-    const ok = await call(systems.shopA, { method: 'POST', path: '/products/13/publish', body: json({ channel: 'web' }), key: 'publish-0000001' });
+    const ok = await call(systems.shopA, {
+      method: 'POST',
+      path: '/products/13/publish',
+      body: json({ channel: 'web' }),
+      key: 'publish-0000001',
+    });
     expect(ok.status).toBe(200);
     expect((ok.body as Product).status).toBe('published');
-    const again = await call(systems.shopA, { method: 'POST', path: '/products/13/publish', key: 'publish-0000002' });
+    const again = await call(systems.shopA, {
+      method: 'POST',
+      path: '/products/13/publish',
+      key: 'publish-0000002',
+    });
     expect(again.status).toBe(409);
     expect((again.body as { error: string }).error).toBe('already_published');
     expect(systems.shopA.ledger().filter((e) => e.operation === 'publish_listing')).toHaveLength(1);
   });
 
   it('the operations look-up reports settled keys and 404 operation_not_found otherwise', async () => {
-    const found = await call(systems.shopA, { method: 'GET', path: '/.well-known/bailing/operations/publish-0000001' });
+    const found = await call(systems.shopA, {
+      method: 'GET',
+      path: '/.well-known/bailing/operations/publish-0000001',
+    });
     expect(found.status).toBe(200);
-    expect(found.body).toMatchObject({ idempotency_key: 'publish-0000001', status: 'succeeded', http_status: 200, recorded_at: expect.any(String) });
-    const rejected = await call(systems.shopA, { method: 'GET', path: '/.well-known/bailing/operations/publish-0000002' });
+    expect(found.body).toMatchObject({
+      idempotency_key: 'publish-0000001',
+      status: 'succeeded',
+      http_status: 200,
+      recorded_at: expect.any(String),
+    });
+    const rejected = await call(systems.shopA, {
+      method: 'GET',
+      path: '/.well-known/bailing/operations/publish-0000002',
+    });
     expect(rejected.body).toMatchObject({ status: 'failed', http_status: 409 });
-    const missing = await call(systems.shopA, { method: 'GET', path: '/.well-known/bailing/operations/never-sent-0001' });
+    const missing = await call(systems.shopA, {
+      method: 'GET',
+      path: '/.well-known/bailing/operations/never-sent-0001',
+    });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: 'operation_not_found', message: expect.any(String) });
     // a key settled at shop A is unknown at shop B
-    const elsewhere = await call(systems.shopB, { method: 'GET', path: '/.well-known/bailing/operations/publish-0000001' });
+    const elsewhere = await call(systems.shopB, {
+      method: 'GET',
+      path: '/.well-known/bailing/operations/publish-0000001',
+    });
     expect(elsewhere.status).toBe(404);
   });
 
   it('inventory maps shop-a/42 and shop-b/42 to different SKUs; get_stock and adjust_stock work', async () => {
-    const a = await call(systems.inventory, { method: 'GET', path: '/sku-mappings?shop=shop-a&product_id=42' });
-    const b = await call(systems.inventory, { method: 'GET', path: '/sku-mappings?shop=shop-b&product_id=42' });
+    const a = await call(systems.inventory, {
+      method: 'GET',
+      path: '/sku-mappings?shop=shop-a&product_id=42',
+    });
+    const b = await call(systems.inventory, {
+      method: 'GET',
+      path: '/sku-mappings?shop=shop-b&product_id=42',
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(200);
     const skuA = (a.body as { sku: string }).sku;
     const skuB = (b.body as { sku: string }).sku;
     expect(skuA).not.toBe(skuB);
-    const none = await call(systems.inventory, { method: 'GET', path: '/sku-mappings?shop=shop-c&product_id=42' });
+    const none = await call(systems.inventory, {
+      method: 'GET',
+      path: '/sku-mappings?shop=shop-c&product_id=42',
+    });
     expect(none.status).toBe(404);
     expect((none.body as { error: string }).error).toBe('mapping_not_found');
     const missingParam = await call(systems.inventory, { method: 'GET', path: '/sku-mappings?shop=shop-a' });
@@ -218,7 +320,10 @@ describe('demo shops and inventory', () => {
 
   it('publishes an OpenAPI 3.1 spec whose operations all carry x-agent-capability and compile cleanly', async () => {
     for (const system of systems.all()) {
-      const doc = (await (await fetch(`${system.url}/.well-known/bailing/tools.json`)).json()) as Record<string, unknown>;
+      const doc = (await (await fetch(`${system.url}/.well-known/bailing/tools.json`)).json()) as Record<
+        string,
+        unknown
+      >;
       expect(doc.openapi).toBe('3.1.0');
       const compiled = compileSpec(doc);
       expect(compiled.diagnostics).toEqual([]);
@@ -228,37 +333,55 @@ describe('demo shops and inventory', () => {
           : ['get_product', 'list_products', 'publish_listing', 'update_product', 'update_product_content'];
       expect(compiled.operations.map((o) => o.tool).sort()).toEqual(expected);
     }
-    const shop = compileSpec(await (await fetch(`${systems.shopA.url}/.well-known/bailing/tools.json`)).json());
+    const shop = compileSpec(
+      await (await fetch(`${systems.shopA.url}/.well-known/bailing/tools.json`)).json(),
+    );
     const byTool = Object.fromEntries(shop.operations.map((o) => [o.tool, o]));
     expect(byTool.publish_listing?.approval.required).toBe(true);
     expect(byTool.update_product?.risk_level).toBe('medium');
     expect(byTool.list_products?.effect).toBe('read');
     expect(byTool.update_product_content?.input_schema).toMatchObject({ additionalProperties: false });
-    expect(Object.keys((byTool.update_product_content?.input_schema.properties ?? {}) as object).sort()).toEqual(['description', 'product_id', 'title']);
-    const inv = compileSpec(await (await fetch(`${systems.inventory.url}/.well-known/bailing/tools.json`)).json());
+    expect(
+      Object.keys((byTool.update_product_content?.input_schema.properties ?? {}) as object).sort(),
+    ).toEqual(['description', 'product_id', 'title']);
+    const inv = compileSpec(
+      await (await fetch(`${systems.inventory.url}/.well-known/bailing/tools.json`)).json(),
+    );
     const adjust = inv.operations.find((o) => o.tool === 'adjust_stock');
     expect(adjust?.risk_level).toBe('high');
     expect(adjust?.approval.required).toBe(true);
   });
 
   it('spec variant v2 changes at least one declaration_revision and the system enforces it', async () => {
-    const fetchCompiled = async () => compileSpec(await (await fetch(`${systems.shopB.url}/.well-known/bailing/tools.json`)).json());
+    const fetchCompiled = async () =>
+      compileSpec(await (await fetch(`${systems.shopB.url}/.well-known/bailing/tools.json`)).json());
     const v1 = await fetchCompiled();
     systems.shopB.setSpecVariant('v2');
     try {
       const v2 = await fetchCompiled();
-      const rev = (r: typeof v1, tool: string) => r.operations.find((o) => o.tool === tool)?.declaration_revision;
+      const rev = (r: typeof v1, tool: string) =>
+        r.operations.find((o) => o.tool === tool)?.declaration_revision;
       expect(rev(v2, 'update_product_content')).not.toBe(rev(v1, 'update_product_content'));
       expect(rev(v2, 'get_product')).toBe(rev(v1, 'get_product'));
       expect(v2.spec_revision).not.toBe(v1.spec_revision);
       const long = 'x'.repeat(3000);
-      const r = await call(systems.shopB, { method: 'PATCH', path: '/products/7/content', body: json({ description: long }), key: 'v2-long-desc-01' });
+      const r = await call(systems.shopB, {
+        method: 'PATCH',
+        path: '/products/7/content',
+        body: json({ description: long }),
+        key: 'v2-long-desc-01',
+      });
       expect(r.status).toBe(200);
     } finally {
       systems.shopB.setSpecVariant('v1');
     }
     const long = 'y'.repeat(3000);
-    const r = await call(systems.shopB, { method: 'PATCH', path: '/products/7/content', body: json({ description: long }), key: 'v1-long-desc-01' });
+    const r = await call(systems.shopB, {
+      method: 'PATCH',
+      path: '/products/7/content',
+      body: json({ description: long }),
+      key: 'v1-long-desc-01',
+    });
     expect(r.status).toBe(400);
   });
 
@@ -277,7 +400,12 @@ describe('demo shops and inventory', () => {
 
   it('never exposes its signing secret through the control routes or the spec', async () => {
     for (const s of systems.all()) {
-      for (const path of ['/__demo/ledger', '/__demo/requests', '/__demo/state', '/.well-known/bailing/tools.json']) {
+      for (const path of [
+        '/__demo/ledger',
+        '/__demo/requests',
+        '/__demo/state',
+        '/.well-known/bailing/tools.json',
+      ]) {
         const text = await (await fetch(s.url + path)).text();
         expect(text).not.toContain(s.secret);
       }
@@ -288,6 +416,8 @@ describe('demo shops and inventory', () => {
     const r = await call(systems.shopA, { method: 'GET', path: '/nope' });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ error: 'not_found', message: expect.any(String) });
-    expect(systems.shopA.requests().some((q) => q.url === '/nope' && q.kind === 'other' && q.status === 404)).toBe(true);
+    expect(
+      systems.shopA.requests().some((q) => q.url === '/nope' && q.kind === 'other' && q.status === 404),
+    ).toBe(true);
   });
 });

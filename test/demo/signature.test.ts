@@ -5,7 +5,12 @@ import { call, json } from './helpers.js';
 describe('demo system signature verification', () => {
   let shop: DemoSystemHandle;
   beforeAll(async () => {
-    shop = await startShop({ systemId: 'shop-a', name: 'Shop A', variant: 'A', secret: 'signature-test-secret-0001' });
+    shop = await startShop({
+      systemId: 'shop-a',
+      name: 'Shop A',
+      variant: 'A',
+      secret: 'signature-test-secret-0001',
+    });
   });
   afterAll(() => shop.close());
 
@@ -24,13 +29,24 @@ describe('demo system signature verification', () => {
 
   it('answers 401 signature_missing without a signature, and logs the request', async () => {
     const before = shop.ledger().length;
-    const r = await call(shop, { method: 'PATCH', path: '/products/7/content', body: json({ title: 'x' }), key: 'sig-miss-0001', omitSignature: true });
+    const r = await call(shop, {
+      method: 'PATCH',
+      path: '/products/7/content',
+      body: json({ title: 'x' }),
+      key: 'sig-miss-0001',
+      omitSignature: true,
+    });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ error: 'signature_missing', message: expect.any(String) });
     expect(shop.ledger().length).toBe(before);
     const logged = shop.requests().filter((q) => q.idempotency_key === 'sig-miss-0001');
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ auth: 'signature_missing', status: 401, operation: 'update_product_content', committed: false });
+    expect(logged[0]).toMatchObject({
+      auth: 'signature_missing',
+      status: 401,
+      operation: 'update_product_content',
+      committed: false,
+    });
   });
 
   it('answers 401 signature_invalid for a tampered body and writes nothing', async () => {
@@ -45,7 +61,11 @@ describe('demo system signature verification', () => {
     expect(r.status).toBe(401);
     expect((r.body as { error: string }).error).toBe('signature_invalid');
     expect(shop.ledger().length).toBe(before);
-    expect((shop.state() as { products: { product_id: number; title: string }[] }).products.find((p) => p.product_id === 7)?.title).not.toBe('Tampered');
+    expect(
+      (shop.state() as { products: { product_id: number; title: string }[] }).products.find(
+        (p) => p.product_id === 7,
+      )?.title,
+    ).not.toBe('Tampered');
   });
 
   it('answers 401 for a tampered path or query', async () => {
@@ -74,9 +94,22 @@ describe('demo system signature verification', () => {
     // Sign as one subject, send another: the helper signs what it sends, so tamper via raw headers.
     const ts = Math.floor(Date.now() / 1000);
     const { computeSignature } = await import('../../src-shared/signing.js');
-    const sig = computeSignature({ secret: shop.secret, timestamp: ts, method: 'GET', pathWithQuery: '/products/42', body: '', onBehalfOf: 'alice', jobId: 'run-1' });
+    const sig = computeSignature({
+      secret: shop.secret,
+      timestamp: ts,
+      method: 'GET',
+      pathWithQuery: '/products/42',
+      body: '',
+      onBehalfOf: 'alice',
+      jobId: 'run-1',
+    });
     const res = await fetch(`${shop.url}/products/42`, {
-      headers: { 'x-bailing-timestamp': String(ts), 'x-bailing-signature': sig, 'x-bailing-on-behalf-of': 'mallory', 'x-bailing-job-id': 'run-1' },
+      headers: {
+        'x-bailing-timestamp': String(ts),
+        'x-bailing-signature': sig,
+        'x-bailing-on-behalf-of': 'mallory',
+        'x-bailing-job-id': 'run-1',
+      },
     });
     expect(res.status).toBe(401);
   });

@@ -21,7 +21,11 @@ describe('compileSpec: a valid document', () => {
 
   it('compiles every enabled operation without diagnostics', () => {
     expect(result.diagnostics).toEqual([]);
-    expect(result.operations.map((o) => o.tool).sort()).toEqual(['adjust_stock', 'get_product', 'update_product']);
+    expect(result.operations.map((o) => o.tool).sort()).toEqual([
+      'adjust_stock',
+      'get_product',
+      'update_product',
+    ]);
     expect(result.spec_revision).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -41,7 +45,10 @@ describe('compileSpec: a valid document', () => {
     });
     expect(get.input_schema).toEqual({
       type: 'object',
-      properties: { product_id: { type: 'integer', minimum: 1, description: 'Product number' }, fields: { type: 'string' } },
+      properties: {
+        product_id: { type: 'integer', minimum: 1, description: 'Product number' },
+        fields: { type: 'string' },
+      },
       required: ['product_id'],
       additionalProperties: false,
     });
@@ -58,7 +65,12 @@ describe('compileSpec: a valid document', () => {
       required: ['delta', 'dry_run', 'reason', 'sku'],
       additionalProperties: false,
     });
-    expect(adjust).toMatchObject({ has_body: true, body_required: true, body_params: ['delta', 'meta', 'reason'], query_params: ['dry_run'] });
+    expect(adjust).toMatchObject({
+      has_body: true,
+      body_required: true,
+      body_params: ['delta', 'meta', 'reason'],
+      query_params: ['dry_run'],
+    });
     expect(JSON.stringify(result.operations)).not.toContain('$ref');
   });
 
@@ -75,7 +87,11 @@ describe('compileSpec: a valid document', () => {
       effect: 'write',
       side_effect: 'write',
       risk_level: 'medium',
-      approval: { required: false, prompt: 'Change {product_id}?', when: [{ path: '/price', op: 'gt', value: 100 }] },
+      approval: {
+        required: false,
+        prompt: 'Change {product_id}?',
+        when: [{ path: '/price', op: 'gt', value: 100 }],
+      },
       idempotent: true,
       timeout_ms: 10000,
       rate_limit: { count: 10, window: '1m' },
@@ -114,19 +130,59 @@ describe('compileSpec: diagnostics', () => {
   });
 
   const cases: [string, (d: Doc) => void, string, string | null][] = [
-    ['acc version 2', (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].version = 2), 'acc_version_unsupported', 'get_product'],
-    ['acc version missing', (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'].version, 'acc_version_unsupported', 'get_product'],
-    ['operationId missing', (d) => delete d.paths['/products/{product_id}'].get.operationId, 'operation_id_missing', null],
-    ['operationId not a tool name', (d) => (d.paths['/products/{product_id}'].get.operationId = 'get-product!'), 'operation_id_invalid', 'get-product!'],
-    ['operationId duplicate', (d) => (d.paths['/stock/{sku}/adjustments'].post.operationId = 'get_product'), 'operation_id_duplicate', 'get_product'],
+    [
+      'acc version 2',
+      (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].version = 2),
+      'acc_version_unsupported',
+      'get_product',
+    ],
+    [
+      'acc version missing',
+      (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'].version,
+      'acc_version_unsupported',
+      'get_product',
+    ],
+    [
+      'operationId missing',
+      (d) => delete d.paths['/products/{product_id}'].get.operationId,
+      'operation_id_missing',
+      null,
+    ],
+    [
+      'operationId not a tool name',
+      (d) => (d.paths['/products/{product_id}'].get.operationId = 'get-product!'),
+      'operation_id_invalid',
+      'get-product!',
+    ],
+    [
+      'operationId duplicate',
+      (d) => (d.paths['/stock/{sku}/adjustments'].post.operationId = 'get_product'),
+      'operation_id_duplicate',
+      'get_product',
+    ],
     [
       'dangling $ref',
-      (d) => (d.paths['/products/{product_id}'].get.parameters[0].schema = { $ref: '#/components/schemas/Nope' }),
+      (d) =>
+        (d.paths['/products/{product_id}'].get.parameters[0].schema = { $ref: '#/components/schemas/Nope' }),
       'schema_unresolvable',
       'get_product',
     ],
-    ['external $ref', (d) => (d.components.schemas.Meta = { $ref: 'https://example.com/meta.json' }), 'schema_unresolvable', 'adjust_stock'],
-    ['$ref cycle', (d) => (d.components.schemas.Meta = { type: 'object', properties: { again: { $ref: '#/components/schemas/Meta' } } }), 'schema_unresolvable', 'adjust_stock'],
+    [
+      'external $ref',
+      (d) => (d.components.schemas.Meta = { $ref: 'https://example.com/meta.json' }),
+      'schema_unresolvable',
+      'adjust_stock',
+    ],
+    [
+      '$ref cycle',
+      (d) =>
+        (d.components.schemas.Meta = {
+          type: 'object',
+          properties: { again: { $ref: '#/components/schemas/Meta' } },
+        }),
+      'schema_unresolvable',
+      'adjust_stock',
+    ],
     [
       'argument name collision (path vs body)',
       (d) => (d.components.schemas.Adjustment.properties.sku = { type: 'string' }),
@@ -139,46 +195,102 @@ describe('compileSpec: diagnostics', () => {
       'argument_name_collision',
       'adjust_stock',
     ],
-    ['scope missing', (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'].scope, 'capability_invalid', 'get_product'],
-    ['risk level unknown', (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].risk.level = 'extreme'), 'capability_invalid', 'update_product'],
-    ['rate window unknown', (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].execution.rate_limit.window = '5m'), 'capability_invalid', 'update_product'],
-    ['timeout not an integer', (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].execution.timeout_ms = 'soon'), 'capability_invalid', 'get_product'],
+    [
+      'scope missing',
+      (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'].scope,
+      'capability_invalid',
+      'get_product',
+    ],
+    [
+      'risk level unknown',
+      (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].risk.level = 'extreme'),
+      'capability_invalid',
+      'update_product',
+    ],
+    [
+      'rate window unknown',
+      (d) =>
+        (d.paths['/products/{product_id}'].patch['x-agent-capability'].execution.rate_limit.window = '5m'),
+      'capability_invalid',
+      'update_product',
+    ],
+    [
+      'timeout not an integer',
+      (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].execution.timeout_ms = 'soon'),
+      'capability_invalid',
+      'get_product',
+    ],
     [
       'approval rule on an unknown argument',
-      (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [{ path: '/colour', op: 'eq', value: 'red' }]),
+      (d) =>
+        (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [
+          { path: '/colour', op: 'eq', value: 'red' },
+        ]),
       'capability_invalid',
       'update_product',
     ],
     [
       'approval rule gt without a number',
-      (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [{ path: 'price', op: 'gt', value: [1] }]),
+      (d) =>
+        (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [
+          { path: 'price', op: 'gt', value: [1] },
+        ]),
       'capability_invalid',
       'update_product',
     ],
     [
       'approval rule op unknown',
-      (d) => (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [{ path: 'price', op: 'like', value: 1 }]),
+      (d) =>
+        (d.paths['/products/{product_id}'].patch['x-agent-capability'].approval.when = [
+          { path: 'price', op: 'like', value: 1 },
+        ]),
       'capability_invalid',
       'update_product',
     ],
-    ['capability not an object', (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'] = true), 'capability_invalid', 'get_product'],
-    ['capability missing', (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'], 'capability_missing', 'get_product'],
+    [
+      'capability not an object',
+      (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'] = true),
+      'capability_invalid',
+      'get_product',
+    ],
+    [
+      'capability missing',
+      (d) => delete d.paths['/products/{product_id}'].get['x-agent-capability'],
+      'capability_missing',
+      'get_product',
+    ],
     [
       'required header parameter',
-      (d) => d.paths['/stock/{sku}/adjustments'].post.parameters.push({ name: 'x-tenant', in: 'header', required: true }),
+      (d) =>
+        d.paths['/stock/{sku}/adjustments'].post.parameters.push({
+          name: 'x-tenant',
+          in: 'header',
+          required: true,
+        }),
       'parameter_unsupported',
       'adjust_stock',
     ],
-    ['path param not in template', (d) => (d.paths['/stock/{sku}/adjustments'].post.parameters[0].name = 'code'), 'path_template_mismatch', 'adjust_stock'],
+    [
+      'path param not in template',
+      (d) => (d.paths['/stock/{sku}/adjustments'].post.parameters[0].name = 'code'),
+      'path_template_mismatch',
+      'adjust_stock',
+    ],
     [
       'non-JSON request body',
-      (d) => (d.paths['/stock/{sku}/adjustments'].post.requestBody = { content: { 'text/plain': { schema: { type: 'string' } } } }),
+      (d) =>
+        (d.paths['/stock/{sku}/adjustments'].post.requestBody = {
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        }),
       'body_unsupported',
       'adjust_stock',
     ],
     [
       'array request body',
-      (d) => (d.paths['/stock/{sku}/adjustments'].post.requestBody = { content: { 'application/json': { schema: { type: 'array', items: {} } } } }),
+      (d) =>
+        (d.paths['/stock/{sku}/adjustments'].post.requestBody = {
+          content: { 'application/json': { schema: { type: 'array', items: {} } } },
+        }),
       'body_unsupported',
       'adjust_stock',
     ],
@@ -190,13 +302,15 @@ describe('compileSpec: diagnostics', () => {
     ],
     [
       'object-typed query parameter',
-      (d) => (d.paths['/stock/{sku}/adjustments'].post.parameters[1].schema = { type: 'object', properties: {} }),
+      (d) =>
+        (d.paths['/stock/{sku}/adjustments'].post.parameters[1].schema = { type: 'object', properties: {} }),
       'parameter_unsupported',
       'adjust_stock',
     ],
     [
       'a schema that does not compile',
-      (d) => (d.paths['/products/{product_id}'].get.parameters[0].schema = { type: 'string', minLength: 'one' }),
+      (d) =>
+        (d.paths['/products/{product_id}'].get.parameters[0].schema = { type: 'string', minLength: 'one' }),
       'schema_invalid',
       'get_product',
     ],
@@ -207,7 +321,11 @@ describe('compileSpec: diagnostics', () => {
     expect(r.diagnostics).toEqual([{ code, operation, message: expect.any(String) }]);
     const all = ['adjust_stock', 'get_product', 'update_product'];
     const expectedLeftOut =
-      code === 'operation_id_missing' || code === 'operation_id_invalid' ? 'get_product' : code === 'operation_id_duplicate' ? 'adjust_stock' : operation;
+      code === 'operation_id_missing' || code === 'operation_id_invalid'
+        ? 'get_product'
+        : code === 'operation_id_duplicate'
+          ? 'adjust_stock'
+          : operation;
     expect(r.tools).toEqual(all.filter((t) => t !== expectedLeftOut));
   });
 
@@ -221,7 +339,9 @@ describe('compileSpec: diagnostics', () => {
   });
 
   it('an operation with enabled: false is left out silently', () => {
-    const r = compileWith((d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].enabled = false));
+    const r = compileWith(
+      (d) => (d.paths['/products/{product_id}'].get['x-agent-capability'].enabled = false),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.tools).toEqual(['adjust_stock', 'update_product']);
   });
@@ -231,8 +351,18 @@ describe('compileSpec: OpenAPI 3.0 schemas', () => {
   it('rewrites nullable and boolean exclusive bounds into JSON Schema 2020-12', () => {
     const doc = validDoc();
     doc.openapi = '3.0.3';
-    doc.components.schemas.Adjustment.properties.delta = { type: 'integer', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false };
-    doc.components.schemas.Adjustment.properties.reason = { type: 'string', nullable: true, enum: ['a', 'b'] };
+    doc.components.schemas.Adjustment.properties.delta = {
+      type: 'integer',
+      minimum: 0,
+      exclusiveMinimum: true,
+      maximum: 10,
+      exclusiveMaximum: false,
+    };
+    doc.components.schemas.Adjustment.properties.reason = {
+      type: 'string',
+      nullable: true,
+      enum: ['a', 'b'],
+    };
     const r = compileSpec(doc);
     expect(r.diagnostics).toEqual([]);
     const adjust = byTool(r.operations, 'adjust_stock');
@@ -245,12 +375,17 @@ describe('compileSpec: OpenAPI 3.0 schemas', () => {
     const doc = validDoc();
     doc.components.schemas.Adjustment.properties.delta = { type: 'integer', exclusiveMinimum: 0 };
     const adjust = byTool(compileSpec(doc).operations, 'adjust_stock');
-    expect((adjust.input_schema.properties as Record<string, unknown>).delta).toEqual({ type: 'integer', exclusiveMinimum: 0 });
+    expect((adjust.input_schema.properties as Record<string, unknown>).delta).toEqual({
+      type: 'integer',
+      exclusiveMinimum: 0,
+    });
   });
 });
 
 describe('approvalRequired', () => {
-  const op = (required: boolean, when: CompiledOperation['approval']['when']) => ({ approval: { required, prompt: null, when } });
+  const op = (required: boolean, when: CompiledOperation['approval']['when']) => ({
+    approval: { required, prompt: null, when },
+  });
 
   it('is true when approval.required (or risk high, folded in by the compiler)', () => {
     expect(approvalRequired(op(true, []), {})).toBe(true);
@@ -281,6 +416,11 @@ describe('approvalRequired', () => {
     [{ path: '/a/1', op: 'eq', value: 'q' }, { a: ['p', 'q'] }, true],
     [{ path: 'a', op: 'eq', value: { k: [1, 2] } }, { a: { k: [1, 2] } }, true],
   ] as const)('rule %j on %j -> %s', (rule, args, expected) => {
-    expect(approvalRequired(op(false, [rule as CompiledOperation['approval']['when'][number]]), args as Record<string, unknown>)).toBe(expected);
+    expect(
+      approvalRequired(
+        op(false, [rule as CompiledOperation['approval']['when'][number]]),
+        args as Record<string, unknown>,
+      ),
+    ).toBe(expected);
   });
 });

@@ -33,7 +33,11 @@ export function validDoc(): Doc {
             scope: 'products.write',
             subject: { required: true },
             risk: { level: 'medium' },
-            approval: { required: false, prompt: 'Change {product_id}?', when: [{ path: '/price', op: 'gt', value: 100 }] },
+            approval: {
+              required: false,
+              prompt: 'Change {product_id}?',
+              when: [{ path: '/price', op: 'gt', value: 100 }],
+            },
             execution: { readonly: false, idempotent: true, rate_limit: { count: 10, window: '1m' } },
             audit: { sensitive: true },
             outcome: { result: 'the product', side_effect: 'write' },
@@ -54,13 +58,24 @@ export function validDoc(): Doc {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Adjustment' } } },
           },
           responses: { '200': { description: 'ok' } },
-          'x-agent-capability': { version: 1, enabled: true, scope: 'inventory.adjust', risk: { level: 'high' } },
+          'x-agent-capability': {
+            version: 1,
+            enabled: true,
+            scope: 'inventory.adjust',
+            risk: { level: 'high' },
+          },
         },
       },
     },
     components: {
       parameters: {
-        ProductId: { name: 'product_id', in: 'path', required: true, description: 'Product number', schema: { $ref: '#/components/schemas/Id' } },
+        ProductId: {
+          name: 'product_id',
+          in: 'path',
+          required: true,
+          description: 'Product number',
+          schema: { $ref: '#/components/schemas/Id' },
+        },
       },
       requestBodies: {
         ProductPatch: {
@@ -69,7 +84,10 @@ export function validDoc(): Doc {
             'application/json': {
               schema: {
                 type: 'object',
-                properties: { title: { type: 'string', maxLength: 200 }, price: { type: 'number', minimum: 0 } },
+                properties: {
+                  title: { type: 'string', maxLength: 200 },
+                  price: { type: 'number', minimum: 0 },
+                },
                 required: ['title'],
                 additionalProperties: false,
               },
@@ -81,7 +99,11 @@ export function validDoc(): Doc {
         Id: { type: 'integer', minimum: 1 },
         Adjustment: {
           type: 'object',
-          properties: { delta: { type: 'integer' }, reason: { type: 'string' }, meta: { $ref: '#/components/schemas/Meta' } },
+          properties: {
+            delta: { type: 'integer' },
+            reason: { type: 'string' },
+            meta: { $ref: '#/components/schemas/Meta' },
+          },
           required: ['delta', 'reason'],
         },
         Meta: { type: 'object', properties: { source: { type: 'string' } } },

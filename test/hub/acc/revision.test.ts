@@ -25,7 +25,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-const revisions = (doc: unknown) => Object.fromEntries(compileSpec(doc).operations.map((o) => [o.tool, o.declaration_revision]));
+const revisions = (doc: unknown) =>
+  Object.fromEntries(compileSpec(doc).operations.map((o) => [o.tool, o.declaration_revision]));
 
 describe('declaration_revision', () => {
   it('is stable under key reordering anywhere in the document', () => {
@@ -47,11 +48,26 @@ describe('declaration_revision', () => {
   const mutations: [string, (d: Doc, s: string, n: number) => void][] = [
     ['summary (used as description)', (d, s) => (d.paths[P].patch.summary = `Update ${s}`)],
     ['description', (d, s) => (d.paths[P].patch.description = `Long ${s}`)],
-    ['body property schema', (d, _s, n) => (d.components.requestBodies.ProductPatch.content['application/json'].schema.properties.title.maxLength = 201 + n)],
-    ['new body property', (d, s) => (d.components.requestBodies.ProductPatch.content['application/json'].schema.properties[`extra_${s.replace(/\W/g, '')}`] = { type: 'string' })],
+    [
+      'body property schema',
+      (d, _s, n) =>
+        (d.components.requestBodies.ProductPatch.content[
+          'application/json'
+        ].schema.properties.title.maxLength = 201 + n),
+    ],
+    [
+      'new body property',
+      (d, s) =>
+        (d.components.requestBodies.ProductPatch.content['application/json'].schema.properties[
+          `extra_${s.replace(/\W/g, '')}`
+        ] = { type: 'string' }),
+    ],
     ['body required', (d) => (d.components.requestBodies.ProductPatch.required = true)],
     ['shared path parameter schema', (d, _s, n) => (d.components.schemas.Id.minimum = 2 + n)],
-    ['new query parameter', (d) => (d.paths[P].patch.parameters = [{ name: 'notify', in: 'query', schema: { type: 'boolean' } }])],
+    [
+      'new query parameter',
+      (d) => (d.paths[P].patch.parameters = [{ name: 'notify', in: 'query', schema: { type: 'boolean' } }]),
+    ],
     ['risk level', (d) => (cap(d).risk.level = 'low')],
     ['approval required', (d) => (cap(d).approval.required = true)],
     ['approval prompt', (d, s) => (cap(d).approval.prompt = `Sure? ${s}`)],
@@ -66,27 +82,38 @@ describe('declaration_revision', () => {
     ['audit sensitive', (d) => (cap(d).audit.sensitive = false)],
     ['side effect', (d) => (cap(d).outcome.side_effect = 'external')],
     ['guidance', (d, s) => (cap(d).guidance = { use_when: `asked to edit ${s}!` })],
-    ['method', (d) => {
-      d.paths[P].put = d.paths[P].patch;
-      delete d.paths[P].patch;
-    }],
-    ['path', (d) => {
-      d.paths['/items/{product_id}'] = { parameters: d.paths[P].parameters, patch: d.paths[P].patch };
-      delete d.paths[P].patch;
-    }],
+    [
+      'method',
+      (d) => {
+        d.paths[P].put = d.paths[P].patch;
+        delete d.paths[P].patch;
+      },
+    ],
+    [
+      'path',
+      (d) => {
+        d.paths['/items/{product_id}'] = { parameters: d.paths[P].parameters, patch: d.paths[P].patch };
+        delete d.paths[P].patch;
+      },
+    ],
   ];
 
   it('changes when any field of the operation changes', () => {
     const before = revisions(validDoc()).update_product;
     expect(before).toBeDefined();
     fc.assert(
-      fc.property(fc.constantFrom(...mutations), fc.string({ minLength: 1, maxLength: 12 }), fc.nat(1000), ([label, mutate], s, n) => {
-        const doc = validDoc();
-        mutate(doc, s, n);
-        const after = revisions(doc).update_product;
-        expect(after, label).toBeDefined();
-        expect(after, label).not.toBe(before);
-      }),
+      fc.property(
+        fc.constantFrom(...mutations),
+        fc.string({ minLength: 1, maxLength: 12 }),
+        fc.nat(1000),
+        ([label, mutate], s, n) => {
+          const doc = validDoc();
+          mutate(doc, s, n);
+          const after = revisions(doc).update_product;
+          expect(after, label).toBeDefined();
+          expect(after, label).not.toBe(before);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -102,7 +129,9 @@ describe('declaration_revision', () => {
   });
 
   it('declarationRevision: any change to any compiled field changes the hash', () => {
-    const op = compileSpec(validDoc()).operations.find((o) => o.tool === 'update_product') as CompiledOperation;
+    const op = compileSpec(validDoc()).operations.find(
+      (o) => o.tool === 'update_product',
+    ) as CompiledOperation;
     const { declaration_revision, ...rest } = op;
     expect(declarationRevision(rest)).toBe(declaration_revision);
     const keys = Object.keys(rest) as (keyof typeof rest)[];

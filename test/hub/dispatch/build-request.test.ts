@@ -14,7 +14,14 @@ const op = {
 
 describe('buildRequest', () => {
   it('fills and URL-encodes path params, encodes query params, and sends only body params', () => {
-    const r = buildRequest(op, { shop: 'a b/c?', product_id: 42, dry_run: true, tags: ['x&y', 'z'], title: 'T', price: 3.5 });
+    const r = buildRequest(op, {
+      shop: 'a b/c?',
+      product_id: 42,
+      dry_run: true,
+      tags: ['x&y', 'z'],
+      title: 'T',
+      price: 3.5,
+    });
     expect(r).toEqual({
       method: 'PATCH',
       pathWithQuery: '/shops/a%20b%2Fc%3F/products/42?dry_run=true&tags=x%26y&tags=z',
@@ -25,11 +32,15 @@ describe('buildRequest', () => {
   it("sends '' without body params, '{}' when the body is required", () => {
     expect(buildRequest(op, { shop: 's', product_id: 1 }).body).toBe('');
     expect(buildRequest({ ...op, body_required: true }, { shop: 's', product_id: 1 }).body).toBe('{}');
-    expect(buildRequest({ ...op, has_body: false }, { shop: 's', product_id: 1, title: 'ignored' }).body).toBe('');
+    expect(
+      buildRequest({ ...op, has_body: false }, { shop: 's', product_id: 1, title: 'ignored' }).body,
+    ).toBe('');
   });
 
   it('omits absent query params and never puts body params in the query', () => {
-    expect(buildRequest(op, { shop: 's', product_id: 1, title: 'x' }).pathWithQuery).toBe('/shops/s/products/1');
+    expect(buildRequest(op, { shop: 's', product_id: 1, title: 'x' }).pathWithQuery).toBe(
+      '/shops/s/products/1',
+    );
   });
 
   it('refuses missing or non-scalar path params', () => {

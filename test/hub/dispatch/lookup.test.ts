@@ -10,19 +10,35 @@ const base = { onBehalfOf: 'operator@demo.local', jobId: 'run-lookup', timeoutMs
 describe('lookupOperation against a demo shop', () => {
   let shop: DemoSystemHandle;
   beforeAll(async () => {
-    shop = await startShop({ systemId: 'shop-a', name: 'Shop A', variant: 'A', secret: 'lookup-test-secret-00001' });
+    shop = await startShop({
+      systemId: 'shop-a',
+      name: 'Shop A',
+      variant: 'A',
+      secret: 'lookup-test-secret-00001',
+    });
   });
   afterAll(() => shop.close());
   afterEach(() => shop.faults.clear());
 
   const write = (key: string, body: unknown, path = '/products/42/content', method = 'PATCH') =>
-    sendSigned({ baseUrl: shop.url, secret: shop.secret, request: { method, pathWithQuery: path, body: JSON.stringify(body) }, idempotencyKey: key, ...base });
-  const lookup = (key: string, secret = shop.secret) => lookupOperation({ baseUrl: shop.url, secret, idempotencyKey: key, ...base });
+    sendSigned({
+      baseUrl: shop.url,
+      secret: shop.secret,
+      request: { method, pathWithQuery: path, body: JSON.stringify(body) },
+      idempotencyKey: key,
+      ...base,
+    });
+  const lookup = (key: string, secret = shop.secret) =>
+    lookupOperation({ baseUrl: shop.url, secret, idempotencyKey: key, ...base });
 
   it('succeeded with http_status, result and a digest of the canonical look-up body', async () => {
     await write('lookup-ok-000001', { title: 'Looked up' });
     const r = await lookup('lookup-ok-000001');
-    expect(r).toMatchObject({ outcome: 'succeeded', http_status: 200, result: { product_id: 42, title: 'Looked up' } });
+    expect(r).toMatchObject({
+      outcome: 'succeeded',
+      http_status: 200,
+      result: { product_id: 42, title: 'Looked up' },
+    });
     if (r.outcome !== 'succeeded') return;
     const raw = await sendSigned({
       baseUrl: shop.url,
@@ -71,12 +87,21 @@ describe('lookupOperation against misbehaving systems', () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
   const serve = async (status: number, body: string) => {
-    const s = await rawServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+    const s = await rawServer((_req, res) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body),
+    );
     servers.push(s);
     return s;
   };
   const lookup = (url: string, key = 'key-00000001', timeoutMs = 3000) =>
-    lookupOperation({ baseUrl: url, secret: 'x'.repeat(20), idempotencyKey: key, onBehalfOf: 'o', jobId: 'j', timeoutMs });
+    lookupOperation({
+      baseUrl: url,
+      secret: 'x'.repeat(20),
+      idempotencyKey: key,
+      onBehalfOf: 'o',
+      jobId: 'j',
+      timeoutMs,
+    });
 
   it('a 404 without operation_not_found is not authoritative: unavailable', async () => {
     const s = await serve(404, '{"error":"not_found","message":"no such route"}');
@@ -86,14 +111,26 @@ describe('lookupOperation against misbehaving systems', () => {
   it('a malformed 200 or an answer for another key is unavailable', async () => {
     const malformed = await serve(200, '{"status":"done"}');
     expect((await lookup(malformed.url)).outcome).toBe('unavailable');
-    const other = await serve(200, JSON.stringify({ idempotency_key: 'other-key-0001', status: 'succeeded', http_status: 200, result: {}, recorded_at: 'x' }));
+    const other = await serve(
+      200,
+      JSON.stringify({
+        idempotency_key: 'other-key-0001',
+        status: 'succeeded',
+        http_status: 200,
+        result: {},
+        recorded_at: 'x',
+      }),
+    );
     expect((await lookup(other.url)).outcome).toBe('unavailable');
   });
 
   it('no answer (timeout, refused) is unavailable, never not_found', async () => {
     const hang = await rawServer(() => undefined);
     servers.push(hang);
-    expect(await lookup(hang.url, 'key-00000001', 150)).toMatchObject({ outcome: 'unavailable', detail: expect.stringContaining('timeout') });
+    expect(await lookup(hang.url, 'key-00000001', 150)).toMatchObject({
+      outcome: 'unavailable',
+      detail: expect.stringContaining('timeout'),
+    });
     expect((await lookup(await closedPort())).outcome).toBe('unavailable');
   });
 

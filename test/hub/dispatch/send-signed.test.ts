@@ -4,7 +4,11 @@ import { fetchSpec, sendSigned, type BuiltRequest } from '../../../src-hub/dispa
 import { closedPort, rawServer, type RawServer } from './servers.js';
 
 const SECRET = 'dispatch-test-secret-00001';
-const request: BuiltRequest = { method: 'PATCH', pathWithQuery: '/products/42/content?x=1', body: '{"title":"T"}' };
+const request: BuiltRequest = {
+  method: 'PATCH',
+  pathWithQuery: '/products/42/content?x=1',
+  body: '{"title":"T"}',
+};
 
 describe('sendSigned', () => {
   const servers: RawServer[] = [];
@@ -17,12 +21,29 @@ describe('sendSigned', () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
   const send = (baseUrl: string, extra: Partial<Parameters<typeof sendSigned>[0]> = {}) =>
-    sendSigned({ baseUrl, secret: SECRET, request, onBehalfOf: 'operator@x', jobId: 'run-1', idempotencyKey: 'inv-000000001', timeoutMs: 5000, ...extra });
+    sendSigned({
+      baseUrl,
+      secret: SECRET,
+      request,
+      onBehalfOf: 'operator@x',
+      jobId: 'run-1',
+      idempotencyKey: 'inv-000000001',
+      timeoutMs: 5000,
+      ...extra,
+    });
 
   it('sends the signed headers over the exact path and body; the signature verifies', async () => {
-    const s = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    const s = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+    );
     const r = await send(s.url);
-    expect(r).toEqual({ kind: 'response', status: 200, body: { ok: true }, body_bytes: 11, truncated: false });
+    expect(r).toEqual({
+      kind: 'response',
+      status: 200,
+      body: { ok: true },
+      body_bytes: 11,
+      truncated: false,
+    });
     const hit = s.hits[0];
     expect(hit).toBeDefined();
     if (!hit) return;
@@ -80,7 +101,11 @@ describe('sendSigned', () => {
     expect(await pending).toMatchObject({ kind: 'no_response', reason: 'aborted', request_sent: true });
     const pre = new AbortController();
     pre.abort();
-    expect(await send(s.url, { signal: pre.signal })).toMatchObject({ kind: 'no_response', reason: 'aborted', request_sent: false });
+    expect(await send(s.url, { signal: pre.signal })).toMatchObject({
+      kind: 'no_response',
+      reason: 'aborted',
+      request_sent: false,
+    });
     expect(s.hits).toHaveLength(1);
   });
 
@@ -102,7 +127,11 @@ describe('sendSigned', () => {
 
   it('reports connect_refused (request_sent false) for a closed port', async () => {
     const url = await closedPort();
-    expect(await send(url)).toMatchObject({ kind: 'no_response', reason: 'connect_refused', request_sent: false });
+    expect(await send(url)).toMatchObject({
+      kind: 'no_response',
+      reason: 'connect_refused',
+      request_sent: false,
+    });
   });
 
   it('bounds the response body: larger answers are truncated and flagged', async () => {
@@ -120,7 +149,9 @@ describe('sendSigned', () => {
   });
 
   it('keeps a non-JSON error body as text and passes 5xx statuses through', async () => {
-    const s = await serve((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>bad gateway</h1>'));
+    const s = await serve((_req, res) =>
+      res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>bad gateway</h1>'),
+    );
     expect(await send(s.url)).toMatchObject({ kind: 'response', status: 502, body: '<h1>bad gateway</h1>' });
   });
 });
@@ -132,7 +163,9 @@ describe('fetchSpec', () => {
   });
 
   it('returns the document, fetched unsigned from the default path', async () => {
-    const s = await rawServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.1.0","paths":{}}'));
+    const s = await rawServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.1.0","paths":{}}'),
+    );
     servers.push(s);
     expect(await fetchSpec(s.url)).toEqual({ ok: true, doc: { openapi: '3.1.0', paths: {} } });
     expect(s.hits[0]?.url).toBe('/.well-known/bailing/tools.json');
@@ -150,7 +183,10 @@ describe('fetchSpec', () => {
     expect(await fetchSpec(await closedPort())).toMatchObject({ ok: false, code: 'system_unreachable' });
     const hang = await rawServer(() => undefined);
     servers.push(hang);
-    expect(await fetchSpec(hang.url, undefined, 150)).toMatchObject({ ok: false, code: 'system_unreachable' });
+    expect(await fetchSpec(hang.url, undefined, 150)).toMatchObject({
+      ok: false,
+      code: 'system_unreachable',
+    });
     const notFound = await rawServer((_req, res) => res.writeHead(404).end('{}'));
     servers.push(notFound);
     expect(await fetchSpec(notFound.url)).toMatchObject({ ok: false, code: 'system_unreachable' });
@@ -158,7 +194,9 @@ describe('fetchSpec', () => {
 
   it('spec_invalid for a body that is not a JSON object', async () => {
     for (const body of ['<html></html>', '[1,2]', '"text"']) {
-      const s = await rawServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      const s = await rawServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body),
+      );
       servers.push(s);
       expect(await fetchSpec(s.url)).toMatchObject({ ok: false, code: 'spec_invalid' });
     }
