@@ -1,0 +1,86 @@
+/** UI steps the scenarios share, written against the renderer's roles, labels and test ids. */
+import { expect, type Locator, type Page } from '@playwright/test';
+import { join } from 'node:path';
+import { ROOT } from '../../harness/renderer-build.js';
+
+export const SCREENSHOT_DIR = join(ROOT, 'e2e/screenshots');
+
+export async function openApp(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.locator('.app[data-ready="true"]')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('hub-state')).toContainText('Hub connected', { timeout: 30_000 });
+}
+
+export type ViewName = 'Conversations' | 'Tasks' | 'Needs attention' | 'Approvals' | 'Settings';
+
+export async function goTo(page: Page, view: ViewName): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('button', { name: new RegExp(`^${view}`) })
+    .click();
+}
+
+export interface NewConversation {
+  title: string;
+  /** Visible system names to keep selected (e.g. "Shop A (homeware)"); the others are unticked. */
+  systems: string[];
+  /** Task title to bind to (optional). */
+  task?: string;
+}
+
+export async function newConversation(page: Page, c: NewConversation): Promise<void> {
+  await goTo(page, 'Conversations');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const form = page.getByRole('form', { name: 'New conversation' });
+  await form.getByLabel('Title').fill(c.title);
+  if (c.task) await form.getByLabel('Task').selectOption({ label: c.task });
+  const boxes = form.getByRole('group', { name: 'Authorizations' }).getByRole('checkbox');
+  await expect(boxes.first()).toBeVisible();
+  const n = await boxes.count();
+  for (let i = 0; i < n; i++) {
+    const box = boxes.nth(i);
+    const label = (await box.locator('xpath=..').innerText()).trim();
+    const want = c.systems.some((s) => label.startsWith(s));
+    if (want !== (await box.isChecked())) await box.setChecked(want);
+  }
+  await form.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByTestId('conversation-title')).toHaveText(c.title);
+}
+
+export async function openConversation(page: Page, title: string): Promise<void> {
+  await goTo(page, 'Conversations');
+  await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: title, exact: true }).click();
+  await expect(page.getByTestId('conversation-title')).toHaveText(title);
+}
+
+/** Sends a message and waits until the turn is over (the "Working…" status is gone). */
+export async function send(page: Page, text: string, opts: { waitForText?: string | RegExp } = {}): Promise<void> {
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const before = await log.locator('li.item-user_message').count();
+  await page.locator('#composer-input').fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(log.locator('li.item-user_message')).toHaveCount(before + 1);
+  if (opts.waitForText) await expect(log).toContainText(opts.waitForText, { timeout: 60_000 });
+  await expect(page.getByRole('status').filter({ hasText: 'Working…' })).toHaveCount(0, { timeout: 60_000 });
+}
+
+export function cards(page: Page): Locator {
+  return page.getByRole('log', { name: 'Conversation' }).getByTestId('tool-card');
+}
+
+/** The tool cards of one tool (by its tool name as shown on the card). */
+export function cardsOf(page: Page, tool: string): Locator {
+  return cards(page).filter({ has: page.locator('dd', { hasText: new RegExp(`^${tool}$`) }) });
+}
+
+export async function screenshot(page: Page, scenario: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${scenario}.png`), fullPage: true });
+}
+
+export async function selectTask(page: Page, title: string): Promise<Locator> {
+  await goTo(page, 'Tasks');
+  await page.getByRole('button', { name: new RegExp(`^${title} · `) }).click();
+  const detail = page.getByTestId('task-detail');
+  await expect(detail.getByRole('heading')).toContainText(title);
+  return detail;
+}
