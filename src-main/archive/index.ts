@@ -1,5 +1,6 @@
 export { createSqliteArchive, ArchiveInputError, type SqliteArchiveOptions } from './sqlite-archive.js';
 export { redactPayload, REDACTED } from './redact.js';
+export { createStreamRedactor, type StreamRedactor } from './stream-redactor.js';
 export type {
   AppendResult,
   ArchiveGap,

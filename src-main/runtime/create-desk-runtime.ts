@@ -3,6 +3,7 @@
  * cache, journal passthrough and operator tools. Everything is injected; see ./from-data-dir.ts for
  * the wiring on a data directory.
  */
+import { redactPayload } from '../archive/index.js';
 import type { ArchiveStore } from '../archive/types.js';
 import { createArgumentValidator } from './argument-validation.js';
 import type { InvocationActionEnvelope, InvocationRuntime, InvocationStatus, ScopeCheck, ScopeStore, SessionScope } from './contracts.js';
@@ -41,6 +42,8 @@ export interface DeskRuntimeDeps {
   cache?: DeclarationCacheOptions;
   maxModelRequestsPerTurn?: number;
   systemPromptExtra?: string;
+  /** Known secret values (Hub token, model key): masked in everything emitted to subscribers. */
+  secrets?: () => readonly string[];
   /** Called by close() after everything is flushed (e.g. to close stores the wiring opened). */
   onClose?: () => Promise<void> | void;
 }
@@ -59,7 +62,10 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? createIdSource();
   const listeners = new Set<RuntimeListener>();
-  const emit = (e: RuntimeEvent) => {
+  const secrets = deps.secrets ?? (() => []);
+  const emit = (raw: RuntimeEvent) => {
+    // Nothing sent to subscribers (the renderer) may carry a secret, e.g. echoed in a business result.
+    const e = redactPayload(raw, secrets()) as RuntimeEvent;
     for (const l of listeners) {
       try {
         l(e);
@@ -252,7 +258,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     if (env.receipt) {
       recorder.record(s, null, { kind: 'receipt', callId: null, invocation_id: env.receipt.invocation_id, state: env.receipt.state, receipt: env.receipt, late: false });
     }
-    return env;
+    return redactPayload(env, secrets()) as InvocationActionEnvelope;
   }
 
   return {
@@ -352,7 +358,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       changed(s);
       try {
         return await runTurn(
-          { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf },
+          { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets },
           s,
           turn,
           text,
@@ -437,7 +443,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
         await executor.execute(s, turn, call);
         const card = s.cards.get(call.callId);
         if (!card) throw new DeskRuntimeError('internal_error', 'no card for the call');
-        return { card: structuredClone(card) };
+        return { card: redactPayload(card, secrets()) as typeof card };
       } finally {
         turn.ended = true;
         await turn.runs.endAll();

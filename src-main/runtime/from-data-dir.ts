@@ -51,10 +51,8 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     if (typeof health.hub_id !== 'string') throw new Error('the Hub did not report its hub_id');
     hubId = health.hub_id;
   }
-  const archive = createSqliteArchive({
-    file: join(opts.dataDir, 'archive.sqlite'),
-    secrets: () => [opts.hubToken, ...(opts.secrets?.() ?? [])],
-  });
+  const secrets = () => [opts.hubToken, ...(opts.secrets?.() ?? [])];
+  const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets });
   const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
   const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite') });
   const invocations = createInvocationRuntime({ hub: hubClient, invocationStore, scopeStore });
@@ -65,6 +63,7 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     scopeStore,
     connection: { hubUrl: opts.hubUrl, hubId, clientId: opts.clientId, workspaceId: opts.workspaceId ?? 'default' },
     modelSettings: opts.modelSettings,
+    secrets,
     ...opts.overrides,
     async onClose() {
       archive.close();

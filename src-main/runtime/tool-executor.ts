@@ -246,6 +246,10 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       if (call.name === 'search_tools') return searchTools(session, turn, parsed.value);
       return recoveryAction(session, turn, call.name === 'inspect_governed_tool_invocation' ? 'inspect' : 'resume', parsed.value);
     }
+    if (hasScope && session.availability !== 'open') {
+      // A blocked or offline scope blocks every member, including the surviving ones.
+      return refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
+    }
     const entry = session.cache.byFunctionName(call.name);
     if (!entry) {
       const why = session.cache.evictedReason(call.name);

@@ -12,6 +12,7 @@ import { modelTools } from './model-tools.js';
 import type { IdSource } from './ids.js';
 import type { RuntimeHubPort } from './hub-port.js';
 import { createTurnRuns } from './turn-runs.js';
+import { createStreamRedactor } from '../archive/index.js';
 
 export interface TurnLoopDeps {
   model: ModelClient;
@@ -21,6 +22,7 @@ export interface TurnLoopDeps {
   ids: IdSource;
   maxModelRequests: number;
   systemPromptOf(session: LiveSession): string;
+  secrets: () => readonly string[];
 }
 
 export function startTurn(hub: RuntimeHubPort, session: LiveSession, turnId: string): TurnContext {
@@ -82,6 +84,10 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
       const toolsEnabled = session.scope.members.length > 0 && session.availability === 'open';
       let reply: ModelReply;
       let partial = '';
+      const redactor = createStreamRedactor(deps.secrets());
+      const showDelta = (delta: string) => {
+        if (delta && !turn.cancelled) recorder.emit({ type: 'message.delta', sessionId: session.sessionId, turnId: turn.turnId, messageId, delta });
+      };
       try {
         reply = await model.complete({
           messages: eventsToMessages(session.events, deps.systemPromptOf(session)),
@@ -89,9 +95,10 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
           signal: turn.abort.signal,
           onDelta: (delta) => {
             partial += delta;
-            if (!turn.cancelled) recorder.emit({ type: 'message.delta', sessionId: session.sessionId, turnId: turn.turnId, messageId, delta });
+            showDelta(redactor.push(delta));
           },
         });
+        showDelta(redactor.flush());
       } catch (err) {
         if (turn.cancelled) {
           if (partial) recorder.record(session, turn.turnId, { kind: 'assistant_message', messageId, text: partial, finish: 'cancelled' });

@@ -119,3 +119,19 @@ describe('sqlite conversation archive', () => {
     a.close();
   });
 });
+
+describe('stream redactor', () => {
+  it('masks a secret split across streamed pieces and holds back nothing at the end', async () => {
+    const { createStreamRedactor } = await import('../../src-main/archive/index.js');
+    const secret = 'sk-abcdef123456';
+    const pieces = ['hello sk-ab', 'cdef12', '3456 and ', 'bye'];
+    const r = createStreamRedactor([secret]);
+    const out = pieces.map((p) => r.push(p)).join('') + r.flush();
+    expect(out).toBe('hello [redacted] and bye');
+    const eager = createStreamRedactor([secret]);
+    expect(eager.push('Once upon a time ')).toBe('Once upon a time '); // nothing held back without a possible secret start
+    expect(eager.push('then sk-')).toBe('then ');
+    const plain = createStreamRedactor([]);
+    expect(plain.push('abc') + plain.flush()).toBe('abc');
+  });
+});
