@@ -79,6 +79,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   const model = deps.model ?? createModelClient(deps.modelSettings);
   const live = new Map<string, LiveSession>();
   const opening = new Map<string, Promise<LiveSession>>();
+  const runningTurns = new Set<Promise<unknown>>();
   let closed = false;
 
   const summaryOf = (s: LiveSession): SessionSummary => ({
@@ -356,14 +357,17 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const turn = startTurn(deps.hub, s, ids.turnId());
       s.activeTurn = turn;
       changed(s);
+      const running = runTurn(
+        { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets },
+        s,
+        turn,
+        text,
+      );
+      runningTurns.add(running);
       try {
-        return await runTurn(
-          { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets },
-          s,
-          turn,
-          text,
-        );
+        return await running;
       } finally {
+        runningTurns.delete(running);
         s.activeTurn = null;
         changed(s);
       }
@@ -460,6 +464,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       if (closed) return;
       closed = true;
       for (const s of live.values()) if (s.activeTurn) cancelTurn(s.activeTurn);
+      await Promise.allSettled([...runningTurns]);
       for (const s of live.values()) await Promise.allSettled([...s.background]);
       for (const s of live.values()) deps.archive.flush(s.sessionId);
       await deps.onClose?.();
