@@ -145,4 +145,42 @@ describe('host killed and restarted on the same data directory', () => {
     expect(after.slice(before.length).map((e) => e.kind)).toEqual(['control', 'receipt']);
     await h2.stop();
   });
+  it('lost acknowledgement (the shop commits, then drops the response): unknown survives the restart; explicit resume reconciles the original', async () => {
+    const dataDir = newDataDir();
+    const h1 = await host(dataDir);
+    const s = await h1.call<SessionSummary>('createSession', { title: 'ack', authorizationRefs: [AUTH.shopA, AUTH.inventory] });
+    env.model.setScript([
+      { name: 'la-search', match: { userIncludes: 'Shorten' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
+      { name: 'la-edit', match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'Shorten' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, title: 'Board' } }] } },
+      { name: 'la-unknown', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'The result needs checking.' } },
+    ]);
+    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
+    const ledgerBefore = env.demo.shopA.ledger().length;
+    const turn = await h1.call<TurnResult>('sendMessage', s.sessionId, 'Shorten the title of product 42 in Shop A.');
+    expect(turn.outcome).toBe('completed');
+    const told = toolMessages(env.model.requests().find((q) => q.matchedStep === 'la-unknown')!).at(-1) as { invocation_id: string; state: string };
+    expect(told.state).toBe('unknown');
+    const journal1 = await h1.call<InvocationStatus>('journalStatus', s.sessionId);
+    const entry1 = journal1.entries.find((e) => e.invocation_id === told.invocation_id)!;
+    expect(entry1.last_known_state).toBe('unknown');
+    const before = await h1.call<ArchiveEvent[]>('archiveEvents', s.sessionId);
+    await h1.kill();
+    const metricsAtKill = await env.hubMetrics();
+    env.proxy.reset();
+
+    const h2 = await host(dataDir);
+    const opened = await h2.call<OpenedSession>('openSession', s.sessionId);
+    expect(opened.events).toEqual(before);
+    expect(opened.journal.entries.find((e) => e.invocation_id === told.invocation_id)).toMatchObject({ last_known_state: 'unknown', original_run_id: entry1.original_run_id });
+    expect(env.proxy.requests()).toEqual(['GET /agent/v1/authorizations']);
+
+    const resumed = await h2.call<InvocationActionEnvelope>('resumeInvocation', s.sessionId, told.invocation_id);
+    expect(resumed.receipt).toMatchObject({ invocation_id: told.invocation_id, run_id: entry1.original_run_id, authorization_ref: AUTH.shopA });
+    expect(['succeeded', 'unverified']).toContain(resumed.receipt?.state);
+    const ledger = env.demo.shopA.ledger().slice(ledgerBefore);
+    expect(ledger.map((l) => l.idempotency_key)).toEqual([told.invocation_id]); // one write, the original id
+    expect((await env.hubMetrics()).invokes).toBe(metricsAtKill.invokes); // no replacement invoke
+    expect(env.proxy.requests()).not.toContain('POST /agent/v1/invocations');
+    await h2.stop();
+  });
 });
