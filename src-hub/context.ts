@@ -63,4 +63,6 @@ export interface HubContext {
   settings: HubSettings;
   /** Aborted when the Hub closes, so in-flight sends end (and are recorded `unknown`). */
   shutdown: AbortSignal;
+  /** Sends in progress; close() waits for them to record their outcome before closing the store. */
+  inflight: Set<Promise<unknown>>;
 }

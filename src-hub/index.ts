@@ -89,6 +89,7 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     schemas: createSchemaValidator(),
     settings,
     shutdown: shutdown.signal,
+    inflight: new Set(),
   };
   return { ctx, abort: () => shutdown.abort() };
 }
@@ -120,6 +121,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         closing ??= (async () => {
           closeStreams();
           abort();
+          // aborted sends finish at once and record `unknown`; let them write before the store closes
+          await Promise.allSettled([...ctx.inflight]);
           await app.close();
           await store.close();
         })();

@@ -12,7 +12,14 @@ import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { transitionInvocation } from './transition.js';
 
-export async function sendAndRecord(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+export function sendAndRecord(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+  const p = sendAndRecordOnce(ctx, rec, actor);
+  ctx.inflight.add(p);
+  void p.finally(() => ctx.inflight.delete(p)).catch(() => undefined);
+  return p;
+}
+
+async function sendAndRecordOnce(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
   const system = await ctx.store.getSystem(rec.system_id);
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
   let result: SendResult;

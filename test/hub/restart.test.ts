@@ -116,6 +116,30 @@ describe('Hub restart', () => {
     expect(opRequests(demo.shopA)).toBe(0);
   });
 
+  it('a clean close during a dispatch records the call unknown (aborted) before the store closes', async () => {
+    const { demo, dataDir, desk, config } = await setup();
+    let hub = await createHub({ dataDir, config });
+    const search = await http(hub.url, 'POST', '/agent/v1/tools/search', { token: desk, body: { query: 'content', authorization_refs: ['auth-shop-a'] } });
+    const decl = search.body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
+    const run = await http(hub.url, 'POST', '/agent/v1/runs', { token: desk, body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' } });
+    demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
+    const id = newInvocationId();
+    const pending = http(hub.url, 'POST', '/agent/v1/invocations', {
+      token: desk,
+      body: { invocation_id: id, run_id: run.body.run_id, authorization_ref: 'auth-shop-a', tool: 'update_product_content', declaration_revision: decl.declaration_revision, arguments: { product_id: 42, description: 'closing' }, host_call_id: 'h' },
+    }).catch((e: unknown) => e);
+    await waitFor(() => demo.shopA.ledger().length === 1, 'the business commit');
+    await hub.close();
+    await pending;
+    hub = await createHub({ dataDir, config });
+    cleanups.push(() => hub.close());
+    expect(hub.recovered).toBe(0);
+    const g = await http(hub.url, 'GET', `/agent/v1/invocations/${id}`, { token: desk });
+    expect(g.body.state).toBe('unknown');
+    expect(g.body.reason_code).toBe('no_response_aborted');
+    expect(opRequests(demo.shopA)).toBe(1);
+  });
+
   it('a changed applied migration refuses to start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hub-mig-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -46,8 +46,10 @@ describe('tasks across a Hub crash', () => {
     const call = (tool: string, args: Record<string, unknown>) =>
       api('POST', '/agent/v1/invocations', { invocation_id: newInvocationId(), run_id: runId, authorization_ref: 'auth-shop-a', tool, declaration_revision: rev(tool), arguments: args, host_call_id: 'h', task_id: taskId });
 
-    expect((await call('update_product_content', { product_id: 42, description: 'one' })).body.state).toBe('succeeded');
-    expect((await call('update_product_content', { product_id: 13, description: 'two' })).body.state).toBe('succeeded');
+    const one = await call('update_product_content', { product_id: 42, description: 'one' });
+    expect(one.body.state, one.text).toBe('succeeded');
+    const two = await call('update_product_content', { product_id: 13, description: 'two' });
+    expect(two.body.state, two.text).toBe('succeeded');
     const pendingApproval = await call('publish_listing', { product_id: 42, channel: 'web' });
     expect(pendingApproval.body.state).toBe('awaiting_approval');
     demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
