@@ -26,7 +26,7 @@ async function host(dataDir: string) {
   return h;
 }
 
-async function until<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
+async function until<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -102,7 +102,7 @@ describe('host killed and restarted on the same data directory', () => {
     const inspected = await h2.call<InvocationActionEnvelope>('inspectInvocation', s.sessionId, invocationId);
     expect(inspected.receipt).toMatchObject({ run_id: originalRun, authorization_ref: AUTH.shopA, state: 'succeeded' });
     await h2.stop();
-  });
+  }, 180_000);
 
   it('lost response (host killed while the edit was in flight): reopen, inspect the original; no replacement write', async () => {
     const dataDir = newDataDir();
@@ -144,7 +144,7 @@ describe('host killed and restarted on the same data directory', () => {
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.slice(before.length).map((e) => e.kind)).toEqual(['control', 'receipt']);
     await h2.stop();
-  });
+  }, 180_000);
   it('lost acknowledgement (the shop commits, then drops the response): unknown survives the restart; explicit resume reconciles the original', async () => {
     const dataDir = newDataDir();
     const h1 = await host(dataDir);
@@ -182,5 +182,5 @@ describe('host killed and restarted on the same data directory', () => {
     expect((await env.hubMetrics()).invokes).toBe(metricsAtKill.invokes); // no replacement invoke
     expect(env.proxy.requests()).not.toContain('POST /agent/v1/invocations');
     await h2.stop();
-  });
+  }, 180_000);
 });
