@@ -6,6 +6,8 @@
  *   node --import tsx e2e/harness/host-main.ts --data DIR [--port N] [--static DIR]
  *   env: BAILING_E2E_HUB_URL     the Hub URL (written into settings.json on first start)
  *        BAILING_E2E_HUB_TOKEN   the client token (held in this process's memory only)
+ *        BAILING_E2E_HUB_ADMIN_TOKEN  optional: the Hub operator's admin token, offered under the
+ *                                keychain's hub-admin-token account (for approvals in the UI)
  *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by bootDesk)
  *
  * Why not `src-main/browser-host/cli.ts`: that CLI takes the remote client token only from the OS
@@ -46,7 +48,9 @@ async function main(): Promise<void> {
   const hubUrl = process.env.BAILING_E2E_HUB_URL;
   const token = process.env.BAILING_E2E_HUB_TOKEN;
   if (!hubUrl || !token) throw new Error('BAILING_E2E_HUB_URL and BAILING_E2E_HUB_TOKEN are required');
+  const adminToken = process.env.BAILING_E2E_HUB_ADMIN_TOKEN;
   delete process.env.BAILING_E2E_HUB_TOKEN;
+  delete process.env.BAILING_E2E_HUB_ADMIN_TOKEN;
   if (!existsSync(resolve(staticDir, 'index.html'))) throw new Error(`the renderer is not built (${staticDir}/index.html missing)`);
 
   const store = createSettingsFileStore(dataDir);
@@ -54,7 +58,10 @@ async function main(): Promise<void> {
     const s = defaultSettings();
     store.save({ ...s, hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
   }
-  const keychain = await createKeychain({ loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }) });
+  const keychain = await createKeychain({ loadBackend: async () => memoryBackend({
+        [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token,
+        ...(adminToken ? { [KEYCHAIN_ACCOUNTS.hubAdminToken]: adminToken } : {}),
+      }) });
   const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }).version;
   const log = (m: string) => console.error(`[host] ${m}`);
   const boot = await bootDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });

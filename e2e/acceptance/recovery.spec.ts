@@ -1,0 +1,184 @@
+/**
+ * Recovery across complete host reconstruction (the host process is SIGKILLed and started again
+ * on the same data; the Hub and the business systems keep running):
+ *  4. lost acknowledgement: reopen, "Result needs checking", Inspect changes nothing, Resume
+ *     reconciles, exactly one ledger write, no replacement invoke;
+ *  6. pending approval across reopen: approve in the approvals view, "Approved, not yet run"
+ *     until Resume, then exactly one dispatch;
+ *  7. fence saved, crash before the request reached the Hub: Resume gets the authoritative
+ *     invocation_not_found, the UI shows unverified with "inspect original", no automatic retry.
+ */
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { join } from 'node:path';
+import type { Script } from '../../demo/scripted-model/script.js';
+import { startApp, type AppUnderTest } from './support/stack-fixture.js';
+import { auditByInvocation, dispatchCount, receipt } from './support/checks.js';
+import { readJournal } from './support/journal.js';
+import { cardsOf, goTo, newConversation, openConversation, screenshot, send } from './support/ui.js';
+
+const EDIT = 'auth_shop_a__update_product_content';
+const PUBLISH = 'auth_shop_a__publish_listing';
+
+const flow = (tag: string, call: { name: string; arguments: Record<string, unknown> }, doneText: string): Script => [
+  { name: `${tag}-search`, match: { userIncludes: tag }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit or publish a product' } }] } },
+  { name: `${tag}-call`, match: { afterToolResultFor: 'search_tools', turnUserIncludes: tag }, reply: { toolCalls: [call] } },
+  { name: `${tag}-done`, match: { afterToolResultFor: call.name, turnUserIncludes: tag }, reply: { text: doneText } },
+];
+
+const script: Script = [
+  ...flow('[lost-ack]', { name: EDIT, arguments: { product_id: 13, description: 'Stonewashed linen towel, 50 x 70 cm.' } }, 'The shop did not confirm the edit.'),
+  ...flow('[approval]', { name: PUBLISH, arguments: { product_id: 42, channel: 'web' } }, 'Publishing needs approval.'),
+  ...flow('[fence]', { name: EDIT, arguments: { product_id: 7, description: 'Blue-rim enamel mug.' } }, 'unreachable'),
+];
+
+// Independent scenarios on one stack (separate conversations): a failure does not stop the others.
+test.describe.configure({ mode: 'default' });
+
+let app: AppUnderTest;
+test.beforeAll(async ({ browser }) => {
+  app = await startApp(browser, 'recovery', script);
+});
+test.afterAll(async () => {
+  await app?.close();
+});
+
+function idleRow(page: Page, invocationId: string): Locator {
+  return page.getByTestId('idle-row').filter({ hasText: invocationId });
+}
+
+async function snapshotEverywhere(invocationId: string) {
+  const { stack } = app;
+  return {
+    ledger: await stack.ledger('shop-a'),
+    requests: (await stack.requests('shop-a')).length,
+    receipt: await receipt(stack, invocationId),
+    audit: (await auditByInvocation(stack)).get(invocationId) ?? [],
+    invokes: Object.values((await stack.metrics()).clients).reduce((n, c) => n + c.invokes, 0),
+    journal: readJournal(join(stack.dir, 'desk')).find((r) => r.invocation_id === invocationId)?.body ?? null,
+  };
+}
+
+test('4. lost acknowledgement: reopen, Inspect changes nothing, Resume reconciles, exactly one write', async () => {
+  const { page, stack } = app;
+  await newConversation(page, { title: 'Lost acknowledgement', systems: ['Shop A'] });
+  await stack.setFault('shop-a', { operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
+  await send(page, '[lost-ack] Update the description of product 13.', { waitForText: 'The shop did not confirm the edit.' });
+  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText('Result needs checking');
+  const ledger = await stack.ledger('shop-a');
+  expect(ledger).toHaveLength(1);
+  const id = ledger[0]?.idempotency_key ?? '';
+  expect((await receipt(stack, id))?.state).toBe('unknown');
+  const invokesBefore = (await snapshotEverywhere(id)).invokes;
+
+  await app.reopen();
+  await goTo(page, 'Needs attention');
+  const row = idleRow(page, id);
+  await expect(row).toContainText('Result needs checking');
+  await expect(row).toContainText('update_product_content');
+
+  const before = await snapshotEverywhere(id);
+  await row.getByRole('button', { name: 'Inspect' }).click();
+  await expect(row.getByRole('status')).toContainText('Result needs checking');
+  const after = await snapshotEverywhere(id);
+  expect(after).toEqual(before);
+  await screenshot(page, '04-lost-ack-inspect');
+
+  await row.getByRole('button', { name: 'Resume' }).click();
+  // Reconciled: the call leaves the idle panel (it is resolved) and its card says Completed.
+  await expect(idleRow(page, id)).toHaveCount(0);
+  expect((await receipt(stack, id))?.state).toBe('succeeded');
+  expect(await stack.ledger('shop-a')).toHaveLength(1);
+  expect(await dispatchCount(stack, id)).toBe(1);
+  const final = await snapshotEverywhere(id);
+  expect(final.invokes).toBe(invokesBefore); // no replacement invoke, before or after the reopen
+  expect(final.audit.some((e) => e.kind === 'invocation.reconciled' && e.to_state === 'succeeded')).toBe(true);
+
+  await openConversation(page, 'Lost acknowledgement');
+  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText('Completed');
+  await screenshot(page, '04-lost-ack-resumed');
+});
+
+test('6. pending approval across reopen: approve in the approvals view, runs once only on Resume', async () => {
+  const { page, stack } = app;
+  await newConversation(page, { title: 'Publish with approval', systems: ['Shop A'] });
+  await send(page, '[approval] Publish product 42 on the web.', { waitForText: 'Publishing needs approval.' });
+  const card = cardsOf(page, 'publish_listing');
+  await expect(card.getByTestId('tool-card-state')).toHaveText('Awaiting approval');
+  const approvals = await stack.admin<{ approvals: { approval_id: string; invocation_id: string; state: string }[] }>('GET', '/admin/v1/approvals');
+  const pending = approvals.approvals.find((a) => a.state === 'pending');
+  expect(pending).toBeDefined();
+  const id = pending?.invocation_id ?? '';
+  expect(await dispatchCount(stack, id)).toBe(0);
+
+  await app.reopen();
+  await goTo(page, 'Approvals');
+  const approval = page.getByTestId('approval').filter({ hasText: id });
+  await expect(approval).toContainText('Approval: pending');
+  await approval.getByRole('button', { name: 'Approve' }).click();
+  await expect(approval).toContainText('Approval: approved');
+  await expect(approval).toContainText('Execution: Approved, not yet run');
+  expect((await receipt(stack, id))?.state).toBe('approved');
+  // Approval is not execution: nothing reaches the shop until Resume, even after a while.
+  await page.waitForTimeout(1500);
+  expect(await dispatchCount(stack, id)).toBe(0);
+
+  await goTo(page, 'Needs attention');
+  const row = idleRow(page, id);
+  await expect(row).toContainText('Approved, not yet run');
+  await screenshot(page, '06-approved-not-yet-run');
+  await row.getByRole('button', { name: 'Resume' }).click();
+  await expect(idleRow(page, id)).toHaveCount(0);
+  expect((await receipt(stack, id))?.state).toBe('succeeded');
+  expect(await dispatchCount(stack, id)).toBe(1);
+  const publishes = (await stack.ledger('shop-a')).filter((e) => e.operation === 'publish_listing');
+  expect(publishes.map((e) => e.idempotency_key)).toEqual([id]);
+  const audit = (await auditByInvocation(stack)).get(id) ?? [];
+  expect(audit.some((e) => e.kind.startsWith('approval') || e.to_state === 'approved')).toBe(true);
+  expect(audit.some((e) => e.to_state === 'succeeded')).toBe(true);
+  await openConversation(page, 'Publish with approval');
+  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText('Completed');
+  await screenshot(page, '06-approval-resumed');
+});
+
+test('7. fence saved, crash before the Hub: Resume gets invocation_not_found, unverified, no retry', async () => {
+  const { page, stack } = app;
+  await newConversation(page, { title: 'Crash before the Hub', systems: ['Shop A'] });
+  stack.proxy.holdWhen((method, path) => method === 'POST' && path === '/agent/v1/invocations');
+  const invokesForwardedBefore = stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+  await page.locator('#composer-input').fill('[fence] Update the description of product 7.');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect.poll(() => stack.proxy.held().length, { timeout: 30_000 }).toBe(1);
+  const held = JSON.parse(stack.proxy.held()[0]?.body ?? '{}') as { invocation_id?: string };
+  const id = held.invocation_id ?? '';
+  expect(id).not.toBe('');
+  // The dispatch fence is on disk before the request left the host.
+  expect(readJournal(join(stack.dir, 'desk')).some((r) => r.invocation_id === id)).toBe(true);
+
+  await stack.killHost();
+  stack.proxy.holdWhen(null);
+  const next = await stack.startHost();
+  const { openApp } = await import('./support/ui.js');
+  await openApp(page, next.url);
+  expect(await receipt(stack, id)).toBeNull();
+
+  await goTo(page, 'Needs attention');
+  const row = idleRow(page, id);
+  await expect(row).toContainText('pending_dispatch');
+  // Seed 001: an explicit resume of the saved fence is how the operator gets the authoritative answer.
+  const resume = row.getByRole('button', { name: 'Resume' });
+  await expect(resume, 'the idle panel must offer an explicit Resume for a saved dispatch fence').toBeVisible();
+  await resume.click();
+  const result = row.getByRole('status');
+  await expect(result).toContainText('invocation_not_found');
+  await expect(result).toContainText('Unverified');
+  await expect(page.getByText(/inspect.original/i).first()).toBeVisible();
+  await screenshot(page, '07-fence-not-found-unverified');
+
+  // No automatic retry: nothing was re-sent, nothing reached the shop, the record is kept.
+  await page.waitForTimeout(2000);
+  const invokesForwardedAfter = stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+  expect(invokesForwardedAfter).toBe(invokesForwardedBefore);
+  expect(await dispatchCount(stack, id)).toBe(0);
+  expect((await stack.ledger('shop-a')).some((e) => e.target === 'product:7')).toBe(false);
+  expect(readJournal(join(stack.dir, 'desk')).some((r) => r.invocation_id === id)).toBe(true);
+});
