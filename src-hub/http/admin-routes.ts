@@ -65,10 +65,10 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: HubContext, auth:
   app.post<{ Params: { ref: string } }>('/admin/v1/authorizations/:ref/revoke', { onRequest, schema: { ...p('ref'), body: EMPTY_BODY } }, async (req) =>
     changeAuthorization(ctx, req.params.ref, { state: 'revoked' }, 'admin'),
   );
-  app.post<{ Params: { ref: string }; Body: { account: string; on_behalf_of: string } }>(
+  app.post<{ Params: { ref: string }; Body: { account?: string; on_behalf_of?: string } | undefined }>(
     '/admin/v1/authorizations/:ref/rebind',
     { onRequest, schema: { ...p('ref'), body: bodies.rebind } },
-    async (req) => changeAuthorization(ctx, req.params.ref, { state: 'rebound', ...req.body }, 'admin'),
+    async (req) => changeAuthorization(ctx, req.params.ref, { state: 'rebound', ...(req.body ?? {}) }, 'admin'),
   );
 
   app.get<{ Querystring: Record<string, unknown> }>('/admin/v1/approvals', { onRequest }, async (req) => {
@@ -97,9 +97,14 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: HubContext, auth:
     const limitText = str(req.query.limit, 'limit', 6);
     const limit = limitText === undefined ? 1000 : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw badRequest('limit must be an integer from 1 to 10000');
+    const afterText = str(req.query.after_seq, 'after_seq', 15);
+    const afterSeq = afterText === undefined ? undefined : Number(afterText);
+    if (afterSeq !== undefined && (!Number.isInteger(afterSeq) || afterSeq < 0)) throw badRequest('after_seq must be a non-negative integer');
     const entries = await ctx.store.listAudit({
       invocation_id: str(req.query.invocation_id, 'invocation_id'),
       task_id: str(req.query.task_id, 'task_id'),
+      kind: str(req.query.kind, 'kind'),
+      after_seq: afterSeq,
       limit,
     });
     return { entries };

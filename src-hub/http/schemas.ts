@@ -61,7 +61,12 @@ export const bodies = {
     }),
   ),
   grant: bodySchema(z.object({ client_id: z.string().min(1).max(200) })),
-  rebind: bodySchema(z.object({ account: z.string().min(1).max(200), on_behalf_of: z.string().min(1).max(200) })),
+  rebind: {
+    anyOf: [
+      { type: 'null' },
+      bodySchema(z.object({ account: z.string().min(1).max(200).optional(), on_behalf_of: z.string().min(1).max(200).optional() })),
+    ],
+  },
 };
 
 export const idParams = (name: string) => ({

@@ -318,7 +318,7 @@ export interface HubStore {
   listApprovals(state?: ApprovalState): Promise<ApprovalRecord[]>;
 
   appendAudit(entry: AuditInput & { invocation_id?: string | null; task_id?: string | null; from_state?: string | null; to_state?: string | null }, at: string): Promise<void>;
-  listAudit(filter: { invocation_id?: string; task_id?: string; limit?: number }): Promise<AuditRecord[]>;
+  listAudit(filter: { invocation_id?: string; task_id?: string; kind?: string; after_seq?: number; limit?: number }): Promise<AuditRecord[]>;
 
   listEvents(clientId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
   appendEvent(clientId: string, type: string, payload: Record<string, unknown>, at: string): Promise<number>;

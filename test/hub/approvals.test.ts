@@ -121,6 +121,36 @@ describe('approvals', () => {
     expect(d.body.declarations).toEqual([]);
   });
 
+  it('a rebound authorization refuses the approved call made under the old revision, and stale revisions on invoke', async () => {
+    await env.admin('POST', '/admin/v1/authorizations', { system_id: 'shop-b', account: 'x', on_behalf_of: 'y', authorization_ref: 'auth-b3' });
+    await env.admin('POST', '/admin/v1/authorizations/auth-b3/grants', { client_id: 'desk' });
+    const r = await env.invoke({ authRef: 'auth-b3', tool: 'publish_listing', args: { product_id: 13, channel: 'web' } });
+    await decide(r.body.approval.approval_id, 'approve');
+    const rebound = await env.admin('POST', '/admin/v1/authorizations/auth-b3/rebind');
+    expect(rebound.status).toBe(200);
+    expect(rebound.body).toMatchObject({ state: 'rebound', revision: 2, account: 'x' });
+    const before = opRequests(env.demo.shopB);
+    const res = await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
+    expect(res.body.action).toBe('refused');
+    expect(res.body.receipt.reason_code).toBe('authorization_rebound');
+    expect(res.body.receipt.state).toBe('approved');
+    const stale = await env.agent('POST', '/agent/v1/invocations', {
+      invocation_id: `inv_${Date.now()}_stale`,
+      run_id: await env.run('auth-b3'),
+      authorization_ref: 'auth-b3',
+      authorization_revision: 1,
+      tool: 'get_product',
+      declaration_revision: (await env.declaration('auth-b3', 'get_product')).declaration_revision,
+      arguments: { product_id: 13 },
+      host_call_id: 'h',
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toBe('authorization_rebound');
+    expect(opRequests(env.demo.shopB)).toBe(before);
+    const kinds = await env.admin('GET', '/admin/v1/audit?kind=authorization.rebound');
+    expect(kinds.body.entries.map((e: { kind: string }) => e.kind)).toEqual(['authorization.rebound']);
+  });
+
   it('unknown approval id: approval_not_found', async () => {
     const r = await decide('apr_nope', 'approve');
     expect(r.status).toBe(404);

@@ -316,6 +316,14 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
         where.push('task_id = ?');
         args.push(filter.task_id);
       }
+      if (filter.kind) {
+        where.push('kind = ?');
+        args.push(filter.kind);
+      }
+      if (filter.after_seq !== undefined) {
+        where.push('seq > ?');
+        args.push(filter.after_seq);
+      }
       const sql = `SELECT * FROM audit ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY seq LIMIT ?`;
       return (db.prepare(sql).all(...args, filter.limit ?? 1000) as Row[]).map(toAudit);
     },
