@@ -1,5 +1,6 @@
 /** Journal entries: building the dispatch fence, applying a receipt, comparing bindings. */
 import type { Receipt } from '../../../src-shared/hub-api.js';
+import { INVOCATION_TRANSITIONS, type InvocationState } from '../../../src-shared/states.js';
 import type { JournalEntry } from '../../journal/index.js';
 import type { SessionScope } from '../contracts.js';
 
@@ -76,4 +77,21 @@ export function withReceipt(e: JournalEntry, r: Receipt, now: Date): JournalEntr
 
 export function withState(e: JournalEntry, state: JournalEntry['last_state']): JournalEntry {
   return { ...e, last_state: state };
+}
+
+/** True when `to` can follow `from` in the invocation state machine (pending_dispatch precedes everything). */
+export function isLaterState(from: JournalEntry['last_state'], to: JournalEntry['last_state']): boolean {
+  if (from === to) return false;
+  if (to === 'pending_dispatch') return false;
+  if (from === 'pending_dispatch') return true;
+  const seen = new Set<InvocationState>();
+  const queue: InvocationState[] = [...INVOCATION_TRANSITIONS[from]];
+  while (queue.length) {
+    const s = queue.shift()!;
+    if (s === to) return true;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    queue.push(...INVOCATION_TRANSITIONS[s]);
+  }
+  return false;
 }

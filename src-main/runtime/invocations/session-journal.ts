@@ -16,7 +16,7 @@
 import { JournalError, journalCodeOf, toV2, type InvocationStore, type JournalEntry, type JournalRecordV2 } from '../../journal/index.js';
 import { JOURNAL_SCHEMA_V2 } from '../../journal/index.js';
 import type { UnsavedRecord } from '../contracts.js';
-import { outcomeKey, sameBinding, sameEntry } from './entries.js';
+import { isLaterState, outcomeKey, sameBinding, sameEntry } from './entries.js';
 
 export type SaveMode = 'direct' | 'restore' | 'authoritative';
 
@@ -39,6 +39,9 @@ export class SessionJournal {
   readonly order: string[] = [];
   readonly dirty = new Set<string>();
   readonly attempted = new Map<string, Set<string>>();
+  /** For each dirty entry: the stored outcome its local change was derived from (null = not stored then). */
+  readonly bases = new Map<string, string | null>();
+  private savedIndex = new Map<string, JournalEntry>();
   readonly unsaved = new Map<string, UnsavedRecord>();
   readonly conflicts = new Map<string, EntryConflict>();
   lastError: JournalError | null = null;
@@ -89,6 +92,7 @@ export class SessionJournal {
   /** Replace the local view of every clean entry with the stored one; keep dirty entries. */
   private adoptStored(record: JournalRecordV2 | null, keepDirty: Set<string>): void {
     this.saved = record;
+    this.savedIndex = new Map((record?.entries ?? []).map((e) => [e.invocation_id, e] as const));
     const dirtyEntries = [...keepDirty].map((id) => [id, this.local.get(id)] as const);
     const newOrder: string[] = [];
     this.local.clear();
@@ -126,6 +130,10 @@ export class SessionJournal {
 
   /** Set local versions (without saving). Used where a save must not be attempted. */
   setLocal(entry: JournalEntry): void {
+    if (!this.dirty.has(entry.invocation_id)) {
+      const stored = this.savedIndex.get(entry.invocation_id);
+      this.bases.set(entry.invocation_id, stored ? outcomeKey(stored) : null);
+    }
     if (!this.local.has(entry.invocation_id)) this.order.push(entry.invocation_id);
     this.local.set(entry.invocation_id, entry);
     this.dirty.add(entry.invocation_id);
@@ -152,7 +160,10 @@ export class SessionJournal {
       this.lastError = err;
       return { ok: false, error: err };
     }
-    const apply = new Map([...this.dirty].map((id) => [id, this.local.get(id)!] as const));
+    // Entries in conflict with a different stored outcome are never written by a direct save:
+    // only restore (merge rules) or a fresh receipt (authoritative) may resolve them.
+    const apply = new Map([...this.dirty].filter((id) => !this.conflicts.has(id)).map((id) => [id, this.local.get(id)!] as const));
+    if (apply.size === 0) return { ok: false, error: this.lastError ?? new JournalError('invocation_store_conflict', 'unsaved entries are in conflict with the stored record') };
     const next = this.buildNext(this.saved, apply);
     try {
       const saved = await this.store!.save(this.sessionId, next, this.saved?.revision ?? null);
@@ -173,6 +184,7 @@ export class SessionJournal {
       this.unsaved.delete(id);
       this.conflicts.delete(id);
       this.attempted.delete(id);
+      this.bases.delete(id);
     }
     this.adoptStored(saved, stillDirty);
     if (this.unsaved.size === 0) this.lastError = null;
@@ -195,9 +207,10 @@ export class SessionJournal {
       return { ok: false, error: e };
     }
     const storedById = new Map((stored?.entries ?? []).map((e) => [e.invocation_id, e] as const));
-    const baseById = new Map((this.saved?.entries ?? []).map((e) => [e.invocation_id, e] as const));
     const apply = new Map<string, JournalEntry>();
     const alreadyStored: string[] = [];
+    /** Local changes the stored record already supersedes with later evidence: the stored entry is adopted. */
+    const superseded: string[] = [];
     for (const id of this.dirty) {
       const local = this.local.get(id);
       if (!local) continue;
@@ -215,11 +228,23 @@ export class SessionJournal {
         alreadyStored.push(id);
         continue;
       }
-      const base = baseById.get(id);
-      const ours = (base && outcomeKey(base) === outcomeKey(s)) || this.attempted.get(id)?.has(outcomeKey(s)) === true;
-      if (ours || force.has(id)) {
+      const base = this.bases.get(id);
+      const ours = (base !== undefined && base !== null && base === outcomeKey(s)) || this.attempted.get(id)?.has(outcomeKey(s)) === true;
+      if (ours) {
         apply.set(id, local);
         continue;
+      }
+      if (force.has(id)) {
+        // A receipt just read from the Hub: it replaces an earlier or equal stored state, but a
+        // stored state that is already later (another writer read the Hub after us) is kept.
+        if (s.last_state === local.last_state || isLaterState(s.last_state, local.last_state)) {
+          apply.set(id, local);
+          continue;
+        }
+        if (isLaterState(local.last_state, s.last_state)) {
+          superseded.push(id);
+          continue;
+        }
       }
       // A different stored outcome from another writer: never overwrite it with ours. Keep both.
       this.conflicts.set(id, { stored: s, local, reason: 'invocation_store_conflict' });
@@ -228,6 +253,8 @@ export class SessionJournal {
     for (const c of this.conflicts.values()) {
       this.lastError = new JournalError(c.reason === 'invocation_binding_conflict' ? 'invocation_store_conflict' : c.reason, 'a stored entry differs from the unsaved local one; both are kept for inspection');
     }
+    for (const id of superseded) this.local.set(id, storedById.get(id)!);
+    alreadyStored.push(...superseded);
     if (apply.size === 0) {
       // Nothing to write: no revision bump. Adopt what is stored; keep conflicted entries local.
       this.afterSaved(stored ?? this.saved ?? emptyRecord(this.sessionId), alreadyStored);
