@@ -57,6 +57,10 @@ async function serve(p: Parsed): Promise<void> {
   const logger = pino({
     level: process.env.HUB_LOG_LEVEL ?? 'info',
     redact: { paths: ['req.headers.authorization', '*.signing_secret', '*.token', '*.admin_token'], censor: '[redacted]' },
+    // never log query strings: a client might (wrongly) put a token there
+    serializers: {
+      req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: String(req.url ?? '').split('?')[0], id: req.id }),
+    },
   });
   const hub = await createHub({
     dataDir,
