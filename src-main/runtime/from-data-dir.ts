@@ -52,7 +52,8 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     hubId = health.hub_id;
   }
   const secrets = () => [opts.hubToken, ...(opts.secrets?.() ?? [])];
-  const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets });
+  // A short busy timeout: better-sqlite3 waits synchronously, and a locked archive must surface as storage_error quickly.
+  const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets, busyTimeoutMs: 500 });
   const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
   const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite') });
   const invocations = createInvocationRuntime({ hub: hubClient, invocationStore, scopeStore });
