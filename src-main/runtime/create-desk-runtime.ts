@@ -455,6 +455,17 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       }
     },
 
+    async authorizationChanged(a) {
+      for (const s of live.values()) {
+        const m = s.scope.members.find((x) => x.authorization_ref === a.authorization_ref);
+        if (!m || a.hub_id !== s.scope.hubId) continue;
+        if (a.state === 'revoked') setAvailability(s, { state: 'blocked', reason: 'authorization_revoked', authorization_ref: a.authorization_ref });
+        else if (a.state === 'rebound' || a.revision !== m.authorization_revision) {
+          setAvailability(s, { state: 'blocked', reason: 'authorization_rebound', authorization_ref: a.authorization_ref });
+        }
+      }
+    },
+
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -10,7 +10,7 @@
  * - the model API key is passed in by the settings provider per request and never stored.
  */
 import type { ArchiveState, InvocationState, JournalState } from '../../src-shared/states.js';
-import type { Receipt } from '../../src-shared/hub-api.js';
+import type { Authorization, Receipt } from '../../src-shared/hub-api.js';
 import type { Feedback, InvocationActionEnvelope, InvocationStatus, ScopeMember } from './contracts.js';
 
 // ---------- model settings (key supplied by the caller, e.g. from the keychain) ----------
@@ -229,6 +229,11 @@ export interface DeskRuntime {
   searchTools(sessionId: string, query: string): Promise<DeclarationView[]>;
   cachedDeclarations(sessionId: string): Promise<DeclarationView[]>;
   runToolManually(sessionId: string, functionName: string, args: Record<string, unknown>): Promise<ManualToolRunResult>;
+  /**
+   * Feed an `authorization.changed` Hub event (the app owns the event stream). A revoked or rebound
+   * member blocks every living session that holds it and drops their declarations. No Hub request.
+   */
+  authorizationChanged(authorization: Authorization): Promise<void>;
   subscribe(listener: RuntimeListener): () => void;
   /** Cancel running turns, end open runs, flush archive and journal. */
   close(): Promise<void>;

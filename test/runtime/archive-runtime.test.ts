@@ -108,4 +108,16 @@ describe('revocation during a living session', () => {
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
     expect(summary).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_revoked:${AUTH.inventory}` });
   });
+  it('an authorization.changed event (fed by the app) drops the declarations and blocks the group without any Hub request', async () => {
+    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.shopB] });
+    await runtime.searchTools(s.sessionId, 'get product');
+    expect((await runtime.cachedDeclarations(s.sessionId)).length).toBeGreaterThan(0);
+    const rebound = await env.admin.rebindAuthorization(AUTH.shopB, { account: 'shop-b-other' });
+    env.proxy.reset();
+    await runtime.authorizationChanged(rebound);
+    expect(await runtime.cachedDeclarations(s.sessionId)).toEqual([]);
+    const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
+    expect(summary).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_rebound:${AUTH.shopB}` });
+    expect(env.proxy.requests()).toEqual([]);
+  });
 });
