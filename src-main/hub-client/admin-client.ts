@@ -36,8 +36,6 @@ export type CreateClientResponse = z.infer<typeof CreateClientResponseSchema>;
 export type CreateAuthorizationRequest = z.infer<typeof CreateAuthorizationRequestSchema>;
 export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequestSchema>;
 
-/** Shapes the shared contract does not pin down: validated as JSON objects, passed through. */
-const LooseObject = z.object({}).loose();
 export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema) }).loose();
 /** Metrics are counters keyed by name (e.g. invocations_created); values are numbers. */
 export const MetricsSchema = z.record(z.string(), z.unknown());
@@ -55,13 +53,14 @@ export interface HubAdminClient {
   refreshSystem(systemId: string, opts?: CallOptions): Promise<HubSystem>;
   createClient(req: { name: string }, opts?: CallOptions): Promise<CreateClientResponse>;
   createAuthorization(req: CreateAuthorizationRequest, opts?: CallOptions): Promise<Authorization>;
-  grantAuthorization(ref: string, clientId: string, opts?: CallOptions): Promise<Record<string, unknown>>;
+  grantAuthorization(ref: string, clientId: string, opts?: CallOptions): Promise<Authorization>;
   revokeAuthorization(ref: string, opts?: CallOptions): Promise<Authorization>;
   rebindAuthorization(ref: string, body?: Record<string, unknown>, opts?: CallOptions): Promise<Authorization>;
   listApprovals(query?: { state?: string }, opts?: CallOptions): Promise<Approval[]>;
   decideApproval(approvalId: string, req: ApprovalDecisionRequest, opts?: CallOptions): Promise<Approval>;
   listTasks(opts?: CallOptions): Promise<TaskView[]>;
   pauseTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
+  continueTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
   cancelTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
   audit(query?: AuditQuery, opts?: CallOptions): Promise<AuditEntry[]>;
   metrics(opts?: CallOptions): Promise<Record<string, unknown>>;
@@ -84,7 +83,7 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
     refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
     createClient: (req, opts) => post('/admin/v1/clients', req, CreateClientResponseSchema, opts),
     createAuthorization: async (req, opts) => post('/admin/v1/authorizations', checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'), AuthorizationSchema, opts),
-    grantAuthorization: (ref, clientId, opts) => post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, LooseObject, opts),
+    grantAuthorization: (ref, clientId, opts) => post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, AuthorizationSchema, opts),
     revokeAuthorization: (ref, opts) => post(`/admin/v1/authorizations/${enc(ref)}/revoke`, {}, AuthorizationSchema, opts),
     rebindAuthorization: (ref, body, opts) => post(`/admin/v1/authorizations/${enc(ref)}/rebind`, body ?? {}, AuthorizationSchema, opts),
     listApprovals: async (query, opts) => (await get('/admin/v1/approvals', ApprovalListSchema, opts, query)).approvals,
@@ -92,6 +91,7 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
       post(`/admin/v1/approvals/${enc(id)}/decision`, checked(ApprovalDecisionRequestSchema, req, '/admin/v1/approvals/decision'), ApprovalSchema, opts),
     listTasks: async (opts) => (await get('/admin/v1/tasks', TaskListSchema, opts)).tasks,
     pauseTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),
+    continueTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/continue`, {}, TaskViewSchema, opts),
     cancelTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/cancel`, {}, TaskViewSchema, opts),
     audit: async (query, opts) => (await get('/admin/v1/audit', AuditListSchema, opts, { ...query })).entries,
     metrics: (opts) => get('/admin/v1/metrics', MetricsSchema, opts),

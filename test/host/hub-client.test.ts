@@ -88,6 +88,7 @@ describe('agent API against the real Hub', () => {
     const task = await client.createTask({ title: 'admin test', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 1, in_flight_limit: 1 });
     expect((await admin.listTasks()).some((t) => t.task_id === task.task_id)).toBe(true);
     expect((await admin.pauseTask(task.task_id)).state).toBe('paused');
+    expect((await admin.continueTask(task.task_id)).state).toBe('active');
     expect((await admin.cancelTask(task.task_id)).state).toBe('cancelled');
     expect((await admin.audit({ limit: 5 })).length).toBeGreaterThan(0);
     expect(await admin.metrics()).toHaveProperty('clients');

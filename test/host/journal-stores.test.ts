@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { JournalError, createFileInvocationStore, createSqliteInvocationStore, type InvocationStore, type StoredJournalRecord } from '../../src-main/journal/index.js';
+import { createHubClient } from '../../src-main/hub-client/index.js';
+import { createInvocationRuntime } from '../../src-main/runtime/invocations/index.js';
+import { createMemoryScopeStore } from '../../src-main/runtime/scope/index.js';
 import { STORE_KINDS, entry, record, tempDir } from './helpers/journal-fixtures.js';
 
 const cleanups: (() => void)[] = [];
@@ -211,6 +214,12 @@ describe('file store lock', () => {
     expect(readFileSync(join(dir, 's_s1.json'), 'utf8')).toBe(before);
     // Loads still work (readers never need the lock).
     expect((await store.load('s1'))!.revision).toBe(1);
+    // The runtime's status reports the lock (and makes no Hub request to do so).
+    const scopes = createMemoryScopeStore();
+    await scopes.save({ sessionId: 's1', hubId: 'hub-1', clientId: 'client-1', workspaceId: 'ws-1', connectionKey: 'http://127.0.0.1:1#client-1', members: [{ authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' }], fingerprint: 'f'.repeat(64), revision: 1, taskId: null });
+    const noHub = createHubClient({ baseUrl: 'http://127.0.0.1:9', token: 'unused', fetch: async () => { throw new Error('status must not call the Hub'); } });
+    const status = await createInvocationRuntime({ hub: noHub, invocationStore: store, scopeStore: scopes }).getSessionInvocationStatus('s1');
+    expect(status.lock).toMatchObject({ pid: childPid });
 
     // Operator procedure: confirm the owner is gone, preserve the evidence, then remove the lock.
     expect(() => process.kill(childPid, 0)).toThrow();
