@@ -104,19 +104,19 @@ describe('turn cancellation', () => {
     env = await startRuntimeTestEnv();
     const { runtime, events } = await fresh();
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    env.model.setScript([{ name: 'slow', match: { userIncludes: 'long story' }, reply: { text: 'Once upon a time, in a very long story...', stallAfterFirstChunkMs: 5_000 } }]);
+    env.model.setScript([{ name: 'slow', match: { userIncludes: 'long story' }, reply: { text: 'Once upon a time, in a very long story...', stallAfterFirstChunkMs: 20_000 } }]);
     env.proxy.reset();
-    const t0 = Date.now();
     const pending = runtime.sendMessage(s.sessionId, 'Tell me a long story');
     await until(() => events.some((e) => e.type === 'message.delta'));
     await runtime.cancelTurn(s.sessionId);
     const r = await pending;
     expect(r.outcome).toBe('cancelled');
-    expect(Date.now() - t0).toBeLessThan(4_500);
     await until(() => env!.model.requests()[0]?.clientClosedEarly);
     const stored = await runtime.archiveEvents(s.sessionId);
     expect(stored.map((e) => e.kind)).toEqual(['session_created', 'user_message', 'control', 'assistant_message', 'turn_ended']);
-    expect(stored.find((e) => e.kind === 'assistant_message')).toMatchObject({ finish: 'cancelled' });
+    const partial = stored.find((e): e is Extract<ArchiveEvent, { kind: 'assistant_message' }> => e.kind === 'assistant_message');
+    expect(partial).toMatchObject({ finish: 'cancelled' });
+    expect(partial!.text.length).toBeLessThan('Once upon a time, in a very long story...'.length); // the stream was stopped, not awaited
     expect(env.proxy.requests()).toEqual([]);
   });
 
