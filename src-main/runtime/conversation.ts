@@ -61,7 +61,23 @@ export function systemPrompt({ scope, memberNames, extra }: SystemPromptInput): 
 const NO_RESULT =
   'No result was recorded for this call (the turn ended or the host restarted before it returned). Do not send it again; if it has an invocation_id, inspect that original invocation.';
 
-export function eventsToMessages(events: readonly ArchiveEvent[], system: string): ChatCompletionMessageParam[] {
+/** Keeps the history bounded: the system prompt plus the most recent messages, cut at a user message. */
+export const MAX_HISTORY_MESSAGES = 400;
+
+export function eventsToMessages(events: readonly ArchiveEvent[], system: string, maxMessages = MAX_HISTORY_MESSAGES): ChatCompletionMessageParam[] {
+  const all = buildMessages(events, system);
+  if (all.length - 1 <= maxMessages) return all;
+  for (let i = all.length - maxMessages; i < all.length; i++) {
+    if (all[i]?.role === 'user') return [all[0] as ChatCompletionMessageParam, ...all.slice(i)];
+  }
+  // No user message in the window (one very long turn): keep from its last user message.
+  for (let i = all.length - maxMessages - 1; i > 0; i--) {
+    if (all[i]?.role === 'user') return [all[0] as ChatCompletionMessageParam, ...all.slice(i)];
+  }
+  return all;
+}
+
+function buildMessages(events: readonly ArchiveEvent[], system: string): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   let openCalls: string[] = [];
   let answered = new Set<string>();

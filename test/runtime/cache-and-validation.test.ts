@@ -137,4 +137,16 @@ describe('history rebuild', () => {
     expect(assistant.tool_calls.map((c) => c.id)).toEqual(['c1', 'c2']);
     expect(String((msgs[4] as { content: string }).content)).toContain('No result was recorded');
   });
+  it('bounds a long history at a user message, keeping the system prompt', () => {
+    const events: ArchiveEvent[] = [];
+    for (let i = 0; i < 50; i++) {
+      events.push({ ...base, seq: 2 * i + 1, eventId: `u${i}`, turnId: `t${i}`, kind: 'user_message', text: `q${i}` });
+      events.push({ ...base, seq: 2 * i + 2, eventId: `a${i}`, turnId: `t${i}`, kind: 'assistant_message', messageId: `m${i}`, text: `a${i}`, finish: 'stop' });
+    }
+    const msgs = eventsToMessages(events, 'sys', 11);
+    expect(msgs[0]).toEqual({ role: 'system', content: 'sys' });
+    expect(msgs[1]).toEqual({ role: 'user', content: 'q45' });
+    expect(msgs.length).toBe(11);
+    expect(msgs.at(-1)).toEqual({ role: 'assistant', content: 'a49' });
+  });
 });
