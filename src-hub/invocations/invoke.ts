@@ -7,6 +7,7 @@ import { parameterDigest } from '../../src-shared/digest.js';
 import type { InvokeRequest, Receipt } from '../../src-shared/hub-api.js';
 import type { InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
+import { renderPrompt } from '../approvals/prompt.js';
 import { conflict, HubError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { InvocationChangeResult, InvocationRecord, OperationRecord, TaskRecord } from '../store/types.js';
@@ -100,7 +101,7 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
         tool: req.tool,
         parameter_digest: digest,
         arguments_preview: op.operation.audit_sensitive ? null : req.arguments,
-        prompt: op.operation.approval.prompt ?? null,
+        prompt: renderPrompt(op.operation.approval.prompt ?? null, req.arguments, op.operation.audit_sensitive),
         state: 'pending',
         decision_id: null,
         decided_by: null,

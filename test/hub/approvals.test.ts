@@ -29,6 +29,7 @@ describe('approvals', () => {
     expect(receipt.state).toBe('awaiting_approval');
     expect(receipt.dispatch).toBe('none');
     expect(receipt.approval?.state).toBe('pending');
+    expect(receipt.approval?.prompt).toBe('Publish product 42 on web? Customers will see it immediately.');
     expect(opRequests(env.demo.shopA)).toBe(before);
 
     const pending = await env.admin('GET', '/admin/v1/approvals?state=pending');
