@@ -222,6 +222,20 @@ describe('dispatch fence', () => {
     expect((await host.runtime.getSessionInvocationStatus('stale-revision')).state).toBe('ready');
   });
 
+  it('a journal that cannot be loaded is storage_error: nothing is sent, not even a fence; it recovers once the store is back', async () => {
+    const plan = { loadUnavailable: true };
+    const { host, scope, runId } = await setup('load-fails', (s) => faulty(s, plan));
+    const before = await env.metrics();
+    expect(await host.runtime.getSessionInvocationStatus('load-fails')).toMatchObject({ state: 'storage_error', reason: 'invocation_store_unavailable' });
+    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'store down'));
+    expect(out).toMatchObject({ kind: 'not_sent', invocation_id: null, feedback: { category: 'storage_error', next_action: 'restore_invocations' } });
+    expect((await env.metrics()).invokes).toBe(before.invokes);
+    plan.loadUnavailable = false;
+    expect(await host.runtime.restoreSessionInvocations('load-fails')).toMatchObject({ state: 'ready', entries: [], unsavedRecords: [] });
+    const ok = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'store back'));
+    expect(ok.kind).toBe('receipt');
+  });
+
   it('a call whose target is not in the session scope is refused without a journal entry or Hub request', async () => {
     const { host, scope, runId } = await setup('foreign-target');
     const shopB = await declaration(host, env.refs.shopB, 'update_product_content');

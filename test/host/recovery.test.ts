@@ -148,6 +148,29 @@ describe.each(PATHS.map((p, i) => ({ ...p, product: i === 0 ? 13 : 42 })))('reco
   });
 });
 
+describe('resume sent, answer lost', () => {
+  it('resume_dispatched is true and the outcome stays unknown; a later inspect reads the original receipt; one write', async () => {
+    const dir = hostDir();
+    const first = open(dir);
+    const scope = await createSession(env, first, 'resume-timeout', [env.refs.shopA]);
+    const runId = await newRun(first, scope, env.refs.shopA, 'turn-1');
+    const out = await first.runtime.invokeGoverned(handle(scope, 'turn-1'), { declaration: publishDecl, arguments: { product_id: 7, channel: 'marketplace' }, runId, turnId: 'turn-1', hostCallId: 'rt' });
+    const id = out.invocation_id!;
+    await approve(id);
+    first.close();
+    const host = open(dir, { timeoutMs: 500 });
+    env.systems.shopA.faults.set({ operation: 'publish_listing', kind: 'delay', delay_ms: 1500, times: 'once' });
+    const resumed = await host.runtime.resumeSessionInvocation(handle(scope), id);
+    env.systems.shopA.faults.clear();
+    expect(resumed).toMatchObject({ state: 'ready', resume_dispatched: true });
+    expect(resumed.feedback).toMatchObject({ category: 'invocation_outcome_unknown', code: 'hub_timeout', next_action: 'inspect_original', retryable: false, original_outcome: 'unknown', invocation_id: id });
+    await new Promise((r) => setTimeout(r, 1700));
+    const inspected = await host.runtime.inspectSessionInvocation(handle(scope), id);
+    expect(inspected.receipt?.state).toBe('succeeded');
+    expect(ledger(id)).toHaveLength(1);
+  });
+});
+
 describe('the real Hub answers 404 invocation_not_found (its data was restored from an older backup)', () => {
   it('pending approval and unknown outcome, both paths: accurate feedback, no replacement invoke, unchanged target and journal revision', async () => {
     // Back up the Hub's data as it is now (client, systems and authorizations already exist).

@@ -44,13 +44,11 @@ export async function sessionStatus(ctx: RuntimeContext, sessionId: string, opts
     return { state: 'unsupported', entries: statusEntries(journal), unsavedRecords: [], reason: ctx.unsupportedReason ?? 'invocation_store_unsupported' };
   }
 
-  await journal.ensureLoaded();
+  await journal.ensureLoaded(); // a failed load stays visible as loadError (storage_error), retried next time
   if (opts.restore && journal.loaded) {
     await journal.serialize(async () => {
       if (journal.dirty.size > 0 || journal.unsaved.size > 0) await journal.flushMerged();
     });
-  } else if (opts.restore) {
-    await journal.ensureLoaded();
   }
 
   const entries = statusEntries(journal);
