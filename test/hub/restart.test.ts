@@ -90,7 +90,7 @@ describe('Hub restart', () => {
     expect(again.status).toBe(200);
     expect(opRequests(demo.shopA)).toBe(1);
     expect(await child.kill('SIGTERM')).toBe(0);
-  });
+  }, 120_000);
 
   it('everything survives a clean restart: receipts, pending approvals, tokens, hub id', async () => {
     const { demo, dataDir, desk, config } = await setup();

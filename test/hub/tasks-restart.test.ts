@@ -92,5 +92,5 @@ describe('tasks across a Hub crash', () => {
     expect(asNew.body.authorizations).toEqual([]);
     await expect(cli('approve', 'apr_missing', '--data', dataDir)).rejects.toMatchObject({ stderr: expect.stringContaining('approval_not_found') });
     expect(demo.shopA.ledger()).toHaveLength(3);
-  });
+  }, 180_000);
 });
