@@ -131,7 +131,17 @@ export type GovernedCallOutcome =
 
 export interface InvocationRuntime {
   /** Save the fence with CAS, then invoke; never retries a write. */
-  invokeGoverned(session: RealSessionHandle, call: GovernedCallRequest, opts?: { signal?: AbortSignal }): Promise<GovernedCallOutcome>;
+  /**
+   * `signal` before the request leaves: nothing is sent. After it left: the call returns
+   * `sent_unconfirmed` at once, the HTTP request is left to finish, and its late receipt is still
+   * recorded in the journal and handed to `onLateReceipt` (a cancelled turn keeps late receipts
+   * without re-enabling its tools).
+   */
+  invokeGoverned(
+    session: RealSessionHandle,
+    call: GovernedCallRequest,
+    opts?: { signal?: AbortSignal; onLateReceipt?: (receipt: Receipt, feedback: Feedback | null) => void },
+  ): Promise<GovernedCallOutcome>;
   getSessionInvocationStatus(sessionId: string): Promise<InvocationStatus>;
   restoreSessionInvocations(sessionId: string): Promise<InvocationStatus>;
   inspectSessionInvocation(session: RealSessionHandle, invocationId: string, opts?: { signal?: AbortSignal }): Promise<InvocationActionEnvelope>;

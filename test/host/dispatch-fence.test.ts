@@ -195,6 +195,37 @@ describe('dispatch fence', () => {
     expect((await host.store.load('cancel-delayed'))!.entries[0]).toMatchObject({ invocation_id: out.invocation_id, last_state: 'not_dispatched' });
   });
 
+  it('cancellation after the request left: sent_unconfirmed at once; the late receipt is still recorded and handed over', async () => {
+    env.systems.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 800, times: 'once' });
+    const { host, scope, runId } = await setup('cancel-after-send');
+    const before = await env.metrics();
+    const ac = new AbortController();
+    let late: { state: string } | null = null;
+    const lateArrived = new Promise<void>((resolve) => {
+      const pending = host.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'cancelled while running'), {
+        signal: ac.signal,
+        onLateReceipt: (r) => {
+          late = r;
+          resolve();
+        },
+      });
+      setTimeout(() => ac.abort(), 200);
+      void pending.then((out) => {
+        expect(out).toMatchObject({ kind: 'sent_unconfirmed', feedback: { category: 'invocation_outcome_unknown', code: 'cancelled_after_send', next_action: 'inspect_original' } });
+      });
+    });
+    const status = await (async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return host.runtime.getSessionInvocationStatus('cancel-after-send');
+    })();
+    expect(status.entries[0]!.last_known_state).toBe('unknown');
+    await lateArrived;
+    expect(late!.state).toBe('succeeded');
+    expect((await host.store.load('cancel-after-send'))!.entries[0]!.last_state).toBe('succeeded');
+    expect((await env.metrics()).invokes - before.invokes).toBe(1);
+    expect(shopWrites(status.entries[0]!.invocation_id)).toBe(1);
+  });
+
   it('a Hub timeout after sending is sent_unconfirmed (outcome unknown), never "not dispatched"; later inspect reads the original receipt', async () => {
     env.systems.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 1500, times: 'once' });
     const { host, scope, runId } = await setup('hub-timeout', undefined, { timeoutMs: 400 });

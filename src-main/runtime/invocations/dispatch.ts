@@ -13,6 +13,7 @@ import type { Feedback, GovernedCallOutcome, GovernedCallRequest, RealSessionHan
 import { bindingFeedback, notDispatchedFeedback, outcomeUnknownFeedback, scopeBlockedFeedback, storageFeedback } from '../recovery/feedback.js';
 import type { RuntimeContext } from './context.js';
 import { receiptMatchesEntry, withReceipt, withState } from './entries.js';
+import type { SessionJournal } from './session-journal.js';
 
 const KNOWN_CODES = new Set<string>(HUB_ERROR_CODES);
 
@@ -36,7 +37,12 @@ function receiptFeedback(r: Receipt): Feedback | null {
   return notDispatchedFeedback(code, r.reason_message ?? 'The Hub did not dispatch this call.', retryable ? 'wait' : 'none', r.invocation_id, retryable);
 }
 
-export async function invokeGoverned(ctx: RuntimeContext, session: RealSessionHandle, call: GovernedCallRequest, opts: { signal?: AbortSignal } = {}): Promise<GovernedCallOutcome> {
+export async function invokeGoverned(
+  ctx: RuntimeContext,
+  session: RealSessionHandle,
+  call: GovernedCallRequest,
+  opts: { signal?: AbortSignal; onLateReceipt?: (receipt: Receipt, feedback: Feedback | null) => void } = {},
+): Promise<GovernedCallOutcome> {
   const scope = session.scope;
   const d = call.declaration;
   const member = scope.members.find((m) => m.authorization_ref === d.authorization_ref);
@@ -102,10 +108,47 @@ export async function invokeGoverned(ctx: RuntimeContext, session: RealSessionHa
     ...(scope.taskId ? { task_id: scope.taskId } : {}),
   };
 
-  let receipt: Receipt;
-  try {
-    receipt = await ctx.hub.invoke(request, { signal: opts.signal });
-  } catch (err) {
+  // The caller's signal does not abort a request that has left: the call answers at once
+  // (outcome unknown) and the late answer is still recorded.
+  const sending = ctx.hub.invoke(request);
+  const settled = sending.then(
+    (receipt) => ({ receipt, error: null as unknown }),
+    (error: unknown) => ({ receipt: null, error }),
+  );
+  const cancelled = opts.signal ? abortPromise(opts.signal) : null;
+  const first = cancelled ? await Promise.race([settled, cancelled.promise]) : await settled;
+  cancelled?.dispose();
+  if (first === 'aborted') {
+    const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));
+    // Only after `unknown` is recorded, so the late answer can never be overwritten by it.
+    void settled
+      .then(async (late) => {
+        const r = await finish(ctx, journal, fence, late.receipt, late.error);
+        if (late.receipt && r.kind === 'receipt') opts.onLateReceipt?.(late.receipt, r.feedback);
+      })
+      .catch(() => undefined);
+    const feedback = post.ok
+      ? { ...outcomeUnknownFeedback(null, invocationId), code: 'cancelled_after_send', message: 'The turn was cancelled after the request was sent. It may still run; its answer will be recorded. Inspect the original call; do not send it again.' }
+      : storageFeedback(post.error, invocationId);
+    return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback };
+  }
+  return finish(ctx, journal, fence, first.receipt, first.error);
+}
+
+function abortPromise(signal: AbortSignal): { promise: Promise<'aborted'>; dispose(): void } {
+  let onAbort: () => void = () => undefined;
+  const promise = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** Records the Hub's answer (or failure) for a sent call and builds the outcome. */
+async function finish(ctx: RuntimeContext, journal: SessionJournal, fence: JournalEntry, receipt: Receipt | null, err: unknown): Promise<GovernedCallOutcome> {
+  const invocationId = fence.invocation_id;
+  if (!receipt) {
     if (refusedBeforeDispatch(err)) {
       const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
       const code = err.publicCode!;
@@ -116,7 +159,6 @@ export async function invokeGoverned(ctx: RuntimeContext, session: RealSessionHa
     const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));
     return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback: post.ok ? outcomeUnknownFeedback(err, invocationId) : storageFeedback(post.error, invocationId) };
   }
-
   if (!receiptMatchesEntry(receipt, fence)) {
     const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));
     return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback: post.ok ? bindingFeedback('invocation_binding_conflict', invocationId) : storageFeedback(post.error, invocationId) };
