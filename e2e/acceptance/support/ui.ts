@@ -81,6 +81,51 @@ export async function selectTask(page: Page, title: string): Promise<Locator> {
   await goTo(page, 'Tasks');
   await page.getByRole('button', { name: new RegExp(`^${title} · `) }).click();
   const detail = page.getByTestId('task-detail');
-  await expect(detail.getByRole('heading')).toContainText(title);
+  await expect(detail.getByRole('heading', { level: 3 })).toContainText(title);
   return detail;
+}
+
+export interface NewTask {
+  title: string;
+  /** System name prefix (as shown, e.g. "Shop A") -> the tools allowed for it. */
+  authorizations: Record<string, string[]>;
+  budget: number;
+  inFlight: number;
+  /** Product ids whose edits may only change the description (with the tool it applies to). */
+  descriptionOnly?: { products: string; tool: string };
+}
+
+/** Creates a task from the Tasks view's form (tools typed by name when none are listed). */
+export async function createTask(page: Page, task: NewTask): Promise<void> {
+  await goTo(page, 'Tasks');
+  await page.getByRole('button', { name: 'Create task', exact: true }).first().click();
+  const form = page.getByRole('form', { name: 'Create task' });
+  await form.getByLabel('Title').fill(task.title);
+  const blocks = form.locator('.auth-block');
+  await expect(blocks.first()).toBeVisible();
+  for (const [system, tools] of Object.entries(task.authorizations)) {
+    const block = blocks.filter({ hasText: system });
+    await block.getByRole('checkbox').first().check();
+    const listed = block.locator('.tools').getByRole('checkbox');
+    for (let i = (await listed.count()) - 1; i >= 0; i--) await listed.nth(i).uncheck();
+    for (const tool of tools) {
+      const existing = block.locator('.tools label').filter({ hasText: new RegExp(`^${tool}$`) }).getByRole('checkbox');
+      if ((await existing.count()) > 0) await existing.check();
+      else {
+        const input = block.locator('.tools').getByLabel('Tool');
+        await input.fill(tool);
+        await input.press('Enter');
+        await expect(block.locator('.tools label').filter({ hasText: new RegExp(`^${tool}$`) }).getByRole('checkbox')).toBeChecked();
+      }
+    }
+  }
+  await form.getByLabel('Write budget').fill(String(task.budget));
+  await form.getByLabel('In-flight limit').fill(String(task.inFlight));
+  if (task.descriptionOnly) {
+    await form.getByLabel('Description only for products').fill(task.descriptionOnly.products);
+    await form.locator(':scope > label').filter({ hasText: /^Tool/ }).getByRole('textbox').fill(task.descriptionOnly.tool);
+  }
+  await form.getByRole('button', { name: 'Create task' }).click();
+  await expect(form).toHaveCount(0);
+  await expect(page.getByRole('button', { name: new RegExp(`^${task.title} · `) })).toBeVisible();
 }
