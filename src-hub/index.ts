@@ -14,6 +14,7 @@ import { ADMIN_TOKEN_META } from './http/auth.js';
 import { buildApp } from './http/server.js';
 import { recoverDispatching } from './invocations/recovery.js';
 import { createMetrics } from './metrics.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { createSqliteStore } from './store/sqlite/store.js';
 import type { HubStore } from './store/types.js';
 import { createSchemaValidator } from './validation/ajv.js';
@@ -95,7 +96,15 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
 }
 
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
-  const { ctx, abort } = openHubContext(options);
+  const unlock = options.store ? () => undefined : lockDataDir(options.dataDir);
+  let opened: ReturnType<typeof openHubContext>;
+  try {
+    opened = openHubContext(options);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { ctx, abort } = opened;
   const { store, logger } = ctx;
   try {
     const adminToken = options.adminToken ?? options.config?.admin_token;
@@ -125,12 +134,14 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
           await Promise.allSettled([...ctx.inflight]);
           await app.close();
           await store.close();
+          unlock();
         })();
         return closing;
       },
     };
   } catch (err) {
     await store.close();
+    unlock();
     throw err;
   }
 }

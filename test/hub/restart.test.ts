@@ -1,13 +1,14 @@
 // Durability: the Hub as a real child process, SIGKILLed mid-dispatch; restarts; migrations checksums.
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { ReceiptSchema } from '../../src-shared/hub-api.js';
 import { createHub } from '../../src-hub/index.js';
+import { DataDirLockedError } from '../../src-hub/store/data-dir-lock.js';
 import { MigrationChecksumError } from '../../src-hub/store/sqlite/open.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, opRequests, token } from './helpers.js';
@@ -138,6 +139,17 @@ describe('Hub restart', () => {
     expect(g.body.state).toBe('unknown');
     expect(g.body.reason_code).toBe('no_response_aborted');
     expect(opRequests(demo.shopA)).toBe(1);
+  });
+
+  it('one serving Hub per data directory; a dead holder (SIGKILL) is taken over', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hub-lock-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const first = await createHub({ dataDir });
+    await expect(createHub({ dataDir })).rejects.toBeInstanceOf(DataDirLockedError);
+    await first.close();
+    writeFileSync(join(dataDir, 'hub.pid'), '999999999');
+    const second = await createHub({ dataDir });
+    await second.close();
   });
 
   it('a changed applied migration refuses to start', async () => {
