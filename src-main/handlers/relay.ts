@@ -19,12 +19,24 @@ export interface RelayDeps {
 const READY_JOURNAL: InvocationStatus = { state: 'ready', entries: [], unsavedRecords: [] };
 const READY_ARCHIVE: ArchiveStatus = { state: 'ready', unsavedEvents: [], recoveryGap: null, reason: null };
 
+/** What the idle panel and the storage bar show of a journal status; equal signatures = nothing to relay. */
+export function journalSignature(s: InvocationStatus): string {
+  return JSON.stringify([
+    s.state,
+    s.reason ?? null,
+    s.entries.map((e) => [e.invocation_id, e.last_known_state]),
+    s.unsavedRecords.map((u) => [u.invocation_id, u.reason]),
+  ]);
+}
+
 export function startRelay(deps: RelayDeps): () => void {
   const { bus } = deps;
   const now = deps.now ?? (() => new Date());
   const streaming = new Map<string, { text: string; at: string }>();
   const storage = new Map<string, { journal: InvocationStatus; archive: ArchiveStatus }>();
   const cardAt = new Map<string, string>();
+  const journalSigs = new Map<string, string>();
+  const archiveSigs = new Map<string, string>();
 
   const storageOf = (sessionId: string) => {
     let s = storage.get(sessionId);
@@ -94,6 +106,10 @@ export function startRelay(deps: RelayDeps): () => void {
         });
         break;
       case 'journal.state': {
+        // Reading a status emits it too; relay only real changes, so a re-read never echoes back.
+        const sig = journalSignature(e.status);
+        if (journalSigs.get(e.sessionId) === sig) break;
+        journalSigs.set(e.sessionId, sig);
         const s = storageOf(e.sessionId);
         s.journal = e.status;
         bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
@@ -101,9 +117,13 @@ export function startRelay(deps: RelayDeps): () => void {
         break;
       }
       case 'archive.state': {
+        const sig = JSON.stringify([e.archive.state, e.archive.reason, e.archive.unsavedEvents.length, e.archive.recoveryGap]);
+        if (archiveSigs.get(e.sessionId) === sig) break;
+        archiveSigs.set(e.sessionId, sig);
         const s = storageOf(e.sessionId);
         s.archive = e.archive;
         bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
+        bus.emit('unresolvedChanged', { source: 'journal' });
         break;
       }
     }
