@@ -3,7 +3,9 @@
 // a lost response, through both recovery paths: the direct runtime call and exactly the function
 // the model's resume/inspect tools call (the same InvocationRuntime method, inside a turn).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fork } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import type { RealSessionHandle, SessionScope } from '../../src-main/runtime/contracts.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
@@ -145,6 +147,39 @@ describe.each(PATHS.map((p, i) => ({ ...p, product: i === 0 ? 13 : 42 })))('reco
     expect(m1.invokes - m0.invokes).toBe(0);
     expect(m1.dispatches - m0.dispatches).toBe(0);
     expect((await host.runtime.getSessionInvocationStatus(sessionId)).entries[0]!.last_known_state).toBe('succeeded');
+  });
+});
+
+describe('the host process is SIGKILLed while its call is in flight', () => {
+  it('the reopened host finds the fenced call, reads the original receipt and sends nothing new', async () => {
+    const dir = hostDir();
+    const setup = open(dir);
+    const scope = await createSession(env, setup, 'crash', [env.refs.shopA]);
+    const runId = await newRun(setup, scope, env.refs.shopA, 'turn-1');
+    setup.close();
+    env.systems.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 1500, times: 'once' });
+    const m0 = await env.metrics();
+    const job = { hubUrl: env.hub.url, token: env.clientToken, hubId: env.hub.hubId, dataDir: dir, sessionId: 'crash', runId, declaration: contentDecl, arguments: { product_id: 13, description: 'written while the host died' } };
+    const child = fork(join(import.meta.dirname, 'helpers/host-process.ts'), [JSON.stringify(job)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const exited = new Promise((r) => child.once('exit', r));
+    // Kill it once the Hub has the call (the fence was saved before it was sent).
+    for (let i = 0; i < 200 && (await env.metrics()).invokes === m0.invokes; i++) await new Promise((r) => setTimeout(r, 25));
+    child.kill('SIGKILL');
+    await exited;
+    expect((await env.metrics()).invokes - m0.invokes).toBe(1);
+
+    const host = open(dir);
+    const status = await host.runtime.getSessionInvocationStatus('crash');
+    expect(status.state).toBe('ready');
+    expect(status.entries).toHaveLength(1);
+    const id = status.entries[0]!.invocation_id;
+    expect(status.entries[0]).toMatchObject({ last_known_state: 'pending_dispatch', original_run_id: runId, result_verified: false });
+    await new Promise((r) => setTimeout(r, 1700)); // let the slow shop answer the Hub
+    const inspected = await host.runtime.inspectSessionInvocation(handle(scope), id);
+    expect(inspected.receipt).toMatchObject({ invocation_id: id, state: 'succeeded', run_id: runId });
+    expect((await host.runtime.getSessionInvocationStatus('crash')).entries[0]!.last_known_state).toBe('succeeded');
+    expect(ledger(id)).toHaveLength(1);
+    expect((await env.metrics()).invokes - m0.invokes).toBe(1);
   });
 });
 
