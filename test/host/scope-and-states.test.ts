@@ -197,6 +197,22 @@ describe('whole-scope revalidation (runs last: it revokes and rebinds authorizat
     expect((await env.metrics()).invokes).toBe(m0.invokes);
   });
 
+  it('single system, multiple accounts: revoking the second shop-A account blocks the whole group', async () => {
+    await env.admin.createAuthorization({ system_id: 'shop-a', account: 'shop-a-second', on_behalf_of: 'operator@demo.local', authorization_ref: 'auth-shop-a-2' });
+    await env.admin.grantAuthorization('auth-shop-a-2', env.clientId);
+    const host = open(dir());
+    const scope = await createSession(env, host, 'two-accounts', [env.refs.shopA, 'auth-shop-a-2']);
+    const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
+    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'first account'));
+    expect(out.kind).toBe('receipt');
+    expect(await host.runtime.revalidateScope(scope)).toEqual({ state: 'ok' });
+    await env.admin.revokeAuthorization('auth-shop-a-2');
+    const resume = await host.runtime.resumeSessionInvocation(handle(scope), out.invocation_id!);
+    expect(resume).toMatchObject({ state: 'blocked', resume_dispatched: false, feedback: { code: 'authorization_revoked' } });
+    const refused = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'surviving account'));
+    expect(refused).toMatchObject({ kind: 'not_sent', feedback: { category: 'blocked', code: 'authorization_revoked' } });
+  });
+
   it('a revoked or rebound member blocks every call of the original group; no inspect or resume is sent', async () => {
     const host = open(dir());
     const scope = await createSession(env, host, 'rebound', [env.refs.shopA, env.refs.shopB]);
