@@ -7,6 +7,7 @@
 import { canTransitionInvocation, type InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import type { InvocationChange, InvocationChangeResult } from '../store/types.js';
+import { taskWindowMs, toTaskView } from '../tasks/view.js';
 import { toReceipt } from './receipt.js';
 
 export class IllegalTransitionError extends Error {
@@ -28,6 +29,10 @@ export async function transitionInvocation(ctx: HubContext, req: TransitionReque
     ...req,
     at: req.at ?? ctx.now().toISOString(),
     render: (record, approval) => ({ type: 'invocation.changed', receipt: toReceipt(record, approval) }),
+    render_task: {
+      window_ms: taskWindowMs,
+      render: (task, usage, nowMs) => ({ type: 'task.changed', task: toTaskView(task, usage, nowMs) }),
+    },
   };
   const result = await ctx.store.applyInvocationChange(change);
   if (result.kind !== 'stale') ctx.bus.notify(result.record.client_id);

@@ -236,6 +236,11 @@ export interface InvocationChange {
   audit: AuditInput;
   /** Renders the event payload (the receipt) from the stored record inside the transaction. */
   render: (record: InvocationRecord, approval: ApprovalRecord | null) => Record<string, unknown>;
+  /** For task-bound calls: renders the `task.changed` payload from the task and its usage, in the same transaction. */
+  render_task?: {
+    window_ms: (task: TaskRecord) => number | null;
+    render: (task: TaskRecord, usage: TaskUsage, nowMs: number) => Record<string, unknown>;
+  };
 }
 
 export type InvocationChangeResult =

@@ -2,13 +2,21 @@
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
-import type { TaskRecord } from '../store/types.js';
+import type { TaskRecord, TaskUsage } from '../store/types.js';
 import { isExpired, WINDOW_MS } from './policy.js';
+
+export const taskWindowMs = (task: TaskRecord): number | null =>
+  task.boundary.rate_limit ? WINDOW_MS[task.boundary.rate_limit.window] : null;
 
 export async function taskView(ctx: HubContext, task: TaskRecord): Promise<TaskView> {
   const nowMs = ctx.now().getTime();
+  const usage = await ctx.store.taskUsage(task.task_id, nowMs, taskWindowMs(task));
+  return toTaskView(task, usage, nowMs);
+}
+
+/** Pure rendering (also used inside the invocation transaction for `task.changed` events). */
+export function toTaskView(task: TaskRecord, usage: TaskUsage, nowMs: number): TaskView {
   const rl = task.boundary.rate_limit;
-  const usage = await ctx.store.taskUsage(task.task_id, nowMs, rl ? WINDOW_MS[rl.window] : null);
   const counts = Object.fromEntries(INVOCATION_STATES.map((s) => [s, usage.counts[s] ?? 0])) as TaskView['counts'];
   return {
     task_id: task.task_id,

@@ -77,6 +77,15 @@ describe('events', () => {
     const states = s.events.filter((e) => e.event.type === 'invocation.changed').map((e) => (e.event as Extract<HubEvent, { type: 'invocation.changed' }>).receipt.state);
     expect(states).toEqual(['dispatching', 'succeeded']);
     expect(s.events[0]?.event.type).toBe('task.changed');
+    // every task-bound invocation change carries the task's new accounting with it
+    await s.until((evs) => evs.filter((e) => e.event.type === 'task.changed').length >= 3);
+    const taskViews = s.events.flatMap((e) => (e.event.type === 'task.changed' ? [e.event.task] : []));
+    expect(taskViews.map((t) => [t.writes_used, t.in_flight])).toEqual([
+      [0, 0],
+      [1, 1],
+      [1, 0],
+    ]);
+    expect(taskViews.at(-1)?.counts.succeeded).toBe(1);
     const ids = s.events.map((e) => e.id);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     expect(s.events.every((e) => e.id === e.event.seq)).toBe(true);

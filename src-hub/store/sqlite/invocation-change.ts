@@ -15,6 +15,8 @@ import type {
   PermitSnapshot,
 } from '../types.js';
 import { invocationParams, toApproval, toInvocation, toPermit, toTask } from './rows.js';
+import { createTaskUsageReader } from './task-usage.js';
+import { windowBounds } from './window.js';
 
 const INVOCATION_COLUMNS = [
   'invocation_id', 'client_id', 'run_id', 'agent_session_id', 'turn_id', 'authorization_ref',
@@ -33,10 +35,7 @@ export function applyPatch(record: InvocationRecord, patch: InvocationPatch | un
   return next;
 }
 
-export function windowBounds(nowMs: number, windowMs: number): { start: number; end: number } {
-  const start = Math.floor(nowMs / windowMs) * windowMs;
-  return { start, end: start + windowMs };
-}
+export { windowBounds } from './window.js';
 
 export function createInvocationChanger(db: Database.Database) {
   const selectInvocation = db.prepare('SELECT * FROM invocations WHERE invocation_id = ?');
@@ -77,6 +76,7 @@ export function createInvocationChanger(db: Database.Database) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertEvent = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
+  const readUsage = createTaskUsageReader(db);
 
   const write = (record: InvocationRecord, expected: string | null): boolean => {
     const params = invocationParams(record);
@@ -105,6 +105,17 @@ export function createInvocationChanger(db: Database.Database) {
     const seq = Number(
       insertEvent.run(record.client_id, 'invocation.changed', JSON.stringify(payload), change.at).lastInsertRowid,
     );
+    // A task-bound change also changes the task's accounting: publish the task view with it.
+    if (record.task_id && change.render_task) {
+      const taskRow = selectTask.get(record.task_id) as Record<string, unknown> | undefined;
+      if (taskRow) {
+        const task = toTask(taskRow);
+        const nowMs = Date.parse(change.at);
+        const usage = readUsage(task.task_id, nowMs, change.render_task.window_ms(task));
+        const taskPayload = change.render_task.render(task, usage, nowMs);
+        insertEvent.run(task.client_id, 'task.changed', JSON.stringify(taskPayload), change.at);
+      }
+    }
     return { approval, seq };
   };
 

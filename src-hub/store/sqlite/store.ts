@@ -12,7 +12,8 @@ import type {
   TaskRecord,
   TaskUsage,
 } from '../types.js';
-import { createInvocationChanger, windowBounds } from './invocation-change.js';
+import { createInvocationChanger } from './invocation-change.js';
+import { createTaskUsageReader } from './task-usage.js';
 import { openDatabase, SQLITE_DURABILITY } from './open.js';
 import {
   toApproval,
@@ -68,6 +69,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     Number(eventStmt.run(clientId, type, JSON.stringify(payload), at).lastInsertRowid);
   const now = () => new Date().toISOString();
   const changeInvocation = createInvocationChanger(db);
+  const readUsage = createTaskUsageReader(db);
   const operation = (r: Row): OperationRecord => ({
     system_id: String(r.system_id),
     tool: String(r.tool),
@@ -374,39 +376,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
         .immediate();
     },
     async taskUsage(taskId, nowMs, windowMs): Promise<TaskUsage> {
-      return db.transaction((): TaskUsage => {
-        const inFlight = (db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL').get(taskId) as {
-          n: number;
-        }).n;
-        const bounds = windowMs ? windowBounds(nowMs, windowMs) : null;
-        const used = bounds
-          ? (db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND granted_at_ms >= ?').get(taskId, bounds.start) as {
-              n: number;
-            }).n
-          : 0;
-        const counts: Partial<Record<InvocationState, number>> = {};
-        for (const r of db.prepare('SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? GROUP BY state').all(taskId) as Array<{
-          state: InvocationState;
-          n: number;
-        }>) {
-          counts[r.state] = r.n;
-        }
-        const unresolved = db
-          .prepare(
-            `SELECT invocation_id, state, tool, authorization_ref, updated_at FROM invocations
-             WHERE task_id = ? AND state IN ('awaiting_approval', 'approved', 'dispatching', 'unknown', 'unverified')
-             ORDER BY created_at, invocation_id`,
-          )
-          .all(taskId) as TaskUsage['unresolved'];
-        return {
-          in_flight: inFlight,
-          used_in_window: used,
-          window_start_ms: bounds?.start ?? null,
-          window_end_ms: bounds?.end ?? null,
-          counts,
-          unresolved,
-        };
-      })();
+      return db.transaction(() => readUsage(taskId, nowMs, windowMs))();
     },
     async listPermits(taskId) {
       return (db.prepare('SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id').all(taskId) as Row[]).map(toPermit);
