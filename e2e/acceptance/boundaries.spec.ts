@@ -34,7 +34,7 @@ const script: Script = [
   { name: 'after-revoke', match: { userIncludes: '[after revoke]' }, reply: { text: 'should never be asked' } },
 ];
 
-test.describe.configure({ mode: 'default' });
+test.describe.configure({ mode: 'default', timeout: 180_000 });
 
 let app: AppUnderTest;
 test.beforeAll(async ({ browser }) => {

@@ -42,7 +42,7 @@ const script: Script = [
   { name: 'thanks', match: { userEquals: 'thanks' }, reply: { text: 'You are welcome.' } },
 ];
 
-test.describe.configure({ mode: 'serial' });
+test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
 let app: AppUnderTest;
 test.beforeAll(async ({ browser }) => {

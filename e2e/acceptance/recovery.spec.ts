@@ -32,7 +32,7 @@ const script: Script = [
 ];
 
 // Independent scenarios on one stack (separate conversations): a failure does not stop the others.
-test.describe.configure({ mode: 'default' });
+test.describe.configure({ mode: 'default', timeout: 180_000 });
 
 let app: AppUnderTest;
 test.beforeAll(async ({ browser }) => {

@@ -87,7 +87,7 @@ const script: Script = [
 ];
 
 // Independent scenarios (own tasks and conversations) on one stack: a failure does not stop the others.
-test.describe.configure({ mode: 'default' });
+test.describe.configure({ mode: 'default', timeout: 180_000 });
 
 let app: AppUnderTest;
 test.beforeAll(async ({ browser }) => {
