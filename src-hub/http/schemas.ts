@@ -46,10 +46,18 @@ export const EMPTY_BODY = {
   anyOf: [{ type: 'null' }, { type: 'object', properties: {}, additionalProperties: false }],
 } as const;
 
+/** The invocation id travels as the x-bailing-idempotency-key header: visible ASCII only. */
+function invokeSchema(): Json {
+  const schema = bodySchema(InvokeRequestSchema);
+  const props = schema.properties as Record<string, Json>;
+  props.invocation_id = { ...props.invocation_id, pattern: '^[\\x21-\\x7e]+$' };
+  return schema;
+}
+
 export const bodies = {
   toolSearch: bodySchema(ToolSearchRequestSchema),
   createRun: bodySchema(CreateRunRequestSchema),
-  invoke: bodySchema(InvokeRequestSchema),
+  invoke: invokeSchema(),
   createTask: bodySchema(CreateTaskRequestSchema),
   registerSystem: bodySchema(RegisterSystemRequestSchema),
   createAuthorization: bodySchema(CreateAuthorizationRequestSchema),

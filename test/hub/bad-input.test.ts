@@ -51,6 +51,8 @@ describe('bad input', () => {
     expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 42 }), 400, 'invalid_request');
     expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, extra: true }), 400, 'invalid_request');
     expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'short' }), 400, 'invalid_request');
+    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'has a space in it' }), 400, 'invalid_request');
+    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'line\nbreak-in-id' }), 400, 'invalid_request');
     expectError(await env.agent('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a', x: 1 }), 400, 'invalid_request');
     expectError(await env.agent('POST', '/agent/v1/tools/search', { query: 5 }), 400, 'invalid_request');
     expectError(await env.agent('POST', `/agent/v1/invocations/${valid.invocation_id}/resume`, { force: true }), 400, 'invalid_request');
