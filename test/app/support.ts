@@ -13,7 +13,7 @@ export interface TestDesk {
   cleanup(): Promise<void>;
 }
 
-export async function startTestDesk(): Promise<TestDesk> {
+export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<TestDesk> {
   const dir = mkdtempSync(join(tmpdir(), 'bailing-app-'));
   const keychain = await createKeychain({
     loadBackend: async () => {
@@ -21,7 +21,7 @@ export async function startTestDesk(): Promise<TestDesk> {
     },
     sessionOnlyFallback: true,
   });
-  const boot = await bootDesk({ dataDir: join(dir, 'data'), version: '0.0.0-test', keychain, env: {}, reconnectDelayMs: 150 });
+  const boot = await bootDesk({ dataDir: join(dir, 'data'), version: '0.0.0-test', keychain, env: opts.env ?? {}, reconnectDelayMs: 150 });
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
