@@ -1,0 +1,71 @@
+// Approval is not execution, through the handler table and the real Hub and shop: a call that
+// needs approval waits, approving it does not run it (the shop's ledger is unchanged and the card
+// says "Approved, not yet run"), and only an explicit Resume runs it, once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
+import { startTestDesk, waitFor, type TestDesk } from './support.js';
+
+let desk: TestDesk;
+const ctx = { transport: 'browser' as const };
+const events: Array<{ name: string; payload: unknown }> = [];
+
+beforeAll(async () => {
+  desk = await startTestDesk();
+  desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
+  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+});
+afterAll(async () => {
+  await desk?.cleanup();
+});
+
+const call = async <T>(name: string, input: unknown): Promise<T> => {
+  const r = (await desk.boot.dispatcher.call(name, input, ctx)) as CallResult<never>;
+  if (!r.ok) throw new Error(`${name}: ${r.error.error} ${r.error.message}`);
+  return r.value as T;
+};
+
+describe('approvals in the app', () => {
+  it('shows approval and execution as separate facts; only Resume runs the call', async () => {
+    const sessionId = desk.boot.defaultSessionId ?? '';
+    const { tools } = await call<{ tools: Array<{ tool: string; authorization_ref: string; function_name: string }> }>('searchTools', { session_id: sessionId, query: 'update product price' });
+    const tool = tools.find((t) => t.tool === 'update_product' && t.authorization_ref === 'auth-shop-a');
+    expect(tool).toBeDefined();
+    const shopA = desk.boot.local?.demo.shopA;
+    const ledger0 = shopA?.ledger().length ?? -1;
+
+    const run = await call<{ item: { kind: string; state: string; invocation_id: string | null; can_resume: boolean } }>('runToolManually', {
+      session_id: sessionId,
+      function_name: tool?.function_name ?? '',
+      arguments: { product_id: 42, price: 2500 },
+    });
+    expect(run.item).toMatchObject({ kind: 'tool_call', state: 'awaiting_approval', can_resume: false });
+    const invocationId = run.item.invocation_id ?? '';
+    expect(shopA?.ledger().length).toBe(ledger0);
+
+    const { can_approve, approvals } = await call<{ can_approve: boolean; approvals: Array<{ approval_id: string; invocation_id: string; state: string }> }>('listApprovals', {});
+    expect(can_approve).toBe(true);
+    const pending = approvals.find((a) => a.invocation_id === invocationId);
+    expect(pending?.state).toBe('pending');
+
+    const decided = await call<{ state: string }>('decideApproval', { approval_id: pending?.approval_id ?? '', decision: 'approve' });
+    expect(decided.state).toBe('approved');
+    // Approval is not execution: nothing reached the shop, and the invocation is "approved".
+    await waitFor(
+      () => events.some((e) => e.name === 'invocationChanged' && (e.payload as EventPayload<'invocationChanged'>).invocation_id === invocationId && (e.payload as EventPayload<'invocationChanged'>).state === 'approved'),
+      10_000,
+      'approved receipt on the live stream',
+    );
+    expect(shopA?.ledger().length).toBe(ledger0);
+    const idle = await call<{ items: Array<{ invocation_id: string; hub_state: string | null; can_resume: boolean }> }>('listUnresolved', {});
+    expect(idle.items.find((i) => i.invocation_id === invocationId)).toMatchObject({ hub_state: 'approved', can_resume: true });
+
+    const resumed = await call<{ resume_dispatched: boolean; receipt: { state: string } | null }>('resumeInvocation', { session_id: sessionId, invocation_id: invocationId });
+    expect(resumed.resume_dispatched).toBe(true);
+    expect(resumed.receipt?.state).toBe('succeeded');
+    expect(shopA?.ledger().filter((l) => l.idempotency_key === invocationId).length).toBe(1);
+
+    // A second resume observes; it never sends again.
+    await call('resumeInvocation', { session_id: sessionId, invocation_id: invocationId });
+    expect(shopA?.ledger().filter((l) => l.idempotency_key === invocationId).length).toBe(1);
+  });
+});
