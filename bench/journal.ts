@@ -57,7 +57,12 @@ const ms = (n: number) => `${n.toFixed(n < 1 ? 3 : 2)} ms`;
 
 async function benchStore(name: string, store: InvocationStore, size: number, iterations: number) {
   const sessionId = `bench-${name}-${size}`;
-  let record: JournalRecordV2 = { schema: 'bailing.agent-invocations.v2', sessionId, revision: 1, entries: Array.from({ length: size }, (_, i) => makeEntry(sessionId, i)) };
+  let record: JournalRecordV2 = {
+    schema: 'bailing.agent-invocations.v2',
+    sessionId,
+    revision: 1,
+    entries: Array.from({ length: size }, (_, i) => makeEntry(sessionId, i)),
+  };
   record = (await store.save(sessionId, record, null)) as JournalRecordV2;
   const times: number[] = [];
   for (let k = 0; k < iterations; k++) {
@@ -84,12 +89,29 @@ async function main() {
     for (const size of SIZES) {
       const dir = mkdtempSync(join(root, `${name}-${size}-`));
       const store =
-        name === 'sqlite' ? createSqliteInvocationStore({ path: join(dir, 'j.sqlite') }) : name === 'file' ? createFileInvocationStore({ directory: dir }) : createMemoryInvocationStore();
-      const iterations = name === 'file' ? (size >= 10_000 ? 20 : size >= 1_000 ? 60 : 150) : name === 'memory' ? (size >= 10_000 ? 30 : 200) : 200;
+        name === 'sqlite'
+          ? createSqliteInvocationStore({ path: join(dir, 'j.sqlite') })
+          : name === 'file'
+            ? createFileInvocationStore({ directory: dir })
+            : createMemoryInvocationStore();
+      const iterations =
+        name === 'file'
+          ? size >= 10_000
+            ? 20
+            : size >= 1_000
+              ? 60
+              : 150
+          : name === 'memory'
+            ? size >= 10_000
+              ? 30
+              : 200
+            : 200;
       results[name][size] = await benchStore(name, store, size, iterations);
       await store.close?.();
       const r = results[name][size]!;
-      console.log(`${name.padEnd(7)} ${String(size).padStart(6)} entries/record: save p50 ${ms(r.p50).padStart(10)}  p99 ${ms(r.p99).padStart(10)}  (${r.n} saves)`);
+      console.log(
+        `${name.padEnd(7)} ${String(size).padStart(6)} entries/record: save p50 ${ms(r.p50).padStart(10)}  p99 ${ms(r.p99).padStart(10)}  (${r.n} saves)`,
+      );
     }
   }
   console.log('\nGrowth of the save p50 from 1 to 10,000 entries per record:');
@@ -111,25 +133,56 @@ async function main() {
       clientId: 'client_desk',
       workspaceId: 'ws_default',
       connectionKey: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-      members: [{ authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' }, { authorization_ref: 'auth-inventory', authorization_revision: 1, system_id: 'inventory', account: 'i' }],
+      members: [
+        { authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' },
+        {
+          authorization_ref: 'auth-inventory',
+          authorization_revision: 1,
+          system_id: 'inventory',
+          account: 'i',
+        },
+      ],
       fingerprint: '5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef',
       revision: 1,
       taskId: null,
     };
     await scopes.save(scope);
-    await store.save(sessionId, { schema: 'bailing.agent-invocations.v2', sessionId, revision: 1, entries: Array.from({ length: 10 }, (_, i) => makeEntry(sessionId, i)) }, null);
+    await store.save(
+      sessionId,
+      {
+        schema: 'bailing.agent-invocations.v2',
+        sessionId,
+        revision: 1,
+        entries: Array.from({ length: 10 }, (_, i) => makeEntry(sessionId, i)),
+      },
+      null,
+    );
   }
   store.close?.();
   // A Hub client pointing nowhere: status must not call it (any call would fail loudly below).
   let hubCalls = 0;
-  const hub = createHubClient({ baseUrl: 'http://127.0.0.1:9', token: 'unused', fetch: async () => { hubCalls += 1; throw new Error('status must not call the Hub'); } });
-  const runtime = createInvocationRuntime({ hub, invocationStore: createSqliteInvocationStore({ path: join(dir, 'journal.sqlite') }), scopeStore: scopes });
+  const hub = createHubClient({
+    baseUrl: 'http://127.0.0.1:9',
+    token: 'unused',
+    fetch: async () => {
+      hubCalls += 1;
+      throw new Error('status must not call the Hub');
+    },
+  });
+  const runtime = createInvocationRuntime({
+    hub,
+    invocationStore: createSqliteInvocationStore({ path: join(dir, 'journal.sqlite') }),
+    scopeStore: scopes,
+  });
   for (const pass of ['cold', 'warm'] as const) {
     const t0 = performance.now();
     let ready = 0;
-    for (let s = 0; s < SESSIONS; s++) if ((await runtime.getSessionInvocationStatus(`s${s}`)).state === 'ready') ready += 1;
+    for (let s = 0; s < SESSIONS; s++)
+      if ((await runtime.getSessionInvocationStatus(`s${s}`)).state === 'ready') ready += 1;
     const total = performance.now() - t0;
-    console.log(`\nstatus for ${SESSIONS} sessions (${pass}): ${ms(total)} total, ${ms(total / SESSIONS)} per session; ${ready} ready; Hub requests: ${hubCalls}`);
+    console.log(
+      `\nstatus for ${SESSIONS} sessions (${pass}): ${ms(total)} total, ${ms(total / SESSIONS)} per session; ${ready} ready; Hub requests: ${hubCalls}`,
+    );
   }
   scopes.close();
   rmSync(root, { recursive: true, force: true });

@@ -55,7 +55,11 @@ export interface HubAdminClient {
   createAuthorization(req: CreateAuthorizationRequest, opts?: CallOptions): Promise<Authorization>;
   grantAuthorization(ref: string, clientId: string, opts?: CallOptions): Promise<Authorization>;
   revokeAuthorization(ref: string, opts?: CallOptions): Promise<Authorization>;
-  rebindAuthorization(ref: string, body?: Record<string, unknown>, opts?: CallOptions): Promise<Authorization>;
+  rebindAuthorization(
+    ref: string,
+    body?: Record<string, unknown>,
+    opts?: CallOptions,
+  ): Promise<Authorization>;
   listApprovals(query?: { state?: string }, opts?: CallOptions): Promise<Approval[]>;
   decideApproval(approvalId: string, req: ApprovalDecisionRequest, opts?: CallOptions): Promise<Approval>;
   listTasks(opts?: CallOptions): Promise<TaskView[]>;
@@ -68,27 +72,61 @@ export interface HubAdminClient {
 
 function checked<T>(schema: z.ZodType<T>, value: unknown, path: string): T {
   const r = schema.safeParse(value);
-  if (!r.success) throw new HubClientError('invalid_request', null, 'invalid_request', 'request not sent: body does not match the contract', 'POST', path);
+  if (!r.success)
+    throw new HubClientError(
+      'invalid_request',
+      null,
+      'invalid_request',
+      'request not sent: body does not match the contract',
+      'POST',
+      path,
+    );
   return r.data;
 }
 
 export function createHubAdminClient(options: HubAdminClientOptions): HubAdminClient {
   const http = createHttpCore(options);
-  const get = <T>(path: string, schema: z.ZodType<T>, opts?: CallOptions, query?: Record<string, string | number | undefined>) =>
-    http.request({ method: 'GET', path, schema, signal: opts?.signal, query });
-  const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) => http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
+  const get = <T>(
+    path: string,
+    schema: z.ZodType<T>,
+    opts?: CallOptions,
+    query?: Record<string, string | number | undefined>,
+  ) => http.request({ method: 'GET', path, schema, signal: opts?.signal, query });
+  const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) =>
+    http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
 
   return {
-    registerSystem: async (req, opts) => post('/admin/v1/systems', checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'), SystemSchema, opts),
+    registerSystem: async (req, opts) =>
+      post(
+        '/admin/v1/systems',
+        checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'),
+        SystemSchema,
+        opts,
+      ),
     refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
     createClient: (req, opts) => post('/admin/v1/clients', req, CreateClientResponseSchema, opts),
-    createAuthorization: async (req, opts) => post('/admin/v1/authorizations', checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'), AuthorizationSchema, opts),
-    grantAuthorization: (ref, clientId, opts) => post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, AuthorizationSchema, opts),
-    revokeAuthorization: (ref, opts) => post(`/admin/v1/authorizations/${enc(ref)}/revoke`, {}, AuthorizationSchema, opts),
-    rebindAuthorization: (ref, body, opts) => post(`/admin/v1/authorizations/${enc(ref)}/rebind`, body ?? {}, AuthorizationSchema, opts),
-    listApprovals: async (query, opts) => (await get('/admin/v1/approvals', ApprovalListSchema, opts, query)).approvals,
+    createAuthorization: async (req, opts) =>
+      post(
+        '/admin/v1/authorizations',
+        checked(CreateAuthorizationRequestSchema, req, '/admin/v1/authorizations'),
+        AuthorizationSchema,
+        opts,
+      ),
+    grantAuthorization: (ref, clientId, opts) =>
+      post(`/admin/v1/authorizations/${enc(ref)}/grants`, { client_id: clientId }, AuthorizationSchema, opts),
+    revokeAuthorization: (ref, opts) =>
+      post(`/admin/v1/authorizations/${enc(ref)}/revoke`, {}, AuthorizationSchema, opts),
+    rebindAuthorization: (ref, body, opts) =>
+      post(`/admin/v1/authorizations/${enc(ref)}/rebind`, body ?? {}, AuthorizationSchema, opts),
+    listApprovals: async (query, opts) =>
+      (await get('/admin/v1/approvals', ApprovalListSchema, opts, query)).approvals,
     decideApproval: async (id, req, opts) =>
-      post(`/admin/v1/approvals/${enc(id)}/decision`, checked(ApprovalDecisionRequestSchema, req, '/admin/v1/approvals/decision'), ApprovalSchema, opts),
+      post(
+        `/admin/v1/approvals/${enc(id)}/decision`,
+        checked(ApprovalDecisionRequestSchema, req, '/admin/v1/approvals/decision'),
+        ApprovalSchema,
+        opts,
+      ),
     listTasks: async (opts) => (await get('/admin/v1/tasks', TaskListSchema, opts)).tasks,
     pauseTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),
     continueTask: (id, opts) => post(`/admin/v1/tasks/${enc(id)}/continue`, {}, TaskViewSchema, opts),

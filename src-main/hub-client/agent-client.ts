@@ -66,8 +66,18 @@ export interface HubClient {
 function checkRequest<T>(schema: z.ZodType<T>, value: T, method: string, path: string): T {
   const r = schema.safeParse(value);
   if (!r.success) {
-    const where = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`).join('; ');
-    throw new HubClientError('invalid_request', null, 'invalid_request', `request not sent: ${where}`, method, path);
+    const where = r.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`)
+      .join('; ');
+    throw new HubClientError(
+      'invalid_request',
+      null,
+      'invalid_request',
+      `request not sent: ${where}`,
+      method,
+      path,
+    );
   }
   return r.data;
 }
@@ -75,21 +85,49 @@ function checkRequest<T>(schema: z.ZodType<T>, value: T, method: string, path: s
 export function createHubClient(options: HubClientOptions): HubClient {
   const http = createHttpCore(options);
   const hubId = options.hubId ?? http.baseUrl;
-  const get = <T>(path: string, schema: z.ZodType<T>, opts?: CallOptions) => http.request({ method: 'GET', path, schema, signal: opts?.signal });
-  const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) => http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
+  const get = <T>(path: string, schema: z.ZodType<T>, opts?: CallOptions) =>
+    http.request({ method: 'GET', path, schema, signal: opts?.signal });
+  const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) =>
+    http.request({ method: 'POST', path, body, schema, signal: opts?.signal });
 
   return {
     hubId,
     baseUrl: http.baseUrl,
     health: (opts) => get('/health', HealthSchema, opts),
-    listAuthorizations: async (opts) => (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
-    searchTools: async (req, opts) => post('/agent/v1/tools/search', checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'), ToolSearchResponseSchema, opts),
-    createRun: async (req, opts) => post('/agent/v1/runs', checkRequest(CreateRunRequestSchema, req, 'POST', '/agent/v1/runs'), RunSchema, opts),
+    listAuthorizations: async (opts) =>
+      (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
+    searchTools: async (req, opts) =>
+      post(
+        '/agent/v1/tools/search',
+        checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'),
+        ToolSearchResponseSchema,
+        opts,
+      ),
+    createRun: async (req, opts) =>
+      post(
+        '/agent/v1/runs',
+        checkRequest(CreateRunRequestSchema, req, 'POST', '/agent/v1/runs'),
+        RunSchema,
+        opts,
+      ),
     endRun: (runId, opts) => post(`/agent/v1/runs/${enc(runId)}/end`, {}, RunSchema, opts),
-    invoke: async (req, opts) => post('/agent/v1/invocations', checkRequest(InvokeRequestSchema, req, 'POST', '/agent/v1/invocations'), ReceiptSchema, opts),
+    invoke: async (req, opts) =>
+      post(
+        '/agent/v1/invocations',
+        checkRequest(InvokeRequestSchema, req, 'POST', '/agent/v1/invocations'),
+        ReceiptSchema,
+        opts,
+      ),
     getInvocation: (id, opts) => get(`/agent/v1/invocations/${enc(id)}`, ReceiptSchema, opts),
-    resumeInvocation: (id, opts) => post(`/agent/v1/invocations/${enc(id)}/resume`, {}, ResumeResponseSchema, opts),
-    createTask: async (req, opts) => post('/agent/v1/tasks', checkRequest(CreateTaskRequestSchema, req, 'POST', '/agent/v1/tasks'), TaskViewSchema, opts),
+    resumeInvocation: (id, opts) =>
+      post(`/agent/v1/invocations/${enc(id)}/resume`, {}, ResumeResponseSchema, opts),
+    createTask: async (req, opts) =>
+      post(
+        '/agent/v1/tasks',
+        checkRequest(CreateTaskRequestSchema, req, 'POST', '/agent/v1/tasks'),
+        TaskViewSchema,
+        opts,
+      ),
     listTasks: async (opts) => (await get('/agent/v1/tasks', TaskListSchema, opts)).tasks,
     getTask: (id, opts) => get(`/agent/v1/tasks/${enc(id)}`, TaskViewSchema, opts),
     pauseTask: (id, opts) => post(`/agent/v1/tasks/${enc(id)}/pause`, {}, TaskViewSchema, opts),

@@ -26,7 +26,15 @@ export class HubClientError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, kind: this.kind, status: this.status, publicCode: this.publicCode, message: this.message, method: this.method, path: this.path };
+    return {
+      name: this.name,
+      kind: this.kind,
+      status: this.status,
+      publicCode: this.publicCode,
+      message: this.message,
+      method: this.method,
+      path: this.path,
+    };
   }
 }
 
@@ -40,13 +48,24 @@ export function isHubClientError(err: unknown): err is HubClientError {
  * words, a missing code, a timeout or a network failure is not.
  */
 export function isAuthoritativeNotFound(err: unknown): boolean {
-  return err instanceof HubClientError && err.kind === 'http' && err.status === 404 && err.publicCode === 'invocation_not_found';
+  return (
+    err instanceof HubClientError &&
+    err.kind === 'http' &&
+    err.status === 404 &&
+    err.publicCode === 'invocation_not_found'
+  );
 }
 
 /** True when the request may have reached the Hub and we do not know what it did. */
 export function isOutcomeUnknown(err: unknown): boolean {
   if (!(err instanceof HubClientError)) return true;
   if (err.kind === 'invalid_request') return false;
-  if (err.kind === 'timeout' || err.kind === 'network' || err.kind === 'aborted' || err.kind === 'invalid_response') return true;
+  if (
+    err.kind === 'timeout' ||
+    err.kind === 'network' ||
+    err.kind === 'aborted' ||
+    err.kind === 'invalid_response'
+  )
+    return true;
   return err.status === null || err.status >= 500 || err.publicCode === null;
 }

@@ -48,16 +48,39 @@ export function createHttpCore(options: HttpOptions): HttpCore {
 
   function url(path: string, query?: RequestSpec<unknown>['query']): string {
     const u = new URL(baseUrl + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
     return u.toString();
   }
 
-  function failure(err: unknown, method: string, path: string, callerSignal: AbortSignal | undefined, timeoutSignal: AbortSignal | null): HubClientError {
+  function failure(
+    err: unknown,
+    method: string,
+    path: string,
+    callerSignal: AbortSignal | undefined,
+    timeoutSignal: AbortSignal | null,
+  ): HubClientError {
     if (err instanceof HubClientError) return err;
-    if (callerSignal?.aborted) return new HubClientError('aborted', null, null, 'request aborted by the caller', method, path);
-    if (timeoutSignal?.aborted) return new HubClientError('timeout', null, null, `no answer from the Hub within ${timeoutMs} ms`, method, path);
+    if (callerSignal?.aborted)
+      return new HubClientError('aborted', null, null, 'request aborted by the caller', method, path);
+    if (timeoutSignal?.aborted)
+      return new HubClientError(
+        'timeout',
+        null,
+        null,
+        `no answer from the Hub within ${timeoutMs} ms`,
+        method,
+        path,
+      );
     const code = (err as { cause?: { code?: unknown } })?.cause?.code;
-    return new HubClientError('network', null, null, `cannot reach the Hub${typeof code === 'string' ? ` (${code})` : ''}`, method, path);
+    return new HubClientError(
+      'network',
+      null,
+      null,
+      `cannot reach the Hub${typeof code === 'string' ? ` (${code})` : ''}`,
+      method,
+      path,
+    );
   }
 
   async function errorFrom(res: Response, method: string, path: string): Promise<HubClientError> {
@@ -84,14 +107,25 @@ export function createHttpCore(options: HttpOptions): HttpCore {
     async request<T>(spec: RequestSpec<T>): Promise<T> {
       const timeoutSignal = AbortSignal.timeout(timeoutMs);
       const signal = spec.signal ? AbortSignal.any([spec.signal, timeoutSignal]) : timeoutSignal;
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+      };
       let body: string | undefined;
       if (spec.body !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(spec.body);
       }
       try {
-        if (spec.signal?.aborted) throw new HubClientError('aborted', null, null, 'request aborted by the caller', spec.method, spec.path);
+        if (spec.signal?.aborted)
+          throw new HubClientError(
+            'aborted',
+            null,
+            null,
+            'request aborted by the caller',
+            spec.method,
+            spec.path,
+          );
         const target = url(spec.path, spec.query);
         let res: Response;
         try {
@@ -108,12 +142,29 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         try {
           json = text.length === 0 ? null : JSON.parse(text);
         } catch {
-          throw new HubClientError('invalid_response', res.status, null, 'Hub answered with a body that is not JSON', spec.method, spec.path);
+          throw new HubClientError(
+            'invalid_response',
+            res.status,
+            null,
+            'Hub answered with a body that is not JSON',
+            spec.method,
+            spec.path,
+          );
         }
         const result = spec.schema.safeParse(json);
         if (!result.success) {
-          const where = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`).join('; ');
-          throw new HubClientError('invalid_response', res.status, null, `Hub response does not match the contract: ${where}`, spec.method, spec.path);
+          const where = result.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.') || '(body)'}: ${i.code}`)
+            .join('; ');
+          throw new HubClientError(
+            'invalid_response',
+            res.status,
+            null,
+            `Hub response does not match the contract: ${where}`,
+            spec.method,
+            spec.path,
+          );
         }
         return result.data;
       } catch (err) {

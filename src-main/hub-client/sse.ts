@@ -32,7 +32,10 @@ interface RawEvent {
 }
 
 /** Incremental SSE parser (WHATWG event-stream rules for id, event, data, retry and comments). */
-export function createSseParser(onRaw: (ev: RawEvent) => void, onRetry: (ms: number) => void): (chunk: string) => void {
+export function createSseParser(
+  onRaw: (ev: RawEvent) => void,
+  onRetry: (ms: number) => void,
+): (chunk: string) => void {
   let buffer = '';
   let data: string[] = [];
   let event = '';
@@ -69,16 +72,21 @@ export function subscribeEvents(http: HttpCore, opts: SubscribeOptions): Subscri
     if (opts.signal.aborted) controller.abort();
     else opts.signal.addEventListener('abort', () => controller.abort(), { once: true });
   }
-  let last: string | null = opts.lastEventId === undefined || opts.lastEventId === null ? null : String(opts.lastEventId);
+  let last: string | null =
+    opts.lastEventId === undefined || opts.lastEventId === null ? null : String(opts.lastEventId);
   let delay = opts.reconnectDelayMs ?? 1000;
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
       const t = setTimeout(resolve, ms);
-      controller.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
+      controller.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t);
+          resolve();
+        },
+        { once: true },
+      );
     });
 
   async function once(): Promise<'again' | 'stop'> {

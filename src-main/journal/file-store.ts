@@ -12,7 +12,12 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { JournalError } from './errors.js';
-import { checkRevisionArithmetic, checkSessionId, validateRecord, type StoredJournalRecord } from './record.js';
+import {
+  checkRevisionArithmetic,
+  checkSessionId,
+  validateRecord,
+  type StoredJournalRecord,
+} from './record.js';
 import type { InvocationStore, StoreLockInfo } from './store.js';
 
 export interface FileInvocationStoreOptions {
@@ -31,7 +36,10 @@ function fileBase(sessionId: string): string {
 function ioError(err: unknown, what: string): JournalError {
   if (err instanceof JournalError) return err;
   const code = (err as { code?: unknown })?.code;
-  return new JournalError('invocation_store_unavailable', `file invocation store: ${what} failed${typeof code === 'string' ? ` (${code})` : ''}`);
+  return new JournalError(
+    'invocation_store_unavailable',
+    `file invocation store: ${what} failed${typeof code === 'string' ? ` (${code})` : ''}`,
+  );
 }
 
 async function fsyncDir(directory: string): Promise<void> {
@@ -72,7 +80,8 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
       throw new JournalError('invocation_record_corrupt', 'the stored invocation record is not valid JSON');
     }
     const record = validateRecord(value, 'invocation_record_corrupt');
-    if (record.sessionId !== sessionId) throw new JournalError('invocation_record_corrupt', 'the stored record belongs to another session');
+    if (record.sessionId !== sessionId)
+      throw new JournalError('invocation_record_corrupt', 'the stored record belongs to another session');
     return record;
   }
 
@@ -86,7 +95,11 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
     }
     try {
       const v = JSON.parse(text) as Partial<StoreLockInfo>;
-      return { owner: String(v.owner ?? 'unknown'), pid: Number(v.pid ?? -1), since: String(v.since ?? 'unknown') };
+      return {
+        owner: String(v.owner ?? 'unknown'),
+        pid: Number(v.pid ?? -1),
+        since: String(v.since ?? 'unknown'),
+      };
     } catch {
       return { owner: 'unknown (unreadable lock file)', pid: -1, since: 'unknown' };
     }
@@ -119,18 +132,29 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
     }
   }
 
-  async function saveLocked(sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): Promise<StoredJournalRecord> {
+  async function saveLocked(
+    sessionId: string,
+    next: StoredJournalRecord,
+    expectedRevision: number | null,
+  ): Promise<StoredJournalRecord> {
     const record = validateRecord(next);
     checkSessionId(sessionId, record);
     checkRevisionArithmetic(record, expectedRevision);
     await acquireLock(sessionId);
-    const tmp = join(directory, `${fileBase(sessionId)}.json.tmp-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const tmp = join(
+      directory,
+      `${fileBase(sessionId)}.json.tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
+    );
     let renamed = false;
     try {
       if (options.hooks?.afterLock) await options.hooks.afterLock(sessionId);
       const current = (await readRecord(sessionId))?.revision ?? null;
       if (current !== expectedRevision) {
-        throw new JournalError('invocation_store_conflict', `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`, current);
+        throw new JournalError(
+          'invocation_store_conflict',
+          `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`,
+          current,
+        );
       }
       try {
         const handle = await open(tmp, 'wx', 0o600);
@@ -163,9 +187,11 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
       const previous = chains.get(sessionId) ?? Promise.resolve();
       const run = previous.catch(() => undefined).then(() => saveLocked(sessionId, next, expectedRevision));
       chains.set(sessionId, run);
-      void run.finally(() => {
-        if (chains.get(sessionId) === run) chains.delete(sessionId);
-      }).catch(() => undefined);
+      void run
+        .finally(() => {
+          if (chains.get(sessionId) === run) chains.delete(sessionId);
+        })
+        .catch(() => undefined);
       return run;
     },
     inspectLock: (sessionId) => readLock(sessionId),

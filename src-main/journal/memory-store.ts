@@ -19,13 +19,22 @@ import type { InvocationStore } from './store.js';
 export function createMemoryInvocationStore(): InvocationStore {
   const records = new Map<string, StoredJournalRecord>();
   const sizes = new WeakMap<object, number>();
-  const snapshot = (r: StoredJournalRecord): StoredJournalRecord => ({ ...r, entries: [...r.entries] }) as StoredJournalRecord;
+  const snapshot = (r: StoredJournalRecord): StoredJournalRecord =>
+    ({ ...r, entries: [...r.entries] }) as StoredJournalRecord;
 
   function validated(next: StoredJournalRecord): StoredJournalRecord {
-    if (next === null || typeof next !== 'object' || !Array.isArray(next.entries)) throw new JournalError('invocation_record_invalid', 'record must be an object with entries');
-    const extra = Object.keys(next).filter((k) => !['schema', 'sessionId', 'revision', 'entries'].includes(k));
-    if (extra.length) throw new JournalError('invocation_record_invalid', `invocation record rejected: (record): field not allowed (${extra.join(', ')})`);
-    if (next.schema !== 'bailing.agent-invocations.v2' && next.schema !== 'bailing.agent-invocations.v1') throw new JournalError('invocation_record_invalid', 'unknown record schema');
+    if (next === null || typeof next !== 'object' || !Array.isArray(next.entries))
+      throw new JournalError('invocation_record_invalid', 'record must be an object with entries');
+    const extra = Object.keys(next).filter(
+      (k) => !['schema', 'sessionId', 'revision', 'entries'].includes(k),
+    );
+    if (extra.length)
+      throw new JournalError(
+        'invocation_record_invalid',
+        `invocation record rejected: (record): field not allowed (${extra.join(', ')})`,
+      );
+    if (next.schema !== 'bailing.agent-invocations.v2' && next.schema !== 'bailing.agent-invocations.v1')
+      throw new JournalError('invocation_record_invalid', 'unknown record schema');
     const seen = new Set<string>();
     let bytes = 0;
     const entries = (next.entries as unknown[]).map((e) => {
@@ -36,14 +45,27 @@ export function createMemoryInvocationStore(): InvocationStore {
         size = Buffer.byteLength(JSON.stringify(valid), 'utf8');
         sizes.set(valid, size);
       }
-      if (seen.has(valid.invocation_id)) throw new JournalError('invocation_record_invalid', 'invocation record rejected: duplicate invocation_id');
+      if (seen.has(valid.invocation_id))
+        throw new JournalError(
+          'invocation_record_invalid',
+          'invocation record rejected: duplicate invocation_id',
+        );
       seen.add(valid.invocation_id);
       bytes += size;
       return valid;
     });
     const total = combinedByteSize(headerByteSize(next), bytes, entries.length);
-    if (total > MAX_RECORD_BYTES) throw new JournalError('invocation_record_too_large', `invocation record is ${total} bytes; the bound is ${MAX_RECORD_BYTES}`);
-    return { schema: next.schema, sessionId: next.sessionId, revision: next.revision, entries } as StoredJournalRecord;
+    if (total > MAX_RECORD_BYTES)
+      throw new JournalError(
+        'invocation_record_too_large',
+        `invocation record is ${total} bytes; the bound is ${MAX_RECORD_BYTES}`,
+      );
+    return {
+      schema: next.schema,
+      sessionId: next.sessionId,
+      revision: next.revision,
+      entries,
+    } as StoredJournalRecord;
   }
 
   return {
@@ -59,7 +81,11 @@ export function createMemoryInvocationStore(): InvocationStore {
       checkRevisionArithmetic(record, expectedRevision);
       const current = records.get(sessionId)?.revision ?? null;
       if (current !== expectedRevision) {
-        throw new JournalError('invocation_store_conflict', `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`, current);
+        throw new JournalError(
+          'invocation_store_conflict',
+          `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`,
+          current,
+        );
       }
       records.set(sessionId, record);
       return snapshot(record);

@@ -78,28 +78,43 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /** Validates a whole record (either version); throws a coded JournalError. */
-export function validateRecord(value: unknown, code: 'invocation_record_invalid' | 'invocation_record_corrupt' = 'invocation_record_invalid'): StoredJournalRecord {
+export function validateRecord(
+  value: unknown,
+  code: 'invocation_record_invalid' | 'invocation_record_corrupt' = 'invocation_record_invalid',
+): StoredJournalRecord {
   const schema = (value as { schema?: unknown } | null)?.schema;
   const parser = schema === JOURNAL_SCHEMA_V1 ? JournalRecordV1Schema : JournalRecordV2Schema;
   const parsed = parser.safeParse(value);
-  if (!parsed.success) throw new JournalError(code, `invocation record rejected: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new JournalError(code, `invocation record rejected: ${describeIssues(parsed.error)}`);
   const seen = new Set<string>();
   for (const e of parsed.data.entries) {
-    if (seen.has(e.invocation_id)) throw new JournalError(code, 'invocation record rejected: duplicate invocation_id');
+    if (seen.has(e.invocation_id))
+      throw new JournalError(code, 'invocation record rejected: duplicate invocation_id');
     seen.add(e.invocation_id);
   }
   const bytes = recordByteSize(parsed.data);
   if (bytes > MAX_RECORD_BYTES) {
-    throw new JournalError('invocation_record_too_large', `invocation record is ${bytes} bytes; the bound is ${MAX_RECORD_BYTES}`);
+    throw new JournalError(
+      'invocation_record_too_large',
+      `invocation record is ${bytes} bytes; the bound is ${MAX_RECORD_BYTES}`,
+    );
   }
   return parsed.data;
 }
 
 /** Validates one entry of the given schema version (used by stores that write entries one by one). */
-export function validateEntry(value: unknown, schema: StoredJournalRecord['schema']): JournalEntry | JournalEntryV1 {
+export function validateEntry(
+  value: unknown,
+  schema: StoredJournalRecord['schema'],
+): JournalEntry | JournalEntryV1 {
   const parser = schema === JOURNAL_SCHEMA_V1 ? JournalEntryV1Schema : JournalEntryV2Schema;
   const parsed = parser.safeParse(value);
-  if (!parsed.success) throw new JournalError('invocation_record_invalid', `invocation entry rejected: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new JournalError(
+      'invocation_record_invalid',
+      `invocation entry rejected: ${describeIssues(parsed.error)}`,
+    );
   return parsed.data;
 }
 
@@ -108,8 +123,18 @@ export function recordByteSize(record: StoredJournalRecord): number {
 }
 
 /** Byte size of the record without entries; with per-entry sizes, the exact total is computable incrementally. */
-export function headerByteSize(record: Pick<StoredJournalRecord, 'schema' | 'sessionId' | 'revision'>): number {
-  return Buffer.byteLength(JSON.stringify({ schema: record.schema, sessionId: record.sessionId, revision: record.revision, entries: [] }), 'utf8');
+export function headerByteSize(
+  record: Pick<StoredJournalRecord, 'schema' | 'sessionId' | 'revision'>,
+): number {
+  return Buffer.byteLength(
+    JSON.stringify({
+      schema: record.schema,
+      sessionId: record.sessionId,
+      revision: record.revision,
+      entries: [],
+    }),
+    'utf8',
+  );
 }
 
 /** Exact JSON size from the header size, the sum of entry sizes and the entry count (commas). */
@@ -135,10 +160,17 @@ export function toV2(record: StoredJournalRecord): JournalRecordV2 {
 export function checkRevisionArithmetic(next: StoredJournalRecord, expectedRevision: number | null): void {
   const want = (expectedRevision ?? 0) + 1;
   if (next.revision !== want) {
-    throw new JournalError('invocation_record_invalid', `next revision must be ${want} when the expected revision is ${expectedRevision === null ? 'null' : expectedRevision}`);
+    throw new JournalError(
+      'invocation_record_invalid',
+      `next revision must be ${want} when the expected revision is ${expectedRevision === null ? 'null' : expectedRevision}`,
+    );
   }
 }
 
 export function checkSessionId(sessionId: string, record: StoredJournalRecord): void {
-  if (record.sessionId !== sessionId) throw new JournalError('invocation_record_invalid', 'record sessionId does not match the session it is saved under');
+  if (record.sessionId !== sessionId)
+    throw new JournalError(
+      'invocation_record_invalid',
+      'record sessionId does not match the session it is saved under',
+    );
 }

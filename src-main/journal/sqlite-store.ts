@@ -48,7 +48,10 @@ export interface SqliteInvocationStoreOptions {
 function unavailable(err: unknown): JournalError {
   if (err instanceof JournalError) return err;
   const code = (err as { code?: unknown })?.code;
-  return new JournalError('invocation_store_unavailable', `sqlite invocation store failed${typeof code === 'string' ? ` (${code})` : ''}`);
+  return new JournalError(
+    'invocation_store_unavailable',
+    `sqlite invocation store failed${typeof code === 'string' ? ` (${code})` : ''}`,
+  );
 }
 
 export function createSqliteInvocationStore(options: SqliteInvocationStoreOptions): InvocationStore {
@@ -77,12 +80,18 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
     throw unavailable(err);
   }
 
-  const selRecord = db.prepare<[string], RecordRow>('SELECT schema, revision FROM journal_records WHERE session_id = ?');
+  const selRecord = db.prepare<[string], RecordRow>(
+    'SELECT schema, revision FROM journal_records WHERE session_id = ?',
+  );
   const selEntries = db.prepare<[string], { invocation_id: string; pos: number; body: string }>(
     'SELECT invocation_id, pos, body FROM journal_entries WHERE session_id = ? ORDER BY pos',
   );
-  const upsertRecord = db.prepare('INSERT INTO journal_records (session_id, schema, revision) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET schema = excluded.schema, revision = excluded.revision');
-  const upsertEntry = db.prepare('INSERT INTO journal_entries (session_id, invocation_id, pos, body) VALUES (?, ?, ?, ?) ON CONFLICT(session_id, invocation_id) DO UPDATE SET pos = excluded.pos, body = excluded.body');
+  const upsertRecord = db.prepare(
+    'INSERT INTO journal_records (session_id, schema, revision) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET schema = excluded.schema, revision = excluded.revision',
+  );
+  const upsertEntry = db.prepare(
+    'INSERT INTO journal_entries (session_id, invocation_id, pos, body) VALUES (?, ?, ?, ?) ON CONFLICT(session_id, invocation_id) DO UPDATE SET pos = excluded.pos, body = excluded.body',
+  );
   const deleteEntry = db.prepare('DELETE FROM journal_entries WHERE session_id = ? AND invocation_id = ?');
   const deleteAllEntries = db.prepare('DELETE FROM journal_entries WHERE session_id = ?');
 
@@ -91,22 +100,44 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
   function readCache(sessionId: string, row: RecordRow): SessionCache {
     const entries = new Map<string, CachedEntry>();
     for (const r of selEntries.all(sessionId)) {
-      entries.set(r.invocation_id, { pos: r.pos, ref: {}, json: r.body, bytes: Buffer.byteLength(r.body, 'utf8') });
+      entries.set(r.invocation_id, {
+        pos: r.pos,
+        ref: {},
+        json: r.body,
+        bytes: Buffer.byteLength(r.body, 'utf8'),
+      });
     }
     let entryBytes = 0;
     for (const e of entries.values()) entryBytes += e.bytes;
-    return { revision: row.revision, schema: row.schema as StoredJournalRecord['schema'], entries, entryBytes };
+    return {
+      revision: row.revision,
+      schema: row.schema as StoredJournalRecord['schema'],
+      entries,
+      entryBytes,
+    };
   }
 
   function checkHeader(sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): void {
-    if (next === null || typeof next !== 'object') throw new JournalError('invocation_record_invalid', 'record must be an object');
+    if (next === null || typeof next !== 'object')
+      throw new JournalError('invocation_record_invalid', 'record must be an object');
     const keys = Object.keys(next).filter((k) => !['schema', 'sessionId', 'revision', 'entries'].includes(k));
-    if (keys.length > 0) throw new JournalError('invocation_record_invalid', `invocation record rejected: (record): field not allowed (${keys.join(', ')})`);
-    if (next.schema !== JOURNAL_SCHEMA_V2 && next.schema !== JOURNAL_SCHEMA_V1) throw new JournalError('invocation_record_invalid', 'unknown record schema');
-    if (next.sessionId !== sessionId) throw new JournalError('invocation_record_invalid', 'record sessionId does not match the session it is saved under');
+    if (keys.length > 0)
+      throw new JournalError(
+        'invocation_record_invalid',
+        `invocation record rejected: (record): field not allowed (${keys.join(', ')})`,
+      );
+    if (next.schema !== JOURNAL_SCHEMA_V2 && next.schema !== JOURNAL_SCHEMA_V1)
+      throw new JournalError('invocation_record_invalid', 'unknown record schema');
+    if (next.sessionId !== sessionId)
+      throw new JournalError(
+        'invocation_record_invalid',
+        'record sessionId does not match the session it is saved under',
+      );
     const want = (expectedRevision ?? 0) + 1;
-    if (!Number.isInteger(next.revision) || next.revision !== want) throw new JournalError('invocation_record_invalid', `next revision must be ${want}`);
-    if (!Array.isArray(next.entries)) throw new JournalError('invocation_record_invalid', 'entries must be an array');
+    if (!Number.isInteger(next.revision) || next.revision !== want)
+      throw new JournalError('invocation_record_invalid', `next revision must be ${want}`);
+    if (!Array.isArray(next.entries))
+      throw new JournalError('invocation_record_invalid', 'entries must be an array');
   }
 
   interface Change {
@@ -145,8 +176,16 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
       }
       const valid = validateEntry(entry, next.schema);
       const id = valid.invocation_id;
-      const duplicate = changedIds.has(id) || (cached !== undefined && cached.pos !== pos && (entries[cached.pos] as { invocation_id?: unknown } | undefined)?.invocation_id === id);
-      if (duplicate) throw new JournalError('invocation_record_invalid', 'invocation record rejected: duplicate invocation_id');
+      const duplicate =
+        changedIds.has(id) ||
+        (cached !== undefined &&
+          cached.pos !== pos &&
+          (entries[cached.pos] as { invocation_id?: unknown } | undefined)?.invocation_id === id);
+      if (duplicate)
+        throw new JournalError(
+          'invocation_record_invalid',
+          'invocation record rejected: duplicate invocation_id',
+        );
       changedIds.add(id);
       const json = JSON.stringify(valid);
       const bytes = Buffer.byteLength(json, 'utf8');
@@ -155,7 +194,14 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
         entryBytes -= cached.bytes;
       }
       entryBytes += bytes;
-      changes.push({ id, pos, ref: entry as object, json, bytes, write: !(cached && cached.json === json && cached.pos === pos) });
+      changes.push({
+        id,
+        pos,
+        ref: entry as object,
+        json,
+        bytes,
+        write: !(cached && cached.json === json && cached.pos === pos),
+      });
     }
     let deleted: string[] = [];
     if (matchedExisting !== cache.entries.size) {
@@ -166,26 +212,35 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
     return { cache, changes, deleted, entryBytes };
   }
 
-  const saveTx = db.transaction((sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): Plan => {
-    const row = selRecord.get(sessionId);
-    const current = row?.revision ?? null;
-    if (current !== expectedRevision) {
-      throw new JournalError('invocation_store_conflict', `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`, current);
-    }
-    let cache = caches.get(sessionId);
-    if (!row) cache = { revision: 0, schema: next.schema, entries: new Map(), entryBytes: 0 };
-    else if (!cache || cache.revision !== row.revision) cache = readCache(sessionId, row);
-    const p = plan(cache, next);
-    const size = combinedByteSize(headerByteSize(next), p.entryBytes, next.entries.length);
-    if (size > MAX_RECORD_BYTES) {
-      throw new JournalError('invocation_record_too_large', `invocation record is ${size} bytes; the bound is ${MAX_RECORD_BYTES}`);
-    }
-    if (next.entries.length === 0 && cache.entries.size > 0) deleteAllEntries.run(sessionId);
-    else for (const id of p.deleted) deleteEntry.run(sessionId, id);
-    for (const c of p.changes) if (c.write) upsertEntry.run(sessionId, c.id, c.pos, c.json);
-    upsertRecord.run(sessionId, next.schema, next.revision);
-    return p;
-  });
+  const saveTx = db.transaction(
+    (sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): Plan => {
+      const row = selRecord.get(sessionId);
+      const current = row?.revision ?? null;
+      if (current !== expectedRevision) {
+        throw new JournalError(
+          'invocation_store_conflict',
+          `stored revision is ${current ?? 'absent'}, expected ${expectedRevision ?? 'absent'}`,
+          current,
+        );
+      }
+      let cache = caches.get(sessionId);
+      if (!row) cache = { revision: 0, schema: next.schema, entries: new Map(), entryBytes: 0 };
+      else if (!cache || cache.revision !== row.revision) cache = readCache(sessionId, row);
+      const p = plan(cache, next);
+      const size = combinedByteSize(headerByteSize(next), p.entryBytes, next.entries.length);
+      if (size > MAX_RECORD_BYTES) {
+        throw new JournalError(
+          'invocation_record_too_large',
+          `invocation record is ${size} bytes; the bound is ${MAX_RECORD_BYTES}`,
+        );
+      }
+      if (next.entries.length === 0 && cache.entries.size > 0) deleteAllEntries.run(sessionId);
+      else for (const id of p.deleted) deleteEntry.run(sessionId, id);
+      for (const c of p.changes) if (c.write) upsertEntry.run(sessionId, c.id, c.pos, c.json);
+      upsertRecord.run(sessionId, next.schema, next.revision);
+      return p;
+    },
+  );
 
   /** After the commit only: the cache learns the new revision and entries. */
   function applyPlan(sessionId: string, next: StoredJournalRecord, p: Plan): void {
@@ -223,7 +278,10 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
       } catch {
         throw new JournalError('invocation_record_corrupt', 'a stored invocation entry is not valid JSON');
       }
-      const record = validateRecord({ schema: row.schema, sessionId, revision: row.revision, entries }, 'invocation_record_corrupt');
+      const record = validateRecord(
+        { schema: row.schema, sessionId, revision: row.revision, entries },
+        'invocation_record_corrupt',
+      );
       const cacheEntries = new Map<string, CachedEntry>();
       let entryBytes = 0;
       record.entries.forEach((e, pos) => {
@@ -233,7 +291,12 @@ export function createSqliteInvocationStore(options: SqliteInvocationStoreOption
         entryBytes += bytes;
         cacheEntries.set(e.invocation_id, { pos, ref: e, json: body, bytes });
       });
-      caches.set(sessionId, { revision: record.revision, schema: record.schema, entries: cacheEntries, entryBytes });
+      caches.set(sessionId, {
+        revision: record.revision,
+        schema: record.schema,
+        entries: cacheEntries,
+        entryBytes,
+      });
       return record;
     },
     async save(sessionId, next, expectedRevision) {

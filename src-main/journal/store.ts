@@ -15,7 +15,11 @@ export interface InvocationStore {
    * persists the complete `next` record (whose revision must be expected + 1) and resolves with the
    * saved record only after durable success. Throws `invocation_store_conflict` on a CAS mismatch.
    */
-  save(sessionId: string, next: StoredJournalRecord, expectedRevision: number | null): Promise<StoredJournalRecord>;
+  save(
+    sessionId: string,
+    next: StoredJournalRecord,
+    expectedRevision: number | null,
+  ): Promise<StoredJournalRecord>;
   /** File store: a lock found on disk (possibly left by a crashed writer). Never removed automatically. */
   inspectLock?(sessionId: string): Promise<StoreLockInfo | null>;
   /** Human-readable kind for status and docs: 'sqlite' | 'file' | 'memory' | custom. */

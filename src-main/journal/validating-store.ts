@@ -11,7 +11,10 @@ function coded(err: unknown): JournalError {
   return new JournalError('invocation_store_unavailable', 'invocation store failed');
 }
 
-export function withRecordValidation(store: InvocationStore, options: { trusted?: boolean } = {}): InvocationStore {
+export function withRecordValidation(
+  store: InvocationStore,
+  options: { trusted?: boolean } = {},
+): InvocationStore {
   // Built-in stores validate themselves; re-validating whole records would make the SQLite store's
   // save cost grow with the record again, so they are passed through (`trusted`).
   if (options.trusted) return store;
@@ -26,9 +29,11 @@ export function withRecordValidation(store: InvocationStore, options: { trusted?
         throw coded(err);
       }
       if (value === null) return null;
-      if (value === undefined) throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
+      if (value === undefined)
+        throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
       const record = validateRecord(value, 'invocation_record_corrupt');
-      if (record.sessionId !== sessionId) throw new JournalError('invocation_record_corrupt', 'the stored record belongs to another session');
+      if (record.sessionId !== sessionId)
+        throw new JournalError('invocation_record_corrupt', 'the stored record belongs to another session');
       return record;
     },
     async save(sessionId, next, expectedRevision) {
@@ -42,7 +47,11 @@ export function withRecordValidation(store: InvocationStore, options: { trusted?
         throw coded(err);
       }
       const result = validateRecord(saved, 'invocation_record_corrupt');
-      if (result.revision !== record.revision) throw new JournalError('invocation_store_unavailable', 'invocation store acknowledged a different revision');
+      if (result.revision !== record.revision)
+        throw new JournalError(
+          'invocation_store_unavailable',
+          'invocation store acknowledged a different revision',
+        );
       return result;
     },
     ...(store.inspectLock ? { inspectLock: store.inspectLock.bind(store) } : {}),

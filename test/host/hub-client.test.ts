@@ -4,7 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import net from 'node:net';
-import { createHubAdminClient, createHubClient, createSseParser, HubClientError, isAuthoritativeNotFound, type HubClient } from '../../src-main/hub-client/index.js';
+import {
+  createHubAdminClient,
+  createHubClient,
+  createSseParser,
+  HubClientError,
+  isAuthoritativeNotFound,
+  type HubClient,
+} from '../../src-main/hub-client/index.js';
 import type { HubEvent } from '../../src-shared/hub-api.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
 import { startProxy } from './helpers/proxy.js';
@@ -51,13 +58,23 @@ describe('agent API against the real Hub', () => {
   it('every route returns validated, typed results', async () => {
     expect(await client.health()).toBeTruthy();
     const auths = await client.listAuthorizations();
-    expect(auths.map((a) => a.authorization_ref).sort()).toEqual(['auth-inventory', 'auth-shop-a', 'auth-shop-b']);
+    expect(auths.map((a) => a.authorization_ref).sort()).toEqual([
+      'auth-inventory',
+      'auth-shop-a',
+      'auth-shop-b',
+    ]);
     const found = await client.searchTools({ query: 'stock', authorization_refs: ['auth-inventory'] });
     const getStock = found.declarations.find((d) => d.tool === 'get_stock')!;
     expect(getStock.effect).toBe('read');
-    const run = await client.createRun({ agent_session_id: 's-client', turn_id: 't1', authorization_ref: 'auth-inventory' });
+    const run = await client.createRun({
+      agent_session_id: 's-client',
+      turn_id: 't1',
+      authorization_ref: 'auth-inventory',
+    });
     expect(run.state).toBe('open');
-    const sku = (getStock.input_schema as { properties?: Record<string, unknown> }).properties ? 'SKU-A-0042' : 'SKU-A-0042';
+    const sku = (getStock.input_schema as { properties?: Record<string, unknown> }).properties
+      ? 'SKU-A-0042'
+      : 'SKU-A-0042';
     const receipt = await client.invoke({
       invocation_id: 'inv_client_test_0001',
       run_id: run.run_id,
@@ -74,7 +91,12 @@ describe('agent API against the real Hub', () => {
     const ended = await client.endRun(run.run_id);
     expect(ended.state).toBe('ended');
 
-    const task = await client.createTask({ title: 'client test', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 2, in_flight_limit: 1 });
+    const task = await client.createTask({
+      title: 'client test',
+      authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }],
+      write_budget: 2,
+      in_flight_limit: 1,
+    });
     expect((await client.listTasks()).some((t) => t.task_id === task.task_id)).toBe(true);
     expect((await client.getTask(task.task_id)).title).toBe('client test');
     expect((await client.pauseTask(task.task_id)).state).toBe('paused');
@@ -85,7 +107,12 @@ describe('agent API against the real Hub', () => {
   it('admin API: approvals, tasks, audit, metrics, refresh', async () => {
     const admin = env.admin;
     expect(Array.isArray(await admin.listApprovals())).toBe(true);
-    const task = await client.createTask({ title: 'admin test', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 1, in_flight_limit: 1 });
+    const task = await client.createTask({
+      title: 'admin test',
+      authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
     expect((await admin.listTasks()).some((t) => t.task_id === task.task_id)).toBe(true);
     expect((await admin.pauseTask(task.task_id)).state).toBe('paused');
     expect((await admin.continueTask(task.task_id)).state).toBe('active');
@@ -169,7 +196,10 @@ describe('errors', () => {
       res.end(JSON.stringify({ schema: 'bailing.receipt.v1', invocation_id: 'x' }));
     });
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    expect(await failure(c.getInvocation('inv_x_12345678'))).toMatchObject({ kind: 'invalid_response', publicCode: null });
+    expect(await failure(c.getInvocation('inv_x_12345678'))).toMatchObject({
+      kind: 'invalid_response',
+      publicCode: null,
+    });
   });
 
   it('never re-sends a write: a POST whose connection dies is sent exactly once', async () => {
@@ -179,7 +209,15 @@ describe('errors', () => {
     expect(err.kind).toBe('network');
     expect(srv.requests()).toBe(1);
     await failure(
-      c.invoke({ invocation_id: 'inv_x_12345678', run_id: 'r', authorization_ref: 'a', tool: 't', declaration_revision: 'd', arguments: {}, host_call_id: 'h' }),
+      c.invoke({
+        invocation_id: 'inv_x_12345678',
+        run_id: 'r',
+        authorization_ref: 'a',
+        tool: 't',
+        declaration_revision: 'd',
+        arguments: {},
+        host_call_id: 'h',
+      }),
     );
     expect(srv.requests()).toBe(2);
   });
@@ -188,11 +226,14 @@ describe('errors', () => {
     const token = 'bdc_client.SUPER-SECRET-TOKEN-VALUE-987654';
     const srv = await edgeServer((req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'invalid_request', message: `bad header ${req.headers.authorization}` }));
+      res.end(
+        JSON.stringify({ error: 'invalid_request', message: `bad header ${req.headers.authorization}` }),
+      );
     });
     const c = createHubClient({ baseUrl: srv.url, token });
     const err = await failure(c.getTask('t1'));
-    for (const text of [err.message, JSON.stringify(err), String(err.stack), JSON.stringify(err.toJSON())]) expect(text).not.toContain('SUPER-SECRET-TOKEN-VALUE-987654');
+    for (const text of [err.message, JSON.stringify(err), String(err.stack), JSON.stringify(err.toJSON())])
+      expect(text).not.toContain('SUPER-SECRET-TOKEN-VALUE-987654');
     const admin = createHubAdminClient({ baseUrl: srv.url, token });
     const adminErr = await failure(admin.metrics());
     expect(JSON.stringify(adminErr)).not.toContain('SUPER-SECRET-TOKEN-VALUE-987654');
@@ -201,7 +242,17 @@ describe('errors', () => {
   it('a request that fails its own contract is not sent', async () => {
     const srv = await edgeServer((_req, res) => res.end('{}'));
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    const err = await failure(c.invoke({ invocation_id: 'short', run_id: 'r', authorization_ref: 'a', tool: 't', declaration_revision: 'd', arguments: {}, host_call_id: 'h' }));
+    const err = await failure(
+      c.invoke({
+        invocation_id: 'short',
+        run_id: 'r',
+        authorization_ref: 'a',
+        tool: 't',
+        declaration_revision: 'd',
+        arguments: {},
+        host_call_id: 'h',
+      }),
+    );
     expect(err.publicCode).toBe('invalid_request');
     expect(srv.requests()).toBe(0);
   });
@@ -211,7 +262,10 @@ describe('events (SSE)', () => {
   it('parses id/event/data/retry and multi-line data across chunk boundaries', () => {
     const seen: { id: string | null; event: string; data: string }[] = [];
     let retry = 0;
-    const feed = createSseParser((e) => seen.push(e), (ms) => (retry = ms));
+    const feed = createSseParser(
+      (e) => seen.push(e),
+      (ms) => (retry = ms),
+    );
     feed(': hello\n\nid: 4\nevent: task.changed\ndata: {"a":');
     feed('1}\ndata: x\r\n\r\nretry: 250\n\n');
     expect(seen).toEqual([{ id: '4', event: 'task.changed', data: '{"a":1}\nx' }]);
@@ -223,8 +277,17 @@ describe('events (SSE)', () => {
     const c = createHubClient({ baseUrl: proxy.url, token: env.clientToken });
     const events: HubEvent[] = [];
     const statuses: string[] = [];
-    const sub = c.subscribeEvents({ onEvent: (e) => events.push(e), onStatus: (s) => statuses.push(s), reconnectDelayMs: 100 });
-    const task = await client.createTask({ title: 'sse', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 1, in_flight_limit: 1 });
+    const sub = c.subscribeEvents({
+      onEvent: (e) => events.push(e),
+      onStatus: (s) => statuses.push(s),
+      reconnectDelayMs: 100,
+    });
+    const task = await client.createTask({
+      title: 'sse',
+      authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
     const waitFor = async (pred: () => boolean) => {
       for (let i = 0; i < 100 && !pred(); i++) await new Promise((r) => setTimeout(r, 50));
       expect(pred()).toBe(true);
@@ -236,7 +299,9 @@ describe('events (SSE)', () => {
     await client.continueTask(task.task_id);
     await new Promise((r) => setTimeout(r, 300));
     proxy.setDown(false);
-    await waitFor(() => events.filter((e) => e.type === 'task.changed' && e.task.task_id === task.task_id).length >= 3);
+    await waitFor(
+      () => events.filter((e) => e.type === 'task.changed' && e.task.task_id === task.task_id).length >= 3,
+    );
     expect(events.length).toBeGreaterThan(seenBefore);
     const seqs = events.map((e) => e.seq);
     expect(new Set(seqs).size).toBe(seqs.length);

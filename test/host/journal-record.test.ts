@@ -3,7 +3,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { JournalError, MAX_RECORD_BYTES, toV2, validateRecord, type StoredJournalRecord } from '../../src-main/journal/index.js';
+import {
+  JournalError,
+  MAX_RECORD_BYTES,
+  toV2,
+  validateRecord,
+  type StoredJournalRecord,
+} from '../../src-main/journal/index.js';
 import { STORE_KINDS, entry, record, tempDir } from './helpers/journal-fixtures.js';
 
 const cleanups: (() => void)[] = [];
@@ -27,9 +33,24 @@ describe('journal record bailing.agent-invocations.v2', () => {
     expect(validateRecord(r)).toEqual(r);
     expect(Object.keys(r.entries[0]!).sort()).toEqual(
       [
-        'agent_session_id', 'authorization_ref', 'client_id', 'connection_key', 'declaration_revision', 'host_call_id', 'hub_id',
-        'invocation_id', 'last_state', 'parameter_digest', 'receipt_digest', 'retry_at', 'run_id', 'scope_fingerprint', 'scope_revision',
-        'task_id', 'tool', 'workspace_id',
+        'agent_session_id',
+        'authorization_ref',
+        'client_id',
+        'connection_key',
+        'declaration_revision',
+        'host_call_id',
+        'hub_id',
+        'invocation_id',
+        'last_state',
+        'parameter_digest',
+        'receipt_digest',
+        'retry_at',
+        'run_id',
+        'scope_fingerprint',
+        'scope_revision',
+        'task_id',
+        'tool',
+        'workspace_id',
       ].sort(),
     );
   });
@@ -52,7 +73,9 @@ describe('journal record bailing.agent-invocations.v2', () => {
 
   it('refuses an extra top-level field and a wrong digest shape', () => {
     expect(() => validateRecord({ ...record('s1', 1, []), conversation: 'hello' })).toThrow(JournalError);
-    expect(() => validateRecord(record('s1', 1, [entry({ parameter_digest: 'not-a-digest' })]))).toThrow(JournalError);
+    expect(() => validateRecord(record('s1', 1, [entry({ parameter_digest: 'not-a-digest' })]))).toThrow(
+      JournalError,
+    );
   });
 
   for (const kind of STORE_KINDS) {
@@ -82,7 +105,8 @@ describe('journal record bailing.agent-invocations.v2', () => {
         expect(await store.load('s1')).toBeNull();
         // Just under the bound is fine.
         let under = many;
-        while (Buffer.byteLength(JSON.stringify(record('s1', 1, under))) > MAX_RECORD_BYTES) under = under.slice(0, under.length - 50);
+        while (Buffer.byteLength(JSON.stringify(record('s1', 1, under))) > MAX_RECORD_BYTES)
+          under = under.slice(0, under.length - 50);
         await expect(store.save('s1', record('s1', 1, under), null)).resolves.toBeTruthy();
         expect((await store.load('s1'))!.entries.length).toBe(under.length);
       });
@@ -92,7 +116,9 @@ describe('journal record bailing.agent-invocations.v2', () => {
         cleanups.push(t.cleanup);
         const store = kind.open(kind.place(t.dir));
         expect(await codeOf(store.save('s1', record('s1', 2, []), null))).toBe('invocation_record_invalid');
-        expect(await codeOf(store.save('s1', record('other', 1, []), null))).toBe('invocation_record_invalid');
+        expect(await codeOf(store.save('s1', record('other', 1, []), null))).toBe(
+          'invocation_record_invalid',
+        );
         await store.save('s1', record('s1', 1, []), null);
         expect(await codeOf(store.save('s1', record('s1', 1, []), null))).toBe('invocation_store_conflict');
       });
@@ -112,7 +138,12 @@ describe('v1 compatibility', () => {
     const kind = STORE_KINDS.find((k) => k.name === 'file')!;
     const dir = kind.place(t.dir);
     const store = kind.open(dir);
-    const v1 = { schema: 'bailing.agent-invocations.v1', sessionId: 'old', revision: 3, entries: [v1Entry()] };
+    const v1 = {
+      schema: 'bailing.agent-invocations.v1',
+      sessionId: 'old',
+      revision: 3,
+      entries: [v1Entry()],
+    };
     writeFileSync(join(dir, 's_old.json'), JSON.stringify(v1));
     const loaded = (await store.load('old')) as StoredJournalRecord;
     expect(loaded.schema).toBe('bailing.agent-invocations.v1');
@@ -120,7 +151,11 @@ describe('v1 compatibility', () => {
     const v2 = toV2(loaded);
     expect(v2.entries[0]!.task_id).toBeNull();
     // Saving it forward (as the runtime does) keeps the old entry without a task.
-    await store.save('old', { ...v2, revision: 4, entries: [...v2.entries, entry({ task_id: 'task-9' })] }, 3);
+    await store.save(
+      'old',
+      { ...v2, revision: 4, entries: [...v2.entries, entry({ task_id: 'task-9' })] },
+      3,
+    );
     const after = (await store.load('old'))!;
     expect(after.schema).toBe('bailing.agent-invocations.v2');
     expect((after.entries[0] as { task_id: unknown }).task_id).toBeNull();
@@ -135,8 +170,17 @@ describe('v1 compatibility', () => {
     kind.open(path).close?.();
     const db = new Database(path);
     const e = v1Entry();
-    db.prepare('INSERT INTO journal_records (session_id, schema, revision) VALUES (?, ?, ?)').run('old', 'bailing.agent-invocations.v1', 2);
-    db.prepare('INSERT INTO journal_entries (session_id, invocation_id, pos, body) VALUES (?, ?, ?, ?)').run('old', e.invocation_id, 0, JSON.stringify(e));
+    db.prepare('INSERT INTO journal_records (session_id, schema, revision) VALUES (?, ?, ?)').run(
+      'old',
+      'bailing.agent-invocations.v1',
+      2,
+    );
+    db.prepare('INSERT INTO journal_entries (session_id, invocation_id, pos, body) VALUES (?, ?, ?, ?)').run(
+      'old',
+      e.invocation_id,
+      0,
+      JSON.stringify(e),
+    );
     db.close();
     const store = kind.open(path);
     const loaded = (await store.load('old'))!;
@@ -151,7 +195,15 @@ describe('v1 compatibility', () => {
     const kind = STORE_KINDS.find((k) => k.name === 'file')!;
     const dir = kind.place(t.dir);
     const store = kind.open(dir);
-    writeFileSync(join(dir, 's_old.json'), JSON.stringify({ schema: 'bailing.agent-invocations.v1', sessionId: 'old', revision: 1, entries: [{ ...v1Entry(), task_id: 't' }] }));
+    writeFileSync(
+      join(dir, 's_old.json'),
+      JSON.stringify({
+        schema: 'bailing.agent-invocations.v1',
+        sessionId: 'old',
+        revision: 1,
+        entries: [{ ...v1Entry(), task_id: 't' }],
+      }),
+    );
     expect(await codeOf(store.load('old'))).toBe('invocation_record_corrupt');
   });
 });

@@ -6,7 +6,13 @@ import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { JournalError, createFileInvocationStore, createSqliteInvocationStore, type InvocationStore, type StoredJournalRecord } from '../../src-main/journal/index.js';
+import {
+  JournalError,
+  createFileInvocationStore,
+  createSqliteInvocationStore,
+  type InvocationStore,
+  type StoredJournalRecord,
+} from '../../src-main/journal/index.js';
 import { createHubClient } from '../../src-main/hub-client/index.js';
 import { createInvocationRuntime } from '../../src-main/runtime/invocations/index.js';
 import { createMemoryScopeStore } from '../../src-main/runtime/scope/index.js';
@@ -113,7 +119,10 @@ describe('load errors are errors, never null', () => {
     db.close();
     expect(await codeOf(store.load('s1'))).toBe('invocation_record_corrupt');
     const junk = join(dir, 'junk.sqlite');
-    writeFileSync(junk, 'this is not a database file at all, just text that is long enough to look like a header'.repeat(20));
+    writeFileSync(
+      junk,
+      'this is not a database file at all, just text that is long enough to look like a header'.repeat(20),
+    );
     let code = 'no error';
     try {
       const s = createSqliteInvocationStore({ path: junk });
@@ -144,7 +153,11 @@ describe('sqlite store: a save writes only what changed', () => {
     expect(writes()).toBe(1);
     // Appending one entry: one more row.
     const loaded = (await store.load('s1'))!;
-    await store.save('s1', { ...loaded, revision: 3, entries: [...loaded.entries, entry()] } as StoredJournalRecord, 2);
+    await store.save(
+      's1',
+      { ...loaded, revision: 3, entries: [...loaded.entries, entry()] } as StoredJournalRecord,
+      2,
+    );
     expect(writes()).toBe(2);
     // A second store instance (another process) sees everything.
     const other = createSqliteInvocationStore({ path });
@@ -158,10 +171,18 @@ describe('sqlite store: a save writes only what changed', () => {
     const store = createSqliteInvocationStore({ path: join(temp(), 'j.sqlite') });
     const a = entry();
     const b = entry();
-    expect(await codeOf(store.save('s1', record('s1', 1, [a, { ...a }]), null))).toBe('invocation_record_invalid');
+    expect(await codeOf(store.save('s1', record('s1', 1, [a, { ...a }]), null))).toBe(
+      'invocation_record_invalid',
+    );
     const saved = await store.save('s1', record('s1', 1, [a, b]), null);
-    expect(await codeOf(store.save('s1', record('s1', 2, [...saved.entries, { ...a, last_state: 'succeeded' }] as never), 1))).toBe('invocation_record_invalid');
-    expect(await codeOf(store.save('s1', record('s1', 2, [saved.entries[0]!, saved.entries[0]!] as never), 1))).toBe('invocation_record_invalid');
+    expect(
+      await codeOf(
+        store.save('s1', record('s1', 2, [...saved.entries, { ...a, last_state: 'succeeded' }] as never), 1),
+      ),
+    ).toBe('invocation_record_invalid');
+    expect(
+      await codeOf(store.save('s1', record('s1', 2, [saved.entries[0]!, saved.entries[0]!] as never), 1)),
+    ).toBe('invocation_record_invalid');
     expect(await store.load('s1')).toEqual(record('s1', 1, [a, b]));
   });
 
@@ -191,7 +212,10 @@ describe('file store lock', () => {
     const before = readFileSync(join(dir, 's_s1.json'), 'utf8');
 
     // A real child process takes the lock in a save and is SIGKILLed before it finishes.
-    const child = fork(join(import.meta.dirname, 'helpers/lock-holder.ts'), [dir, 's1'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(join(import.meta.dirname, 'helpers/lock-holder.ts'), [dir, 's1'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`lock holder exited early (${code})`)));
@@ -216,9 +240,31 @@ describe('file store lock', () => {
     expect((await store.load('s1'))!.revision).toBe(1);
     // The runtime's status reports the lock (and makes no Hub request to do so).
     const scopes = createMemoryScopeStore();
-    await scopes.save({ sessionId: 's1', hubId: 'hub-1', clientId: 'client-1', workspaceId: 'ws-1', connectionKey: 'http://127.0.0.1:1#client-1', members: [{ authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' }], fingerprint: 'f'.repeat(64), revision: 1, taskId: null });
-    const noHub = createHubClient({ baseUrl: 'http://127.0.0.1:9', token: 'unused', fetch: async () => { throw new Error('status must not call the Hub'); } });
-    const status = await createInvocationRuntime({ hub: noHub, invocationStore: store, scopeStore: scopes }).getSessionInvocationStatus('s1');
+    await scopes.save({
+      sessionId: 's1',
+      hubId: 'hub-1',
+      clientId: 'client-1',
+      workspaceId: 'ws-1',
+      connectionKey: 'http://127.0.0.1:1#client-1',
+      members: [
+        { authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' },
+      ],
+      fingerprint: 'f'.repeat(64),
+      revision: 1,
+      taskId: null,
+    });
+    const noHub = createHubClient({
+      baseUrl: 'http://127.0.0.1:9',
+      token: 'unused',
+      fetch: async () => {
+        throw new Error('status must not call the Hub');
+      },
+    });
+    const status = await createInvocationRuntime({
+      hub: noHub,
+      invocationStore: store,
+      scopeStore: scopes,
+    }).getSessionInvocationStatus('s1');
     expect(status.lock).toMatchObject({ pid: childPid });
 
     // Operator procedure: confirm the owner is gone, preserve the evidence, then remove the lock.
@@ -232,7 +278,10 @@ describe('file store lock', () => {
   it('concurrent saves in one process are serialized: one wins, the other gets a CAS conflict', async () => {
     const store = createFileInvocationStore({ directory: temp() });
     await store.save('s1', record('s1', 1, []), null);
-    const results = await Promise.allSettled([store.save('s1', record('s1', 2, [entry()]), 1), store.save('s1', record('s1', 2, [entry()]), 1)]);
+    const results = await Promise.allSettled([
+      store.save('s1', record('s1', 2, [entry()]), 1),
+      store.save('s1', record('s1', 2, [entry()]), 1),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBe(1);
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect((rejected.reason as JournalError).code).toBe('invocation_store_conflict');
@@ -243,45 +292,58 @@ describe('property: two writers interleaving saves never lose an acknowledged re
   for (const kind of STORE_KINDS) {
     it(`${kind.name} store`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.scheduler(), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }), async (s, na, nb) => {
-          const t = tempDir();
-          try {
-            const place = kind.place(t.dir);
-            const shared = kind.open(place);
-            // Two writers, each with its own store instance where the store kind allows it (like two processes).
-            const stores: InvocationStore[] = kind.name === 'memory' ? [shared, shared] : [shared, kind.open(place)];
-            const acknowledged: string[] = [];
-            const revisions: number[] = [];
-            const writer = async (w: number, count: number) => {
-              const store = stores[w]!;
-              for (let i = 0; i < count; i++) {
-                const e = entry({ host_call_id: `w${w}-${i}` });
-                for (let attempt = 0; attempt < 50; attempt++) {
-                  const current = await s.schedule(store.load('sess'), `w${w} load`);
-                  const next = record('sess', (current?.revision ?? 0) + 1, [...((current?.entries ?? []) as never[]), e]);
-                  try {
-                    const saved = await s.schedule(store.save('sess', next, current?.revision ?? null), `w${w} save`);
-                    acknowledged.push(e.invocation_id);
-                    revisions.push(saved.revision);
-                    break;
-                  } catch (err) {
-                    if (!(err instanceof JournalError) || err.code !== 'invocation_store_conflict') throw err;
+        fc.asyncProperty(
+          fc.scheduler(),
+          fc.integer({ min: 1, max: 5 }),
+          fc.integer({ min: 1, max: 5 }),
+          async (s, na, nb) => {
+            const t = tempDir();
+            try {
+              const place = kind.place(t.dir);
+              const shared = kind.open(place);
+              // Two writers, each with its own store instance where the store kind allows it (like two processes).
+              const stores: InvocationStore[] =
+                kind.name === 'memory' ? [shared, shared] : [shared, kind.open(place)];
+              const acknowledged: string[] = [];
+              const revisions: number[] = [];
+              const writer = async (w: number, count: number) => {
+                const store = stores[w]!;
+                for (let i = 0; i < count; i++) {
+                  const e = entry({ host_call_id: `w${w}-${i}` });
+                  for (let attempt = 0; attempt < 50; attempt++) {
+                    const current = await s.schedule(store.load('sess'), `w${w} load`);
+                    const next = record('sess', (current?.revision ?? 0) + 1, [
+                      ...((current?.entries ?? []) as never[]),
+                      e,
+                    ]);
+                    try {
+                      const saved = await s.schedule(
+                        store.save('sess', next, current?.revision ?? null),
+                        `w${w} save`,
+                      );
+                      acknowledged.push(e.invocation_id);
+                      revisions.push(saved.revision);
+                      break;
+                    } catch (err) {
+                      if (!(err instanceof JournalError) || err.code !== 'invocation_store_conflict')
+                        throw err;
+                    }
                   }
                 }
-              }
-            };
-            const run = Promise.all([writer(0, na), writer(1, nb)]);
-            await s.waitFor(run);
-            const final = (await shared.load('sess'))!;
-            const ids = new Set(final.entries.map((e) => e.invocation_id));
-            for (const id of acknowledged) expect(ids.has(id)).toBe(true);
-            expect(new Set(revisions).size).toBe(revisions.length);
-            expect(final.revision).toBe(Math.max(...revisions));
-            expect(final.entries.length).toBe(acknowledged.length);
-          } finally {
-            t.cleanup();
-          }
-        }),
+              };
+              const run = Promise.all([writer(0, na), writer(1, nb)]);
+              await s.waitFor(run);
+              const final = (await shared.load('sess'))!;
+              const ids = new Set(final.entries.map((e) => e.invocation_id));
+              for (const id of acknowledged) expect(ids.has(id)).toBe(true);
+              expect(new Set(revisions).size).toBe(revisions.length);
+              expect(final.revision).toBe(Math.max(...revisions));
+              expect(final.entries.length).toBe(acknowledged.length);
+            } finally {
+              t.cleanup();
+            }
+          },
+        ),
         { numRuns: kind.name === 'memory' ? 100 : 40 },
       );
     });

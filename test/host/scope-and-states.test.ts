@@ -40,16 +40,33 @@ function open(d: string, opts: Parameters<typeof openHost>[2] = {}) {
   cleanups.push(() => h.close());
   return h;
 }
-const contentCall = (runId: string, text: string) => ({ declaration: contentDecl, arguments: { product_id: 42, description: text }, runId, turnId: 'turn-1', hostCallId: `h-${Math.random()}` });
+const contentCall = (runId: string, text: string) => ({
+  declaration: contentDecl,
+  arguments: { product_id: 42, description: text },
+  runId,
+  turnId: 'turn-1',
+  hostCallId: `h-${Math.random()}`,
+});
 
 describe('inactive', () => {
   it('an empty scope and a session that has not started are inactive, with zero Hub requests', async () => {
     const host = open(dir());
     const scope = await createSession(env, host, 'empty-scope', []);
     const m0 = await env.metrics();
-    expect(await host.runtime.getSessionInvocationStatus('empty-scope')).toMatchObject({ state: 'inactive', entries: [], unsavedRecords: [] });
-    expect(await host.runtime.restoreSessionInvocations('empty-scope')).toMatchObject({ state: 'inactive', entries: [], unsavedRecords: [] });
-    expect(await host.runtime.getSessionInvocationStatus('never-started')).toMatchObject({ state: 'inactive', reason: 'session_not_started' });
+    expect(await host.runtime.getSessionInvocationStatus('empty-scope')).toMatchObject({
+      state: 'inactive',
+      entries: [],
+      unsavedRecords: [],
+    });
+    expect(await host.runtime.restoreSessionInvocations('empty-scope')).toMatchObject({
+      state: 'inactive',
+      entries: [],
+      unsavedRecords: [],
+    });
+    expect(await host.runtime.getSessionInvocationStatus('never-started')).toMatchObject({
+      state: 'inactive',
+      reason: 'session_not_started',
+    });
     expect(await host.runtime.revalidateScope(scope)).toEqual({ state: 'ok' });
     expect((await env.metrics()).requests_total).toBe(m0.requests_total);
   });
@@ -62,14 +79,22 @@ describe('offline Hub', () => {
     const host = open(dir(), { hubUrl: proxy.url, timeoutMs: 3000 });
     const scope = await createSession(env, host, 'offline', [env.refs.shopA]);
     const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
-    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'before the outage'));
+    const out = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'before the outage'),
+    );
     expect(out.kind).toBe('receipt');
     const id = out.invocation_id!;
     const revision = (await host.runtime.getSessionInvocationStatus('offline')).revision;
 
     proxy.setDown(true);
     const closed = await host.runtime.resumeSessionInvocation(handle(scope), id);
-    expect(closed).toMatchObject({ state: 'ready', resume_dispatched: false, receipt: null, feedback: { category: 'hub_unavailable', retryable: true, original_outcome: 'unknown' } });
+    expect(closed).toMatchObject({
+      state: 'ready',
+      resume_dispatched: false,
+      receipt: null,
+      feedback: { category: 'hub_unavailable', retryable: true, original_outcome: 'unknown' },
+    });
     const inspectClosed = await host.runtime.inspectSessionInvocation(handle(scope), id);
     expect(inspectClosed.feedback).toMatchObject({ category: 'hub_unavailable', retryable: true });
     expect(inspectClosed.feedback?.code).not.toBe('invocation_not_found');
@@ -80,7 +105,10 @@ describe('offline Hub', () => {
     const back = await host.runtime.resumeSessionInvocation(handle(scope), id);
     expect(back.feedback).toBeNull();
     expect(back.receipt?.state).toBe('succeeded');
-    expect(await host.runtime.getSessionInvocationStatus('offline')).toMatchObject({ state: 'ready', scope_state: 'ok' });
+    expect(await host.runtime.getSessionInvocationStatus('offline')).toMatchObject({
+      state: 'ready',
+      scope_state: 'ok',
+    });
   });
 });
 
@@ -91,8 +119,15 @@ describe('bindings', () => {
     const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
     const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'bound'));
     const m0 = await env.metrics();
-    const unknownId = await host.runtime.resumeSessionInvocation(handle(scope), 'inv_made_up_by_the_model_123');
-    expect(unknownId).toMatchObject({ state: 'blocked', resume_dispatched: false, feedback: { category: 'blocked', code: 'invocation_binding_unavailable', retryable: false } });
+    const unknownId = await host.runtime.resumeSessionInvocation(
+      handle(scope),
+      'inv_made_up_by_the_model_123',
+    );
+    expect(unknownId).toMatchObject({
+      state: 'blocked',
+      resume_dispatched: false,
+      feedback: { category: 'blocked', code: 'invocation_binding_unavailable', retryable: false },
+    });
     const otherScope = { ...scope, fingerprint: '0'.repeat(64) };
     const mismatch = await host.runtime.inspectSessionInvocation(handle(otherScope), out.invocation_id!);
     expect(mismatch).toMatchObject({ state: 'blocked', feedback: { code: 'invocation_binding_conflict' } });
@@ -112,9 +147,14 @@ describe('unsupported', () => {
     const out = await runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'no journal'));
     expect(out.kind).toBe('receipt');
     expect(await runtime.getSessionInvocationStatus('unsupported')).toMatchObject({ state: 'unsupported' });
-    expect((await runtime.inspectSessionInvocation(handle(scope), out.invocation_id!)).receipt?.state).toBe('succeeded');
+    expect((await runtime.inspectSessionInvocation(handle(scope), out.invocation_id!)).receipt?.state).toBe(
+      'succeeded',
+    );
     const restarted = createInvocationRuntime({ hub, invocationStore: null, scopeStore: scopes });
-    expect(await restarted.inspectSessionInvocation(handle(scope), out.invocation_id!)).toMatchObject({ state: 'unsupported', feedback: { code: 'invocation_store_unsupported' } });
+    expect(await restarted.inspectSessionInvocation(handle(scope), out.invocation_id!)).toMatchObject({
+      state: 'unsupported',
+      feedback: { code: 'invocation_store_unsupported' },
+    });
   });
 
   it('a custom scope store without an explicit invocation store is unsupported', async () => {
@@ -137,10 +177,19 @@ describe('two writers, one holding a stale receipt', () => {
     const a = open(d, { wrapStore: (s) => faulty(s, plan) });
     const scope = await createSession(env, a, 'two-writers', [env.refs.shopA]);
     const runId = await newRun(a, scope, env.refs.shopA, 'turn-1');
-    const out = await a.runtime.invokeGoverned(handle(scope, 'turn-1'), { declaration: publishDecl, arguments: { product_id: 13, channel: 'marketplace' }, runId, turnId: 'turn-1', hostCallId: 'w1' });
+    const out = await a.runtime.invokeGoverned(handle(scope, 'turn-1'), {
+      declaration: publishDecl,
+      arguments: { product_id: 13, channel: 'marketplace' },
+      runId,
+      turnId: 'turn-1',
+      hostCallId: 'w1',
+    });
     const id = out.invocation_id!;
     const approvals = await env.admin.listApprovals({ state: 'pending' });
-    await env.admin.decideApproval(approvals.find((x) => x.invocation_id === id)!.approval_id, { decision_id: `d-${id}`, decision: 'approve' });
+    await env.admin.decideApproval(approvals.find((x) => x.invocation_id === id)!.approval_id, {
+      decision_id: `d-${id}`,
+      decision: 'approve',
+    });
 
     // Writer A reads "approved" but cannot save it.
     plan.unavailable = true;
@@ -158,7 +207,15 @@ describe('two writers, one holding a stale receipt', () => {
     const restored = await a.runtime.restoreSessionInvocations('two-writers');
     expect(restored.state).toBe('storage_error');
     expect(restored.reason).toBe('invocation_store_conflict');
-    expect(restored.unsavedRecords).toEqual([{ invocation_id: id, reason: 'invocation_store_conflict', since: expect.any(String), local_state: 'approved', stored_state: 'succeeded' }]);
+    expect(restored.unsavedRecords).toEqual([
+      {
+        invocation_id: id,
+        reason: 'invocation_store_conflict',
+        since: expect.any(String),
+        local_state: 'approved',
+        stored_state: 'succeeded',
+      },
+    ]);
     const stored = (await b.store.load('two-writers'))!;
     expect(stored.revision).toBe(storedRevision);
     expect(stored.entries[0]!.last_state).toBe('succeeded');
@@ -166,7 +223,10 @@ describe('two writers, one holding a stale receipt', () => {
     // A fresh read of the original receipt is current evidence: it resolves the conflict.
     const fresh = await a.runtime.inspectSessionInvocation(handle(scope), id);
     expect(fresh).toMatchObject({ state: 'ready', unsavedRecords: [] });
-    expect(await a.runtime.getSessionInvocationStatus('two-writers')).toMatchObject({ state: 'ready', unsavedRecords: [] });
+    expect(await a.runtime.getSessionInvocationStatus('two-writers')).toMatchObject({
+      state: 'ready',
+      unsavedRecords: [],
+    });
     expect(env.systems.shopA.ledger().filter((l) => l.idempotency_key === id)).toHaveLength(1);
   });
 });
@@ -177,14 +237,25 @@ describe('whole-scope revalidation (runs last: it revokes and rebinds authorizat
     const host = open(dir(), { wrapStore: (s) => faulty(s, plan) });
     const scope = await createSession(env, host, 'storage-and-blocked', [env.refs.shopA, env.refs.inventory]);
     const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
-    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'unsaved outcome'));
+    const out = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'unsaved outcome'),
+    );
     expect(out.feedback?.category).toBe('storage_error');
 
     await env.admin.revokeAuthorization(env.refs.inventory);
     const check = await host.runtime.revalidateScope(scope);
-    expect(check).toEqual({ state: 'blocked', reason: 'authorization_revoked', authorization_ref: env.refs.inventory });
+    expect(check).toEqual({
+      state: 'blocked',
+      reason: 'authorization_revoked',
+      authorization_ref: env.refs.inventory,
+    });
     const status = await host.runtime.getSessionInvocationStatus('storage-and-blocked');
-    expect(status).toMatchObject({ state: 'storage_error', scope_state: 'blocked', scope_reason: 'authorization_revoked' });
+    expect(status).toMatchObject({
+      state: 'storage_error',
+      scope_state: 'blocked',
+      scope_reason: 'authorization_revoked',
+    });
     expect(status.unsavedRecords.map((u) => u.invocation_id)).toEqual([out.invocation_id]);
 
     // The whole group is blocked, including the still-active shop A member: no subset.
@@ -192,40 +263,76 @@ describe('whole-scope revalidation (runs last: it revokes and rebinds authorizat
     const resume = await host.runtime.resumeSessionInvocation(handle(scope), out.invocation_id!);
     expect(resume.state).toBe('storage_error');
     expect(resume.resume_dispatched).toBe(false);
-    const refused = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'must not leave'));
+    const refused = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'must not leave'),
+    );
     expect(refused.kind).toBe('not_sent');
     expect((await env.metrics()).invokes).toBe(m0.invokes);
   });
 
   it('single system, multiple accounts: revoking the second shop-A account blocks the whole group', async () => {
-    await env.admin.createAuthorization({ system_id: 'shop-a', account: 'shop-a-second', on_behalf_of: 'operator@demo.local', authorization_ref: 'auth-shop-a-2' });
+    await env.admin.createAuthorization({
+      system_id: 'shop-a',
+      account: 'shop-a-second',
+      on_behalf_of: 'operator@demo.local',
+      authorization_ref: 'auth-shop-a-2',
+    });
     await env.admin.grantAuthorization('auth-shop-a-2', env.clientId);
     const host = open(dir());
     const scope = await createSession(env, host, 'two-accounts', [env.refs.shopA, 'auth-shop-a-2']);
     const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
-    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'first account'));
+    const out = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'first account'),
+    );
     expect(out.kind).toBe('receipt');
     expect(await host.runtime.revalidateScope(scope)).toEqual({ state: 'ok' });
     await env.admin.revokeAuthorization('auth-shop-a-2');
     const resume = await host.runtime.resumeSessionInvocation(handle(scope), out.invocation_id!);
-    expect(resume).toMatchObject({ state: 'blocked', resume_dispatched: false, feedback: { code: 'authorization_revoked' } });
-    const refused = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'surviving account'));
-    expect(refused).toMatchObject({ kind: 'not_sent', feedback: { category: 'blocked', code: 'authorization_revoked' } });
+    expect(resume).toMatchObject({
+      state: 'blocked',
+      resume_dispatched: false,
+      feedback: { code: 'authorization_revoked' },
+    });
+    const refused = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'surviving account'),
+    );
+    expect(refused).toMatchObject({
+      kind: 'not_sent',
+      feedback: { category: 'blocked', code: 'authorization_revoked' },
+    });
   });
 
   it('a revoked or rebound member blocks every call of the original group; no inspect or resume is sent', async () => {
     const host = open(dir());
     const scope = await createSession(env, host, 'rebound', [env.refs.shopA, env.refs.shopB]);
     const runId = await newRun(host, scope, env.refs.shopA, 'turn-1');
-    const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), contentCall(runId, 'before rebind'));
+    const out = await host.runtime.invokeGoverned(
+      handle(scope, 'turn-1'),
+      contentCall(runId, 'before rebind'),
+    );
     expect(out.kind).toBe('receipt');
-    await env.admin.rebindAuthorization(env.refs.shopB, { account: 'shop-b-other', on_behalf_of: 'someone@demo.local' });
+    await env.admin.rebindAuthorization(env.refs.shopB, {
+      account: 'shop-b-other',
+      on_behalf_of: 'someone@demo.local',
+    });
     const m0 = await env.metrics();
     const resume = await host.runtime.resumeSessionInvocation(handle(scope), out.invocation_id!);
-    expect(resume).toMatchObject({ state: 'blocked', resume_dispatched: false, receipt: null, feedback: { category: 'blocked', code: 'authorization_rebound', retryable: false } });
+    expect(resume).toMatchObject({
+      state: 'blocked',
+      resume_dispatched: false,
+      receipt: null,
+      feedback: { category: 'blocked', code: 'authorization_rebound', retryable: false },
+    });
     const m1 = await env.metrics();
     expect(m1.requests_total - m0.requests_total).toBe(1); // only the authorization list
     expect(m1.resumes).toBe(m0.resumes);
-    expect(await host.runtime.getSessionInvocationStatus('rebound')).toMatchObject({ state: 'blocked', scope_state: 'blocked', scope_reason: 'authorization_rebound' });
+    expect(await host.runtime.getSessionInvocationStatus('rebound')).toMatchObject({
+      state: 'blocked',
+      scope_state: 'blocked',
+      scope_reason: 'authorization_rebound',
+    });
   });
 });

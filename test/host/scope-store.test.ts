@@ -21,7 +21,9 @@ const scope = (over: Partial<SessionScope> = {}): SessionScope => ({
   clientId: 'client-1',
   workspaceId: 'ws-1',
   connectionKey: 'http://127.0.0.1:1#client-1',
-  members: [{ authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' }],
+  members: [
+    { authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', account: 'a' },
+  ],
   fingerprint: 'f'.repeat(64),
   revision: 1,
   taskId: null,
@@ -51,7 +53,9 @@ describe('sqlite scope store', () => {
     expect(await code(store.save(scope()))).toBe('scope_conflict');
     expect(await code(store.save({ ...scope({ revision: 3 }), token: 'x' } as never))).toBe('scope_invalid');
     store.close();
-    expect(await createSqliteScopeStore({ path }).load('sess-1')).toEqual(scope({ revision: 2, fingerprint: '1'.repeat(64) }));
+    expect(await createSqliteScopeStore({ path }).load('sess-1')).toEqual(
+      scope({ revision: 2, fingerprint: '1'.repeat(64) }),
+    );
   });
 
   it('an unreadable scope blocks the session (binding unavailable), with zero Hub requests', async () => {
@@ -76,9 +80,19 @@ describe('sqlite scope store', () => {
       },
     });
     const runtime = createInvocationRuntime({ hub, invocationStore: journal, scopeStore: scopes });
-    expect(await runtime.getSessionInvocationStatus('sess-1')).toMatchObject({ state: 'blocked', reason: 'invocation_binding_unavailable', scope_state: 'blocked' });
-    const inspected = await runtime.inspectSessionInvocation({ sessionId: 'sess-1', scope: scope(), turnId: null }, 'inv_anything_1234');
-    expect(inspected).toMatchObject({ state: 'blocked', feedback: { code: 'invocation_binding_unavailable' } });
+    expect(await runtime.getSessionInvocationStatus('sess-1')).toMatchObject({
+      state: 'blocked',
+      reason: 'invocation_binding_unavailable',
+      scope_state: 'blocked',
+    });
+    const inspected = await runtime.inspectSessionInvocation(
+      { sessionId: 'sess-1', scope: scope(), turnId: null },
+      'inv_anything_1234',
+    );
+    expect(inspected).toMatchObject({
+      state: 'blocked',
+      feedback: { code: 'invocation_binding_unavailable' },
+    });
     expect(hubCalls).toBe(0);
   });
 });

@@ -6,7 +6,12 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
-import { createMemoryInvocationStore, createSqliteInvocationStore, type InvocationStore, type JournalEntry } from '../../src-main/journal/index.js';
+import {
+  createMemoryInvocationStore,
+  createSqliteInvocationStore,
+  type InvocationStore,
+  type JournalEntry,
+} from '../../src-main/journal/index.js';
 import { isLaterState } from '../../src-main/runtime/invocations/entries.js';
 import { SessionJournal } from '../../src-main/runtime/invocations/session-journal.js';
 import { entry, faulty, tempDir } from './helpers/journal-fixtures.js';
@@ -27,7 +32,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     mode: fc.constantFrom('direct' as const, 'authoritative' as const),
   }),
   fc.record({ kind: fc.constant('restore' as const), w: fc.integer({ min: 0, max: 1 }) }),
-  fc.record({ kind: fc.constant('fault' as const), fault: fc.constantFrom('none' as const, 'fail' as const, 'lost_ack' as const) }),
+  fc.record({
+    kind: fc.constant('fault' as const),
+    fault: fc.constantFrom('none' as const, 'fail' as const, 'lost_ack' as const),
+  }),
 );
 
 async function check(makeStore: () => { store: InvocationStore; cleanup(): void }, ops: Op[]) {
@@ -69,7 +77,8 @@ async function check(makeStore: () => { store: InvocationStore; cleanup(): void 
       for (const id of acknowledged) expect(byId.has(id), `acknowledged ${id} lost`).toBe(true);
       for (const [id, state] of byId) {
         const before = lastStored.get(id);
-        if (before !== undefined && before !== state) expect(isLaterState(before, state), `${id}: ${before} -> ${state}`).toBe(true);
+        if (before !== undefined && before !== state)
+          expect(isLaterState(before, state), `${id}: ${before} -> ${state}`).toBe(true);
         lastStored.set(id, state);
       }
     }
@@ -81,7 +90,9 @@ async function check(makeStore: () => { store: InvocationStore; cleanup(): void 
 describe('property: the per-session CAS journal under two writers and injected faults', () => {
   it('memory store', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) => check(() => ({ store: createMemoryInvocationStore(), cleanup: () => undefined }), ops)),
+      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40 }), (ops) =>
+        check(() => ({ store: createMemoryInvocationStore(), cleanup: () => undefined }), ops),
+      ),
       { numRuns: 300 },
     );
   });
@@ -91,7 +102,10 @@ describe('property: the per-session CAS journal under two writers and injected f
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), (ops) =>
         check(() => {
           const t = tempDir();
-          return { store: createSqliteInvocationStore({ path: join(t.dir, 'j.sqlite') }), cleanup: t.cleanup };
+          return {
+            store: createSqliteInvocationStore({ path: join(t.dir, 'j.sqlite') }),
+            cleanup: t.cleanup,
+          };
         }, ops),
       ),
       { numRuns: 60 },

@@ -10,7 +10,13 @@ import { HUB_ERROR_CODES, type InvokeRequest, type Receipt } from '../../../src-
 import { HubClientError } from '../../hub-client/index.js';
 import type { JournalEntry } from '../../journal/index.js';
 import type { Feedback, GovernedCallOutcome, GovernedCallRequest, RealSessionHandle } from '../contracts.js';
-import { bindingFeedback, notDispatchedFeedback, outcomeUnknownFeedback, scopeBlockedFeedback, storageFeedback } from '../recovery/feedback.js';
+import {
+  bindingFeedback,
+  notDispatchedFeedback,
+  outcomeUnknownFeedback,
+  scopeBlockedFeedback,
+  storageFeedback,
+} from '../recovery/feedback.js';
 import type { RuntimeContext } from './context.js';
 import { receiptMatchesEntry, withReceipt, withState } from './entries.js';
 import type { SessionJournal } from './session-journal.js';
@@ -20,7 +26,15 @@ const KNOWN_CODES = new Set<string>(HUB_ERROR_CODES);
 /** The Hub refused the request before dispatching it: a well-formed 4xx with a known code. */
 function refusedBeforeDispatch(err: unknown): err is HubClientError {
   if (err instanceof HubClientError && err.kind === 'invalid_request') return true; // never sent
-  return err instanceof HubClientError && err.kind === 'http' && err.status !== null && err.status >= 400 && err.status < 500 && err.publicCode !== null && KNOWN_CODES.has(err.publicCode);
+  return (
+    err instanceof HubClientError &&
+    err.kind === 'http' &&
+    err.status !== null &&
+    err.status >= 400 &&
+    err.status < 500 &&
+    err.publicCode !== null &&
+    KNOWN_CODES.has(err.publicCode)
+  );
 }
 
 function nextActionFor(code: string): string {
@@ -34,7 +48,13 @@ function receiptFeedback(r: Receipt): Feedback | null {
   if (r.state !== 'not_dispatched') return null;
   const code = r.reason_code ?? 'not_dispatched';
   const retryable = code === 'rate_limited' || code === 'in_flight_limit' || code === 'task_paused';
-  return notDispatchedFeedback(code, r.reason_message ?? 'The Hub did not dispatch this call.', retryable ? 'wait' : 'none', r.invocation_id, retryable);
+  return notDispatchedFeedback(
+    code,
+    r.reason_message ?? 'The Hub did not dispatch this call.',
+    retryable ? 'wait' : 'none',
+    r.invocation_id,
+    retryable,
+  );
 }
 
 export async function invokeGoverned(
@@ -47,17 +67,32 @@ export async function invokeGoverned(
   const d = call.declaration;
   const member = scope.members.find((m) => m.authorization_ref === d.authorization_ref);
   // Targets come from the declaration and the session's fixed scope, never from model text.
-  if (!member || d.hub_id !== scope.hubId || scope.sessionId !== session.sessionId || d.system_id !== member.system_id || d.account !== member.account) {
-    return { kind: 'not_sent', invocation_id: null, feedback: bindingFeedback('invocation_binding_conflict') };
+  if (
+    !member ||
+    d.hub_id !== scope.hubId ||
+    scope.sessionId !== session.sessionId ||
+    d.system_id !== member.system_id ||
+    d.account !== member.account
+  ) {
+    return {
+      kind: 'not_sent',
+      invocation_id: null,
+      feedback: bindingFeedback('invocation_binding_conflict'),
+    };
   }
   const check = ctx.lastScopeCheck(session.sessionId, scope.fingerprint);
-  if (check?.state === 'blocked') return { kind: 'not_sent', invocation_id: null, feedback: scopeBlockedFeedback(check) };
+  if (check?.state === 'blocked')
+    return { kind: 'not_sent', invocation_id: null, feedback: scopeBlockedFeedback(check) };
 
   const journal = ctx.journal(session.sessionId);
   await journal.ensureLoaded();
   if (journal.hasStore && (journal.loadError || journal.unsaved.size > 0)) {
     // Restore local persistence first; a new call must not leave while records are unsaved.
-    return { kind: 'not_sent', invocation_id: null, feedback: storageFeedback(journal.loadError ?? journal.lastError ?? 'invocation_store_unavailable') };
+    return {
+      kind: 'not_sent',
+      invocation_id: null,
+      feedback: storageFeedback(journal.loadError ?? journal.lastError ?? 'invocation_store_unavailable'),
+    };
   }
 
   const invocationId = ctx.newId();
@@ -86,12 +121,23 @@ export async function invokeGoverned(
   if (!saved.ok) {
     // Not sent. The fence may or may not have reached the store (lost acknowledgement); locally it is known undispatched.
     journal.setLocal(withState(fence, 'not_dispatched'));
-    return { kind: 'not_sent', invocation_id: invocationId, feedback: storageFeedback(saved.error, invocationId) };
+    return {
+      kind: 'not_sent',
+      invocation_id: invocationId,
+      feedback: storageFeedback(saved.error, invocationId),
+    };
   }
   if (opts.signal?.aborted) {
-    const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
+    const post = await journal.serialize(() =>
+      journal.commit([withState(fence, 'not_dispatched')], 'direct'),
+    );
     const feedback = post.ok
-      ? notDispatchedFeedback('cancelled', 'The turn was cancelled before the request was sent; nothing was dispatched.', 'none', invocationId)
+      ? notDispatchedFeedback(
+          'cancelled',
+          'The turn was cancelled before the request was sent; nothing was dispatched.',
+          'none',
+          invocationId,
+        )
       : storageFeedback(post.error, invocationId);
     return { kind: 'not_sent', invocation_id: invocationId, feedback };
   }
@@ -128,7 +174,12 @@ export async function invokeGoverned(
       })
       .catch(() => undefined);
     const feedback = post.ok
-      ? { ...outcomeUnknownFeedback(null, invocationId), code: 'cancelled_after_send', message: 'The turn was cancelled after the request was sent. It may still run; its answer will be recorded. Inspect the original call; do not send it again.' }
+      ? {
+          ...outcomeUnknownFeedback(null, invocationId),
+          code: 'cancelled_after_send',
+          message:
+            'The turn was cancelled after the request was sent. It may still run; its answer will be recorded. Inspect the original call; do not send it again.',
+        }
       : storageFeedback(post.error, invocationId);
     return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback };
   }
@@ -146,24 +197,53 @@ function abortPromise(signal: AbortSignal): { promise: Promise<'aborted'>; dispo
 }
 
 /** Records the Hub's answer (or failure) for a sent call and builds the outcome. */
-async function finish(ctx: RuntimeContext, journal: SessionJournal, fence: JournalEntry, receipt: Receipt | null, err: unknown): Promise<GovernedCallOutcome> {
+async function finish(
+  ctx: RuntimeContext,
+  journal: SessionJournal,
+  fence: JournalEntry,
+  receipt: Receipt | null,
+  err: unknown,
+): Promise<GovernedCallOutcome> {
   const invocationId = fence.invocation_id;
   if (!receipt) {
     if (refusedBeforeDispatch(err)) {
-      const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
+      const post = await journal.serialize(() =>
+        journal.commit([withState(fence, 'not_dispatched')], 'direct'),
+      );
       const code = err.publicCode!;
-      const feedback = post.ok ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId) : storageFeedback(post.error, invocationId);
+      const feedback = post.ok
+        ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId)
+        : storageFeedback(post.error, invocationId);
       return { kind: 'not_sent', invocation_id: invocationId, feedback };
     }
     // It may have reached the Hub: the outcome is unknown. Record that, never "not dispatched".
     const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));
-    return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback: post.ok ? outcomeUnknownFeedback(err, invocationId) : storageFeedback(post.error, invocationId) };
+    return {
+      kind: 'sent_unconfirmed',
+      invocation_id: invocationId,
+      feedback: post.ok
+        ? outcomeUnknownFeedback(err, invocationId)
+        : storageFeedback(post.error, invocationId),
+    };
   }
   if (!receiptMatchesEntry(receipt, fence)) {
     const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));
-    return { kind: 'sent_unconfirmed', invocation_id: invocationId, feedback: post.ok ? bindingFeedback('invocation_binding_conflict', invocationId) : storageFeedback(post.error, invocationId) };
+    return {
+      kind: 'sent_unconfirmed',
+      invocation_id: invocationId,
+      feedback: post.ok
+        ? bindingFeedback('invocation_binding_conflict', invocationId)
+        : storageFeedback(post.error, invocationId),
+    };
   }
-  const post = await journal.serialize(() => journal.commit([withReceipt(fence, receipt, ctx.now())], 'direct'));
+  const post = await journal.serialize(() =>
+    journal.commit([withReceipt(fence, receipt, ctx.now())], 'direct'),
+  );
   // A successful business answer does not clear a local storage error.
-  return { kind: 'receipt', invocation_id: invocationId, receipt, feedback: post.ok ? receiptFeedback(receipt) : storageFeedback(post.error, invocationId) };
+  return {
+    kind: 'receipt',
+    invocation_id: invocationId,
+    receipt,
+    feedback: post.ok ? receiptFeedback(receipt) : storageFeedback(post.error, invocationId),
+  };
 }

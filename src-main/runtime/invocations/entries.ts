@@ -71,7 +71,10 @@ export function withReceipt(e: JournalEntry, r: Receipt, now: Date): JournalEntr
     ...e,
     last_state: r.state,
     receipt_digest: HEX64.test(r.receipt_digest) ? r.receipt_digest : null,
-    retry_at: r.retry_after_ms !== null && r.retry_after_ms >= 0 ? new Date(now.getTime() + r.retry_after_ms).toISOString() : null,
+    retry_at:
+      r.retry_after_ms !== null && r.retry_after_ms >= 0
+        ? new Date(now.getTime() + r.retry_after_ms).toISOString()
+        : null,
   };
 }
 

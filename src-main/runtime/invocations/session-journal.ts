@@ -13,7 +13,14 @@
  * - `authoritative` is used for a receipt just read from the Hub: fresh server evidence supersedes
  *   a conflicting stored outcome for that one entry (binding still checked).
  */
-import { JournalError, journalCodeOf, toV2, type InvocationStore, type JournalEntry, type JournalRecordV2 } from '../../journal/index.js';
+import {
+  JournalError,
+  journalCodeOf,
+  toV2,
+  type InvocationStore,
+  type JournalEntry,
+  type JournalRecordV2,
+} from '../../journal/index.js';
 import { JOURNAL_SCHEMA_V2 } from '../../journal/index.js';
 import type { UnsavedRecord } from '../contracts.js';
 import { isLaterState, outcomeKey, sameBinding, sameEntry } from './entries.js';
@@ -79,12 +86,16 @@ export class SessionJournal {
       if (this.loaded || !this.store) return;
       try {
         const record = await this.store.load(this.sessionId);
-        if (record === undefined) throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
+        if (record === undefined)
+          throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
         this.adoptStored(record ? toV2(record) : null, new Set());
         this.loaded = true;
         this.loadError = null;
       } catch (err) {
-        this.loadError = err instanceof JournalError ? err : new JournalError(journalCodeOf(err), 'invocation store load failed');
+        this.loadError =
+          err instanceof JournalError
+            ? err
+            : new JournalError(journalCodeOf(err), 'invocation store load failed');
       }
     });
   }
@@ -108,11 +119,20 @@ export class SessionJournal {
     this.order.splice(0, this.order.length, ...newOrder);
   }
 
-  private markUnsaved(ids: Iterable<string>, reason: string, extra?: (id: string) => Partial<UnsavedRecord>): void {
+  private markUnsaved(
+    ids: Iterable<string>,
+    reason: string,
+    extra?: (id: string) => Partial<UnsavedRecord>,
+  ): void {
     const since = this.now().toISOString();
     for (const id of ids) {
       const prev = this.unsaved.get(id);
-      this.unsaved.set(id, { invocation_id: id, reason, since: prev?.since ?? since, ...(extra ? extra(id) : {}) });
+      this.unsaved.set(id, {
+        invocation_id: id,
+        reason,
+        since: prev?.since ?? since,
+        ...(extra ? extra(id) : {}),
+      });
     }
   }
 
@@ -125,7 +145,12 @@ export class SessionJournal {
     }
     for (const id of this.order) if (apply.has(id) && !seen.has(id)) entries.push(apply.get(id)!);
     for (const [id, e] of apply) if (!seen.has(id) && !this.order.includes(id)) entries.push(e);
-    return { schema: JOURNAL_SCHEMA_V2, sessionId: this.sessionId, revision: (base?.revision ?? 0) + 1, entries };
+    return {
+      schema: JOURNAL_SCHEMA_V2,
+      sessionId: this.sessionId,
+      revision: (base?.revision ?? 0) + 1,
+      entries,
+    };
   }
 
   /** Set local versions (without saving). Used where a save must not be attempted. */
@@ -149,28 +174,45 @@ export class SessionJournal {
     }
     if (!this.store) return { ok: true, error: null };
     if (mode === 'direct') return this.flushDirect();
-    return this.flushMerged(mode === 'authoritative' ? new Set(changes.map((c) => c.invocation_id)) : new Set());
+    return this.flushMerged(
+      mode === 'authoritative' ? new Set(changes.map((c) => c.invocation_id)) : new Set(),
+    );
   }
 
   private async flushDirect(): Promise<SaveResult> {
     if (this.dirty.size === 0) return { ok: true, error: null };
     if (!this.loaded) {
-      const err = this.loadError ?? new JournalError('invocation_store_unavailable', 'invocation journal not loaded');
+      const err =
+        this.loadError ?? new JournalError('invocation_store_unavailable', 'invocation journal not loaded');
       this.markUnsaved(this.dirty, err.code);
       this.lastError = err;
       return { ok: false, error: err };
     }
     // Entries in conflict with a different stored outcome are never written by a direct save:
     // only restore (merge rules) or a fresh receipt (authoritative) may resolve them.
-    const apply = new Map([...this.dirty].filter((id) => !this.conflicts.has(id)).map((id) => [id, this.local.get(id)!] as const));
-    if (apply.size === 0) return { ok: false, error: this.lastError ?? new JournalError('invocation_store_conflict', 'unsaved entries are in conflict with the stored record') };
+    const apply = new Map(
+      [...this.dirty].filter((id) => !this.conflicts.has(id)).map((id) => [id, this.local.get(id)!] as const),
+    );
+    if (apply.size === 0)
+      return {
+        ok: false,
+        error:
+          this.lastError ??
+          new JournalError(
+            'invocation_store_conflict',
+            'unsaved entries are in conflict with the stored record',
+          ),
+      };
     const next = this.buildNext(this.saved, apply);
     try {
       const saved = await this.store!.save(this.sessionId, next, this.saved?.revision ?? null);
       this.afterSaved(toV2(saved), [...apply.keys()]);
       return { ok: true, error: null };
     } catch (err) {
-      const e = err instanceof JournalError ? err : new JournalError(journalCodeOf(err), 'invocation store save failed');
+      const e =
+        err instanceof JournalError
+          ? err
+          : new JournalError(journalCodeOf(err), 'invocation store save failed');
       this.markUnsaved(apply.keys(), e.code);
       this.lastError = e;
       return { ok: false, error: e };
@@ -195,12 +237,16 @@ export class SessionJournal {
     let stored: JournalRecordV2 | null;
     try {
       const r = await this.store!.load(this.sessionId);
-      if (r === undefined) throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
+      if (r === undefined)
+        throw new JournalError('invocation_store_unavailable', 'invocation store returned no answer');
       stored = r ? toV2(r) : null;
       this.loaded = true;
       this.loadError = null;
     } catch (err) {
-      const e = err instanceof JournalError ? err : new JournalError(journalCodeOf(err), 'invocation store load failed');
+      const e =
+        err instanceof JournalError
+          ? err
+          : new JournalError(journalCodeOf(err), 'invocation store load failed');
       if (!this.loaded) this.loadError = e;
       if (this.dirty.size > 0) this.markUnsaved(this.dirty, e.code);
       this.lastError = e;
@@ -221,7 +267,10 @@ export class SessionJournal {
       }
       if (!sameBinding(s, local)) {
         this.conflicts.set(id, { stored: s, local, reason: 'invocation_binding_conflict' });
-        this.markUnsaved([id], 'invocation_binding_conflict', () => ({ local_state: local.last_state, stored_state: s.last_state }));
+        this.markUnsaved([id], 'invocation_binding_conflict', () => ({
+          local_state: local.last_state,
+          stored_state: s.last_state,
+        }));
         continue;
       }
       if (sameEntry(s, local)) {
@@ -229,7 +278,9 @@ export class SessionJournal {
         continue;
       }
       const base = this.bases.get(id);
-      const ours = (base !== undefined && base !== null && base === outcomeKey(s)) || this.attempted.get(id)?.has(outcomeKey(s)) === true;
+      const ours =
+        (base !== undefined && base !== null && base === outcomeKey(s)) ||
+        this.attempted.get(id)?.has(outcomeKey(s)) === true;
       if (ours) {
         apply.set(id, local);
         continue;
@@ -248,10 +299,16 @@ export class SessionJournal {
       }
       // A different stored outcome from another writer: never overwrite it with ours. Keep both.
       this.conflicts.set(id, { stored: s, local, reason: 'invocation_store_conflict' });
-      this.markUnsaved([id], 'invocation_store_conflict', () => ({ local_state: local.last_state, stored_state: s.last_state }));
+      this.markUnsaved([id], 'invocation_store_conflict', () => ({
+        local_state: local.last_state,
+        stored_state: s.last_state,
+      }));
     }
     for (const c of this.conflicts.values()) {
-      this.lastError = new JournalError(c.reason === 'invocation_binding_conflict' ? 'invocation_store_conflict' : c.reason, 'a stored entry differs from the unsaved local one; both are kept for inspection');
+      this.lastError = new JournalError(
+        c.reason === 'invocation_binding_conflict' ? 'invocation_store_conflict' : c.reason,
+        'a stored entry differs from the unsaved local one; both are kept for inspection',
+      );
     }
     for (const id of superseded) this.local.set(id, storedById.get(id)!);
     alreadyStored.push(...superseded);
@@ -267,7 +324,10 @@ export class SessionJournal {
       this.afterSaved(toV2(saved), [...apply.keys(), ...alreadyStored]);
       return this.unsaved.size === 0 ? { ok: true, error: null } : { ok: false, error: this.lastError };
     } catch (err) {
-      const e = err instanceof JournalError ? err : new JournalError(journalCodeOf(err), 'invocation store save failed');
+      const e =
+        err instanceof JournalError
+          ? err
+          : new JournalError(journalCodeOf(err), 'invocation store save failed');
       this.markUnsaved(apply.keys(), e.code);
       this.lastError = e;
       return { ok: false, error: e };

@@ -17,7 +17,10 @@ export function storageFeedback(err: unknown, invocationId?: string): Feedback {
   };
 }
 
-export function bindingFeedback(code: 'invocation_binding_unavailable' | 'invocation_binding_conflict', invocationId?: string): Feedback {
+export function bindingFeedback(
+  code: 'invocation_binding_unavailable' | 'invocation_binding_conflict',
+  invocationId?: string,
+): Feedback {
   return {
     category: 'blocked',
     code,
@@ -31,7 +34,10 @@ export function bindingFeedback(code: 'invocation_binding_unavailable' | 'invoca
   };
 }
 
-export function scopeBlockedFeedback(check: Extract<ScopeCheck, { state: 'blocked' }>, invocationId?: string): Feedback {
+export function scopeBlockedFeedback(
+  check: Extract<ScopeCheck, { state: 'blocked' }>,
+  invocationId?: string,
+): Feedback {
   return {
     category: 'blocked',
     code: check.reason,
@@ -58,7 +64,8 @@ export function unsupportedFeedback(invocationId?: string): Feedback {
   return {
     category: 'unsupported',
     code: 'invocation_store_unsupported',
-    message: 'Durable invocation storage is not enabled on this host; only calls made in this running host can be recovered.',
+    message:
+      'Durable invocation storage is not enabled on this host; only calls made in this running host can be recovered.',
     next_action: 'none',
     retryable: false,
     ...(invocationId ? { invocation_id: invocationId } : {}),
@@ -82,11 +89,17 @@ export function notFoundFeedback(invocationId: string): Feedback {
 
 /** A request that may have reached the Hub and got no usable answer. */
 export function outcomeUnknownFeedback(err: unknown, invocationId: string): Feedback {
-  const code = err instanceof HubClientError ? (err.kind === 'http' ? (err.publicCode ?? `http_${err.status ?? 'error'}`) : `hub_${err.kind}`) : 'hub_error';
+  const code =
+    err instanceof HubClientError
+      ? err.kind === 'http'
+        ? (err.publicCode ?? `http_${err.status ?? 'error'}`)
+        : `hub_${err.kind}`
+      : 'hub_error';
   return {
     category: 'invocation_outcome_unknown',
     code,
-    message: 'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
+    message:
+      'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
     next_action: 'inspect_original',
     retryable: false,
     original_outcome: 'unknown',
@@ -97,7 +110,13 @@ export function outcomeUnknownFeedback(err: unknown, invocationId: string): Feed
 /** A read (inspect) that failed without an authoritative answer: nothing is concluded. */
 export function readFailedFeedback(err: unknown, invocationId: string): Feedback {
   if (isAuthoritativeNotFound(err)) return notFoundFeedback(invocationId);
-  if (err instanceof HubClientError && err.kind === 'http' && err.status !== null && err.status < 500 && err.publicCode) {
+  if (
+    err instanceof HubClientError &&
+    err.kind === 'http' &&
+    err.status !== null &&
+    err.status < 500 &&
+    err.publicCode
+  ) {
     return {
       category: 'hub_error',
       code: err.publicCode,
@@ -108,10 +127,31 @@ export function readFailedFeedback(err: unknown, invocationId: string): Feedback
       invocation_id: invocationId,
     };
   }
-  return offlineFeedback(err instanceof HubClientError ? (err.publicCode ?? err.kind) : 'error', invocationId);
+  return offlineFeedback(
+    err instanceof HubClientError ? (err.publicCode ?? err.kind) : 'error',
+    invocationId,
+  );
 }
 
-export function notDispatchedFeedback(code: string, message: string, nextAction: string, invocationId: string | null, retryable = false): Feedback {
-  const category = code === 'declaration_changed' ? 'declaration_changed' : code === 'arguments_invalid' || code === 'invalid_request' ? 'arguments_invalid' : 'not_dispatched';
-  return { category, code, message, next_action: nextAction, retryable, ...(invocationId ? { invocation_id: invocationId } : {}) };
+export function notDispatchedFeedback(
+  code: string,
+  message: string,
+  nextAction: string,
+  invocationId: string | null,
+  retryable = false,
+): Feedback {
+  const category =
+    code === 'declaration_changed'
+      ? 'declaration_changed'
+      : code === 'arguments_invalid' || code === 'invalid_request'
+        ? 'arguments_invalid'
+        : 'not_dispatched';
+  return {
+    category,
+    code,
+    message,
+    next_action: nextAction,
+    retryable,
+    ...(invocationId ? { invocation_id: invocationId } : {}),
+  };
 }

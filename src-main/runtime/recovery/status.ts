@@ -32,16 +32,30 @@ async function loadScope(ctx: RuntimeContext, sessionId: string): Promise<ScopeL
   }
 }
 
-export async function sessionStatus(ctx: RuntimeContext, sessionId: string, opts: { restore: boolean }): Promise<InvocationStatus> {
+export async function sessionStatus(
+  ctx: RuntimeContext,
+  sessionId: string,
+  opts: { restore: boolean },
+): Promise<InvocationStatus> {
   const scopeLoad = await loadScope(ctx, sessionId);
   const scope = scopeLoad.ok ? scopeLoad.scope : null;
   const journal = ctx.journal(sessionId);
 
   if (!ctx.store) {
     if (scopeLoad.ok && (scope === null || scope.members.length === 0) && journal.entries().length === 0) {
-      return { state: 'inactive', entries: [], unsavedRecords: [], reason: scope === null ? 'session_not_started' : 'no_business_scope' };
+      return {
+        state: 'inactive',
+        entries: [],
+        unsavedRecords: [],
+        reason: scope === null ? 'session_not_started' : 'no_business_scope',
+      };
     }
-    return { state: 'unsupported', entries: statusEntries(journal), unsavedRecords: [], reason: ctx.unsupportedReason ?? 'invocation_store_unsupported' };
+    return {
+      state: 'unsupported',
+      entries: statusEntries(journal),
+      unsavedRecords: [],
+      reason: ctx.unsupportedReason ?? 'invocation_store_unsupported',
+    };
   }
 
   await journal.ensureLoaded(); // a failed load stays visible as loadError (storage_error), retried next time
@@ -55,15 +69,23 @@ export async function sessionStatus(ctx: RuntimeContext, sessionId: string, opts
   const hasRecords = entries.length > 0 || journal.unsaved.size > 0;
   if (scopeLoad.ok && !journal.loadError && !hasRecords && (scope === null || scope.members.length === 0)) {
     // No selected business scope / not started: nothing to recover, nothing asked of the Hub.
-    return { state: 'inactive', entries: [], unsavedRecords: [], reason: scope === null ? 'session_not_started' : 'no_business_scope', ...(journal.saved ? { revision: journal.saved.revision } : {}) };
+    return {
+      state: 'inactive',
+      entries: [],
+      unsavedRecords: [],
+      reason: scope === null ? 'session_not_started' : 'no_business_scope',
+      ...(journal.saved ? { revision: journal.saved.revision } : {}),
+    };
   }
 
   // Scope / binding verification (local, plus the remembered whole-scope check).
   let scopeBlock: string | null = null;
   let offline: string | null = null;
   if (!scopeLoad.ok || scope === null) scopeBlock = 'invocation_binding_unavailable';
-  else if (journal.entries().some((e) => !bindingMatchesScope(e, scope))) scopeBlock = 'invocation_binding_conflict';
-  else if ([...journal.conflicts.values()].some((c) => c.reason === 'invocation_binding_conflict')) scopeBlock = 'invocation_binding_conflict';
+  else if (journal.entries().some((e) => !bindingMatchesScope(e, scope)))
+    scopeBlock = 'invocation_binding_conflict';
+  else if ([...journal.conflicts.values()].some((c) => c.reason === 'invocation_binding_conflict'))
+    scopeBlock = 'invocation_binding_conflict';
   else {
     const check = ctx.lastScopeCheck(sessionId, scope.fingerprint);
     if (check?.state === 'blocked') scopeBlock = check.reason;
@@ -79,11 +101,26 @@ export async function sessionStatus(ctx: RuntimeContext, sessionId: string, opts
     ...(lock ? { lock } : {}),
   };
 
-  const storageReason = journal.loadError?.code ?? (journal.unsaved.size > 0 ? (journal.lastError?.code ?? [...journal.unsaved.values()][0]!.reason) : null);
+  const storageReason =
+    journal.loadError?.code ??
+    (journal.unsaved.size > 0 ? (journal.lastError?.code ?? [...journal.unsaved.values()][0]!.reason) : null);
   if (storageReason) {
     // Storage stays primary; a blocked scope is reported alongside, never instead.
-    return { ...base, state: 'storage_error', reason: storageReason, scope_state: scopeBlock ? 'blocked' : offline ? 'offline' : 'ok', ...(scopeBlock ? { scope_reason: scopeBlock } : offline ? { scope_reason: offline } : {}) };
+    return {
+      ...base,
+      state: 'storage_error',
+      reason: storageReason,
+      scope_state: scopeBlock ? 'blocked' : offline ? 'offline' : 'ok',
+      ...(scopeBlock ? { scope_reason: scopeBlock } : offline ? { scope_reason: offline } : {}),
+    };
   }
-  if (scopeBlock) return { ...base, state: 'blocked', reason: scopeBlock, scope_state: 'blocked', scope_reason: scopeBlock };
+  if (scopeBlock)
+    return {
+      ...base,
+      state: 'blocked',
+      reason: scopeBlock,
+      scope_state: 'blocked',
+      scope_reason: scopeBlock,
+    };
   return { ...base, scope_state: offline ? 'offline' : 'ok', ...(offline ? { scope_reason: offline } : {}) };
 }

@@ -13,9 +13,12 @@ export function checkMembers(scope: SessionScope, authorizations: Authorization[
   const byRef = new Map(authorizations.map((a) => [a.authorization_ref, a]));
   for (const m of [...scope.members].sort((a, b) => a.authorization_ref.localeCompare(b.authorization_ref))) {
     const a = byRef.get(m.authorization_ref);
-    if (!a) return { state: 'blocked', reason: 'authorization_missing', authorization_ref: m.authorization_ref };
-    if (a.state === 'revoked') return { state: 'blocked', reason: 'authorization_revoked', authorization_ref: m.authorization_ref };
-    if (a.state === 'rebound' || a.revision !== m.authorization_revision) return { state: 'blocked', reason: 'authorization_rebound', authorization_ref: m.authorization_ref };
+    if (!a)
+      return { state: 'blocked', reason: 'authorization_missing', authorization_ref: m.authorization_ref };
+    if (a.state === 'revoked')
+      return { state: 'blocked', reason: 'authorization_revoked', authorization_ref: m.authorization_ref };
+    if (a.state === 'rebound' || a.revision !== m.authorization_revision)
+      return { state: 'blocked', reason: 'authorization_rebound', authorization_ref: m.authorization_ref };
     if (a.hub_id !== scope.hubId || a.system_id !== m.system_id || a.account !== m.account) {
       return { state: 'blocked', reason: 'binding_conflict', authorization_ref: m.authorization_ref };
     }
@@ -23,14 +26,21 @@ export function checkMembers(scope: SessionScope, authorizations: Authorization[
   return { state: 'ok' };
 }
 
-export async function revalidateScopeWith(hub: HubClient, scope: SessionScope, opts: { signal?: AbortSignal } = {}): Promise<ScopeCheck> {
+export async function revalidateScopeWith(
+  hub: HubClient,
+  scope: SessionScope,
+  opts: { signal?: AbortSignal } = {},
+): Promise<ScopeCheck> {
   if (scope.members.length === 0) return { state: 'ok' };
   let list: Authorization[];
   try {
     list = await hub.listAuthorizations({ signal: opts.signal });
   } catch (err) {
     if (err instanceof HubClientError) {
-      const why = err.kind === 'http' ? `hub_http_${err.status ?? 'error'}${err.publicCode ? `_${err.publicCode}` : ''}` : `hub_${err.kind}`;
+      const why =
+        err.kind === 'http'
+          ? `hub_http_${err.status ?? 'error'}${err.publicCode ? `_${err.publicCode}` : ''}`
+          : `hub_${err.kind}`;
       return { state: 'offline', reason: why };
     }
     return { state: 'offline', reason: 'hub_unreachable' };

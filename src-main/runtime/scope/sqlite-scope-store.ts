@@ -27,19 +27,27 @@ export function createSqliteScopeStore(options: { path: string }): SqliteScopeSt
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
-    db.exec('CREATE TABLE IF NOT EXISTS session_scopes (session_id TEXT PRIMARY KEY, revision INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID');
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS session_scopes (session_id TEXT PRIMARY KEY, revision INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID',
+    );
   } catch {
     throw new ScopeStoreError('scope_store_unavailable', 'cannot open the scope store');
   }
-  const sel = db.prepare<[string], { revision: number; body: string }>('SELECT revision, body FROM session_scopes WHERE session_id = ?');
-  const upsert = db.prepare('INSERT INTO session_scopes (session_id, revision, body) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET revision = excluded.revision, body = excluded.body');
+  const sel = db.prepare<[string], { revision: number; body: string }>(
+    'SELECT revision, body FROM session_scopes WHERE session_id = ?',
+  );
+  const upsert = db.prepare(
+    'INSERT INTO session_scopes (session_id, revision, body) VALUES (?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET revision = excluded.revision, body = excluded.body',
+  );
 
   const saveTx = db.transaction((scope: SessionScope) => {
     const row = sel.get(scope.sessionId);
     const body = JSON.stringify(scope);
     if (row) {
-      if (row.revision > scope.revision) throw new ScopeStoreError('scope_conflict', 'a newer scope revision is stored');
-      if (row.revision === scope.revision && row.body !== body) throw new ScopeStoreError('scope_conflict', 'a different scope is stored under this revision');
+      if (row.revision > scope.revision)
+        throw new ScopeStoreError('scope_conflict', 'a newer scope revision is stored');
+      if (row.revision === scope.revision && row.body !== body)
+        throw new ScopeStoreError('scope_conflict', 'a different scope is stored under this revision');
     }
     upsert.run(scope.sessionId, scope.revision, body);
   });
@@ -60,12 +68,17 @@ export function createSqliteScopeStore(options: { path: string }): SqliteScopeSt
         throw new ScopeStoreError('scope_corrupt', 'stored scope is not valid JSON');
       }
       const parsed = SessionScopeSchema.safeParse(value);
-      if (!parsed.success || parsed.data.sessionId !== sessionId) throw new ScopeStoreError('scope_corrupt', 'stored scope does not match its schema');
+      if (!parsed.success || parsed.data.sessionId !== sessionId)
+        throw new ScopeStoreError('scope_corrupt', 'stored scope does not match its schema');
       return parsed.data;
     },
     async save(scope) {
       const parsed = SessionScopeSchema.safeParse(scope);
-      if (!parsed.success) throw new ScopeStoreError('scope_invalid', `scope rejected: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`);
+      if (!parsed.success)
+        throw new ScopeStoreError(
+          'scope_invalid',
+          `scope rejected: ${parsed.error.issues.map((i) => i.path.join('.')).join(', ')}`,
+        );
       try {
         saveTx.immediate(parsed.data);
       } catch (err) {

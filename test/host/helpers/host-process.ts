@@ -21,9 +21,22 @@ interface Job {
 const job = JSON.parse(process.argv[2]!) as Job;
 const hub = createHubClient({ baseUrl: job.hubUrl, token: job.token, hubId: job.hubId });
 const scopes = createSqliteScopeStore({ path: join(job.dataDir, 'scopes.sqlite') });
-const runtime = createInvocationRuntime({ hub, invocationStore: createSqliteInvocationStore({ path: join(job.dataDir, 'journal.sqlite') }), scopeStore: scopes });
+const runtime = createInvocationRuntime({
+  hub,
+  invocationStore: createSqliteInvocationStore({ path: join(job.dataDir, 'journal.sqlite') }),
+  scopeStore: scopes,
+});
 const scope = await scopes.load(job.sessionId);
 if (!scope) throw new Error('no scope');
 process.send?.({ ready: true });
-const out = await runtime.invokeGoverned({ sessionId: job.sessionId, scope, turnId: 'turn-1' }, { declaration: job.declaration, arguments: job.arguments, runId: job.runId, turnId: 'turn-1', hostCallId: 'crash-1' });
+const out = await runtime.invokeGoverned(
+  { sessionId: job.sessionId, scope, turnId: 'turn-1' },
+  {
+    declaration: job.declaration,
+    arguments: job.arguments,
+    runId: job.runId,
+    turnId: 'turn-1',
+    hostCallId: 'crash-1',
+  },
+);
 process.send?.({ done: out.kind });

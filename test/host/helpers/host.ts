@@ -7,8 +7,17 @@ import { join } from 'node:path';
 import { canonicalJson, sha256Hex } from '../../../src-shared/digest.js';
 import type { Declaration } from '../../../src-shared/hub-api.js';
 import { createHubClient, type HubClient } from '../../../src-main/hub-client/index.js';
-import { createFileInvocationStore, createSqliteInvocationStore, type InvocationStore } from '../../../src-main/journal/index.js';
-import type { InvocationRuntime, RealSessionHandle, ScopeMember, SessionScope } from '../../../src-main/runtime/contracts.js';
+import {
+  createFileInvocationStore,
+  createSqliteInvocationStore,
+  type InvocationStore,
+} from '../../../src-main/journal/index.js';
+import type {
+  InvocationRuntime,
+  RealSessionHandle,
+  ScopeMember,
+  SessionScope,
+} from '../../../src-main/runtime/contracts.js';
 import { createInvocationRuntime } from '../../../src-main/runtime/invocations/index.js';
 import { createSqliteScopeStore, type SqliteScopeStore } from '../../../src-main/runtime/scope/index.js';
 import type { HubEnv } from './hub-env.js';
@@ -29,9 +38,16 @@ export interface HostOptions {
 }
 
 export function openHost(env: HubEnv, dataDir: string, opts: HostOptions = {}): Host {
-  const hub = createHubClient({ baseUrl: opts.hubUrl ?? env.hub.url, token: env.clientToken, hubId: env.hub.hubId, timeoutMs: opts.timeoutMs ?? 15_000 });
+  const hub = createHubClient({
+    baseUrl: opts.hubUrl ?? env.hub.url,
+    token: env.clientToken,
+    hubId: env.hub.hubId,
+    timeoutMs: opts.timeoutMs ?? 15_000,
+  });
   const base =
-    opts.storeKind === 'file' ? createFileInvocationStore({ directory: join(dataDir, 'invocation-records') }) : createSqliteInvocationStore({ path: join(dataDir, 'journal.sqlite') });
+    opts.storeKind === 'file'
+      ? createFileInvocationStore({ directory: join(dataDir, 'invocation-records') })
+      : createSqliteInvocationStore({ path: join(dataDir, 'journal.sqlite') });
   const store = opts.wrapStore ? opts.wrapStore(base) : base;
   const scopes = createSqliteScopeStore({ path: join(dataDir, 'scopes.sqlite') });
   const runtime = createInvocationRuntime({ hub, invocationStore: store, scopeStore: scopes });
@@ -47,11 +63,22 @@ export function openHost(env: HubEnv, dataDir: string, opts: HostOptions = {}): 
   };
 }
 
-export async function createSession(env: HubEnv, host: Host, sessionId: string, refs: string[], taskId: string | null = null): Promise<SessionScope> {
+export async function createSession(
+  env: HubEnv,
+  host: Host,
+  sessionId: string,
+  refs: string[],
+  taskId: string | null = null,
+): Promise<SessionScope> {
   const auths = await host.hub.listAuthorizations();
   const members: ScopeMember[] = refs.map((ref) => {
     const a = auths.find((x) => x.authorization_ref === ref)!;
-    return { authorization_ref: a.authorization_ref, authorization_revision: a.revision, system_id: a.system_id, account: a.account };
+    return {
+      authorization_ref: a.authorization_ref,
+      authorization_revision: a.revision,
+      system_id: a.system_id,
+      account: a.account,
+    };
   });
   const connectionKey = sha256Hex(canonicalJson({ hub_url: env.hub.url, client_id: env.clientId }));
   const scope: SessionScope = {
@@ -74,7 +101,11 @@ export function handle(scope: SessionScope, turnId: string | null = null): RealS
 }
 
 export async function declaration(host: Host, ref: string, tool: string): Promise<Declaration> {
-  const found = await host.hub.searchTools({ query: tool.replace(/_/g, ' '), authorization_refs: [ref], limit: 50 });
+  const found = await host.hub.searchTools({
+    query: tool.replace(/_/g, ' '),
+    authorization_refs: [ref],
+    limit: 50,
+  });
   const d = found.declarations.find((x) => x.tool === tool && x.authorization_ref === ref);
   if (!d) throw new Error(`no declaration ${tool} for ${ref}`);
   const { score: _score, ...decl } = d;
@@ -82,5 +113,7 @@ export async function declaration(host: Host, ref: string, tool: string): Promis
 }
 
 export async function newRun(host: Host, scope: SessionScope, ref: string, turnId: string): Promise<string> {
-  return (await host.hub.createRun({ agent_session_id: scope.sessionId, turn_id: turnId, authorization_ref: ref })).run_id;
+  return (
+    await host.hub.createRun({ agent_session_id: scope.sessionId, turn_id: turnId, authorization_ref: ref })
+  ).run_id;
 }

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHub, type Hub } from '../../../src-hub/index.js';
 import { DEMO_CONFIG, startDemoSystems, type DemoSystems } from '../../../demo/index.js';
-import { createHubAdminClient, createHubClient, type HubAdminClient, type HubClient } from '../../../src-main/hub-client/index.js';
+import {
+  createHubAdminClient,
+  createHubClient,
+  type HubAdminClient,
+  type HubClient,
+} from '../../../src-main/hub-client/index.js';
 
 export interface HubEnv {
   hub: Hub;
@@ -20,7 +25,13 @@ export interface HubEnv {
   dataDir: string;
   refs: { shopA: string; shopB: string; inventory: string };
   /** Counters of this client at the Hub (invokes, resumes, dispatches, requests). */
-  metrics(): Promise<{ invokes: number; resumes: number; dispatches: number; requests_total: number; requests: Record<string, number> }>;
+  metrics(): Promise<{
+    invokes: number;
+    resumes: number;
+    dispatches: number;
+    requests_total: number;
+    requests: Record<string, number>;
+  }>;
   restartHub(): Promise<void>;
   stopHub(): Promise<void>;
   /** Starts the Hub again on the same port over the (possibly replaced) data directory. */
@@ -40,11 +51,21 @@ export async function startHubEnv(): Promise<HubEnv> {
     inventory: { url: systems.inventory.url, secret: systems.inventory.secret },
   };
   for (const s of DEMO_CONFIG.systems) {
-    await admin.registerSystem({ system_id: s.system_id, name: s.name, base_url: secrets[s.system_id]!.url, signing_secret: secrets[s.system_id]!.secret });
+    await admin.registerSystem({
+      system_id: s.system_id,
+      name: s.name,
+      base_url: secrets[s.system_id]!.url,
+      signing_secret: secrets[s.system_id]!.secret,
+    });
   }
   const created = await admin.createClient({ name: 'bailing-desk-test' });
   for (const s of DEMO_CONFIG.systems) {
-    await admin.createAuthorization({ system_id: s.system_id, account: s.account, on_behalf_of: DEMO_CONFIG.on_behalf_of, authorization_ref: s.authorization_ref });
+    await admin.createAuthorization({
+      system_id: s.system_id,
+      account: s.account,
+      on_behalf_of: DEMO_CONFIG.on_behalf_of,
+      authorization_ref: s.authorization_ref,
+    });
     await admin.grantAuthorization(s.authorization_ref, created.client_id);
   }
   const client = createHubClient({ baseUrl: hub.url, token: created.token, hubId: hub.hubId });
@@ -59,8 +80,27 @@ export async function startHubEnv(): Promise<HubEnv> {
     dataDir,
     refs: { shopA: 'auth-shop-a', shopB: 'auth-shop-b', inventory: 'auth-inventory' },
     async metrics() {
-      const m = (await env.admin.metrics()) as { clients?: Record<string, { invokes: number; resumes: number; dispatches: number; requests_total: number; requests: Record<string, number> }> };
-      return m.clients?.[created.client_id] ?? { invokes: 0, resumes: 0, dispatches: 0, requests_total: 0, requests: {} };
+      const m = (await env.admin.metrics()) as {
+        clients?: Record<
+          string,
+          {
+            invokes: number;
+            resumes: number;
+            dispatches: number;
+            requests_total: number;
+            requests: Record<string, number>;
+          }
+        >;
+      };
+      return (
+        m.clients?.[created.client_id] ?? {
+          invokes: 0,
+          resumes: 0,
+          dispatches: 0,
+          requests_total: 0,
+          requests: {},
+        }
+      );
     },
     async restartHub() {
       await env.stopHub();

@@ -52,8 +52,16 @@ export interface StoreKind {
 }
 
 export const STORE_KINDS: StoreKind[] = [
-  { name: 'sqlite', open: (p) => createSqliteInvocationStore({ path: p }), place: (d) => join(d, 'journal.sqlite') },
-  { name: 'file', open: (p) => createFileInvocationStore({ directory: p }), place: (d) => join(d, 'invocation-records') },
+  {
+    name: 'sqlite',
+    open: (p) => createSqliteInvocationStore({ path: p }),
+    place: (d) => join(d, 'journal.sqlite'),
+  },
+  {
+    name: 'file',
+    open: (p) => createFileInvocationStore({ directory: p }),
+    place: (d) => join(d, 'invocation-records'),
+  },
   { name: 'memory', open: () => createMemoryInvocationStore(), place: (d) => d },
 ];
 
@@ -76,7 +84,10 @@ export interface FaultPlan {
 }
 
 /** Wraps a real store; injected failures are coded like real ones. Counts calls. */
-export function faulty(inner: InvocationStore, plan: FaultPlan): InvocationStore & { saves: number; loads: number; plan: FaultPlan } {
+export function faulty(
+  inner: InvocationStore,
+  plan: FaultPlan,
+): InvocationStore & { saves: number; loads: number; plan: FaultPlan } {
   const wrapper = {
     kind: `faulty-${inner.kind ?? 'custom'}`,
     persistent: inner.persistent ?? true,
@@ -85,16 +96,19 @@ export function faulty(inner: InvocationStore, plan: FaultPlan): InvocationStore
     plan,
     async load(sessionId: string) {
       wrapper.loads += 1;
-      if (plan.loadUnavailable) throw new JournalError('invocation_store_unavailable', 'injected load failure');
+      if (plan.loadUnavailable)
+        throw new JournalError('invocation_store_unavailable', 'injected load failure');
       return inner.load(sessionId);
     },
     async save(sessionId: string, next: StoredJournalRecord, expected: number | null) {
       wrapper.saves += 1;
       const n = wrapper.saves;
       if (plan.saveDelayMs) await new Promise((r) => setTimeout(r, plan.saveDelayMs));
-      if (plan.unavailable || plan.failSaveBefore?.includes(n)) throw new JournalError('invocation_store_unavailable', `injected failure of save ${n}`);
+      if (plan.unavailable || plan.failSaveBefore?.includes(n))
+        throw new JournalError('invocation_store_unavailable', `injected failure of save ${n}`);
       const saved = await inner.save(sessionId, next, expected);
-      if (plan.commitThenThrow?.includes(n)) throw new JournalError('invocation_store_unavailable', `injected lost acknowledgement of save ${n}`);
+      if (plan.commitThenThrow?.includes(n))
+        throw new JournalError('invocation_store_unavailable', `injected lost acknowledgement of save ${n}`);
       return saved;
     },
     ...(inner.inspectLock ? { inspectLock: inner.inspectLock.bind(inner) } : {}),

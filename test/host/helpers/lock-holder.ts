@@ -12,5 +12,9 @@ const store = createFileInvocationStore({
     },
   },
 });
-void store.save(sessionId, { schema: 'bailing.agent-invocations.v2', sessionId, revision: 2, entries: [] }, 1);
+void store.save(
+  sessionId,
+  { schema: 'bailing.agent-invocations.v2', sessionId, revision: 2, entries: [] },
+  1,
+);
 setInterval(() => undefined, 1000);
