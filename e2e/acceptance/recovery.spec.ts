@@ -1,10 +1,9 @@
 /**
  * Recovery across complete host reconstruction (the host process is SIGKILLed and started again
  * on the same data; the Hub and the business systems keep running):
+ * (6, pending approval across reopen, is in approval.spec.ts: it needs the local Hub's operator.)
  *  4. lost acknowledgement: reopen, "Result needs checking", Inspect changes nothing, Resume
  *     reconciles, exactly one ledger write, no replacement invoke;
- *  6. pending approval across reopen: approve in the approvals view, "Approved, not yet run"
- *     until Resume, then exactly one dispatch;
  *  7. fence saved, crash before the request reached the Hub: Resume gets the authoritative
  *     invocation_not_found, the UI shows unverified with "inspect original", no automatic retry.
  */
@@ -17,7 +16,6 @@ import { readJournal } from './support/journal.js';
 import { cardsOf, goTo, newConversation, openConversation, screenshot, send } from './support/ui.js';
 
 const EDIT = 'auth_shop_a__update_product_content';
-const PUBLISH = 'auth_shop_a__publish_listing';
 
 const flow = (tag: string, call: { name: string; arguments: Record<string, unknown> }, doneText: string): Script => [
   { name: `${tag}-search`, match: { userIncludes: tag }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit or publish a product' } }] } },
@@ -27,7 +25,6 @@ const flow = (tag: string, call: { name: string; arguments: Record<string, unkno
 
 const script: Script = [
   ...flow('[lost-ack]', { name: EDIT, arguments: { product_id: 13, description: 'Stonewashed linen towel, 50 x 70 cm.' } }, 'The shop did not confirm the edit.'),
-  ...flow('[approval]', { name: PUBLISH, arguments: { product_id: 42, channel: 'web' } }, 'Publishing needs approval.'),
   ...flow('[fence]', { name: EDIT, arguments: { product_id: 7, description: 'Blue-rim enamel mug.' } }, 'unreachable'),
 ];
 
@@ -96,48 +93,6 @@ test('4. lost acknowledgement: reopen, Inspect changes nothing, Resume reconcile
   await openConversation(page, 'Lost acknowledgement');
   await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText('Completed');
   await screenshot(page, '04-lost-ack-resumed');
-});
-
-test('6. pending approval across reopen: approve in the approvals view, runs once only on Resume', async () => {
-  const { page, stack } = app;
-  await newConversation(page, { title: 'Publish with approval', systems: ['Shop A'] });
-  await send(page, '[approval] Publish product 42 on the web.', { waitForText: 'Publishing needs approval.' });
-  const card = cardsOf(page, 'publish_listing');
-  await expect(card.getByTestId('tool-card-state')).toHaveText('Awaiting approval');
-  const approvals = await stack.admin<{ approvals: { approval_id: string; invocation_id: string; state: string }[] }>('GET', '/admin/v1/approvals');
-  const pending = approvals.approvals.find((a) => a.state === 'pending');
-  expect(pending).toBeDefined();
-  const id = pending?.invocation_id ?? '';
-  expect(await dispatchCount(stack, id)).toBe(0);
-
-  await app.reopen();
-  await goTo(page, 'Approvals');
-  const approval = page.getByTestId('approval').filter({ hasText: id });
-  await expect(approval).toContainText('Approval: pending');
-  await approval.getByRole('button', { name: 'Approve' }).click();
-  await expect(approval).toContainText('Approval: approved');
-  await expect(approval).toContainText('Execution: Approved, not yet run');
-  expect((await receipt(stack, id))?.state).toBe('approved');
-  // Approval is not execution: nothing reaches the shop until Resume, even after a while.
-  await page.waitForTimeout(1500);
-  expect(await dispatchCount(stack, id)).toBe(0);
-
-  await goTo(page, 'Needs attention');
-  const row = idleRow(page, id);
-  await expect(row).toContainText('Approved, not yet run');
-  await screenshot(page, '06-approved-not-yet-run');
-  await row.getByRole('button', { name: 'Resume' }).click();
-  await expect(idleRow(page, id)).toHaveCount(0);
-  expect((await receipt(stack, id))?.state).toBe('succeeded');
-  expect(await dispatchCount(stack, id)).toBe(1);
-  const publishes = (await stack.ledger('shop-a')).filter((e) => e.operation === 'publish_listing');
-  expect(publishes.map((e) => e.idempotency_key)).toEqual([id]);
-  const audit = (await auditByInvocation(stack)).get(id) ?? [];
-  expect(audit.some((e) => e.kind.startsWith('approval') || e.to_state === 'approved')).toBe(true);
-  expect(audit.some((e) => e.to_state === 'succeeded')).toBe(true);
-  await openConversation(page, 'Publish with approval');
-  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText('Completed');
-  await screenshot(page, '06-approval-resumed');
 });
 
 test('7. fence saved, crash before the Hub: Resume gets invocation_not_found, unverified, no retry', async () => {

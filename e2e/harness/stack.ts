@@ -192,7 +192,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         env: {
           BAILING_E2E_HUB_URL: proxy.url,
           BAILING_E2E_HUB_TOKEN: clientToken,
-          BAILING_E2E_HUB_ADMIN_TOKEN: adminToken,
           BAILING_MODEL_BASE_URL: model.url,
           BAILING_MODEL: 'scripted-model',
           BAILING_MODEL_API_KEY: 'sk-e2e-scripted',

@@ -1,0 +1,119 @@
+/**
+ * The app's embedded default as a separate process: the browser host with its own local Hub and
+ * demo systems inside it (local mode), plus the scripted model in the harness process. Used where
+ * a scenario needs the local Hub's operator in the UI (approvals). A SIGKILL of the host ends the
+ * local Hub and the demo systems with it; they come back on the same data (the Hub's store, its
+ * port, the client id and tokens), while the demo systems start with fresh in-memory ledgers — so
+ * a scenario reads the ledgers it needs BEFORE the kill and again after the restart.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/server.js';
+import type { Script } from '../../demo/scripted-model/script.js';
+import type { LedgerEntry, RequestLogEntry } from '../../demo/types.js';
+import { spawnTs, type ChildProc } from './proc.js';
+import { ensureRendererBuilt, ROOT } from './renderer-build.js';
+import type { HostHandle, SystemId } from './stack.js';
+
+export const LOCAL_CLIENT_ID = 'desk-e2e-local';
+
+export interface LocalStack {
+  dir: string;
+  logFile: string;
+  model: ScriptedModel;
+  host: HostHandle | null;
+  startHost(): Promise<HostHandle>;
+  killHost(): Promise<void>;
+  /** The local Hub's URL (from the app's settings file). */
+  hubUrl(): string;
+  admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** The running demo system's URL, as the local Hub has it registered now. */
+  systemUrl(system: SystemId): Promise<string>;
+  ledger(system: SystemId): Promise<LedgerEntry[]>;
+  requests(system: SystemId): Promise<RequestLogEntry[]>;
+  close(): Promise<void>;
+}
+
+async function json<T>(res: Response, what: string): Promise<T> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+export async function startLocalStack(opts: { name: string; script?: Script; keep?: boolean }): Promise<LocalStack> {
+  await ensureRendererBuilt();
+  const dir = mkdtempSync(join(tmpdir(), `bailing-e2e-${opts.name}-`));
+  const logFile = join(dir, 'harness.log');
+  const desk = join(dir, 'desk');
+  mkdirSync(desk, { recursive: true });
+  const adminToken = `bda_${randomBytes(24).toString('base64url')}`;
+  const clientToken = `bdc_${LOCAL_CLIENT_ID}.${randomBytes(24).toString('base64url')}`;
+  const model = await startScriptedModel({ script: opts.script ?? [] });
+  const procs: ChildProc[] = [];
+
+  const stack: LocalStack = {
+    dir,
+    logFile,
+    model,
+    host: null,
+    async startHost() {
+      if (stack.host?.proc.alive()) throw new Error('the host is already running');
+      const proc = spawnTs('host', 'e2e/harness/host-main.ts', ['--data', desk], {
+        cwd: ROOT,
+        logFile,
+        env: {
+          BAILING_E2E_MODE: 'local',
+          BAILING_E2E_CLIENT_ID: LOCAL_CLIENT_ID,
+          BAILING_E2E_HUB_TOKEN: clientToken,
+          BAILING_E2E_HUB_ADMIN_TOKEN: adminToken,
+          BAILING_MODEL_BASE_URL: model.url,
+          BAILING_MODEL: 'scripted-model',
+          BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
+        },
+      });
+      procs.push(proc);
+      const m = await proc.waitForLine(/^BAILING_URL=(\S+)/, 90_000);
+      const url = m[1] ?? '';
+      const u = new URL(url);
+      stack.host = { proc, url, origin: u.origin, token: new URLSearchParams(u.hash.slice(1)).get('token') ?? '' };
+      return stack.host;
+    },
+    async killHost() {
+      await stack.host?.proc.kill();
+    },
+    hubUrl() {
+      const s = JSON.parse(readFileSync(join(desk, 'settings.json'), 'utf8')) as { embedded: { hub_port: number | null } | null };
+      const port = s.embedded?.hub_port;
+      if (!port) throw new Error('the local Hub port is not in settings.json yet');
+      return `http://127.0.0.1:${port}`;
+    },
+    async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+      const res = await fetch(`${stack.hubUrl()}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return json<T>(res, `${method} ${path}`);
+    },
+    async systemUrl(system) {
+      const r = await stack.admin<{ systems: { system_id: string; base_url: string }[] }>('GET', '/admin/v1/systems');
+      const found = r.systems.find((s) => s.system_id === system);
+      if (!found) throw new Error(`the local Hub has no system ${system}`);
+      return found.base_url;
+    },
+    async ledger(system) {
+      return (await json<{ ledger: LedgerEntry[] }>(await fetch(`${await stack.systemUrl(system)}/__demo/ledger`), 'ledger')).ledger;
+    },
+    async requests(system) {
+      return (await json<{ requests: RequestLogEntry[] }>(await fetch(`${await stack.systemUrl(system)}/__demo/requests`), 'requests')).requests;
+    },
+    async close() {
+      for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);
+      await model.close();
+      if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1')) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
