@@ -1,0 +1,53 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
+/**
+ * Shared helpers for the invariant suite: the real Hub (createHub on a temp SQLite dir) in front of
+ * the real demo systems (test/hub/helpers startEnv), plus counting helpers that read the business
+ * systems' own request logs (a replayed idempotency key is invisible in the ledger, so "one id, one
+ * dispatch" is checked on the request log).
+ */
+import { startEnv, type HubEnv } from '../hub/helpers.js';
+
+export { startEnv, newInvocationId, type HubEnv } from '../hub/helpers.js';
+
+type Handle = HubEnv['demo']['shopA'];
+
+/** Business operation requests a system received carrying this idempotency key (= invocation id). */
+export const dispatchesOf = (h: Handle, invocationId: string) =>
+  h.requests().filter((r) => r.kind === 'operation' && r.idempotency_key === invocationId).length;
+
+/** Every business operation request (any key) a system received. */
+export const operationRequests = (h: Handle) => h.requests().filter((r) => r.kind === 'operation').length;
+
+export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function createTask(env: HubEnv, body: Record<string, unknown>): Promise<any> {
+  const r = await env.agent('POST', '/agent/v1/tasks', body);
+  if (r.status !== 201 && r.status !== 200) throw new Error(`task: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+export async function taskView(env: HubEnv, taskId: string): Promise<any> {
+  return (await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body;
+}
+
+export async function receipt(env: HubEnv, id: string): Promise<any> {
+  return (await env.agent('GET', `/agent/v1/invocations/${id}`)).body;
+}
+
+/** Finds the pending approval of an invocation and decides it through the admin API. */
+export async function decide(env: HubEnv, invocationId: string, decision: 'approve' | 'deny'): Promise<any> {
+  const list = await env.admin('GET', '/admin/v1/approvals?state=pending');
+  const a = (list.body.approvals as any[]).find((x) => x.invocation_id === invocationId);
+  if (!a) throw new Error(`no pending approval for ${invocationId}: ${list.text}`);
+  const r = await env.admin('POST', `/admin/v1/approvals/${a.approval_id}/decision`, { decision_id: `d-${invocationId}`, decision });
+  if (r.status !== 200) throw new Error(`decision: ${r.status} ${r.text}`);
+  return r.body;
+}
+
+export const startHubEnv = startEnv;
