@@ -18,7 +18,7 @@ test('Electron: start, see the demo conversation, create a task, pause and conti
   const build = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('electron-vite build failed');
   const userData = mkdtempSync(join(tmpdir(), 'bailing-electron-'));
-  const app = await electron.launch({ executablePath: binary, args: [ROOT, `--user-data-dir=${userData}`], cwd: ROOT });
+  const app = await electron.launch({ executablePath: binary, args: [ROOT], cwd: ROOT, env: { ...process.env, BAILING_DATA_DIR: userData } as Record<string, string> });
   try {
     const page = await app.firstWindow();
     await seeDemoConversation(page);

@@ -38,7 +38,8 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       serveRenderer(join(import.meta.dirname, '../renderer'));
-      boot = await bootDesk({ dataDir: app.getPath('userData'), version: app.getVersion(), log });
+      // BAILING_DATA_DIR overrides the OS user-data folder (tests, portable use).
+      boot = await bootDesk({ dataDir: process.env.BAILING_DATA_DIR ?? app.getPath('userData'), version: app.getVersion(), log });
       ipc = registerIpc({ ipcMain, dispatcher: boot.dispatcher, bus: boot.bus, webContents: () => (win && !win.isDestroyed() ? win.webContents : null), log });
       win = createMainWindow(join(import.meta.dirname, '../preload/index.cjs'));
       win.on('closed', () => {

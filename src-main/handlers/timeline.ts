@@ -13,17 +13,30 @@ const label = (state: string | null): string =>
 
 export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
+  const tools = new Map<string, string>();
   for (const a of entries) {
-    const tool = typeof a.detail.tool === 'string' ? a.detail.tool : null;
+    if (typeof a.detail.tool === 'string' && a.invocation_id) tools.set(a.invocation_id, a.detail.tool);
+  }
+  for (const a of entries) {
+    const tool = a.invocation_id ? (tools.get(a.invocation_id) ?? null) : null;
     const base = { at: a.at, invocation_id: a.invocation_id, tool, state: a.to_state };
     const k = a.kind;
-    if (k.includes('permit')) out.push({ ...base, kind: 'permit', label: 'Permit granted' });
-    else if (k === 'invocation.dispatched') out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
-    else if (k.startsWith('task.')) out.push({ ...base, kind: 'control', label: k.slice(5).replace(/_/g, ' ') });
-    else if (k.startsWith('approval')) out.push({ ...base, kind: 'approval', label: a.to_state ? `Approval ${a.to_state}` : 'Approval' });
-    else if (a.to_state === 'not_dispatched') out.push({ ...base, kind: 'refusal', label: `Not dispatched${typeof a.detail.reason_code === 'string' ? ` (${a.detail.reason_code})` : ''}` });
-    else if (a.to_state === 'dispatching') out.push({ ...base, kind: 'dispatch', label: 'Running' });
-    else if (a.to_state && OUTCOME_STATES.has(a.to_state)) out.push({ ...base, kind: 'outcome', label: label(a.to_state) });
+    const reason = typeof a.detail.reason_code === 'string' ? ` (${a.detail.reason_code})` : '';
+    if (k.startsWith('task.')) {
+      out.push({ ...base, kind: 'control', label: `Task ${k.slice(5).replace(/_/g, ' ')}` });
+    } else if (k === 'approval.decided') {
+      out.push({ ...base, kind: 'approval', label: `Approval ${a.to_state ?? 'decided'}` });
+    } else if (a.to_state === 'not_dispatched') {
+      out.push({ ...base, kind: 'refusal', label: `Not dispatched${reason}` });
+    } else if ((k === 'invocation.created' || k === 'invocation.resumed') && a.to_state === 'dispatching') {
+      // Granting the permit and sending happen in one step in the Hub's dispatch path.
+      if (a.task_id) out.push({ ...base, kind: 'permit', label: 'Permit granted' });
+      out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
+    } else if (k === 'invocation.created' && a.to_state === 'awaiting_approval') {
+      out.push({ ...base, kind: 'approval', label: 'Awaiting approval' });
+    } else if (a.to_state && OUTCOME_STATES.has(a.to_state)) {
+      out.push({ ...base, kind: 'outcome', label: label(a.to_state) });
+    }
   }
   return out.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
 }

@@ -69,3 +69,29 @@ describe('approvals in the app', () => {
     expect(shopA?.ledger().filter((l) => l.idempotency_key === invocationId).length).toBe(1);
   });
 });
+
+describe('task timeline', () => {
+  it('draws permits, dispatches, refusals and outcomes of a task from the Hub audit', async () => {
+    const task = await call<{ task_id: string }>('createTask', {
+      title: 'Timeline',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'get_product'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
+    const session = await call<{ session_id: string }>('createSession', { title: 'Under the task', authorization_refs: ['auth-shop-a'], task_id: task.task_id });
+    const { tools } = await call<{ tools: Array<{ tool: string; function_name: string }> }>('searchTools', { session_id: session.session_id, query: 'product content description' });
+    const edit = tools.find((t) => t.tool === 'update_product_content');
+    expect(edit).toBeDefined();
+    await call('runToolManually', { session_id: session.session_id, function_name: edit?.function_name ?? '', arguments: { product_id: 42, description: 'First edit' } });
+    await call('pauseTask', { task_id: task.task_id });
+    await call('runToolManually', { session_id: session.session_id, function_name: edit?.function_name ?? '', arguments: { product_id: 42, description: 'While paused' } });
+    const { entries } = await call<{ entries: Array<{ kind: string; label: string; tool: string | null }> }>('getTaskTimeline', { task_id: task.task_id });
+    const kinds = entries.map((e) => `${e.kind}:${e.label}`);
+    expect(kinds).toContain('permit:Permit granted');
+    expect(kinds).toContain('dispatch:Request sent');
+    expect(kinds).toContain('outcome:Completed');
+    expect(kinds).toContain('control:Task paused');
+    expect(kinds.some((k) => k.startsWith('refusal:Not dispatched (task_paused)'))).toBe(true);
+    expect(entries.find((e) => e.kind === 'dispatch')?.tool).toBe('update_product_content');
+  });
+});
