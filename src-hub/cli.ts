@@ -142,8 +142,23 @@ async function operator(p: Parsed): Promise<void> {
   }
 }
 
+const USAGE = `Bailing Hub
+  npm run hub -- --port P --data DIR [--config FILE] [--host H]     serve (SIGTERM/SIGINT stop it cleanly)
+  npm run hub -- list-approvals --data DIR [--state pending|approved|denied]
+  npm run hub -- approve|deny <approval_id> --data DIR [--decision-id ID] [--note TEXT]
+  npm run hub -- create-client --name NAME --data DIR [--client-id ID]
+  npm run hub -- list-tasks --data DIR
+  npm run hub -- pause-task|continue-task|cancel-task <task_id> --data DIR
+Admin token for the HTTP admin API: config "admin_token" or BAILING_HUB_ADMIN_TOKEN. See docs/hub-api.md.
+`;
+
 async function main(): Promise<void> {
-  const p = parse(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const p = parse(argv);
   if (p.command === 'serve') return serve(p);
   return operator(p);
 }
