@@ -76,7 +76,7 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     logger: false,
     forceCloseConnections: true,
     bodyLimit: BODY_LIMIT_BYTES,
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
   });
   app.removeAllContentTypeParsers();
   // Keep the exact body text: the signature is computed over these bytes.
