@@ -5,13 +5,14 @@
  * and the inventory; reads and description writes through the governed path). In each run the
  * host or the Hub is SIGKILLed at a random point; it is then restarted on the same data, the
  * operator's explicit recovery is done (inspect every unresolved call, resume those whose result
- * needs checking, always with the original id), and DESIGN.md's invariants are checked over the
+ * needs checking and every saved fence, always with the original id; recovery must send no new
+ * invoke), and DESIGN.md's invariants are checked over the
  * business systems' request logs and ledgers, the Hub's receipts and tasks, and the host's
  * journal (see invariants.ts). Prints runs, kills and violations; exits 1 on any violation.
  * The PRNG seed is printed first: `--seed` replays the same choices.
  */
 import { parseArgs } from 'node:util';
-import { connectHost, type HostClient } from '../harness/host-client.js';
+import { connectReadyHost, type HostClient } from '../harness/host-client.js';
 import { startStack, type Stack, SYSTEMS } from '../harness/stack.js';
 import { assignmentScript, TASK_TOOLS } from './assignment.js';
 import { checkInvariants, plantedViolationsDetected, type HubReceiptLike, type TaskLike, type Violation } from './invariants.js';
@@ -86,6 +87,9 @@ async function adminTasks(stack: Stack): Promise<TaskLike[]> {
   return (await stack.admin<{ tasks: TaskLike[] }>('GET', '/admin/v1/tasks')).tasks;
 }
 
+/** Invoke requests the host sent to the Hub so far (through the harness's Hub proxy). */
+const forwardedInvokes = (stack: Stack) => stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+
 /** The Hub's receipt for an id (admin API), or null when the Hub does not know it. */
 async function receipt(stack: Stack, id: string): Promise<HubReceiptLike | null> {
   try {
@@ -130,7 +134,7 @@ async function main(): Promise<void> {
     }
   };
   try {
-    client = await connectHost(await stack.startHost());
+    client = await connectReadyHost(await stack.startHost());
     while (runs < f.runs && Date.now() - started < f.minutes * 60_000) {
       const tag = `chaos-${f.seed}-${runs}`;
       const budget = prng.int(1, 4);
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
       if (target === 'host') {
         await stack.killHost();
         client.close();
-        client = await connectHost(await stack.startHost());
+        client = await connectReadyHost(await stack.startHost());
       } else {
         await stack.killHub();
         await stack.startHub();
@@ -177,11 +181,16 @@ async function main(): Promise<void> {
       for (const u of unresolved) {
         if (u.can_inspect) await client.call('inspectInvocation', { session_id: u.session_id, invocation_id: u.invocation_id }).catch(() => undefined);
       }
+      const invokesBeforeRecovery = forwardedInvokes(stack);
       for (const u of unresolved) {
-        if (u.can_resume && (u.hub_state === 'unknown' || u.hub_state === null)) {
+        const needsChecking = u.can_resume && (u.hub_state === 'unknown' || u.hub_state === null);
+        // A saved fence the Hub may never have seen: seed 001 allows an explicit resume of the original id.
+        const fence = u.journal_entry_state === 'pending_dispatch';
+        if (needsChecking || fence) {
           await client.call('resumeInvocation', { session_id: u.session_id, invocation_id: u.invocation_id }).catch(() => undefined);
         }
       }
+      const recoveryInvokes = forwardedInvokes(stack) - invokesBeforeRecovery;
       void conv;
       for (const s of sessions) {
         const c = await client.call<ConversationView>('getConversation', { session_id: s });
@@ -203,6 +212,7 @@ async function main(): Promise<void> {
         if (r) receipts.set(id, r);
       }
       const found = checkInvariants({ systems, receipts, hostKnown, tasks: await adminTasks(stack), writesUsedHistory });
+      if (recoveryInvokes > 0) found.push({ invariant: 'one_id_one_dispatch', detail: `run ${tag}: recovery sent ${recoveryInvokes} new invoke(s) instead of inspect/resume` });
       const fresh = found.filter((v) => !violations.some((o) => o.detail === v.detail));
       violations.push(...fresh);
       runs++;

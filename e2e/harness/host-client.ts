@@ -80,3 +80,18 @@ export async function connectHost(host: { origin: string; token: string }): Prom
     close: () => ws.close(),
   };
 }
+
+/** Connects to a freshly started host and waits until it reports its Hub connection as connected. */
+export async function connectReadyHost(host: { origin: string; token: string }, timeoutMs = 30_000): Promise<HostClient> {
+  const client = await connectHost(host);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await client.call<{ hub: { state: string } }>('getAppInfo');
+    if (info.hub.state === 'connected') return client;
+    if (Date.now() > deadline) {
+      client.close();
+      throw new Error(`the host did not connect to its Hub within ${timeoutMs} ms (state ${info.hub.state})`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
