@@ -55,7 +55,9 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
   // A short busy timeout: better-sqlite3 waits synchronously, and a locked archive must surface as storage_error quickly.
   const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets, busyTimeoutMs: 500 });
   const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
-  const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite') });
+  // Same reason for the journal: a locked file must become storage_error (nothing sent) without
+  // freezing the process for the 5 s default.
+  const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite'), busyTimeoutMs: 1000 });
   const invocations = createInvocationRuntime({ hub: hubClient, invocationStore, scopeStore });
   const runtime = createDeskRuntime({
     hub: adaptHubClient(hubClient),
