@@ -15,6 +15,7 @@ import { JournalError } from './errors.js';
 import {
   checkRevisionArithmetic,
   checkSessionId,
+  createIncrementalValidator,
   validateRecord,
   type StoredJournalRecord,
 } from './record.js';
@@ -64,6 +65,30 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
   const recordPath = (s: string) => join(directory, `${fileBase(s)}.json`);
   const lockPath = (s: string) => join(directory, `${fileBase(s)}.lock`);
   const chains = new Map<string, Promise<unknown>>();
+  const validated = createIncrementalValidator();
+
+  /** The stored revision only (for the CAS compare): parses the file, no full validation. */
+  async function readRevision(sessionId: string): Promise<number | null> {
+    let text: string;
+    try {
+      text = await readFile(recordPath(sessionId), 'utf8');
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'ENOENT') return null;
+      throw ioError(err, 'reading the record');
+    }
+    let revision: unknown;
+    try {
+      revision = (JSON.parse(text) as { revision?: unknown } | null)?.revision;
+    } catch {
+      throw new JournalError('invocation_record_corrupt', 'the stored invocation record is not valid JSON');
+    }
+    if (typeof revision !== 'number' || !Number.isInteger(revision) || revision < 1)
+      throw new JournalError(
+        'invocation_record_corrupt',
+        'the stored invocation record has no valid revision',
+      );
+    return revision;
+  }
 
   async function readRecord(sessionId: string): Promise<StoredJournalRecord | null> {
     let text: string;
@@ -137,7 +162,7 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
     next: StoredJournalRecord,
     expectedRevision: number | null,
   ): Promise<StoredJournalRecord> {
-    const record = validateRecord(next);
+    const record = validated(next);
     checkSessionId(sessionId, record);
     checkRevisionArithmetic(record, expectedRevision);
     await acquireLock(sessionId);
@@ -148,7 +173,7 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
     let renamed = false;
     try {
       if (options.hooks?.afterLock) await options.hooks.afterLock(sessionId);
-      const current = (await readRecord(sessionId))?.revision ?? null;
+      const current = await readRevision(sessionId);
       if (current !== expectedRevision) {
         throw new JournalError(
           'invocation_store_conflict',
@@ -170,7 +195,7 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
       } catch (err) {
         throw ioError(err, 'writing the record');
       }
-      return structuredClone(record);
+      return record;
     } finally {
       if (!renamed) await rm(tmp, { force: true }).catch(() => undefined);
       // Our own lock, released by the live writer that took it.

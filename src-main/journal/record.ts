@@ -174,3 +174,61 @@ export function checkSessionId(sessionId: string, record: StoredJournalRecord): 
       'record sessionId does not match the session it is saved under',
     );
 }
+
+/**
+ * Validates a whole record like validateRecord, but an entry object this validator already
+ * validated (it froze it and remembers its size) is not validated again. Returns a record whose
+ * entries are frozen, validated objects. Used by stores that keep whole records (memory, file).
+ */
+export function createIncrementalValidator(): (next: unknown) => StoredJournalRecord {
+  const sizes = new WeakMap<object, number>();
+  return (next: unknown) => {
+    if (
+      next === null ||
+      typeof next !== 'object' ||
+      !Array.isArray((next as { entries?: unknown }).entries)
+    ) {
+      throw new JournalError(
+        'invocation_record_invalid',
+        'invocation record rejected: (record): must be an object with entries',
+      );
+    }
+    const { entries: rawEntries, ...header } = next as { entries: unknown[] } & Record<string, unknown>;
+    const parsedHeader = (
+      header.schema === JOURNAL_SCHEMA_V1 ? JournalRecordV1Schema : JournalRecordV2Schema
+    ).safeParse({ ...header, entries: [] });
+    if (!parsedHeader.success)
+      throw new JournalError(
+        'invocation_record_invalid',
+        `invocation record rejected: ${describeIssues(parsedHeader.error)}`,
+      );
+    const schema = parsedHeader.data.schema;
+    const seen = new Set<string>();
+    let bytes = 0;
+    const entries = rawEntries.map((e) => {
+      let valid = e as JournalEntry | JournalEntryV1;
+      let size = typeof e === 'object' && e !== null && Object.isFrozen(e) ? sizes.get(e) : undefined;
+      if (size === undefined) {
+        valid = Object.freeze(validateEntry(e, schema));
+        size = Buffer.byteLength(JSON.stringify(valid), 'utf8');
+        sizes.set(valid, size);
+      }
+      if (seen.has(valid.invocation_id))
+        throw new JournalError(
+          'invocation_record_invalid',
+          'invocation record rejected: duplicate invocation_id',
+        );
+      seen.add(valid.invocation_id);
+      bytes += size;
+      return valid;
+    });
+    const record = { ...parsedHeader.data, entries } as StoredJournalRecord;
+    const total = combinedByteSize(headerByteSize(record), bytes, entries.length);
+    if (total > MAX_RECORD_BYTES)
+      throw new JournalError(
+        'invocation_record_too_large',
+        `invocation record is ${total} bytes; the bound is ${MAX_RECORD_BYTES}`,
+      );
+    return record;
+  };
+}
