@@ -51,3 +51,48 @@ export async function decide(env: HubEnv, invocationId: string, decision: 'appro
 }
 
 export const startHubEnv = startEnv;
+
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A proxy in front of the Hub that destroys the connection of selected requests before forwarding
+ * them (the Hub never sees them), e.g. the invoke after the host saved its fence.
+ */
+export async function startDroppingProxy(target: string): Promise<{
+  url: string;
+  drop(pred: ((method: string, path: string) => boolean) | null): void;
+  seen(): string[];
+  close(): Promise<void>;
+}> {
+  const t = new URL(target);
+  let pred: ((method: string, path: string) => boolean) | null = null;
+  const log: string[] = [];
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    log.push(`${req.method} ${path}`);
+    if (pred?.(req.method ?? '', path)) {
+      req.socket.destroy();
+      return;
+    }
+    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    drop: (p) => {
+      pred = p;
+    },
+    seen: () => log.slice(),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
