@@ -121,6 +121,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     invocations: deps.invocations,
     validator,
     recorder,
+    secrets,
     onScopeBlocked(session, reason) {
       const [code, ref] = reason.split(':');
       setAvailability(session, {

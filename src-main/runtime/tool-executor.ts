@@ -27,6 +27,14 @@ export interface ToolExecutorDeps {
   validator: ArgumentValidator;
   recorder: Recorder;
   onScopeBlocked(session: LiveSession, reason: string): void;
+  /** Known secret values (Hub token, model key). A governed call whose arguments contain one is refused, nothing sent. */
+  secrets?: () => readonly string[];
+}
+
+/** True when any known secret (6+ characters) occurs anywhere in the serialized arguments. */
+function containsSecret(args: unknown, secrets: readonly string[]): boolean {
+  const text = JSON.stringify(args ?? null);
+  return secrets.some((s) => typeof s === 'string' && s.length >= 6 && (text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))));
 }
 
 interface Outcome {
@@ -167,6 +175,15 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     const d = entry.declaration;
     if (session.availability !== 'open') {
       return refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
+    }
+    if (containsSecret(args, deps.secrets?.() ?? [])) {
+      // A secret must never travel as business data (the Hub would store and audit it).
+      return refuse(
+        'arguments_invalid',
+        'secret_in_arguments',
+        `The arguments of ${call.name} contain a credential of this application; nothing was sent. Never put keys or tokens into business data.`,
+        'fix_arguments',
+      );
     }
     const foreign = new Set<string>();
     for (const m of session.scope.members) {

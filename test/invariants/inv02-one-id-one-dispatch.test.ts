@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
+ 
 /**
  * Invariant 2 — one id, one dispatch. An invocation_id reaches the business system at most once,
  * whatever the path: concurrent resumes of one approved call, resume of an `unknown` write

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
+ 
 /**
  * Invariant 3 — the boundary is enforced in the Hub's dispatch path: the write budget holds under
  * concurrent calls, a call the business system rejects still spent its permit, reads spend no
