@@ -13,10 +13,10 @@ beforeAll(async () => {
   desk = await startTestDesk();
   desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
   await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-});
+}, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
-});
+}, 120_000);
 
 const call = async <T>(name: string, input: unknown): Promise<T> => {
   const r = (await desk.boot.dispatcher.call(name, input, ctx)) as CallResult<never>;

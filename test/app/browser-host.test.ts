@@ -14,11 +14,11 @@ beforeAll(async () => {
   desk = await startTestDesk();
   host = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir });
   await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-});
+}, 120_000);
 afterAll(async () => {
   await host?.close();
   await desk?.cleanup();
-});
+}, 120_000);
 
 interface Client {
   ws: WebSocket;

@@ -26,11 +26,11 @@ beforeAll(async () => {
     if (name === 'turnState') turns.push(payload as EventPayload<'turnState'>);
   });
   await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-});
+}, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
   await model?.close();
-});
+}, 120_000);
 
 describe('chat through the handler table', () => {
   it('streams the answer, shows the tool call as a card, and rebuilds the same conversation from the archive', async () => {

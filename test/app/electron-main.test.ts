@@ -108,10 +108,10 @@ describe('ipcMain registration over a real desk', () => {
   beforeAll(async () => {
     desk = await startTestDesk();
     await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-  });
+  }, 120_000);
   afterAll(async () => {
     await desk?.cleanup();
-  });
+  }, 120_000);
 
   it('registers one handler per contract call (the same set the preload and browser host use)', () => {
     const reg = registerIpc({ ipcMain: fakeIpcMain as never, dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, webContents: () => wc as never });

@@ -12,11 +12,11 @@ let revived: Hub | null = null;
 beforeAll(async () => {
   desk = await startTestDesk();
   await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-});
+}, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
   await revived?.close();
-});
+}, 120_000);
 
 describe('Hub gone mid-session', () => {
   it('reports the loss, refuses Hub actions with a coded error, keeps everything, and reconnects', async () => {

@@ -15,10 +15,10 @@ beforeAll(async () => {
   desk = await startTestDesk();
   desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
   await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
-});
+}, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
-});
+}, 120_000);
 
 const call = (name: string, input: unknown) => desk.boot.dispatcher.call(name, input, ctx);
 

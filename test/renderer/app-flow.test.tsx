@@ -22,13 +22,13 @@ beforeAll(async () => {
   desk = await startTestDesk();
   await waitFor(() => expect(desk.boot.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
   unwire = await bootstrap(inProcessApi(desk.boot.dispatcher, desk.boot.bus));
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   cleanup();
   unwire();
   await desk?.cleanup();
   await revived?.close();
-});
+}, 120_000);
 
 describe('renderer over the real handlers', () => {
   it('shows the demo conversation with journal and archive state side by side', async () => {
