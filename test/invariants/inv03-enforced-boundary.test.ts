@@ -72,6 +72,42 @@ describe('invariant 3: enforced boundary', () => {
     expect(view.writes_used).toBe(1);
   });
 
+  it('six concurrent slow writes against an in-flight limit of two: never more than two at the shop', async () => {
+    const task = await createTask(env, { title: 'in-flight race', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 10, in_flight_limit: 2 });
+    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 400, times: 'always' });
+    const mark = env.demo.shopA.requests().length;
+    try {
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => edit(task.task_id, 42, `slow ${i}`)));
+      const sent = answers.filter((a) => a.body.state === 'succeeded').length;
+      expect(sent).toBeGreaterThanOrEqual(2);
+      expect(answers.filter((a) => a.body.state === 'not_dispatched').every((a) => a.body.reason_code === 'in_flight_limit')).toBe(true);
+      const ops = env.demo.shopA.requests().slice(mark).filter((r) => r.kind === 'operation');
+      expect(ops).toHaveLength(sent);
+      expect(Math.max(...ops.map((r) => r.in_flight_at_start))).toBeLessThanOrEqual(2);
+      expect((await taskView(env, task.task_id))).toMatchObject({ writes_used: sent, in_flight: 0 });
+    } finally {
+      env.demo.shopA.faults.clear();
+    }
+  });
+
+  it('the rate limit counts reads and writes and refuses with a retry time, sending nothing', async () => {
+    const task = await createTask(env, {
+      title: 'rate',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 5,
+      in_flight_limit: 5,
+      rate_limit: { count: 2, window: '1h' },
+    });
+    expect((await read(task.task_id, 42)).body.state).toBe('succeeded');
+    expect((await edit(task.task_id, 42, 'within rate')).body.state).toBe('succeeded');
+    const id = newInvocationId();
+    const third = await edit(task.task_id, 42, 'over rate', id);
+    expect(third.body).toMatchObject({ state: 'not_dispatched', reason_code: 'rate_limited' });
+    expect(third.body.retry_after_ms).toBeGreaterThan(0);
+    expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
+    expect((await taskView(env, task.task_id)).writes_used).toBe(1);
+  });
+
   it('an unknown outcome frees its in-flight slot; a Hub restart replenishes nothing', async () => {
     const task = await createTask(env, { title: 'unknown + restart', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 2, in_flight_limit: 1 });
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
