@@ -133,6 +133,17 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
       return out;
     },
     lastReceipt: (id) => receipts.get(id) ?? null,
+    async executionState(id) {
+      const seen = receipts.get(id);
+      if (seen) return seen.state;
+      try {
+        const r = await deps.client.getInvocation(id);
+        remember(r);
+        return r.state;
+      } catch {
+        return null; // another client's call, or the Hub cannot say now: unknown, never guessed
+      }
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -26,6 +26,8 @@ export interface HubGateway {
   canApprove(): boolean;
   listApprovals(): Promise<Approval[]>;
   decideApproval(approvalId: string, decision: 'approve' | 'deny'): Promise<Approval>;
+  /** The call's current state at the Hub (live stream first, else a read-only inspect); null when unknown. */
+  executionState(invocationId: string): Promise<Receipt['state'] | null>;
   /** The last receipt seen for an invocation on the live stream (idle panel), if any. */
   lastReceipt(invocationId: string): Receipt | null;
   subscribe(listener: (e: HubGatewayEvent) => void): () => void;

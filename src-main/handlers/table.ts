@@ -165,12 +165,15 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async listApprovals() {
       if (!hub.canApprove()) return { can_approve: false, approvals: [] };
       needHub();
-      return { can_approve: true, approvals: await hub.listApprovals() };
+      const approvals = await hub.listApprovals();
+      const withExecution = await Promise.all(approvals.map(async (a) => ({ ...a, execution_state: await hub.executionState(a.invocation_id) })));
+      return { can_approve: true, approvals: withExecution };
     },
     async decideApproval(input) {
       if (!hub.canApprove()) throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
       needHub();
-      return hub.decideApproval(input.approval_id, input.decision);
+      const a = await hub.decideApproval(input.approval_id, input.decision);
+      return { ...a, execution_state: await hub.executionState(a.invocation_id) };
     },
 
     async getSettings() {

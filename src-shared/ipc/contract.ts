@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hub-api.js';
 import {
   AppInfoSchema,
-  ApprovalSchema,
+  ApprovalViewSchema,
   AuthorizationSchema,
   ConversationItemSchema,
   HubConnectionSchema,
@@ -92,10 +92,10 @@ export const CALLS = {
   cancelTask: call(TaskRef, TaskViewSchema),
   getTaskTimeline: call(TaskRef, z.strictObject({ entries: z.array(TimelineEntrySchema) })),
 
-  listApprovals: call(Empty, z.strictObject({ can_approve: z.boolean(), approvals: z.array(ApprovalSchema) })),
+  listApprovals: call(Empty, z.strictObject({ can_approve: z.boolean(), approvals: z.array(ApprovalViewSchema) })),
   decideApproval: call(
     z.strictObject({ approval_id: IdSchema, decision: z.enum(['approve', 'deny']) }),
-    ApprovalSchema,
+    ApprovalViewSchema,
   ),
 
   getSettings: call(Empty, SettingsViewSchema),

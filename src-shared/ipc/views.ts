@@ -198,4 +198,8 @@ export const InvocationActionViewSchema = z.strictObject({
 });
 export type InvocationActionView = z.infer<typeof InvocationActionViewSchema>;
 
+/** An approval and, as a separate fact, what is known about the call's execution. */
+export const ApprovalViewSchema = ApprovalSchema.extend({ execution_state: InvocationStateSchema.nullable() });
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+
 export { ApprovalSchema, AuthorizationSchema, TaskViewSchema, ReceiptSchema };

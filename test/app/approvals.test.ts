@@ -47,8 +47,10 @@ describe('approvals in the app', () => {
     const pending = approvals.find((a) => a.invocation_id === invocationId);
     expect(pending?.state).toBe('pending');
 
-    const decided = await call<{ state: string }>('decideApproval', { approval_id: pending?.approval_id ?? '', decision: 'approve' });
+    expect(approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({ execution_state: 'awaiting_approval' });
+    const decided = await call<{ state: string; execution_state: string | null }>('decideApproval', { approval_id: pending?.approval_id ?? '', decision: 'approve' });
     expect(decided.state).toBe('approved');
+    expect(decided.execution_state).not.toBe('succeeded');
     // Approval is not execution: nothing reached the shop, and the invocation is "approved".
     await waitFor(
       () => events.some((e) => e.name === 'invocationChanged' && (e.payload as EventPayload<'invocationChanged'>).invocation_id === invocationId && (e.payload as EventPayload<'invocationChanged'>).state === 'approved'),
@@ -63,6 +65,9 @@ describe('approvals in the app', () => {
     expect(resumed.resume_dispatched).toBe(true);
     expect(resumed.receipt?.state).toBe('succeeded');
     expect(shopA?.ledger().filter((l) => l.idempotency_key === invocationId).length).toBe(1);
+
+    const after = await call<{ approvals: Array<{ invocation_id: string; state: string; execution_state: string | null }> }>('listApprovals', {});
+    expect(after.approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({ state: 'approved', execution_state: 'succeeded' });
 
     // A second resume observes; it never sends again.
     await call('resumeInvocation', { session_id: sessionId, invocation_id: invocationId });

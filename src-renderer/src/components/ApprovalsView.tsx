@@ -1,11 +1,10 @@
 /** Approvals: approval and execution are shown as two separate facts; approving runs nothing. */
 import React, { useState } from 'react';
-import type { Approval } from '../../../src-shared/hub-api.js';
+import type { ApprovalView } from '../../../src-shared/ipc/views.js';
 import { errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
-import { useUnresolved } from '../store/unresolved.js';
 
 export function ApprovalsView(): React.JSX.Element {
   const t = useT();
@@ -31,11 +30,11 @@ export function ApprovalsView(): React.JSX.Element {
   );
 }
 
-function ApprovalRow({ approval }: { approval: Approval }): React.JSX.Element {
+function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Element {
   const t = useT();
   const label = useStateLabel();
   const usable = useApp(hubUsable);
-  const execution = useUnresolved((s) => s.items.find((i) => i.invocation_id === approval.invocation_id)?.hub_state ?? null);
+  const execution = approval.execution_state;
   const [error, setError] = useState<string | null>(null);
   const decide = (d: 'approve' | 'deny') => {
     setError(null);

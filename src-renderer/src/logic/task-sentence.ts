@@ -39,7 +39,8 @@ export function taskSentenceParts(task: TaskView): Array<{ key: MessageKey; para
     anyOpen = true;
     parts.push(n === 1 ? { key: `sentence.${name}.one` as MessageKey } : { key: `sentence.${name}.many` as MessageKey, params: { n } });
   }
-  if (!anyOpen && task.state !== 'active') parts.push({ key: 'sentence.nothingOpen' });
+  const dispatchStopped = task.state !== 'active' || task.expired;
+  if (!anyOpen && dispatchStopped) parts.push({ key: 'sentence.nothingOpen' });
   return parts;
 }
 

@@ -23,7 +23,10 @@ export function wireEvents(api: BailingApi): () => void {
       useTasks.getState().applyTask(t);
       if (useTasks.getState().selectedId === t.task_id) quiet(useTasks.getState().loadTimeline());
     }),
-    api.onInvocationChanged((r) => useSessions.getState().applyReceipt(r)),
+    api.onInvocationChanged((r) => {
+      useSessions.getState().applyReceipt(r);
+      useApprovals.getState().applyReceipt(r);
+    }),
     api.onApprovalsChanged(() => quiet(useApprovals.getState().load())),
     api.onUnresolvedChanged(() => quiet(useUnresolved.getState().load())),
     api.onHubConnection((h) => {
