@@ -79,6 +79,11 @@ export function eventsToMessages(events: readonly ArchiveEvent[], system: string
 
 function buildMessages(events: readonly ArchiveEvent[], system: string): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
+  // Turns refused before the model saw them (their user message could not be saved at the time):
+  // the message is in the transcript, but it was never an instruction the model received.
+  const refusedTurns = new Set(
+    events.filter((e) => e.kind === 'turn_ended' && e.outcome === 'refused' && e.turnId !== null).map((e) => e.turnId as string),
+  );
   let openCalls: string[] = [];
   let answered = new Set<string>();
   const closeOpenCalls = () => {
@@ -93,6 +98,7 @@ function buildMessages(events: readonly ArchiveEvent[], system: string): ChatCom
       case 'user_message':
         closeOpenCalls();
         assistantIndex = -1;
+        if (e.turnId !== null && refusedTurns.has(e.turnId)) break;
         out.push({ role: 'user', content: e.text });
         break;
       case 'assistant_message':

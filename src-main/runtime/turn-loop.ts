@@ -58,8 +58,11 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
   });
   const user = recorder.record(session, turn.turnId, { kind: 'user_message', text });
   if (!user) {
-    // Not saved: not shown and not sent to the model.
+    // Not saved: not shown and not sent to the model. The archive keeps the unsaved message queued
+    // (it stays visible and is saved once the store works); the refusal is queued right behind it so
+    // the rebuilt history never hands that message to the model as an instruction later.
     turn.ended = true;
+    recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome: 'refused', error: 'archive_storage_error' });
     recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: 'refused', error: 'archive_storage_error' });
     return result('refused', '', 'archive_storage_error');
   }
