@@ -51,7 +51,23 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     if (typeof health.hub_id !== 'string') throw new Error('the Hub did not report its hub_id');
     hubId = health.hub_id;
   }
-  const secrets = () => [opts.hubToken, ...(opts.secrets?.() ?? [])];
+  // The model API key is a secret wherever it came from (keychain, environment): every key the
+  // provider hands out is masked too, also when the caller's own `secrets` list misses it. Read once
+  // at start so a key configured before launch is masked from the very first message.
+  const modelKeys = new Set<string>();
+  const modelSettings: ModelSettingsProvider = {
+    async get() {
+      const s = await opts.modelSettings.get();
+      if (typeof s.apiKey === 'string' && s.apiKey.length > 0) modelKeys.add(s.apiKey);
+      return s;
+    },
+  };
+  try {
+    await modelSettings.get();
+  } catch {
+    // not configured yet: the first turn reports it
+  }
+  const secrets = () => [opts.hubToken, ...(opts.secrets?.() ?? []), ...modelKeys];
   // A short busy timeout: better-sqlite3 waits synchronously, and a locked archive must surface as storage_error quickly.
   const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets, busyTimeoutMs: 500 });
   const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
@@ -65,7 +81,7 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     archive,
     scopeStore,
     connection: { hubUrl: opts.hubUrl, hubId, clientId: opts.clientId, workspaceId: opts.workspaceId ?? 'default' },
-    modelSettings: opts.modelSettings,
+    modelSettings,
     secrets,
     ...opts.overrides,
     async onClose() {

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeEvent } from '../../src-main/runtime/desk-runtime.js';
+import { createDeskRuntimeFromDataDir } from '../../src-main/runtime/from-data-dir.js';
 import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from '../runtime/fixtures/env.js';
 import { MODEL_KEY, newDataDir, startRuntime } from '../runtime/fixtures/runtime.js';
 
@@ -94,5 +95,29 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
       const bytes = readFileSync(f).toString('latin1');
       expect({ file: f, leaks: leaks(bytes, { hubClientToken: env.clientToken, modelKey: MODEL_KEY }) }).toEqual({ file: f, leaks: [] });
     }
+  });
+
+  it('a model key the caller forgot to list as a secret (e.g. kept in the keychain) is still masked', async () => {
+    const key = 'sk-from-the-keychain-9f8e7d6c5b4a';
+    const dataDir = newDataDir();
+    const emitted: RuntimeEvent[] = [];
+    const { runtime } = await createDeskRuntimeFromDataDir({
+      dataDir,
+      hubUrl: env.proxy.url,
+      hubToken: env.clientToken,
+      hubId: env.hub.hubId,
+      clientId: env.clientId,
+      modelSettings: { get: async () => ({ baseUrl: env.model.url, model: 'scripted', apiKey: key }) },
+      // no `secrets`: the wiring must still know the model key
+    });
+    runtime.subscribe((e) => emitted.push(e));
+    const s = await runtime.createSession({ authorizationRefs: [] });
+    env.model.setScript([{ name: 'kc', match: { userIncludes: 'key' }, reply: { text: `Your key is ${key}` } }]);
+    await runtime.sendMessage(s.sessionId, `here is my key ${key}`);
+    const archived = await runtime.archiveEvents(s.sessionId);
+    await runtime.close();
+    expect(JSON.stringify(archived)).not.toContain(key);
+    expect(JSON.stringify(emitted)).not.toContain(key);
+    for (const f of filesUnder(dataDir)) expect({ file: f, leak: readFileSync(f).toString('latin1').includes(key) }).toEqual({ file: f, leak: false });
   });
 });
