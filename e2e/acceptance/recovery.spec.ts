@@ -13,7 +13,7 @@ import type { Script } from '../../demo/scripted-model/script.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
 import { auditByInvocation, dispatchCount, receipt } from './support/checks.js';
 import { readJournal } from './support/journal.js';
-import { cardsOf, goTo, newConversation, openConversation, screenshot, send } from './support/ui.js';
+import { cardsOf, goTo, newConversation, openApp, openConversation, screenshot, send } from './support/ui.js';
 
 const EDIT = 'auth_shop_a__update_product_content';
 
@@ -112,7 +112,6 @@ test('7. fence saved, crash before the Hub: Resume gets invocation_not_found, un
   await stack.killHost();
   stack.proxy.holdWhen(null);
   const next = await stack.startHost();
-  const { openApp } = await import('./support/ui.js');
   await openApp(page, next.url);
   expect(await receipt(stack, id)).toBeNull();
 
