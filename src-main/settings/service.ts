@@ -34,8 +34,9 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
   const kc = deps.keychain;
   const env = deps.envModel ?? { baseUrl: null, model: null, apiKey: null };
 
+  /** A secret the operator typed goes to the keychain; without one, only with explicit session-only consent. */
   const storeSecret = async (account: string, secret: string, sessionOnly: boolean | undefined) => {
-    if (kc.status().state === 'unavailable' && !kc.status().sessionOnly) {
+    if (kc.status().state === 'unavailable') {
       if (!sessionOnly) throw new AppError('keychain_unavailable', new KeychainUnavailableError(kc.status().reason ?? 'unknown').message);
       kc.useSessionOnly();
     }
