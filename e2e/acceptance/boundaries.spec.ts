@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 import { join } from 'node:path';
 import type { Script } from '../../demo/scripted-model/script.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
-import { dispatchCount, receipt } from './support/checks.js';
+import { dispatchCount, receipt, searchCount } from './support/checks.js';
 import { journalFile, readJournal } from './support/journal.js';
 import { cardsOf, newConversation, openConversation, screenshot, send } from './support/ui.js';
 
@@ -108,6 +108,13 @@ test('9. a revoked authorization blocks the whole session scope', async () => {
   await page.locator('#composer-input').fill('[after revoke] Read product 42 again.');
   await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
   await screenshot(page, '09-revoked-scope-blocked');
+
+  // The hand-run tool search is blocked too: no search for the surviving Shop A member.
+  const searchesBefore = await searchCount(stack);
+  await page.getByLabel('What do you want to do?').fill('read a product');
+  await page.getByRole('button', { name: 'Search tools' }).click();
+  await page.waitForTimeout(1000);
+  expect(await searchCount(stack)).toBe(searchesBefore);
 
   // Nothing went out for the surviving Shop A member either.
   expect(await invokes()).toBe(invokesBefore);

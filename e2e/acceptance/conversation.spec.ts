@@ -39,7 +39,7 @@ const script: Script = [
   { name: 'back-done', match: { afterToolResultFor: EDIT, turnUserIncludes: 'back to editing' }, reply: { text: 'Long description saved.' } },
   { name: 'followup-call', match: { userIncludes: 'description of product 7' }, reply: { toolCalls: [{ name: EDIT, arguments: { product_id: 7, description: 'Enamel mug, 350 ml, blue rim.' } }] } },
   { name: 'followup-done', match: { afterToolResultFor: EDIT, turnUserIncludes: 'description of product 7' }, reply: { text: 'Product 7 updated too.' } },
-  { name: 'thanks', match: { userEquals: 'thanks' }, reply: { text: 'You are welcome.' } },
+  { name: 'thanks', match: { userEquals: 'thanks' }, reply: { text: 'You are welcome.' }, repeat: true },
 ];
 
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
@@ -130,4 +130,17 @@ test('10. "thanks" makes zero Hub requests', async () => {
   expect(await requestTotals(stack)).toEqual(before);
   expect((await stack.ledger('shop-a')).length).toBe(ledgerBefore);
   await screenshot(page, '10-thanks-zero-hub-requests');
+
+  // The same in a conversation with an empty scope (seed 001). Opening the "New conversation"
+  // form lists the authorizations from the Hub, so the count starts once it is created.
+  await newConversation(page, { title: 'Just chatting', systems: [] });
+  await page.waitForTimeout(500);
+  const beforeEmpty = await requestTotals(stack);
+  await send(page, 'thanks', { waitForText: 'You are welcome.' });
+  await expect(page.getByRole('log', { name: 'Conversation' }).locator('li.item-assistant_text')).toHaveCount(1);
+  await page.waitForTimeout(1000);
+  expect(await requestTotals(stack)).toEqual(beforeEmpty);
+  const lastModelRequest = stack.model.requests().at(-1);
+  expect(lastModelRequest?.toolNames).toEqual([]);
+  await screenshot(page, '10-empty-scope-zero-hub-requests');
 });
