@@ -245,8 +245,23 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   }
 
   async function journalStatus(sessionId: string, restore: boolean): Promise<InvocationStatus> {
-    const status = restore ? await deps.invocations.restoreSessionInvocations(sessionId) : await deps.invocations.getSessionInvocationStatus(sessionId);
+    const raw = restore ? await deps.invocations.restoreSessionInvocations(sessionId) : await deps.invocations.getSessionInvocationStatus(sessionId);
+    const status = withLiveScope(sessionId, raw);
     emit({ type: 'journal.state', sessionId, status });
+    return status;
+  }
+
+  /**
+   * The journal's remembered scope check only knows what its own revalidation saw. A member this
+   * runtime learned was revoked/rebound (Hub event, refused run) blocks the scope too: report it,
+   * with storage_error kept primary (seed 001). Local only, no Hub request.
+   */
+  function withLiveScope(sessionId: string, status: InvocationStatus): InvocationStatus {
+    const s = live.get(sessionId);
+    if (!s || s.availability !== 'blocked' || status.scope_state === 'blocked') return status;
+    const reason = s.availabilityReason ?? 'scope_blocked';
+    if (status.state === 'storage_error') return { ...status, scope_state: 'blocked', scope_reason: reason };
+    if (status.state === 'ready') return { ...status, state: 'blocked', reason, scope_state: 'blocked', scope_reason: reason };
     return status;
   }
 

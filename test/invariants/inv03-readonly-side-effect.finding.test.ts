@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
+ 
 /**
  * FINDING (Hub, src-hub/acc/compile.ts:218-236): an operation's effect is derived from
  * `execution.readonly` alone. A declaration that says `readonly: true` but
