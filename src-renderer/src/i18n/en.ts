@@ -95,6 +95,12 @@ export const en = {
   'task.timeline': 'Timeline',
   'task.timelineEmpty': 'Nothing has happened in this task yet.',
   'task.unresolved': 'Unresolved calls',
+  'lane.control': 'Task',
+  'lane.approval': 'Approval',
+  'lane.permit': 'Permit',
+  'lane.dispatch': 'Dispatch',
+  'lane.outcome': 'Outcome',
+  'lane.refusal': 'Refused',
 
   'sentence.paused': 'Further dispatch is paused.',
   'sentence.cancelled': 'This task is cancelled: nothing further will be dispatched, and completed work is not undone.',

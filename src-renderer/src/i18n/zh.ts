@@ -97,6 +97,12 @@ export const zh: Messages = {
   'task.timeline': '时间线',
   'task.timelineEmpty': '此任务尚无活动。',
   'task.unresolved': '未解决的调用',
+  'lane.control': '任务',
+  'lane.approval': '审批',
+  'lane.permit': '许可',
+  'lane.dispatch': '派发',
+  'lane.outcome': '结果',
+  'lane.refusal': '拒绝',
 
   'sentence.paused': '后续派发已暂停。',
   'sentence.cancelled': '此任务已取消：不会再派发任何请求，已完成的操作不会被撤销。',
