@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-/* global process, console, URL */
 // `npm start`: builds what is needed and starts Bailing Desk. With an Electron binary installed it
 // starts the desktop app; without one (as on machines that cannot download it) it says so in one
 // sentence and starts the browser host instead, printing the URL to open.
