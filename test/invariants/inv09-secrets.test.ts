@@ -73,6 +73,9 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
     const id = call && 'invocation_id' in call ? call.invocation_id : null;
     expect(id).toBeTruthy();
     const inspected = await runtime.inspectInvocation(s.sessionId, id!);
+    const reconciled = await runtime.resumeInvocation(s.sessionId, id!);
+    expect(reconciled.receipt?.state).toBe('succeeded');
+    expect(JSON.stringify(reconciled.receipt?.result)).toContain('Walnut cutting board');
     const status = await runtime.journalStatus(s.sessionId);
     await runtime.close();
 
@@ -82,13 +85,20 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
 
     const emitted: RuntimeEvent[] = [...events, ...second.events];
     expect(leaks(JSON.stringify(emitted), secrets)).toEqual([]);
-    expect(leaks(JSON.stringify({ archived, inspected, status, opened }), secrets)).toEqual([]);
+    expect(leaks(JSON.stringify({ archived, inspected, reconciled, status, opened }), secrets)).toEqual([]);
     // the model never sees the Hub token (the user's own pasted key is the user's business; the token is masked)
     expect(leaks(JSON.stringify(env.model.requests()), { hubClientToken: env.clientToken })).toEqual([]);
 
     for (const f of filesUnder(dataDir)) {
       const bytes = readFileSync(f).toString('latin1');
       expect({ file: f, leaks: leaks(bytes, secrets) }).toEqual({ file: f, leaks: [] });
+    }
+    // the journal is metadata only: no raw arguments, no conversation text, no receipt bodies
+    const journalFiles = filesUnder(dataDir).filter((f) => f.includes('invocations.sqlite'));
+    expect(journalFiles.length).toBeGreaterThan(0);
+    for (const f of journalFiles) {
+      const bytes = readFileSync(f).toString('latin1');
+      for (const text of ['plain text', 'edit product 42', 'Walnut cutting board']) expect({ file: f, text, found: bytes.includes(text) }).toEqual({ file: f, text, found: false });
     }
     // the Hub keeps business credentials (its credential store) but never a client token in clear
     for (const f of filesUnder(env.hubDataDir)) {
