@@ -267,6 +267,29 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
 
   async function recoveryAction(sessionId: string, invocationId: string, action: 'inspect' | 'resume'): Promise<InvocationActionEnvelope> {
     const s = await getLive(sessionId);
+    if (s.scope.members.length > 0 && (s.scope.hubId !== deps.connection.hubId || s.scope.connectionKey !== connectionKeyOf(deps.connection))) {
+      // The call lives on the session's original Hub/connection. Asking the Hub this host is now
+      // connected to would turn its 404 into a false "invocation_not_found": ask nothing.
+      const status = await deps.invocations.getSessionInvocationStatus(sessionId);
+      const env: InvocationActionEnvelope = {
+        schema: 'bailing.agent-session-invocation-action.v1',
+        state: status.state === 'storage_error' ? 'storage_error' : 'blocked',
+        action,
+        invocation_id: invocationId,
+        resume_dispatched: false,
+        receipt: null,
+        feedback: {
+          category: 'blocked',
+          code: 'invocation_binding_conflict',
+          message: 'This conversation belongs to another Hub connection than the one this host uses now; its calls can only be inspected or resumed through their original Hub. Nothing was asked.',
+          next_action: 'inspect_original',
+          retryable: false,
+          invocation_id: invocationId,
+        },
+        unsavedRecords: status.unsavedRecords,
+      };
+      return redactPayload(env, secrets()) as InvocationActionEnvelope;
+    }
     if (s.availability === 'offline' || s.availability === 'not_opened') await revalidate(s);
     recorder.record(s, null, { kind: 'control', action, detail: { invocation_id: invocationId } });
     const handle = handleOf(s, null);
