@@ -9,6 +9,7 @@ import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ArgumentValidator } from './argument-validation.js';
 import type { Feedback, InvocationActionEnvelope, InvocationRuntime, RealSessionHandle } from './contracts.js';
 import type { CachedDeclaration } from './declaration-cache.js';
+import type { DispatchObserver } from './dispatch-observer.js';
 import type { ToolCallCard, ToolTarget } from './desk-runtime.js';
 import { hubErrorOf, type RuntimeHubPort } from './hub-port.js';
 import type { LiveSession, Recorder, TurnContext } from './live-session.js';
@@ -29,12 +30,18 @@ export interface ToolExecutorDeps {
   onScopeBlocked(session: LiveSession, reason: string): void;
   /** Known secret values (Hub token, model key). A governed call whose arguments contain one is refused, nothing sent. */
   secrets?: () => readonly string[];
+  /** Reports when a governed request is handed to the Hub (fence saved): the card then reads `dispatching`. */
+  dispatches?: DispatchObserver;
 }
 
-/** True when any known secret (6+ characters) occurs anywhere in the serialized arguments. */
+/**
+ * True when any known secret occurs anywhere in the serialized arguments. Only values of 12+
+ * characters count: placeholder keys of local model servers ("ollama", "lm-studio") are no secret
+ * and must not make ordinary words unusable in business data.
+ */
 function containsSecret(args: unknown, secrets: readonly string[]): boolean {
   const text = JSON.stringify(args ?? null);
-  return secrets.some((s) => typeof s === 'string' && s.length >= 6 && (text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))));
+  return secrets.some((s) => typeof s === 'string' && s.length >= 12 && (text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))));
 }
 
 interface Outcome {
@@ -215,14 +222,24 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       return refuse('hub_unavailable', 'hub_unavailable', 'The Hub could not be reached to start a run; nothing was sent.', 'wait');
     }
     if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
-    // No abort signal: once the fence is saved the call runs to its receipt, even if the turn is cancelled.
-    const outcome = await invocations.invokeGoverned(handleOf(session, turn.turnId), {
-      declaration: d,
-      arguments: args as Record<string, unknown>,
-      runId,
-      turnId: turn.turnId,
-      hostCallId: call.callId,
-    });
+    // `pending_dispatch` lasts only until the fence is saved and the request leaves: then "Running".
+    const stopWatching =
+      deps.dispatches?.watch(runId, call.callId, (n) => {
+        card(session, turn, call, { state: 'dispatching', invocation_id: n.invocation_id });
+      }) ?? (() => undefined);
+    let outcome: Awaited<ReturnType<InvocationRuntime['invokeGoverned']>>;
+    try {
+      // No abort signal: once the fence is saved the call runs to its receipt, even if the turn is cancelled.
+      outcome = await invocations.invokeGoverned(handleOf(session, turn.turnId), {
+        declaration: d,
+        arguments: args as Record<string, unknown>,
+        runId,
+        turnId: turn.turnId,
+        hostCallId: call.callId,
+      });
+    } finally {
+      stopWatching();
+    }
     if (outcome.kind === 'receipt') {
       return { content: receiptForModel(outcome.receipt, outcome.feedback), feedback: outcome.feedback, invocation_id: outcome.invocation_id, receipt: outcome.receipt, state: outcome.receipt.state };
     }
