@@ -1,12 +1,45 @@
 /**
  * Rebuilds the visible conversation from persisted archive events (after a restart the archive is
- * the whole truth of what was said; receipts give each call's last known state).
+ * the whole truth of what was said). Each call card ends in its last known state: the state the
+ * card had when its result was recorded, then any later receipt (late answer, inspect, resume).
+ * Archives written before results carried their state fall back to the journal's
+ * `last_known_state` for the call's invocation id; without either, the state is derived from the
+ * recorded feedback, and a sent call with no evidence is `unknown` (never success, never "did not happen").
  */
 import type { ConversationItem } from '../../src-shared/ipc/views.js';
+import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
+import type { Feedback, InvocationStatusEntry } from '../runtime/contracts.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
 import { toolCallItem } from './views.js';
 
-export function conversationItems(events: readonly ArchiveEvent[]): ConversationItem[] {
+type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
+
+const isInvocationState = (s: string): s is InvocationState => (INVOCATION_STATES as readonly string[]).includes(s);
+
+/** The state of a call whose result event carries none (older archives). */
+export function legacyResultState(
+  e: Pick<ResultEvent, 'invocation_id' | 'feedback'>,
+  journal: ReadonlyMap<string, InvocationStatusEntry['last_known_state']>,
+): ToolCallCard['state'] {
+  const fromFeedback = (f: Feedback | null): ToolCallCard['state'] | null => {
+    if (!f) return null;
+    if (f.category === 'not_dispatched') return 'not_dispatched';
+    if (f.category === 'invocation_outcome_unknown') return f.original_outcome === 'unverified' ? 'unverified' : 'unknown';
+    return null;
+  };
+  if (e.invocation_id === null) {
+    // Nothing reached the Hub: a built-in that answered, or a refusal on the host.
+    if (e.feedback === null) return 'succeeded';
+    return fromFeedback(e.feedback) ?? 'refused';
+  }
+  const known = journal.get(e.invocation_id);
+  if (known !== undefined && known !== 'pending_dispatch' && isInvocationState(known)) return known;
+  // A result with an id but no usable journal state: only the feedback can say more.
+  return fromFeedback(e.feedback) ?? 'unknown';
+}
+
+export function conversationItems(events: readonly ArchiveEvent[], journalEntries: readonly InvocationStatusEntry[] = []): ConversationItem[] {
+  const journal = new Map(journalEntries.map((j) => [j.invocation_id, j.last_known_state]));
   const items: ConversationItem[] = [];
   const cards = new Map<string, { card: ToolCallCard; at: string; index: number }>();
   const byInvocation = new Map<string, string>();
@@ -19,7 +52,8 @@ export function conversationItems(events: readonly ArchiveEvent[]): Conversation
       cards.set(card.callId, { card, at, index: items.length });
       items.push(toolCallItem(card, at));
     }
-    if (card.invocation_id) byInvocation.set(card.invocation_id, card.callId);
+    // The first card of an id is the original call; a later inspect/resume call naming it must not take it over.
+    if (card.invocation_id && !byInvocation.has(card.invocation_id)) byInvocation.set(card.invocation_id, card.callId);
   };
   for (const e of events) {
     switch (e.kind) {
@@ -50,13 +84,13 @@ export function conversationItems(events: readonly ArchiveEvent[]): Conversation
       case 'tool_result': {
         const prev = cards.get(e.callId);
         if (!prev) break;
-        const refused = e.invocation_id === null && e.feedback !== null;
         put(
           {
             ...prev.card,
             invocation_id: e.invocation_id ?? prev.card.invocation_id,
             feedback: e.feedback,
-            state: refused ? 'refused' : prev.card.state,
+            effect: e.effect ?? prev.card.effect,
+            state: e.state ?? legacyResultState(e, journal),
           },
           prev.at,
         );

@@ -2,6 +2,11 @@
  * The idle panel's list: every unresolved invocation across sessions, from each session's journal
  * (the host's durable record) joined with the last Hub receipt seen on the live stream. Unsaved
  * records are listed too: a storage failure stays visible until it is resolved.
+ *
+ * Resume is offered for calls the Hub can continue or reconcile (approved, unknown) and, per seed
+ * 001, for a saved dispatch fence the Hub has not answered for (`pending_dispatch`): the explicit
+ * resume asks the Hub with the original id and yields the authoritative answer (e.g.
+ * `invocation_not_found` -> unverified); it never sends a replacement invoke.
  */
 import { isUnresolved, type InvocationState } from '../../src-shared/states.js';
 import type { UnresolvedItem } from '../../src-shared/ipc/views.js';
@@ -37,7 +42,7 @@ export async function listUnresolved(deps: { runtime: DeskRuntime; hub: Pick<Hub
         unsaved: u !== undefined,
         unsaved_reason: u?.reason ?? null,
         can_inspect: true,
-        can_resume: effective !== null && RESUMABLE_STATES.has(effective) && u === undefined,
+        can_resume: u === undefined && (effective !== null ? RESUMABLE_STATES.has(effective) : e.last_known_state === 'pending_dispatch'),
         updated_at: receipt?.updated_at ?? u?.since ?? s.updatedAt,
       });
     }

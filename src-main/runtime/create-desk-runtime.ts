@@ -9,6 +9,7 @@ import { createArgumentValidator } from './argument-validation.js';
 import type { InvocationActionEnvelope, InvocationRuntime, InvocationStatus, ScopeCheck, ScopeStore, SessionScope } from './contracts.js';
 import { systemPrompt, toArchiveEvent } from './conversation.js';
 import { createDeclarationCache, type DeclarationCacheOptions } from './declaration-cache.js';
+import type { DispatchObserver } from './dispatch-observer.js';
 import type {
   ArchiveEvent,
   DeclarationView,
@@ -44,6 +45,8 @@ export interface DeskRuntimeDeps {
   systemPromptExtra?: string;
   /** Known secret values (Hub token, model key): masked in everything emitted to subscribers. */
   secrets?: () => readonly string[];
+  /** Reports governed requests handed to the Hub (see ./dispatch-observer.ts); without it cards skip `dispatching`. */
+  dispatches?: DispatchObserver;
   /** Called by close() after everything is flushed (e.g. to close stores the wiring opened). */
   onClose?: () => Promise<void> | void;
 }
@@ -122,6 +125,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     validator,
     recorder,
     secrets,
+    ...(deps.dispatches ? { dispatches: deps.dispatches } : {}),
     onScopeBlocked(session, reason) {
       const [code, ref] = reason.split(':');
       setAvailability(session, {

@@ -124,6 +124,10 @@ export type ArchiveEventPayload =
       content: string;
       feedback: Feedback | null;
       invocation_id: string | null;
+      /** The card's state when the result was recorded (absent in archives written before it existed). */
+      state?: ToolCallCard['state'];
+      /** The declaration's effect (null for built-in functions); absent in older archives. */
+      effect?: 'read' | 'write' | null;
     }
   | { kind: 'receipt'; callId: string | null; invocation_id: string; state: InvocationState; receipt: Receipt; late: boolean }
   | { kind: 'control'; action: 'cancel_turn' | 'open_session' | 'inspect' | 'resume' | 'restore' | 'manual_tool_run' | 'scope_check'; detail: Record<string, unknown> }

@@ -17,6 +17,7 @@ import { createSqliteScopeStore } from './scope/index.js';
 import { createDeskRuntime, type DeskRuntimeDeps } from './create-desk-runtime.js';
 import type { DeskRuntime, ModelSettingsProvider } from './desk-runtime.js';
 import { adaptHubClient } from './hub-adapter.js';
+import { createDispatchObserver } from './dispatch-observer.js';
 
 export interface DataDirRuntimeOptions {
   dataDir: string;
@@ -74,8 +75,11 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
   // Same reason for the journal: a locked file must become storage_error (nothing sent) without
   // freezing the process for the 5 s default.
   const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite'), busyTimeoutMs: 1000 });
-  const invocations = createInvocationRuntime({ hub: hubClient, invocationStore, scopeStore });
+  // The invocation runtime sends through a client that reports each governed request as it leaves.
+  const dispatches = createDispatchObserver();
+  const invocations = createInvocationRuntime({ hub: dispatches.wrap(hubClient), invocationStore, scopeStore });
   const runtime = createDeskRuntime({
+    dispatches,
     hub: adaptHubClient(hubClient),
     invocations,
     archive,

@@ -318,7 +318,7 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
         );
       }
       const late = turn.cancelled || turn.ended;
-      card(session, turn, call, { state: outcome.state, feedback: outcome.feedback, invocation_id: outcome.invocation_id, receipt: outcome.receipt, late });
+      const final = card(session, turn, call, { state: outcome.state, feedback: outcome.feedback, invocation_id: outcome.invocation_id, receipt: outcome.receipt, late });
       if (late && outcome.receipt) {
         recorder.record(session, turn.turnId, {
           kind: 'receipt',
@@ -336,6 +336,9 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
           content: outcome.content,
           feedback: outcome.feedback,
           invocation_id: outcome.invocation_id,
+          // So a reopened conversation shows the card exactly as it ended (the receipt is not archived twice).
+          state: final.state,
+          effect: final.effect,
         });
       }
       return outcome;

@@ -3,6 +3,7 @@ import React, { useState } from 'react';
 import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
 import { call, errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
+import { actionState, nextActionText } from '../logic/action-state.js';
 import { hubUsable, useApp } from '../store/app.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
@@ -77,16 +78,23 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
 export function ActionResult({ result }: { result: InvocationActionView }): React.JSX.Element {
   const t = useT();
   const label = useStateLabel();
+  const shown = actionState(result);
   return (
     <div className="action-result" role="status">
       <div>
-        {t('card.state')}: <strong>{result.receipt ? label(result.receipt.state) : '—'}</strong>
+        {t('card.state')}: <strong data-testid="action-state">{shown.state ? label(shown.state) : '—'}</strong>
+        {shown.source === 'feedback' && ` (${t('card.from_feedback')})`}
         {result.receipt && ` · dispatch: ${result.receipt.dispatch}`}
         {` · ${t('storage.journal')}: ${result.journal_state}`}
       </div>
       {result.feedback && (
         <div>
           {result.feedback.code}: {result.feedback.message}
+        </div>
+      )}
+      {result.feedback && result.feedback.next_action !== 'none' && (
+        <div data-testid="action-next">
+          {t('card.next')}: {nextActionText(result.feedback.next_action)}
         </div>
       )}
       {result.receipt?.result !== undefined && result.receipt?.result !== null && (

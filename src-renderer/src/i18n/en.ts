@@ -52,6 +52,8 @@ export const en = {
   'card.inspect': 'Inspect',
   'card.resume': 'Resume',
   'card.late': 'Arrived after the turn ended',
+  'card.next': 'Next',
+  'card.from_feedback': 'from the feedback; no receipt',
   'card.manual': 'Run by hand',
 
   'manual.title': 'Run a tool by hand',

@@ -54,6 +54,8 @@ export const zh: Messages = {
   'card.inspect': '查看',
   'card.resume': '继续执行',
   'card.late': '在本轮结束后到达',
+  'card.next': '下一步',
+  'card.from_feedback': '依据反馈；无回执',
   'card.manual': '手动运行',
 
   'manual.title': '手动运行工具',

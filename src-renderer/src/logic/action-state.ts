@@ -1,0 +1,25 @@
+/**
+ * The state an inspect/resume result shows. The receipt's state when there is one; without a
+ * receipt, the state the feedback establishes: the Hub's authoritative `invocation_not_found`
+ * means the original outcome is unverified (seed 001), and a sent call with no confirmed answer is
+ * unknown. Anything else concludes nothing (null): no state is invented, least of all success.
+ */
+import type { InvocationActionView } from '../../../src-shared/ipc/views.js';
+
+export interface ActionState {
+  state: string | null;
+  source: 'receipt' | 'feedback' | 'none';
+}
+
+export function actionState(result: Pick<InvocationActionView, 'receipt' | 'feedback'>): ActionState {
+  if (result.receipt) return { state: result.receipt.state, source: 'receipt' };
+  const f = result.feedback;
+  if (f && f.code === 'invocation_not_found') return { state: 'unverified', source: 'feedback' };
+  if (f && f.category === 'invocation_outcome_unknown') return { state: 'unknown', source: 'feedback' };
+  return { state: null, source: 'none' };
+}
+
+/** "inspect_original" -> "inspect original". */
+export function nextActionText(nextAction: string): string {
+  return nextAction.replace(/_/g, ' ');
+}
