@@ -1,0 +1,96 @@
+// Rebuilding call cards from archived events: the recorded state wins; archives written before
+// results carried their state use the journal's last known state; without either, only the
+// feedback can say more, and a sent call without evidence is unknown (never success).
+import { describe, expect, it } from 'vitest';
+import { conversationItems, legacyResultState } from '../../src-main/handlers/conversation.js';
+import type { InvocationStatusEntry } from '../../src-main/runtime/contracts.js';
+import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
+
+const target = {
+  hub_id: 'hub',
+  authorization_ref: 'auth-shop-a',
+  system_id: 'shop-a',
+  system_name: 'Shop A',
+  account: 'acct',
+  tool: 'update_product_content',
+  declaration_revision: 'r1',
+};
+let seq = 0;
+const base = () => ({ seq: ++seq, eventId: `e${seq}`, sessionId: 's1', turnId: 't1', at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z` });
+const call = (callId: string): ArchiveEvent => ({ ...base(), kind: 'tool_call', callId, functionName: 'auth_shop_a__update_product_content', argumentsText: '{}', target });
+const result = (callId: string, invocation_id: string | null, extra: Partial<Extract<ArchiveEvent, { kind: 'tool_result' }>> = {}): ArchiveEvent => ({
+  ...base(),
+  kind: 'tool_result',
+  callId,
+  functionName: 'auth_shop_a__update_product_content',
+  content: '{}',
+  feedback: null,
+  invocation_id,
+  ...extra,
+});
+const entry = (invocation_id: string, last_known_state: InvocationStatusEntry['last_known_state']): InvocationStatusEntry => ({
+  invocation_id,
+  authorization_ref: 'auth-shop-a',
+  tool: 'update_product_content',
+  original_run_id: 'run1',
+  last_known_state,
+  retry_at: null,
+  result_verified: false,
+});
+const states = (items: ReturnType<typeof conversationItems>) => items.flatMap((i) => (i.kind === 'tool_call' ? [i.state] : []));
+
+describe('conversation rebuild', () => {
+  it('uses the state recorded with the result, then later receipts for the same id', () => {
+    const items = conversationItems([
+      call('c1'),
+      result('c1', 'inv_1', { state: 'succeeded', effect: 'write' }),
+      call('c2'),
+      result('c2', 'inv_2', { state: 'unknown', effect: 'write' }),
+      // a resume by the model names inv_2 too; the later receipt belongs to the original call
+      { ...base(), kind: 'tool_call', callId: 'c3', functionName: 'resume_governed_tool_invocation', argumentsText: '{}', target: null },
+      result('c3', 'inv_2', { state: 'unverified', effect: null }),
+      { ...base(), kind: 'receipt', callId: null, invocation_id: 'inv_2', state: 'unverified', receipt: { state: 'unverified', effect: 'write' } as never, late: false },
+    ]);
+    expect(states(items)).toEqual(['succeeded', 'unverified', 'unverified']);
+    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.effect] : []))).toEqual(['write', 'write', null]);
+  });
+
+  it('older archives: the journal state, else the feedback; never success for a sent call', () => {
+    const journal = [entry('inv_ok', 'succeeded'), entry('inv_nd', 'not_dispatched'), entry('inv_fence', 'pending_dispatch')];
+    const items = conversationItems(
+      [
+        call('a'),
+        result('a', 'inv_ok'),
+        call('b'),
+        result('b', 'inv_nd', { feedback: { category: 'not_dispatched', code: 'task_budget_exhausted', message: 'spent', next_action: 'none', retryable: false } }),
+        call('c'),
+        result('c', 'inv_fence'),
+        call('d'),
+        result('d', 'inv_missing'),
+        call('e'),
+        result('e', null, { feedback: { category: 'arguments_invalid', code: 'arguments_invalid', message: 'bad', next_action: 'fix_arguments', retryable: false } }),
+        call('f'),
+      ],
+      journal,
+    );
+    expect(states(items)).toEqual(['succeeded', 'not_dispatched', 'unknown', 'unknown', 'refused', 'validating']);
+    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.can_resume] : []))).toEqual([false, false, true, true, false, false]);
+  });
+
+  it('derives from feedback without a journal entry', () => {
+    const empty = new Map<string, InvocationStatusEntry['last_known_state']>();
+    const fb = (category: 'not_dispatched' | 'invocation_outcome_unknown', original_outcome?: 'unverified' | 'unknown') => ({
+      category,
+      code: 'x',
+      message: 'm',
+      next_action: 'none',
+      retryable: false,
+      ...(original_outcome ? { original_outcome } : {}),
+    });
+    expect(legacyResultState({ invocation_id: 'inv', feedback: fb('not_dispatched') }, empty)).toBe('not_dispatched');
+    expect(legacyResultState({ invocation_id: 'inv', feedback: fb('invocation_outcome_unknown', 'unverified') }, empty)).toBe('unverified');
+    expect(legacyResultState({ invocation_id: null, feedback: fb('invocation_outcome_unknown') }, empty)).toBe('unknown');
+    expect(legacyResultState({ invocation_id: null, feedback: null }, empty)).toBe('succeeded'); // a built-in (search) that answered
+    expect(legacyResultState({ invocation_id: 'inv', feedback: null }, empty)).toBe('unknown');
+  });
+});
