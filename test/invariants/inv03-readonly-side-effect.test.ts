@@ -1,6 +1,6 @@
  
 /**
- * FINDING (Hub, src-hub/acc/compile.ts:218-236): an operation's effect is derived from
+ * Found in review (fixed in src-hub/acc/compile.ts): an operation's effect is derived from
  * `execution.readonly` alone. A declaration that says `readonly: true` but
  * `outcome.side_effect: 'external'` (or 'write' / 'notify') compiles to effect `read`: it spends no
  * write budget, so a task's cumulative write allowance does not bound it (invariant 3). The Hub
