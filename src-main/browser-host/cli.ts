@@ -5,6 +5,11 @@
  * flushed, Hub stopped).
  *
  *   tsx src-main/browser-host/cli.ts --data DIR [--port N] [--static out/renderer]
+ *
+ * Remote Hub without an OS keychain (headless launches: CI, scripts): set BAILING_HUB_URL and
+ * BAILING_HUB_TOKEN_FILE (a 0600 file holding the client token). bootDesk reads the file once into
+ * memory for this launch; the token is never written anywhere nor sent to the renderer
+ * (src-main/embedded/launch-hub.ts). An incomplete or unsafe route stops the launch.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

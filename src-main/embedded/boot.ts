@@ -20,6 +20,7 @@ import { createKeychain, KEYCHAIN_ACCOUNTS, type Keychain } from '../keychain/in
 import { createDeskRuntimeFromDataDir } from '../runtime/from-data-dir.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import { createSettingsFileStore, createSettingsService, defaultSettings, type DeskSettings } from '../settings/index.js';
+import { launchHubFromEnv, type LaunchHub } from './launch-hub.js';
 import { startLocalHub, type LocalHub } from './local-hub.js';
 
 export const DEMO_SESSION_TITLE = 'Demo: shops and inventory';
@@ -32,6 +33,12 @@ export interface BootOptions {
   log?: (msg: string) => void;
   /** Reconnect delay of the Hub event stream (tests shorten it). */
   reconnectDelayMs?: number;
+  /**
+   * A remote Hub for this launch only (URL + client token held in memory), overriding the saved
+   * choice. Default: read from BAILING_HUB_URL + BAILING_HUB_TOKEN_FILE (see ./launch-hub.ts);
+   * `null` disables the environment route.
+   */
+  launchHub?: LaunchHub | null;
 }
 
 export interface DeskBoot {
@@ -58,9 +65,14 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   const ks = keychain.status();
   if (ks.state === 'unavailable') log(`OS keychain unavailable (${ks.reason ?? 'unknown'}); secrets are kept for this session only.`);
 
+  // Read once, before anything else: an incomplete or unsafe route stops the launch.
+  const launch = opts.launchHub !== undefined ? opts.launchHub : launchHubFromEnv(env);
+  if (launch) log(`Remote Hub for this launch: ${launch.url} (client token from BAILING_HUB_TOKEN_FILE, held in memory only).`);
+
   const store = createSettingsFileStore(opts.dataDir);
   const firstStart = store.load() === null;
   let file = store.load() ?? defaultSettings();
+  const mode: 'local' | 'remote' = launch ? 'remote' : file.hub.mode;
   if (file.hub.mode === 'local' && file.embedded === null) {
     file = { ...file, embedded: { client_id: `desk-${randomBytes(6).toString('hex')}`, hub_port: null, default_session_id: null } };
   }
@@ -70,7 +82,7 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
     store,
     keychain,
     dataDir: opts.dataDir,
-    runningMode: file.hub.mode,
+    runningMode: mode,
     initial: file,
     envModel: {
       baseUrl: env.BAILING_MODEL_BASE_URL || null,
@@ -85,7 +97,12 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   let clientId: string;
   let hubId: string | undefined;
   let adminToken: string | null = null;
-  if (file.hub.mode === 'local') {
+  if (launch) {
+    // Launch-time route: nothing about it is saved (settings, keychain) or sent to the renderer.
+    hubUrl = launch.url;
+    hubToken = launch.token;
+    clientId = clientIdOfToken(launch.token) ?? 'remote-client';
+  } else if (file.hub.mode === 'local') {
     const emb = file.embedded;
     if (!emb) throw new Error('embedded settings missing');
     local = await startLocalHub({ dataDir: join(opts.dataDir, 'hub'), keychain, clientId: emb.client_id, port: emb.hub_port });
@@ -117,7 +134,7 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
       secrets: () => [hubToken, ...(adminToken ? [adminToken] : []), ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : [])],
     });
     runtime = made.runtime;
-    if (file.hub.mode === 'remote' && !file.hub.remote_hub_id) {
+    if (!launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id) {
       const health = await made.hubClient.health();
       if (typeof health.hub_id === 'string') {
         const id = health.hub_id;
@@ -144,7 +161,7 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   const gateway = createHubGateway({
     client,
     admin,
-    mode: file.hub.mode,
+    mode,
     url: hubUrl,
     ...(opts.reconnectDelayMs !== undefined ? { reconnectDelayMs: opts.reconnectDelayMs } : {}),
   });
