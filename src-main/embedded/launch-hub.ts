@@ -73,7 +73,7 @@ function readTokenFile(path: string, uid: number | null): string {
     const token = buf.subarray(0, n).toString('utf8').trim();
     buf.fill(0);
     if (token.length === 0) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE is empty.');
-    if (/[\s\u0000-\u001f\u007f]/.test(token)) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE must hold one token (no spaces, line breaks or control characters inside).');
+    if ([...token].some((ch) => ch.trim() === '' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE must hold one token (no spaces, line breaks or control characters inside).');
     return token;
   } finally {
     closeSync(fd);

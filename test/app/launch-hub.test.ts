@@ -135,7 +135,10 @@ describe('bootDesk with the launch-time route', () => {
     // Nothing under the data folder holds the token (settings, journal, archive, scopes).
     const files: string[] = [];
     const walk = (d: string) => {
-      for (const e of readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(join(d, e.name)) : files.push(join(d, e.name));
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(d, e.name));
+        else files.push(join(d, e.name));
+      }
     };
     walk(dataDir);
     expect(files.length).toBeGreaterThan(0);
