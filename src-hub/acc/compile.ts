@@ -216,6 +216,11 @@ function compileOperation(
   }
 
   const readonly = cap.execution?.readonly === true;
+  const sideEffect = cap.outcome?.side_effect ?? (readonly ? 'none' : 'write');
+  // A "read-only" operation whose declared outcome still changes or notifies something is governed as a
+  // write: it spends the write budget. Only a read with no side effect beyond reading is a read.
+  const effect: 'read' | 'write' =
+    readonly && (sideEffect === 'none' || sideEffect === 'read') ? 'read' : 'write';
   const risk = cap.risk?.level ?? 'low';
   const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
   const longText = typeof operation.description === 'string' ? operation.description.trim() : '';
@@ -232,8 +237,9 @@ function compileOperation(
     has_body: body !== null,
     body_required: body?.required === true,
     input_schema,
-    effect: readonly ? 'read' : 'write',
-    side_effect: cap.outcome?.side_effect ?? (readonly ? 'none' : 'write'),
+    effect,
+    declared_readonly: readonly,
+    side_effect: sideEffect,
     risk_level: risk,
     approval: {
       required: cap.approval?.required === true || risk === 'high',

@@ -20,7 +20,10 @@ export interface CompiledOperation {
   body_required: boolean;
   /** One JSON Schema object: path + query + body properties flattened, additionalProperties false, local $refs resolved. */
   input_schema: Record<string, unknown>;
+  /** write unless the operation is declared readonly AND its side effect is none/read. */
   effect: 'read' | 'write';
+  /** The declared execution.readonly flag (part of the revision even when it does not change the effect). */
+  declared_readonly: boolean;
   side_effect: SideEffect;
   risk_level: RiskLevel;
   approval: { required: boolean; prompt: string | null; when: ApprovalRule[] };

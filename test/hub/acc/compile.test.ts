@@ -116,6 +116,23 @@ describe('compileSpec: a valid document', () => {
   });
 });
 
+describe('compileSpec: effect', () => {
+  const getCap = (d: Doc) => d.paths['/products/{product_id}'].get['x-agent-capability'];
+
+  it.each([
+    ['none', 'read'],
+    ['read', 'read'],
+    ['write', 'write'],
+    ['notify', 'write'],
+    ['external', 'write'],
+  ])('a readonly operation whose outcome side effect is %s is governed as a %s', (sideEffect, effect) => {
+    const r = compileWith((d) => {
+      getCap(d).outcome = { result: 'x', side_effect: sideEffect };
+    });
+    expect(byTool(r.operations, 'get_product')).toMatchObject({ effect, side_effect: sideEffect });
+  });
+});
+
 describe('compileSpec: diagnostics', () => {
   it.each([
     ['not an object', 'a string'],
