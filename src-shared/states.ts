@@ -100,6 +100,8 @@ export const TASK_REFUSAL_CODES = [
   'tool_not_in_task',
   'authorization_not_in_task',
   'constraint_violation',
+  /** The call's agent session is enrolled in a task and the call does not carry that task_id. */
+  'task_required',
 ] as const;
 export type TaskRefusalCode = (typeof TASK_REFUSAL_CODES)[number];
 

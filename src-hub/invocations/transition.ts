@@ -1,12 +1,14 @@
 /**
  * transitionInvocation: the single place where invocation state moves are checked against the
  * shared transition table (src-shared/states.ts). It hands the store one atomic change (state
- * compare-and-set, optional permit, approval rows, audit entry, durable event) and then wakes the
- * client's event streams.
+ * compare-and-set, the session's task enrollment, optional task permit, the operation's declared
+ * rate limit, approval rows, audit entry, durable event) and then wakes the client's event streams.
  */
 import { canTransitionInvocation, type InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import type { InvocationChange, InvocationChangeResult } from '../store/types.js';
+import { evaluateEnrollment } from '../tasks/enrollment.js';
+import { evaluateOperationRate, WINDOW_MS } from '../tasks/policy.js';
 import { taskWindowMs, toTaskView } from '../tasks/view.js';
 import { toReceipt } from './receipt.js';
 
@@ -16,18 +18,33 @@ export class IllegalTransitionError extends Error {
   }
 }
 
-export type TransitionRequest = Omit<InvocationChange, 'render' | 'at'> & { at?: string };
+export type TransitionRequest = Omit<InvocationChange, 'render' | 'render_task' | 'at' | 'enrollment' | 'operation_rate'> & { at?: string };
 
 export async function transitionInvocation(ctx: HubContext, req: TransitionRequest): Promise<InvocationChangeResult> {
   // from === to is an annotation (new evidence, a refusal reason) that moves no state.
+  const at = req.at ?? ctx.now().toISOString();
+  // Every creation and every move to `dispatching` passes the session's task enrollment; every
+  // move to `dispatching` also passes the operation's declared rate limit. Added here, not by the
+  // callers, so no dispatch path can leave them out. A refusal on creation is `not_dispatched`; a
+  // refused resume keeps the call where it is (an approved call stays approved).
+  const gated = req.from === 'new' || req.to === 'dispatching';
+  const refusedTo: InvocationState | null = req.from === 'new' ? 'not_dispatched' : null;
+  const gates: Pick<InvocationChange, 'enrollment' | 'operation_rate'> = {};
+  if (gated) gates.enrollment = { evaluate: evaluateEnrollment, refused_to: refusedTo };
+  if (req.to === 'dispatching') {
+    gates.operation_rate = { now_ms: Date.parse(at), window_ms: (w) => WINDOW_MS[w], evaluate: evaluateOperationRate, refused_to: refusedTo };
+  }
   const targets: InvocationState[] = req.from === req.to ? [] : [req.to];
-  if (req.permit?.refused_to) targets.push(req.permit.refused_to);
+  for (const r of [req.permit?.refused_to, gates.enrollment?.refused_to, gates.operation_rate?.refused_to]) {
+    if (r) targets.push(r);
+  }
   for (const to of targets) {
     if (!canTransitionInvocation(req.from, to)) throw new IllegalTransitionError(req.from, to);
   }
   const change: InvocationChange = {
     ...req,
-    at: req.at ?? ctx.now().toISOString(),
+    ...gates,
+    at,
     render: (record, approval) => ({ type: 'invocation.changed', receipt: toReceipt(record, approval) }),
     render_task: {
       window_ms: taskWindowMs,

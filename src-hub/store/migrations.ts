@@ -91,4 +91,22 @@ CREATE TABLE events (
 CREATE INDEX events_client ON events (client_id, seq);
 `,
   },
+  {
+    version: 2,
+    name: 'operation_rate_and_session_enrollment',
+    sql: `
+CREATE TABLE operation_dispatches (
+  invocation_id TEXT PRIMARY KEY, authorization_ref TEXT NOT NULL, tool TEXT NOT NULL,
+  granted_at_ms INTEGER NOT NULL
+);
+CREATE INDEX operation_dispatches_window ON operation_dispatches (authorization_ref, tool, granted_at_ms);
+CREATE TABLE session_enrollments (
+  client_id TEXT NOT NULL, agent_session_id TEXT NOT NULL, task_id TEXT NOT NULL,
+  invocation_id TEXT NOT NULL, enrolled_at TEXT NOT NULL,
+  PRIMARY KEY (client_id, agent_session_id)
+);
+CREATE TRIGGER session_enrollments_no_update BEFORE UPDATE ON session_enrollments BEGIN SELECT RAISE(ABORT, 'an enrollment is permanent'); END;
+CREATE TRIGGER session_enrollments_no_delete BEFORE DELETE ON session_enrollments BEGIN SELECT RAISE(ABORT, 'an enrollment is permanent'); END;
+`,
+  },
 ];

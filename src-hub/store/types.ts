@@ -13,6 +13,7 @@ import type {
   TaskState,
 } from '../../src-shared/states.js';
 import type {
+  RateWindow,
   ReconciliationEvidence,
   SpecDiagnostic,
   TaskBoundary,
@@ -172,6 +173,32 @@ export type PermitDecision =
 
 export type PermitEvaluator = (snapshot: PermitSnapshot, effect: 'read' | 'write', nowMs: number) => PermitDecision;
 
+/** What the operation rate check sees inside the dispatch transaction: one (authorization_ref, tool). */
+export interface OperationRateSnapshot {
+  authorization_ref: string;
+  tool: string;
+  limit: { count: number; window: RateWindow };
+  used_in_window: number;
+  window_end_ms: number;
+}
+
+export type OperationRateEvaluator = (snapshot: OperationRateSnapshot, nowMs: number) => PermitDecision;
+
+/** enrolledTaskId: the task the call's agent session is enrolled in (null: not enrolled). */
+export type EnrollmentEvaluator = (
+  enrolledTaskId: string | null,
+  call: { agent_session_id: string; task_id: string | null },
+) => PermitDecision;
+
+export interface SessionEnrollmentRecord {
+  client_id: string;
+  agent_session_id: string;
+  task_id: string;
+  /** The invocation whose creation enrolled the session. */
+  invocation_id: string;
+  enrolled_at: string;
+}
+
 export interface AuditInput {
   actor: string;
   kind: string;
@@ -228,6 +255,23 @@ export interface InvocationChange {
     evaluate: PermitEvaluator;
     permit_id: string;
     /** State on refusal, or null to keep the current state (an approved call stays approved). */
+    refused_to: InvocationState | null;
+  };
+  /**
+   * The agent session's task enrollment, checked first (added by transitionInvocation to every
+   * creation and every move to `dispatching`): a session enrolled in a task may only make calls
+   * carrying that task_id; a call carrying a task_id enrolls a session that is not enrolled yet.
+   */
+  enrollment?: { evaluate: EnrollmentEvaluator; refused_to: InvocationState | null };
+  /**
+   * The business system's declared per-operation rate limit (the record's operation.rate_limit),
+   * counted per (authorization_ref, tool), checked after the task permit and recorded with it.
+   * Added by transitionInvocation to every move to `dispatching`.
+   */
+  operation_rate?: {
+    now_ms: number;
+    window_ms: (window: RateWindow) => number;
+    evaluate: OperationRateEvaluator;
     refused_to: InvocationState | null;
   };
   release_permit?: { now_ms: number };
@@ -335,6 +379,8 @@ export interface HubStore {
   changeTaskState(change: TaskChange): Promise<TaskRecord | null>;
   taskUsage(taskId: string, nowMs: number, windowMs: number | null): Promise<TaskUsage>;
   listPermits(taskId: string): Promise<PermitRecord[]>;
+  /** The task an agent session is enrolled in, if any (enrollments are permanent). */
+  getEnrollment(clientId: string, agentSessionId: string): Promise<SessionEnrollmentRecord | null>;
 
   close(): Promise<void>;
 }

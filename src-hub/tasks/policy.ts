@@ -1,10 +1,12 @@
 /**
  * The permit policy: a pure function of the task snapshot read inside the dispatch transaction.
  * Order of checks: cancelled, expired, paused, write budget, in-flight, rate window.
+ * The operation's own declared rate limit (evaluateOperationRate) is checked after it, in the
+ * same transaction (store/sqlite/invocation-change.ts).
  */
 import type { RateWindow } from '../../src-shared/hub-api.js';
 import type { TaskRefusalCode } from '../../src-shared/states.js';
-import type { PermitDecision, PermitEvaluator } from '../store/types.js';
+import type { OperationRateEvaluator, PermitDecision, PermitEvaluator } from '../store/types.js';
 
 export const WINDOW_MS: Readonly<Record<RateWindow, number>> = {
   '1s': 1_000,
@@ -36,12 +38,43 @@ export const evaluatePermit: PermitEvaluator = (snap, effect, nowMs) => {
   if (snap.in_flight >= b.in_flight_limit) {
     return refuse('in_flight_limit', `the task already has ${snap.in_flight} calls in flight (limit ${b.in_flight_limit})`);
   }
-  if (b.rate_limit && snap.used_in_window >= b.rate_limit.count) {
-    return refuse(
-      'rate_limited',
-      `the task's rate limit (${b.rate_limit.count} per ${b.rate_limit.window}) is reached`,
-      Math.max(1, snap.window_end_ms - nowMs),
-    );
+  if (b.rate_limit) {
+    const limited = rateWindowRefusal(b.rate_limit, snap.used_in_window, snap.window_end_ms, nowMs, "the task's rate limit");
+    if (limited) return limited;
   }
   return { ok: true };
 };
+
+/**
+ * The one rate limiter: fixed windows aligned to the epoch (store/sqlite/window.ts), counting
+ * permits granted since the window started. Used for a task's rate limit and for the business
+ * system's declared per-operation limit. Null when the window still has room.
+ */
+export function rateWindowRefusal(
+  limit: { count: number; window: RateWindow },
+  usedInWindow: number,
+  windowEndMs: number,
+  nowMs: number,
+  what: string,
+): Extract<PermitDecision, { ok: false }> | null {
+  if (usedInWindow < limit.count) return null;
+  return {
+    ok: false,
+    code: 'rate_limited' satisfies TaskRefusalCode,
+    message: `${what} (${limit.count} per ${limit.window}) is reached`,
+    retry_after_ms: Math.max(1, windowEndMs - nowMs),
+  };
+}
+
+/**
+ * The business system's declared limit (ACC execution.rate_limit) for one account: dispatches of
+ * this tool through this authorization in the current window.
+ */
+export const evaluateOperationRate: OperationRateEvaluator = (snap, nowMs) =>
+  rateWindowRefusal(
+    snap.limit,
+    snap.used_in_window,
+    snap.window_end_ms,
+    nowMs,
+    `the rate limit ${snap.tool} declares for one account (authorization ${snap.authorization_ref})`,
+  ) ?? { ok: true };

@@ -76,8 +76,18 @@ export interface HubEnv {
   agent<T = any>(method: string, path: string, body?: unknown, tok?: string): Promise<HttpResult<T>>;
   admin<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
   declaration(authRef: string, tool: string, tok?: string): Promise<Declaration>;
-  run(authRef: string, tok?: string): Promise<string>;
-  invoke(input: { authRef: string; tool: string; args: Record<string, unknown>; runId?: string; id?: string; taskId?: string; tok?: string }): Promise<HttpResult>;
+  /** Opens a run; each run is its own agent session unless `sessionId` is given (task enrollment is per session). */
+  run(authRef: string, tok?: string, sessionId?: string): Promise<string>;
+  invoke(input: {
+    authRef: string;
+    tool: string;
+    args: Record<string, unknown>;
+    runId?: string;
+    id?: string;
+    taskId?: string;
+    tok?: string;
+    sessionId?: string;
+  }): Promise<HttpResult>;
   /** Opens the Hub's SQLite file read-only for assertions about rows no route exposes. */
   sql<T = unknown>(query: string, ...params: unknown[]): T[];
   restart(extra?: Partial<CreateHubOptions>): Promise<void>;
@@ -112,19 +122,24 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
       if (!d) throw new Error(`no declaration ${tool} for ${authRef}: ${r.text}`);
       return d;
     },
-    async run(authRef, tok) {
-      const r = await env.agent('POST', '/agent/v1/runs', { agent_session_id: 'sess-1', turn_id: `turn-${randomUUID()}`, authorization_ref: authRef }, tok);
+    async run(authRef, tok, sessionId) {
+      const r = await env.agent(
+        'POST',
+        '/agent/v1/runs',
+        { agent_session_id: sessionId ?? `sess-${randomUUID()}`, turn_id: `turn-${randomUUID()}`, authorization_ref: authRef },
+        tok,
+      );
       if (r.status !== 201) throw new Error(`run: ${r.status} ${r.text}`);
       return r.body.run_id as string;
     },
-    async invoke({ authRef, tool, args, runId, id, taskId, tok }) {
+    async invoke({ authRef, tool, args, runId, id, taskId, tok, sessionId }) {
       const d = await env.declaration(authRef, tool, tok);
       return env.agent(
         'POST',
         '/agent/v1/invocations',
         {
           invocation_id: id ?? newInvocationId(),
-          run_id: runId ?? (await env.run(authRef, tok)),
+          run_id: runId ?? (await env.run(authRef, tok, sessionId)),
           authorization_ref: authRef,
           tool,
           declaration_revision: d.declaration_revision,

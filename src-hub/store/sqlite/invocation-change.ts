@@ -1,6 +1,8 @@
 /**
- * The one SQLite transaction that changes an invocation: compare-and-set on the state, the task
- * permit (check + grant), approval rows, permit release, the audit entry and the durable event.
+ * The one SQLite transaction that changes an invocation: compare-and-set on the state, the
+ * session's task enrollment (check + record), the task permit (check + grant), the operation's
+ * declared rate limit (check + count), approval rows, permit release, the audit entry and the
+ * durable event.
  * better-sqlite3 is synchronous, so this whole function is atomic with respect to every other
  * HTTP request served by this process (and SQLite's write lock covers other processes).
  */
@@ -11,9 +13,11 @@ import type {
   InvocationChangeResult,
   InvocationRecord,
   InvocationPatch,
+  PermitDecision,
   PermitRecord,
   PermitSnapshot,
 } from '../types.js';
+import type { InvocationState } from '../../../src-shared/states.js';
 import { invocationParams, toApproval, toInvocation, toPermit, toTask } from './rows.js';
 import { createTaskUsageReader } from './task-usage.js';
 import { windowBounds } from './window.js';
@@ -77,6 +81,16 @@ export function createInvocationChanger(db: Database.Database) {
   );
   const insertEvent = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
   const readUsage = createTaskUsageReader(db);
+  const selectEnrollment = db.prepare('SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?');
+  const insertEnrollment = db.prepare(
+    'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const countOperationWindow = db.prepare(
+    'SELECT COUNT(*) AS n FROM operation_dispatches WHERE authorization_ref = ? AND tool = ? AND granted_at_ms >= ?',
+  );
+  const insertOperationDispatch = db.prepare(
+    'INSERT OR IGNORE INTO operation_dispatches (invocation_id, authorization_ref, tool, granted_at_ms) VALUES (?, ?, ?, ?)',
+  );
 
   const write = (record: InvocationRecord, expected: string | null): boolean => {
     const params = invocationParams(record);
@@ -133,8 +147,18 @@ export function createInvocationChanger(db: Database.Database) {
     const expected = change.from === 'new' ? null : change.from;
     const fromLabel = change.from === 'new' ? null : change.from;
 
-    let permit: PermitRecord | null = null;
-    if (change.permit) {
+    // 1. enrollment, 2. task permit, 3. the operation's declared rate limit: the first refusal wins
+    // and nothing of the later checks is recorded or spent.
+    let refusal: { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null } | null = null;
+    let enroll = false;
+    if (change.enrollment) {
+      const row = selectEnrollment.get(base.client_id, base.agent_session_id) as { task_id: string } | undefined;
+      const enrolled = row?.task_id ?? null;
+      const d = change.enrollment.evaluate(enrolled, { agent_session_id: base.agent_session_id, task_id: base.task_id });
+      if (!d.ok) refusal = { decision: d, refused_to: change.enrollment.refused_to };
+      else enroll = enrolled === null && base.task_id !== null;
+    }
+    if (!refusal && change.permit) {
       const p = change.permit;
       const taskRow = selectTask.get(p.task_id) as Record<string, unknown> | undefined;
       if (!taskRow) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
@@ -147,22 +171,54 @@ export function createInvocationChanger(db: Database.Database) {
         window_start_ms: bounds?.start ?? 0,
         window_end_ms: bounds?.end ?? 0,
       };
-      const decision = p.evaluate(snapshot, p.effect, p.now_ms);
-      if (!decision.ok) {
-        const refusedState = p.refused_to ?? base.state;
-        const refused = applyPatch(
-          { ...base, state: refusedState },
-          { reason_code: decision.code, reason_message: decision.message, retry_after_ms: decision.retry_after_ms },
-          change.at,
-        );
-        if (!write(refused, expected)) return { kind: 'stale', current };
-        const kind = p.refused_to ? change.audit.kind : 'invocation.permit_refused';
-        const { approval, seq } = finish(refused, change, fromLabel, refusedState, kind);
-        return { kind: 'refused', record: refused, approval, refusal: decision, event_seq: seq };
-      }
+      const d = p.evaluate(snapshot, p.effect, p.now_ms);
+      if (!d.ok) refusal = { decision: d, refused_to: p.refused_to };
+    }
+    const limit = base.operation.rate_limit;
+    if (!refusal && change.operation_rate && limit) {
+      const r = change.operation_rate;
+      const bounds = windowBounds(r.now_ms, r.window_ms(limit.window));
+      const used = Number((countOperationWindow.get(base.authorization_ref, base.tool, bounds.start) as { n: number }).n);
+      const d = r.evaluate(
+        { authorization_ref: base.authorization_ref, tool: base.tool, limit, used_in_window: used, window_end_ms: bounds.end },
+        r.now_ms,
+      );
+      if (!d.ok) refusal = { decision: d, refused_to: r.refused_to };
+    }
+    const recordEnrollment = () => {
+      if (!enroll || base.task_id === null) return;
+      insertEnrollment.run(base.client_id, base.agent_session_id, base.task_id, base.invocation_id, change.at);
+      insertAudit.run(
+        change.at, change.audit.actor, 'session.enrolled', base.invocation_id, base.task_id, null, null,
+        JSON.stringify({ agent_session_id: base.agent_session_id }),
+      );
+    };
+
+    if (refusal) {
+      const { decision } = refusal;
+      const refusedState = refusal.refused_to ?? base.state;
+      const refused = applyPatch(
+        { ...base, state: refusedState },
+        { reason_code: decision.code, reason_message: decision.message, retry_after_ms: decision.retry_after_ms },
+        change.at,
+      );
+      if (!write(refused, expected)) return { kind: 'stale', current };
+      recordEnrollment();
+      const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
+      const { approval, seq } = finish(refused, change, fromLabel, refusedState, kind);
+      return { kind: 'refused', record: refused, approval, refusal: decision, event_seq: seq };
+    }
+
+    let permit: PermitRecord | null = null;
+    if (change.permit) {
+      const p = change.permit;
       insertPermit.run(p.permit_id, p.task_id, change.invocation_id, p.effect, p.now_ms);
       spend.run(p.effect === 'write' ? 1 : 0, change.at, p.task_id);
       permit = toPermit(selectPermit.get(p.permit_id) as Record<string, unknown>);
+    }
+    // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
+    if (change.operation_rate) {
+      insertOperationDispatch.run(change.invocation_id, base.authorization_ref, base.tool, change.operation_rate.now_ms);
     }
 
     let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);
@@ -182,6 +238,7 @@ export function createInvocationChanger(db: Database.Database) {
       if (changed !== 1) throw new Error(`approval ${d.approval_id} is no longer pending`);
     }
     if (change.release_permit) releasePermit.run(change.release_permit.now_ms, change.invocation_id);
+    recordEnrollment();
     const { approval, seq } = finish(record, change, fromLabel, change.to, change.audit.kind);
     return { kind: 'applied', record, approval, permit, event_seq: seq };
   });

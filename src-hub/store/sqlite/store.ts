@@ -9,6 +9,7 @@ import type {
   HubStore,
   MigrationStatus,
   OperationRecord,
+  SessionEnrollmentRecord,
   TaskRecord,
   TaskUsage,
 } from '../types.js';
@@ -380,6 +381,14 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     },
     async listPermits(taskId) {
       return (db.prepare('SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id').all(taskId) as Row[]).map(toPermit);
+    },
+
+    async getEnrollment(clientId, agentSessionId) {
+      return (
+        (db
+          .prepare('SELECT * FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?')
+          .get(clientId, agentSessionId) as SessionEnrollmentRecord | undefined) ?? null
+      );
     },
 
     async close() {
