@@ -9,6 +9,7 @@ import { newId } from '../src-hub/ids.js';
 import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import type { InvocationRecord } from '../src-hub/store/types.js';
 import { evaluatePermit } from '../src-hub/tasks/policy.js';
+import { BENCH_SHOP } from './lib/bench-shop.js';
 import { startBenchHub } from './lib/hub-env.js';
 import { fmt, heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
 import { runConcurrent, summarize, type Summary } from './lib/stats.js';
@@ -16,14 +17,20 @@ import { runConcurrent, summarize, type Summary } from './lib/stats.js';
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 const CONCURRENCY = [1, 16];
 
+const AUTH = BENCH_SHOP.authorization_ref;
+
 const env = await startBenchHub();
 try {
-  const write = await env.declaration('auth-shop-a', 'update_product_content');
-  const read = await env.declaration('auth-shop-a', 'get_product');
-  const runId = await env.run('auth-shop-a');
+  // The bench shop is demo shop A without a declared rate limit (bench/lib/bench-shop.ts).
+  const write = await env.declaration(AUTH, 'update_product_content');
+  const read = await env.declaration(AUTH, 'get_product');
+  // Task-bound calls come from one agent session (enrolled in the task by its first call); the
+  // calls without a task come from another session, which a task enrollment would refuse.
+  const runId = await env.run(AUTH);
+  const freeRunId = await env.run(AUTH);
   const task = await env.post('/agent/v1/tasks', {
     title: 'bench',
-    authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'get_product'] }],
+    authorizations: [{ authorization_ref: AUTH, tools: ['update_product_content', 'get_product'] }],
     write_budget: 1_000_000,
     in_flight_limit: 10_000,
   });
@@ -31,8 +38,8 @@ try {
   const call = (tool: 'get_product' | 'update_product_content', withTask: boolean) => async () => {
     const r = await env.post('/agent/v1/invocations', {
       invocation_id: `bench_${randomUUID()}`,
-      run_id: runId,
-      authorization_ref: 'auth-shop-a',
+      run_id: withTask ? runId : freeRunId,
+      authorization_ref: AUTH,
       tool,
       declaration_revision: tool === 'get_product' ? read.declaration_revision : write.declaration_revision,
       arguments: tool === 'get_product' ? { product_id: 42 } : { product_id: 42, description: `bench ${randomUUID()}` },
@@ -56,14 +63,14 @@ try {
 
   // The permit transaction alone, through the real store: new -> dispatching with a permit, then released.
   const ctx = env.hub.ctx;
-  const op = (await ctx.store.currentOperation('shop-a', 'update_product_content'))!;
+  const op = (await ctx.store.currentOperation(BENCH_SHOP.system_id, 'update_product_content'))!;
   const run = (await ctx.store.getRun(runId))!;
   const permitOnly = async () => {
     const at = ctx.now();
     const id = `perm_${randomUUID()}`;
     const rec: InvocationRecord = {
       invocation_id: id, client_id: 'bench', run_id: run.run_id, agent_session_id: run.agent_session_id, turn_id: run.turn_id,
-      authorization_ref: 'auth-shop-a', authorization_revision: 1, system_id: 'shop-a', tool: op.tool,
+      authorization_ref: AUTH, authorization_revision: 1, system_id: BENCH_SHOP.system_id, tool: op.tool,
       declaration_revision: op.declaration_revision, operation: op.operation, arguments: { product_id: 42 }, parameter_digest: id,
       host_call_id: 'bench', task_id: taskId, effect: 'write', state: 'not_dispatched', dispatch: 'none', reason_code: null,
       reason_message: null, retry_after_ms: null, result: null, result_truncated: false, business_status: null, approval_id: null,
@@ -94,6 +101,7 @@ try {
 
   heading('Task permits under contention (one task, loopback, demo shop)');
   console.log(`calls per case: ${CALLS}; Hub store: ${env.hub.store.durability}`);
+  console.log('business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)');
   const rows: Array<Array<string | number>> = [];
   for (const label of ['task-bound write (permit + send)', 'read with task', 'read without task']) {
     for (const conc of CONCURRENCY) rows.push(summaryRow(label, conc, results.get(`${label}@${conc}`)!));
