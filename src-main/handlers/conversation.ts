@@ -38,7 +38,22 @@ export function legacyResultState(
   return fromFeedback(e.feedback) ?? 'unknown';
 }
 
-export function conversationItems(events: readonly ArchiveEvent[], journalEntries: readonly InvocationStatusEntry[] = []): ConversationItem[] {
+/** Feedback shown on a call whose turn ended without its result being recorded (the host stopped mid-call). */
+export const INTERRUPTED_FEEDBACK: Feedback = {
+  category: 'invocation_outcome_unknown',
+  code: 'interrupted',
+  message:
+    'The app stopped while this call was in progress, so its result was not recorded here. It may have been sent: see Needs attention and inspect the original call; do not send it again.',
+  next_action: 'inspect_original',
+  retryable: false,
+  original_outcome: 'unknown',
+};
+
+export function conversationItems(
+  events: readonly ArchiveEvent[],
+  journalEntries: readonly InvocationStatusEntry[] = [],
+  opts: { activeTurnId?: string | null } = {},
+): ConversationItem[] {
   const journal = new Map(journalEntries.map((j) => [j.invocation_id, j.last_known_state]));
   const items: ConversationItem[] = [];
   const cards = new Map<string, { card: ToolCallCard; at: string; index: number }>();
@@ -127,6 +142,13 @@ export function conversationItems(events: readonly ArchiveEvent[], journalEntrie
         break;
       default:
         break;
+    }
+  }
+  // A call without a recorded result outside the running turn was interrupted (a crash): its
+  // outcome is unknown, never "Checking" forever and never "did not happen".
+  for (const c of cards.values()) {
+    if (c.card.state === 'validating' && (c.card.turnId === null || c.card.turnId !== (opts.activeTurnId ?? null))) {
+      put({ ...c.card, state: 'unknown', feedback: INTERRUPTED_FEEDBACK }, c.at);
     }
   }
   return items;

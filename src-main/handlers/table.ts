@@ -63,7 +63,7 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       const opened = await runtime.openSession(input.session_id);
       return {
         session: sessionView(opened.session),
-        items: conversationItems(opened.events, opened.journal.entries),
+        items: conversationItems(opened.events, opened.journal.entries, { activeTurnId: opened.session.activeTurnId }),
         storage: storageView(opened.journal, opened.archive),
       };
     },

@@ -73,8 +73,17 @@ describe('conversation rebuild', () => {
       ],
       journal,
     );
-    expect(states(items)).toEqual(['succeeded', 'not_dispatched', 'unknown', 'unknown', 'refused', 'validating']);
+    // 'f' has no result and its turn is not running: interrupted, so unknown (not "Checking", not "did not happen").
+    expect(states(items)).toEqual(['succeeded', 'not_dispatched', 'unknown', 'unknown', 'refused', 'unknown']);
     expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.can_resume] : []))).toEqual([false, false, true, true, false, false]);
+  });
+
+  it('a call of the running turn without a result yet stays in its host-side phase; an interrupted one is unknown', () => {
+    const events = [call('live'), { ...call('old'), turnId: 't0' }];
+    const items = conversationItems(events, [], { activeTurnId: 't1' });
+    expect(states(items)).toEqual(['validating', 'unknown']);
+    const old = items.find((i) => i.kind === 'tool_call' && i.id === 'old');
+    expect(old).toMatchObject({ feedback: { code: 'interrupted', next_action: 'inspect_original' }, can_resume: false });
   });
 
   it('derives from feedback without a journal entry', () => {
