@@ -2,7 +2,8 @@
 // names the first limit that is exhausted, in a fixed order.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluatePermit } from '../../src-hub/tasks/policy.js';
+import { evaluateEnrollment } from '../../src-hub/tasks/enrollment.js';
+import { evaluateOperationRate, evaluatePermit } from '../../src-hub/tasks/policy.js';
 import type { PermitSnapshot, TaskRecord } from '../../src-hub/store/types.js';
 
 const NOW = Date.parse('2026-11-29T12:00:30.000Z');
@@ -75,5 +76,30 @@ describe('permit policy', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('the operation rate limit uses the same rule: room below count, else rate_limited until the window ends', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 59_999 }), (count, used, left) => {
+        const d = evaluateOperationRate(
+          { authorization_ref: 'a', tool: 'x', limit: { count, window: '1m' }, used_in_window: used, window_end_ms: NOW + left },
+          NOW,
+        );
+        if (used < count) expect(d).toEqual({ ok: true });
+        else expect(d).toMatchObject({ ok: false, code: 'rate_limited', retry_after_ms: left });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('enrollment rule', () => {
+  it('a session that is not enrolled may call with or without a task; an enrolled one only with its task', () => {
+    const session = { agent_session_id: 's' };
+    expect(evaluateEnrollment(null, { ...session, task_id: null })).toEqual({ ok: true });
+    expect(evaluateEnrollment(null, { ...session, task_id: 't1' })).toEqual({ ok: true });
+    expect(evaluateEnrollment('t1', { ...session, task_id: 't1' })).toEqual({ ok: true });
+    expect(evaluateEnrollment('t1', { ...session, task_id: null })).toMatchObject({ ok: false, code: 'task_required', retry_after_ms: null });
+    expect(evaluateEnrollment('t1', { ...session, task_id: 't2' })).toMatchObject({ ok: false, code: 'task_required' });
   });
 });
