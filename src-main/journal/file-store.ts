@@ -67,8 +67,8 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
   const chains = new Map<string, Promise<unknown>>();
   const validated = createIncrementalValidator();
 
-  /** The stored revision only (for the CAS compare): parses the file, no full validation. */
-  async function readRevision(sessionId: string): Promise<number | null> {
+  /** The stored file parsed as JSON; null only when there is no file. */
+  async function readJson(sessionId: string): Promise<{ value: unknown } | null> {
     let text: string;
     try {
       text = await readFile(recordPath(sessionId), 'utf8');
@@ -76,12 +76,18 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
       if ((err as { code?: unknown }).code === 'ENOENT') return null;
       throw ioError(err, 'reading the record');
     }
-    let revision: unknown;
     try {
-      revision = (JSON.parse(text) as { revision?: unknown } | null)?.revision;
+      return { value: JSON.parse(text) as unknown };
     } catch {
       throw new JournalError('invocation_record_corrupt', 'the stored invocation record is not valid JSON');
     }
+  }
+
+  /** The stored revision only (for the CAS compare): parses the file, no full validation. */
+  async function readRevision(sessionId: string): Promise<number | null> {
+    const stored = await readJson(sessionId);
+    if (stored === null) return null;
+    const revision = (stored.value as { revision?: unknown } | null)?.revision;
     if (typeof revision !== 'number' || !Number.isInteger(revision) || revision < 1)
       throw new JournalError(
         'invocation_record_corrupt',
@@ -91,19 +97,9 @@ export function createFileInvocationStore(options: FileInvocationStoreOptions): 
   }
 
   async function readRecord(sessionId: string): Promise<StoredJournalRecord | null> {
-    let text: string;
-    try {
-      text = await readFile(recordPath(sessionId), 'utf8');
-    } catch (err) {
-      if ((err as { code?: unknown }).code === 'ENOENT') return null;
-      throw ioError(err, 'reading the record');
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new JournalError('invocation_record_corrupt', 'the stored invocation record is not valid JSON');
-    }
+    const stored = await readJson(sessionId);
+    if (stored === null) return null;
+    const value = stored.value;
     const record = validateRecord(value, 'invocation_record_corrupt');
     if (record.sessionId !== sessionId)
       throw new JournalError('invocation_record_corrupt', 'the stored record belongs to another session');
