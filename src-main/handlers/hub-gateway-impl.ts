@@ -99,7 +99,8 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     }
   };
   const admin = (): HubAdminClient => {
-    if (!deps.admin) throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
+    if (!deps.admin)
+      throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
     return deps.admin;
   };
 
@@ -117,8 +118,11 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
         const entries = await call(() => a.audit({ task_id: taskId, limit: 1000 }));
         return timelineFromAudit(entries);
       }
-      await call(() => deps.client.getTask(taskId));
-      return timelineFromReceipts([...receipts.values()].filter((r) => r.task_id === taskId));
+      const task = await call(() => deps.client.getTask(taskId));
+      return timelineFromReceipts(
+        [...receipts.values()].filter((r) => r.task_id === taskId),
+        task,
+      );
     },
     canApprove: () => deps.admin !== null,
     async listApprovals(): Promise<Approval[]> {

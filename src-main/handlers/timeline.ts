@@ -2,14 +2,16 @@
  * The task timeline: permits, dispatches and outcomes on a time axis. Built from the Hub's audit
  * (when the credential may read it) or, otherwise, from the receipts seen on the live stream.
  */
-import type { AuditEntry, Receipt } from '../../src-shared/hub-api.js';
+import type { AuditEntry, Receipt, TaskView } from '../../src-shared/hub-api.js';
 import { INVOCATION_STATE_LABELS, type InvocationState } from '../../src-shared/states.js';
 import type { TimelineEntry } from '../../src-shared/ipc/views.js';
 
 const OUTCOME_STATES = new Set(['succeeded', 'failed', 'unknown', 'unverified']);
 
 const label = (state: string | null): string =>
-  state && state in INVOCATION_STATE_LABELS ? INVOCATION_STATE_LABELS[state as InvocationState] : (state ?? '');
+  state && state in INVOCATION_STATE_LABELS
+    ? INVOCATION_STATE_LABELS[state as InvocationState]
+    : (state ?? '');
 
 export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
@@ -41,17 +43,62 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
   return out.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
 }
 
-export function timelineFromReceipts(receipts: readonly Receipt[]): TimelineEntry[] {
+/**
+ * Without audit access (a client credential on a remote Hub): receipts seen on the live stream plus
+ * the task view. A task-bound call that was sent had its permit granted in the same step as the
+ * dispatch, so it is drawn there; task controls come from the task view's own timestamps.
+ */
+export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskView): TimelineEntry[] {
   const out: TimelineEntry[] = [];
+  if (task) {
+    const control = (at: string | null, what: string) => {
+      if (at)
+        out.push({
+          at,
+          invocation_id: null,
+          tool: null,
+          state: null,
+          kind: 'control',
+          label: `Task ${what}`,
+        });
+    };
+    control(task.created_at, 'created');
+    control(task.paused_at, 'paused');
+    control(task.cancelled_at, 'cancelled');
+  }
   for (const r of receipts) {
     const base = { invocation_id: r.invocation_id, tool: r.tool };
     if (r.state === 'not_dispatched') {
-      out.push({ ...base, at: r.created_at, kind: 'refusal', state: r.state, label: `Not dispatched${r.reason_code ? ` (${r.reason_code})` : ''}` });
+      out.push({
+        ...base,
+        at: r.created_at,
+        kind: 'refusal',
+        state: r.state,
+        label: `Not dispatched${r.reason_code ? ` (${r.reason_code})` : ''}`,
+      });
       continue;
     }
-    if (r.dispatch !== 'none') out.push({ ...base, at: r.created_at, kind: 'dispatch', state: 'dispatching', label: 'Request sent' });
-    if (r.approval) out.push({ ...base, at: r.approval.decided_at ?? r.created_at, kind: 'approval', state: r.approval.state, label: `Approval ${r.approval.state}` });
-    if (OUTCOME_STATES.has(r.state)) out.push({ ...base, at: r.updated_at, kind: 'outcome', state: r.state, label: label(r.state) });
+    if (r.dispatch !== 'none') {
+      if (r.task_id)
+        out.push({
+          ...base,
+          at: r.created_at,
+          kind: 'permit',
+          state: 'dispatching',
+          label: 'Permit granted',
+        });
+      out.push({ ...base, at: r.created_at, kind: 'dispatch', state: 'dispatching', label: 'Request sent' });
+    }
+    if (r.approval)
+      out.push({
+        ...base,
+        at: r.approval.decided_at ?? r.created_at,
+        kind: 'approval',
+        state: r.approval.state,
+        label: `Approval ${r.approval.state}`,
+      });
+    if (OUTCOME_STATES.has(r.state))
+      out.push({ ...base, at: r.updated_at, kind: 'outcome', state: r.state, label: label(r.state) });
   }
   return out.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
 }

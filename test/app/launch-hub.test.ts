@@ -2,7 +2,16 @@
 // reach a remote Hub without an OS keychain. The token file must be the owner's only; the token is
 // read once into memory and is found nowhere afterwards: not in the data folder (settings, journal,
 // archive), not in the keychain, not in anything sent to the renderer, not in the log.
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,19 +41,66 @@ describe('launchHubFromEnv', () => {
 
   it('reads a 0600 token file once, trimmed', () => {
     const f = tokenFile('ok', `  ${SECRET}\n`);
-    expect(launchHubFromEnv({ BAILING_HUB_URL: 'http://127.0.0.1:9/', BAILING_HUB_TOKEN_FILE: f })).toEqual({ url: 'http://127.0.0.1:9', token: SECRET });
+    expect(launchHubFromEnv({ BAILING_HUB_URL: 'http://127.0.0.1:9/', BAILING_HUB_TOKEN_FILE: f })).toEqual({
+      url: 'http://127.0.0.1:9',
+      token: SECRET,
+    });
   });
 
   const refused: Array<[string, () => NodeJS.ProcessEnv, RegExp]> = [
     ['URL without a token file', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9' }), /must be set together/],
-    ['token file without a URL', () => ({ BAILING_HUB_TOKEN_FILE: tokenFile('lonely', SECRET) }), /must be set together/],
-    ['a file others can read (0644)', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('wide', SECRET, 0o644) }), /mode 0600.*0644/],
-    ['a group-readable file (0640)', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('group', SECRET, 0o640) }), /mode 0600/],
-    ['an empty file', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('empty', ' \n') }), /empty/],
-    ['two tokens', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('two', `${SECRET}\n${SECRET}x`) }), /one token/],
-    ['a file over 4 KiB', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('big', 'x'.repeat(5000)) }), /larger than 4096/],
-    ['a missing file', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: join(dir, 'nope') }), /cannot be opened \(ENOENT\)/],
-    ['a directory', () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: dir }), /not a regular file|cannot be opened/],
+    [
+      'token file without a URL',
+      () => ({ BAILING_HUB_TOKEN_FILE: tokenFile('lonely', SECRET) }),
+      /must be set together/,
+    ],
+    [
+      'a file others can read (0644)',
+      () => ({
+        BAILING_HUB_URL: 'http://127.0.0.1:9',
+        BAILING_HUB_TOKEN_FILE: tokenFile('wide', SECRET, 0o644),
+      }),
+      /mode 0600.*0644/,
+    ],
+    [
+      'a group-readable file (0640)',
+      () => ({
+        BAILING_HUB_URL: 'http://127.0.0.1:9',
+        BAILING_HUB_TOKEN_FILE: tokenFile('group', SECRET, 0o640),
+      }),
+      /mode 0600/,
+    ],
+    [
+      'an empty file',
+      () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('empty', ' \n') }),
+      /empty/,
+    ],
+    [
+      'two tokens',
+      () => ({
+        BAILING_HUB_URL: 'http://127.0.0.1:9',
+        BAILING_HUB_TOKEN_FILE: tokenFile('two', `${SECRET}\n${SECRET}x`),
+      }),
+      /one token/,
+    ],
+    [
+      'a file over 4 KiB',
+      () => ({
+        BAILING_HUB_URL: 'http://127.0.0.1:9',
+        BAILING_HUB_TOKEN_FILE: tokenFile('big', 'x'.repeat(5000)),
+      }),
+      /larger than 4096/,
+    ],
+    [
+      'a missing file',
+      () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: join(dir, 'nope') }),
+      /cannot be opened \(ENOENT\)/,
+    ],
+    [
+      'a directory',
+      () => ({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: dir }),
+      /not a regular file|cannot be opened/,
+    ],
     [
       'a symlink to the token file',
       () => {
@@ -54,8 +110,19 @@ describe('launchHubFromEnv', () => {
       },
       /cannot be opened \(ELOOP\)/,
     ],
-    ['a non-http URL', () => ({ BAILING_HUB_URL: 'file:///etc/passwd', BAILING_HUB_TOKEN_FILE: tokenFile('u1', SECRET) }), /http\(s\) URL/],
-    ['credentials in the URL', () => ({ BAILING_HUB_URL: 'http://user:pw@127.0.0.1:9', BAILING_HUB_TOKEN_FILE: tokenFile('u2', SECRET) }), /must not carry credentials/],
+    [
+      'a non-http URL',
+      () => ({ BAILING_HUB_URL: 'file:///etc/passwd', BAILING_HUB_TOKEN_FILE: tokenFile('u1', SECRET) }),
+      /http\(s\) URL/,
+    ],
+    [
+      'credentials in the URL',
+      () => ({
+        BAILING_HUB_URL: 'http://user:pw@127.0.0.1:9',
+        BAILING_HUB_TOKEN_FILE: tokenFile('u2', SECRET),
+      }),
+      /must not carry credentials/,
+    ],
   ];
   for (const [what, env, why] of refused) {
     it(`refuses ${what}, without echoing the token`, () => {
@@ -74,7 +141,12 @@ describe('launchHubFromEnv', () => {
   it('refuses a file owned by another user', () => {
     const f = tokenFile('owner', SECRET);
     const uid = statSync(f).uid;
-    expect(() => launchHubFromEnv({ BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: f }, { uid: uid + 1 })).toThrow(/owned by the user/);
+    expect(() =>
+      launchHubFromEnv(
+        { BAILING_HUB_URL: 'http://127.0.0.1:9', BAILING_HUB_TOKEN_FILE: f },
+        { uid: uid + 1 },
+      ),
+    ).toThrow(/owned by the user/);
   });
 });
 
@@ -105,7 +177,10 @@ describe('bootDesk with the launch-time route', () => {
       keychain,
       log: (m) => logs.push(m),
       reconnectDelayMs: 150,
-      env: { BAILING_HUB_URL: env.proxy.url, BAILING_HUB_TOKEN_FILE: tokenFile('client-token', `${env.clientToken}\n`) },
+      env: {
+        BAILING_HUB_URL: env.proxy.url,
+        BAILING_HUB_TOKEN_FILE: tokenFile('client-token', `${env.clientToken}\n`),
+      },
     });
     boot.bus.subscribe((name, payload) => events.push({ name, payload }));
     await waitFor(() => boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
@@ -117,13 +192,29 @@ describe('bootDesk with the launch-time route', () => {
 
   it('runs in remote mode against that Hub without a keychain entry, and the token is found nowhere', async () => {
     expect(boot.local).toBeNull();
-    const { authorizations } = await call<{ authorizations: Array<{ authorization_ref: string }> }>('listAuthorizations', {});
-    expect(authorizations.map((a) => a.authorization_ref).sort()).toEqual([AUTH.inventory, AUTH.shopA, AUTH.shopB].sort());
-    const s = await call<{ session_id: string }>('createSession', { title: 'headless', authorization_refs: [AUTH.shopA], task_id: null });
-    const { tools } = await call<{ tools: Array<{ function_name: string; tool: string }> }>('searchTools', { session_id: s.session_id, query: 'get product' });
+    const { authorizations } = await call<{ authorizations: Array<{ authorization_ref: string }> }>(
+      'listAuthorizations',
+      {},
+    );
+    expect(authorizations.map((a) => a.authorization_ref).sort()).toEqual(
+      [AUTH.inventory, AUTH.shopA, AUTH.shopB].sort(),
+    );
+    const s = await call<{ session_id: string }>('createSession', {
+      title: 'headless',
+      authorization_refs: [AUTH.shopA],
+      task_id: null,
+    });
+    const { tools } = await call<{ tools: Array<{ function_name: string; tool: string }> }>('searchTools', {
+      session_id: s.session_id,
+      query: 'get product',
+    });
     const get = tools.find((t) => t.tool === 'get_product');
     expect(get).toBeDefined();
-    const run = await call<{ item: { state: string } }>('runToolManually', { session_id: s.session_id, function_name: get!.function_name, arguments: { product_id: 7 } });
+    const run = await call<{ item: { state: string } }>('runToolManually', {
+      session_id: s.session_id,
+      function_name: get!.function_name,
+      arguments: { product_id: 7 },
+    });
     expect(run.item.state).toBe('succeeded');
 
     const settings = await call<Record<string, unknown>>('getSettings', {});
@@ -144,7 +235,51 @@ describe('bootDesk with the launch-time route', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect(readFileSync(f).includes(Buffer.from(env.clientToken)), f).toBe(false);
     // The saved Hub choice is unchanged by the launch-time route.
-    const saved = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as { hub: { mode: string; remote_url: string | null } };
+    const saved = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as {
+      hub: { mode: string; remote_url: string | null };
+    };
     expect(saved.hub.remote_url).toBeNull();
+  }, 60_000);
+
+  it('draws the task timeline without audit access: permits, dispatches, controls, refusals and outcomes', async () => {
+    const task = await call<{ task_id: string }>('createTask', {
+      title: 'Remote timeline',
+      authorizations: [{ authorization_ref: AUTH.shopA, tools: ['update_product_content'] }],
+      write_budget: 2,
+      in_flight_limit: 1,
+    });
+    const s = await call<{ session_id: string }>('createSession', {
+      title: 'under task',
+      authorization_refs: [AUTH.shopA],
+      task_id: task.task_id,
+    });
+    const { tools } = await call<{ tools: Array<{ function_name: string; tool: string }> }>('searchTools', {
+      session_id: s.session_id,
+      query: 'product content description',
+    });
+    const edit = tools.find((t) => t.tool === 'update_product_content');
+    expect(edit).toBeDefined();
+    const args = (description: string) => ({
+      session_id: s.session_id,
+      function_name: edit!.function_name,
+      arguments: { product_id: 13, description },
+    });
+    await call('runToolManually', args('Remote edit'));
+    await call('pauseTask', { task_id: task.task_id });
+    await call('runToolManually', args('While paused'));
+    // Receipts arrive on the live stream; wait until the refusal is there, then read the timeline.
+    let entries: Array<{ kind: string; label: string }> = [];
+    for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      ({ entries } = await call<{ entries: typeof entries }>('getTaskTimeline', { task_id: task.task_id }));
+      if (entries.some((e) => e.kind === 'refusal')) break;
+    }
+    const kinds = entries.map((e) => `${e.kind}:${e.label}`);
+    expect(kinds).toContain('control:Task created');
+    expect(kinds).toContain('control:Task paused');
+    expect(kinds).toContain('permit:Permit granted');
+    expect(kinds).toContain('dispatch:Request sent');
+    expect(kinds).toContain('outcome:Completed');
+    expect(kinds).toContain('refusal:Not dispatched (task_paused)');
+    expect(kinds.filter((k) => k.startsWith('permit:'))).toHaveLength(1); // the refused call got no permit
   }, 60_000);
 });
