@@ -82,6 +82,18 @@ describe('IdlePanel', () => {
   });
 });
 
+describe('IdlePanel: a saved fence the Hub never answered', () => {
+  it('leads with "Result needs checking", keeps pending_dispatch in the detail, and offers Resume', () => {
+    useUnresolved.getState().set([item(3, { hub_state: null, journal_entry_state: 'pending_dispatch', can_resume: true })]);
+    render(<IdlePanel />);
+    const [row] = screen.getAllByTestId('idle-row');
+    expect(row?.textContent).toContain('Result needs checking');
+    expect(row?.textContent).not.toContain('Saving before dispatch');
+    expect(row?.textContent).toContain('pending_dispatch');
+    expect(row?.querySelectorAll('button').length).toBe(2); // Inspect and Resume
+  });
+});
+
 describe('StorageBar', () => {
   const bad: StorageView = { journal: { state: 'storage_error', unsaved_records: 2, reason: 'invocation_store_unavailable' }, archive: { state: 'ready', unsaved_events: 0, reason: null } };
   const ok: StorageView = { journal: { state: 'ready', unsaved_records: 0, reason: null }, archive: { state: 'ready', unsaved_events: 0, reason: null } };

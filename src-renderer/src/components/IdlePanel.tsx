@@ -69,7 +69,7 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
   return (
     <div className={`idle-row ${bad ? 'state-bad' : ''}`} data-testid="idle-row">
       <div className="idle-main">
-        <strong>{item.tool || '—'}</strong> · {item.hub_state ? label(item.hub_state) : label(item.journal_entry_state)} · <code>{item.invocation_id}</code>
+        <strong>{item.tool || '—'}</strong> · {label(idleHeadlineState(item))} · <code>{item.invocation_id}</code>
         <div className="muted">
           {t('idle.session')}: {item.session_title} · {t('idle.journalEntry')}: {item.journal_entry_state}
           {item.unsaved && <span className="state-bad"> · {t('idle.unsaved', { reason: item.unsaved_reason ?? '' })}</span>}
@@ -99,4 +99,14 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
       {error && <span role="alert">{error}</span>}
     </div>
   );
+}
+
+/**
+ * The state an idle row leads with. A saved dispatch fence that no Hub receipt has answered is not
+ * "saving" any more: the host stopped before it knew whether the request reached the Hub, so the
+ * honest headline is "Result needs checking" (the journal detail line still says pending_dispatch).
+ */
+export function idleHeadlineState(item: Pick<UnresolvedItem, 'hub_state' | 'journal_entry_state'>): string {
+  if (item.hub_state) return item.hub_state;
+  return item.journal_entry_state === 'pending_dispatch' ? 'unknown' : item.journal_entry_state;
 }
