@@ -49,6 +49,12 @@ export interface Stack {
   killHost(): Promise<void>;
   startHub(): Promise<void>;
   killHub(): Promise<void>;
+  /**
+   * Writes the desk's client token to a new owner-only (0600) file and returns its path, for a
+   * launch-time remote Hub (BAILING_HUB_TOKEN_FILE, see src-main/embedded/launch-hub.ts). The
+   * caller removes it when done; `close()` removes the whole stack directory anyway.
+   */
+  writeHubTokenFile(name: string): string;
   /** Admin API call on the Hub (JSON); throws on a non-2xx status. */
   admin<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
   audit(query?: { invocation_id?: string; task_id?: string }): Promise<AuditEntryLike[]>;
@@ -207,6 +213,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async killHost() {
       await stack.host?.proc.kill();
+    },
+    writeHubTokenFile(name) {
+      const file = join(dir, name);
+      writeFileSync(file, clientToken, { mode: 0o600, flag: 'wx' });
+      return file;
     },
     async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
       const res = await fetch(`${hubDirectUrl}${path}`, {

@@ -7,6 +7,11 @@ export const SCREENSHOT_DIR = join(ROOT, 'e2e/screenshots');
 
 export async function openApp(page: Page, url: string): Promise<void> {
   await page.goto(url);
+  await waitAppReady(page);
+}
+
+/** The app has loaded its state and is connected to the Hub. */
+export async function waitAppReady(page: Page): Promise<void> {
   await expect(page.locator('.app[data-ready="true"]')).toBeVisible({ timeout: 30_000 });
   await expect(page.getByTestId('hub-state')).toContainText('Hub connected', { timeout: 30_000 });
 }

@@ -1,0 +1,114 @@
+/**
+ * The Electron driver of the acceptance scenarios: the same `AppUnderTest` as the browser host,
+ * over the real Electron app built by `electron-vite build` and launched with `_electron.launch`.
+ *
+ * The app runs in REMOTE mode against the harness's Hub through the launch-time route
+ * (BAILING_HUB_URL + BAILING_HUB_TOKEN_FILE, a 0600 file; src-main/embedded/launch-hub.ts), keeps
+ * its data in BAILING_DATA_DIR (the stack's `desk` folder, as the browser host does) and talks to
+ * the scripted model (BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY). Reopen is a
+ * SIGKILL of the Electron main process, a wait for its exit, and a relaunch on the same data.
+ *
+ * UNVERIFIED: no machine in this workplace has an Electron binary, so this driver has only been
+ * type-checked and linted, never run.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { _electron as electron, type ElectronApplication, type Page } from '@playwright/test';
+import { startStack } from '../../harness/stack.js';
+import { ROOT } from '../../harness/renderer-build.js';
+import type { Script } from '../../../demo/scripted-model/script.js';
+import type { AppUnderTest } from './stack-fixture.js';
+import { waitAppReady } from './ui.js';
+
+let built = false;
+
+/** `electron-vite build` once per test worker (main, preload and renderer into out/). */
+function buildElectronApp(): void {
+  if (built) return;
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('electron-vite build failed');
+  built = true;
+}
+
+async function killAndWait(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGKILL');
+  await exited;
+}
+
+export async function startElectronApp(binary: string, name: string, script: Script = []): Promise<AppUnderTest> {
+  buildElectronApp();
+  const stack = await startStack({ name: `electron-${name}`, script });
+  const deskDir = join(stack.dir, 'desk');
+  let tokenFile: string | null = null;
+  let current: { app: ElectronApplication; page: Page } | null = null;
+
+  const launch = async (): Promise<void> => {
+    if (tokenFile === null) throw new Error('the Hub token file is gone (the stack was closed)');
+    const eapp = await electron.launch({
+      executablePath: binary,
+      args: [ROOT],
+      cwd: ROOT,
+      env: {
+        ...(process.env as Record<string, string>),
+        BAILING_DATA_DIR: deskDir,
+        BAILING_HUB_URL: stack.hubUrl,
+        BAILING_HUB_TOKEN_FILE: tokenFile,
+        BAILING_MODEL_BASE_URL: stack.model.url,
+        BAILING_MODEL: 'scripted-model',
+        BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
+      },
+    });
+    try {
+      const page = await eapp.firstWindow();
+      current = { app: eapp, page };
+      await waitAppReady(page);
+    } catch (err) {
+      await killAndWait(eapp.process());
+      current = null;
+      throw err;
+    }
+  };
+
+  const app: AppUnderTest = {
+    variant: 'electron',
+    stack,
+    get page(): Page {
+      if (!current) throw new Error('the Electron app is not running');
+      return current.page;
+    },
+    deskDir,
+    async kill() {
+      const running = current;
+      current = null;
+      if (running) await killAndWait(running.app.process());
+    },
+    async start() {
+      if (current) throw new Error('the Electron app is already running');
+      await launch();
+    },
+    async reopen() {
+      await app.kill();
+      await app.start();
+    },
+    async close() {
+      const running = current;
+      current = null;
+      if (running) await running.app.close().catch(() => killAndWait(running.app.process()));
+      if (tokenFile !== null) rmSync(tokenFile, { force: true });
+      tokenFile = null;
+      await stack.close();
+    },
+  };
+
+  try {
+    tokenFile = stack.writeHubTokenFile('electron-hub-token');
+    await launch();
+    return app;
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+}
