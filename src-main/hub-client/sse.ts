@@ -75,6 +75,7 @@ export function subscribeEvents(http: HttpCore, opts: SubscribeOptions): Subscri
   let last: string | null =
     opts.lastEventId === undefined || opts.lastEventId === null ? null : String(opts.lastEventId);
   let delay = opts.reconnectDelayMs ?? 1000;
+  let current: ReadableStreamDefaultReader<Uint8Array> | null = null;
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -118,6 +119,9 @@ export function subscribeEvents(http: HttpCore, opts: SubscribeOptions): Subscri
       },
     );
     const reader = res.body.getReader();
+    current = reader;
+    // Closing cancels the read directly: an aborted fetch does not always end a pending body read.
+    if (controller.signal.aborted) await reader.cancel().catch(() => {});
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -125,6 +129,7 @@ export function subscribeEvents(http: HttpCore, opts: SubscribeOptions): Subscri
         parse(decoder.decode(value, { stream: true }));
       }
     } finally {
+      current = null;
       reader.releaseLock();
     }
     return 'again';
@@ -150,7 +155,10 @@ export function subscribeEvents(http: HttpCore, opts: SubscribeOptions): Subscri
   })();
 
   return {
-    close: () => controller.abort(),
+    close: () => {
+      controller.abort();
+      void current?.cancel().catch(() => {});
+    },
     lastEventId: () => last,
     done,
   };
