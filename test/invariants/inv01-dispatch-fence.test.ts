@@ -8,27 +8,14 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeskRuntime } from '../../src-main/runtime/desk-runtime.js';
-import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from '../runtime/fixtures/env.js';
-import { newDataDir, startRuntime } from '../runtime/fixtures/runtime.js';
-import { dispatchesOf, waitUntil } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { AUTH } from '../runtime/fixtures/env.js';
+import { dispatchesOf, waitUntil, useLiveRuntime } from './support.js';
 
-let env: RuntimeTestEnv;
-let runtime: DeskRuntime;
-let dataDir: string;
-beforeAll(async () => {
-  env = await startRuntimeTestEnv();
-  dataDir = newDataDir();
-  ({ runtime } = await startRuntime(env, dataDir));
-}, 30_000);
-afterAll(async () => {
-  await runtime?.close();
-  await env?.close();
-});
+const live = useLiveRuntime();
 
 function lockJournal(): () => void {
-  const db = new Database(join(dataDir, 'invocations.sqlite'));
+  const db = new Database(join(live.dataDir, 'invocations.sqlite'));
   db.exec('BEGIN EXCLUSIVE');
   return () => {
     db.exec('COMMIT');
@@ -36,47 +23,59 @@ function lockJournal(): () => void {
   };
 }
 
-const hubWrites = () => env.proxy.requests().filter((r) => r === 'POST /agent/v1/invocations' || r.endsWith('/resume'));
-
+const hubWrites = () =>
+  live.env.proxy.requests().filter((r) => r === 'POST /agent/v1/invocations' || r.endsWith('/resume'));
 
 describe('invariant 1: dispatch fence', () => {
   it('a journal that cannot save: no invoke reaches the Hub, storage_error stays until restore', async () => {
-    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    await runtime.searchTools(s.sessionId, 'update product content');
-    const ledger = env.demo.shopA.ledger().length;
-    env.proxy.reset();
+    const s = await live.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
+    await live.runtime.searchTools(s.sessionId, 'update product content');
+    const ledger = live.env.demo.shopA.ledger().length;
+    live.env.proxy.reset();
     const unlock = lockJournal();
     let run;
     try {
-      run = await runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', { product_id: 42, description: 'fenced' });
+      run = await live.runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', {
+        product_id: 42,
+        description: 'fenced',
+      });
     } finally {
       unlock();
     }
     expect(run.card.state).not.toBe('succeeded');
     expect(run.card.feedback?.category).toBe('storage_error');
     expect(hubWrites()).toEqual([]);
-    expect(env.demo.shopA.ledger().length).toBe(ledger);
+    expect(live.env.demo.shopA.ledger().length).toBe(ledger);
 
     // the lock is gone, but the failure stays visible until resolved
-    const status = await runtime.journalStatus(s.sessionId);
+    const status = await live.runtime.journalStatus(s.sessionId);
     expect(status.state).toBe('storage_error');
     // and no further call leaves while it is unresolved
-    const blocked = await runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', { product_id: 42, description: 'still fenced' });
+    const blocked = await live.runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', {
+      product_id: 42,
+      description: 'still fenced',
+    });
     expect(blocked.card.feedback?.category).toBe('storage_error');
     expect(hubWrites()).toEqual([]);
 
-    expect((await runtime.restoreJournal(s.sessionId)).state).toBe('ready');
-    const ok = await runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', { product_id: 42, description: 'after restore' });
+    expect((await live.runtime.restoreJournal(s.sessionId)).state).toBe('ready');
+    const ok = await live.runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', {
+      product_id: 42,
+      description: 'after restore',
+    });
     expect(ok.card.state).toBe('succeeded');
   }, 30_000);
 
   it('a save failing after a successful response keeps storage_error and the unsaved record until restore', async () => {
-    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    await runtime.searchTools(s.sessionId, 'update product content');
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 600 });
-    const before = env.demo.shopA.requests().length;
-    const pending = runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', { product_id: 13, description: 'answer arrives while locked' });
-    await waitUntil(() => env.demo.shopA.requests().length > before, 'the call to reach the shop');
+    const s = await live.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
+    await live.runtime.searchTools(s.sessionId, 'update product content');
+    live.env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 600 });
+    const before = live.env.demo.shopA.requests().length;
+    const pending = live.runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', {
+      product_id: 13,
+      description: 'answer arrives while locked',
+    });
+    await waitUntil(() => live.env.demo.shopA.requests().length > before, 'the call to reach the shop');
     const unlock = lockJournal();
     let run;
     try {
@@ -87,41 +86,46 @@ describe('invariant 1: dispatch fence', () => {
     const id = run.card.invocation_id!;
     expect(run.card.receipt?.state).toBe('succeeded');
     expect(run.card.feedback?.category).toBe('storage_error'); // a business success does not clear it
-    const status = await runtime.journalStatus(s.sessionId);
+    const status = await live.runtime.journalStatus(s.sessionId);
     expect(status.state).toBe('storage_error');
     expect(status.unsavedRecords.map((u) => u.invocation_id)).toContain(id);
     // re-reading the status or the archive does not clear it (only an actual save does)
-    await runtime.archiveEvents(s.sessionId);
-    expect((await runtime.journalStatus(s.sessionId)).state).toBe('storage_error');
-    const restored = await runtime.restoreJournal(s.sessionId);
+    await live.runtime.archiveEvents(s.sessionId);
+    expect((await live.runtime.journalStatus(s.sessionId)).state).toBe('storage_error');
+    const restored = await live.runtime.restoreJournal(s.sessionId);
     expect(restored.state).toBe('ready');
     expect(restored.entries.find((e) => e.invocation_id === id)?.last_known_state).toBe('succeeded');
-    expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
+    expect(dispatchesOf(live.env.demo.shopA, id)).toBe(1);
   }, 30_000);
 
   it('resume of an approved call: a failed save of the inspected receipt sends no resume', async () => {
-    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    await runtime.searchTools(s.sessionId, 'publish listing');
-    const run = await runtime.runToolManually(s.sessionId, 'auth_shop_a__publish_listing', { product_id: 42, channel: 'marketplace' });
+    const s = await live.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
+    await live.runtime.searchTools(s.sessionId, 'publish listing');
+    const run = await live.runtime.runToolManually(s.sessionId, 'auth_shop_a__publish_listing', {
+      product_id: 42,
+      channel: 'marketplace',
+    });
     expect(run.card.receipt?.state).toBe('awaiting_approval');
     const id = run.card.invocation_id!;
-    const list = (await env.admin.listApprovals({ state: 'pending' })).find((a) => a.invocation_id === id);
-    await env.admin.decideApproval(list!.approval_id, { decision_id: `d-${id}`, decision: 'approve' });
-    env.proxy.reset();
+    const list = (await live.env.admin.listApprovals({ state: 'pending' })).find(
+      (a) => a.invocation_id === id,
+    );
+    await live.env.admin.decideApproval(list!.approval_id, { decision_id: `d-${id}`, decision: 'approve' });
+    live.env.proxy.reset();
     const unlock = lockJournal();
     let resumed;
     try {
-      resumed = await runtime.resumeInvocation(s.sessionId, id);
+      resumed = await live.runtime.resumeInvocation(s.sessionId, id);
     } finally {
       unlock();
     }
     expect(resumed.state).toBe('storage_error');
     expect(resumed.resume_dispatched).toBe(false);
     expect(hubWrites()).toEqual([]);
-    expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
-    expect((await runtime.restoreJournal(s.sessionId)).state).toBe('ready');
-    const done = await runtime.resumeInvocation(s.sessionId, id);
+    expect(dispatchesOf(live.env.demo.shopA, id)).toBe(0);
+    expect((await live.runtime.restoreJournal(s.sessionId)).state).toBe('ready');
+    const done = await live.runtime.resumeInvocation(s.sessionId, id);
     expect(done.receipt?.state).toBe('succeeded');
-    expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
+    expect(dispatchesOf(live.env.demo.shopA, id)).toBe(1);
   }, 30_000);
 });

@@ -8,34 +8,25 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeskRuntime } from '../../src-main/runtime/desk-runtime.js';
-import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from '../runtime/fixtures/env.js';
-import { newDataDir, startRuntime } from '../runtime/fixtures/runtime.js';
+import { describe, expect, it } from 'vitest';
+import { AUTH } from '../runtime/fixtures/env.js';
+import { useLiveRuntime } from './support.js';
+import { startRuntime } from '../runtime/fixtures/runtime.js';
 
-let env: RuntimeTestEnv;
-let runtime: DeskRuntime;
-let dataDir: string;
-beforeAll(async () => {
-  env = await startRuntimeTestEnv();
-  dataDir = newDataDir();
-  ({ runtime } = await startRuntime(env, dataDir));
-}, 30_000);
-afterAll(async () => {
-  await runtime?.close();
-  await env?.close();
-});
+const live = useLiveRuntime();
 
 describe('invariant 10: a refused, unsaved user message stays visible and is never replayed to the model', () => {
   it('refused while the archive is locked; later turns and a reopened host never send it to the model', async () => {
-    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    env.model.setScript([{ name: 'any', match: { userIncludes: '' }, reply: { text: 'ok' }, repeat: true }]);
-    const lock = new Database(join(dataDir, 'archive.sqlite'));
+    const s = await live.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
+    live.env.model.setScript([
+      { name: 'any', match: { userIncludes: '' }, reply: { text: 'ok' }, repeat: true },
+    ]);
+    const lock = new Database(join(live.dataDir, 'archive.sqlite'));
     lock.exec('BEGIN EXCLUSIVE');
     let refused;
     try {
-      refused = await runtime.sendMessage(s.sessionId, 'PUBLISH PRODUCT 42 NOW');
-      const status = await runtime.archiveStatus(s.sessionId);
+      refused = await live.runtime.sendMessage(s.sessionId, 'PUBLISH PRODUCT 42 NOW');
+      const status = await live.runtime.archiveStatus(s.sessionId);
       expect(status.state).toBe('storage_error');
       expect(status.unsavedEvents.map((u) => u.kind)).toContain('user_message');
     } finally {
@@ -43,22 +34,24 @@ describe('invariant 10: a refused, unsaved user message stays visible and is nev
       lock.close();
     }
     expect(refused.outcome).toBe('refused');
-    expect(env.model.requests()).toHaveLength(0);
+    expect(live.env.model.requests()).toHaveLength(0);
     // reading the status retries the save: with the lock gone it resolves (the message is now in the transcript)
-    expect((await runtime.archiveStatus(s.sessionId)).state).toBe('ready');
+    expect((await live.runtime.archiveStatus(s.sessionId)).state).toBe('ready');
 
-    await runtime.sendMessage(s.sessionId, 'thanks');
-    const sent = JSON.stringify(env.model.requests().map((r) => r.messages));
+    await live.runtime.sendMessage(s.sessionId, 'thanks');
+    const sent = JSON.stringify(live.env.model.requests().map((r) => r.messages));
     expect(sent).not.toContain('PUBLISH PRODUCT 42 NOW');
     // nothing was dropped: the transcript keeps what the operator typed
-    const events = await runtime.archiveEvents(s.sessionId);
+    const events = await live.runtime.archiveEvents(s.sessionId);
     expect(events.some((e) => e.kind === 'user_message' && e.text === 'PUBLISH PRODUCT 42 NOW')).toBe(true);
-    expect((await runtime.archiveStatus(s.sessionId)).state).toBe('ready');
-    await runtime.close();
+    expect((await live.runtime.archiveStatus(s.sessionId)).state).toBe('ready');
+    await live.runtime.close();
 
-    ({ runtime } = await startRuntime(env, dataDir));
-    await runtime.openSession(s.sessionId);
-    await runtime.sendMessage(s.sessionId, 'and again');
-    expect(JSON.stringify(env.model.requests().map((r) => r.messages))).not.toContain('PUBLISH PRODUCT 42 NOW');
+    live.runtime = (await startRuntime(live.env, live.dataDir)).runtime;
+    await live.runtime.openSession(s.sessionId);
+    await live.runtime.sendMessage(s.sessionId, 'and again');
+    expect(JSON.stringify(live.env.model.requests().map((r) => r.messages))).not.toContain(
+      'PUBLISH PRODUCT 42 NOW',
+    );
   });
 });

@@ -5,7 +5,11 @@
  * systems' own request logs (a replayed idempotency key is invisible in the ledger, so "one id, one
  * dispatch" is checked on the request log).
  */
+import { afterAll, beforeAll } from 'vitest';
+import type { DeskRuntime } from '../../src-main/runtime/desk-runtime.js';
 import { startEnv, type HubEnv } from '../hub/helpers.js';
+import { startRuntimeTestEnv, type RuntimeTestEnv } from '../runtime/fixtures/env.js';
+import { newDataDir, startRuntime } from '../runtime/fixtures/runtime.js';
 
 export { startEnv, newInvocationId, type HubEnv } from '../hub/helpers.js';
 
@@ -18,7 +22,11 @@ export const dispatchesOf = (h: Handle, invocationId: string) =>
 /** Every business operation request (any key) a system received. */
 export const operationRequests = (h: Handle) => h.requests().filter((r) => r.kind === 'operation').length;
 
-export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+export async function waitUntil(
+  cond: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -45,7 +53,10 @@ export async function decide(env: HubEnv, invocationId: string, decision: 'appro
   const list = await env.admin('GET', '/admin/v1/approvals?state=pending');
   const a = (list.body.approvals as any[]).find((x) => x.invocation_id === invocationId);
   if (!a) throw new Error(`no pending approval for ${invocationId}: ${list.text}`);
-  const r = await env.admin('POST', `/admin/v1/approvals/${a.approval_id}/decision`, { decision_id: `d-${invocationId}`, decision });
+  const r = await env.admin('POST', `/admin/v1/approvals/${a.approval_id}/decision`, {
+    decision_id: `d-${invocationId}`,
+    decision,
+  });
   if (r.status !== 200) throw new Error(`decision: ${r.status} ${r.text}`);
   return r.body;
 }
@@ -75,10 +86,19 @@ export async function startDroppingProxy(target: string): Promise<{
       req.socket.destroy();
       return;
     }
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = httpRequest(
+      {
+        host: t.hostname,
+        port: t.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: t.host },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -95,4 +115,29 @@ export async function startDroppingProxy(target: string): Promise<{
         server.close(() => r());
       }),
   };
+}
+
+/**
+ * The real desk runtime on a fresh data dir, in front of the runtime test env (Hub, demo systems,
+ * scripted model). Registers the suite's beforeAll/afterAll; the returned box is filled before the
+ * first test. A test that reopens the host assigns `live.runtime`; afterAll closes the current one.
+ */
+export interface LiveRuntime {
+  env: RuntimeTestEnv;
+  runtime: DeskRuntime;
+  dataDir: string;
+}
+
+export function useLiveRuntime(): LiveRuntime {
+  const live = {} as LiveRuntime;
+  beforeAll(async () => {
+    live.env = await startRuntimeTestEnv();
+    live.dataDir = newDataDir();
+    live.runtime = (await startRuntime(live.env, live.dataDir)).runtime;
+  }, 30_000);
+  afterAll(async () => {
+    await live.runtime?.close();
+    await live.env?.close();
+  });
+  return live;
 }
