@@ -1,14 +1,19 @@
 /**
  * The request core shared by the agent and admin clients: bearer auth, JSON bodies, a timeout
- * combined with the caller's AbortSignal, error mapping and response validation. A write (POST) is
- * sent at most once, never retried; a read-only GET is re-sent once only when its pooled connection
- * turned out to be closed before any answer.
+ * combined with the caller's AbortSignal, error mapping and response validation.
+ *
+ * Connections (see transport.ts): a write (POST) goes out on a fresh TCP connection of its own,
+ * never on a pooled keep-alive connection, and is sent at most once — never retried, whatever
+ * fails. A read-only GET uses the keep-alive pool and is sent once more, through the same pool
+ * (which has dropped the dead connection), only when its pooled connection turned out to be closed
+ * before any answer. An injected `fetch` (tests) carries both reads and writes.
  */
 import type { z } from 'zod';
 import { HubErrorBodySchema } from '../../src-shared/hub-api.js';
 import { HubClientError } from './errors.js';
+import { freshConnectionFetch, pooledFetch, type FetchLike } from './transport.js';
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+export type { FetchLike } from './transport.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -40,7 +45,8 @@ export interface HttpCore {
 
 export function createHttpCore(options: HttpOptions): HttpCore {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const doFetch: FetchLike = options.fetch ?? pooledFetch;
+  const doWrite: FetchLike = options.fetch ?? freshConnectionFetch;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const token = options.token;
 
@@ -127,14 +133,20 @@ export function createHttpCore(options: HttpOptions): HttpCore {
             spec.path,
           );
         const target = url(spec.path, spec.query);
+        const init: RequestInit = { method: spec.method, headers, body, signal, redirect: 'error' };
         let res: Response;
-        try {
-          res = await doFetch(target, { method: spec.method, headers, body, signal, redirect: 'error' });
-        } catch (err) {
-          // A read-only GET whose pooled keep-alive connection had been closed by the peer (e.g. a
-          // restarted Hub) is sent once more on a fresh connection. Writes are never re-sent.
-          if (spec.method !== 'GET' || signal.aborted || !staleConnection(err)) throw err;
-          res = await doFetch(target, { method: spec.method, headers, body, signal, redirect: 'error' });
+        if (spec.method !== 'GET') {
+          // A write: one send on a connection of its own; any failure is final.
+          res = await doWrite(target, init);
+        } else {
+          try {
+            res = await doFetch(target, init);
+          } catch (err) {
+            // A read-only GET whose pooled keep-alive connection had been closed by the peer (e.g. a
+            // restarted Hub) is sent once more; the pool has dropped the dead connection.
+            if (signal.aborted || !staleConnection(err)) throw err;
+            res = await doFetch(target, init);
+          }
         }
         if (!res.ok) throw await errorFrom(res, spec.method, spec.path);
         const text = await res.text();
