@@ -3,6 +3,12 @@
  * WebSocket to the same dispatcher (and so the same handler table) Electron uses. A per-launch
  * token (given to the browser in the URL fragment) is checked in constant time on the WebSocket
  * upgrade, with an Origin check and a Host check against DNS rebinding.
+ *
+ * A wrong Host, Origin or path is refused with an HTTP status. A request from the right page with
+ * a token that is not this launch's (a tab from an earlier launch) is accepted and closed at once
+ * with WS_CLOSE_LAUNCH_TOKEN_REJECTED before any frame is read or sent, because a browser cannot
+ * see the status of a refused upgrade and would otherwise take it for "host unreachable" and
+ * retry forever. Old tokens are never accepted: there is no list of them, only this launch's.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +18,7 @@ import { MAX_PAYLOAD_BYTES } from '../../src-shared/ipc/contract.js';
 import type { Dispatcher } from '../handlers/dispatch.js';
 import type { EventBus } from '../handlers/event-bus.js';
 import { contentSecurityPolicy } from './csp.js';
-import { WS_MAX_FRAME_BYTES, WsCallFrameSchema } from './protocol.js';
+import { WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON, WS_HELLO_FRAME, WS_MAX_FRAME_BYTES, WsCallFrameSchema } from './protocol.js';
 import { readStatic } from './static-files.js';
 import { newLaunchToken, tokenMatches } from './token.js';
 
@@ -34,6 +40,8 @@ export interface BrowserHost {
   port: number;
   token: string;
   clients(): number;
+  /** Connections closed because their token was not this launch's (WS_CLOSE_LAUNCH_TOKEN_REJECTED). */
+  rejectedConnections(): number;
   close(): Promise<void>;
 }
 
@@ -44,6 +52,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
   let origin = '';
   let hostHeader = '';
   const sockets = new Set<WebSocket>();
+  let rejectedTokens = 0;
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -88,7 +97,13 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     if (url.pathname !== '/ws') return refuse(socket, 404, 'not_found');
     if (req.headers.host !== hostHeader) return refuse(socket, 421, 'misdirected');
     if (req.headers.origin !== origin) return refuse(socket, 403, 'forbidden_origin');
-    if (!tokenMatches(token, url.searchParams.get('token'))) return refuse(socket, 401, 'unauthorized');
+    if (!tokenMatches(token, url.searchParams.get('token'))) {
+      rejectedTokens += 1;
+      // Logged once per launch (a page does not retry after this close; other clients might).
+      if (rejectedTokens === 1) log('browser host: a page presented a token that is not this launch\'s (a tab from an earlier launch?); told it so and closed it');
+      wss.handleUpgrade(req, socket, head, (ws) => ws.close(WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON));
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
   });
 
@@ -98,6 +113,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
 
   const onConnection = (ws: WebSocket) => {
     sockets.add(ws);
+    send(ws, WS_HELLO_FRAME);
     ws.on('close', () => sockets.delete(ws));
     ws.on('error', () => sockets.delete(ws));
     ws.on('message', (data, isBinary) => {
@@ -145,6 +161,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     port,
     token,
     clients: () => sockets.size,
+    rejectedConnections: () => rejectedTokens,
     async close() {
       offBus();
       for (const ws of sockets) ws.terminate();

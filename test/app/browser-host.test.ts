@@ -1,4 +1,5 @@
-// The browser host over a real desk: token and Origin checks on the WebSocket upgrade, malformed,
+// The browser host over a real desk: token and Origin checks on the WebSocket upgrade (a token that
+// is not this launch's: see browser-host-relaunch.test.ts), malformed,
 // oversized and unknown calls refused with coded errors while nothing changes, live events, and no
 // secret in anything sent to the renderer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,18 @@ function upgrade(url: string, origin: string): Promise<{ ws: WebSocket } | { sta
     ws.once('open', () => resolve({ ws }));
     ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
     ws.once('error', () => resolve({ status: -1 }));
+  });
+}
+
+/** The close code of a socket that was accepted and closed before it received any frame (-1 otherwise). */
+function closedWithoutFrames(url: string, origin: string): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers: { origin } });
+    let frames = 0;
+    ws.on('message', () => (frames += 1));
+    ws.once('close', (code) => resolve(frames === 0 ? code : -1));
+    ws.once('unexpected-response', () => resolve(-1));
+    ws.on('error', () => {});
   });
 }
 
@@ -75,8 +88,10 @@ async function connect(): Promise<Client> {
 
 describe('browser host: access control on the WebSocket upgrade', () => {
   it('refuses a missing or wrong token, a wrong Origin and a wrong path', async () => {
-    expect(await upgrade(`ws://127.0.0.1:${host.port}/ws`, host.origin)).toEqual({ status: 401 });
-    expect(await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${'x'.repeat(43)}`, host.origin)).toEqual({ status: 401 });
+    // From the right page, a missing or wrong token is closed at once with the "not this launch"
+    // code (the browser cannot see an HTTP status); no frame is sent (browser-host-relaunch.test.ts).
+    expect(await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws`, host.origin)).toBe(4401);
+    expect(await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws?token=${'x'.repeat(43)}`, host.origin)).toBe(4401);
     expect(await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, 'http://evil.example')).toEqual({ status: 403 });
     expect(await upgrade(`ws://127.0.0.1:${host.port}/other?token=${host.token}`, host.origin)).toEqual({ status: 404 });
     const ok = await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, host.origin);

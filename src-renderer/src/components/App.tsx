@@ -22,6 +22,9 @@ export function App(): React.JSX.Element {
   const info = useApp((s) => s.info);
   const error = useApp((s) => s.error);
   const hub = useApp((s) => s.hub);
+  const hostLink = useApp((s) => s.hostLink);
+  // A refused or missing access link: the host banner says what to do; nothing is starting.
+  const linkDead = hostLink === 'rejected' || hostLink === 'no_token';
   const idleCount = useUnresolved((s) => s.items.length);
   const pending = useApprovals((s) => s.approvals.filter((a) => a.state === 'pending').length);
   useEffect(() => {
@@ -63,7 +66,7 @@ export function App(): React.JSX.Element {
       <HostBanner />
       <HubBanner />
       <main>
-        {!info && !error && <p role="status">{t('app.loading')}</p>}
+        {!info && !error && !linkDead && <p role="status">{t('app.loading')}</p>}
         {error && <p role="alert">{t('common.error', { message: error })}</p>}
         {info && view === 'conversations' && (
           <div className="split">

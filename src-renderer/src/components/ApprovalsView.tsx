@@ -50,7 +50,7 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
       </div>
       {approval.prompt && <p>{approval.prompt}</p>}
       {approval.arguments_preview && <pre>{JSON.stringify(approval.arguments_preview, null, 2)}</pre>}
-      <p>{t('approvals.approval', { state: approval.state })}</p>
+      <p>{t('approvals.approval', { state: t(`approvalState.${approval.state}`) })}</p>
       <p>{execution ? t('approvals.execution', { state: label(execution) }) : t('approvals.executionUnknown')}</p>
       {approval.state === 'pending' && (
         <div className="row">

@@ -15,13 +15,27 @@ export function HubBanner(): React.JSX.Element | null {
   );
 }
 
-export function HostBanner(): React.JSX.Element | null {
+/**
+ * The app host link (browser mode). Lost: "reconnecting…", and after several failed attempts the
+ * address it keeps trying. Refused: the host is up but this window's access link is from an
+ * earlier launch (it will never be accepted again, so nothing retries). No link at all: say which
+ * link to open. Neither names the token.
+ */
+export function HostBanner({ address }: { address?: string }): React.JSX.Element | null {
   const t = useT();
   const link = useApp((s) => s.hostLink);
   if (link === 'open') return null;
+  const text =
+    link === 'rejected'
+      ? t('app.hostRejected')
+      : link === 'no_token'
+        ? t('app.noToken')
+        : link === 'unreachable'
+          ? t('app.hostUnreachable', { address: address ?? window.location.host })
+          : t('app.hostDown');
   return (
-    <div className="banner banner-error" role="alert" data-testid="host-banner">
-      {t('app.hostDown')}
+    <div className="banner banner-error" role="alert" data-testid="host-banner" data-link={link}>
+      {text}
     </div>
   );
 }

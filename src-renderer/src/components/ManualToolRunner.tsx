@@ -75,7 +75,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
             >
               {tools.map((x) => (
                 <option key={x.function_name} value={x.function_name}>
-                  {x.tool} — {x.system_name} ({x.account}) · {x.effect}
+                  {x.tool} — {x.system_name} ({x.account}) · {t(`effect.${x.effect}`)}
                 </option>
               ))}
             </select>

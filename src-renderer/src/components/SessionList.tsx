@@ -68,7 +68,7 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
     setError(null);
     useSessions
       .getState()
-      .create({ title: title.trim() || 'Conversation', authorization_refs: [...picked], task_id: task || null })
+      .create({ title: title.trim() || t('sessions.defaultTitle'), authorization_refs: [...picked], task_id: task || null })
       .then(onDone, (err: unknown) => setError(errorText(err)));
   };
   return (

@@ -199,7 +199,7 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
     e.preventDefault();
     setError(null);
     const req = taskRequestFrom({
-      title: title || 'Task',
+      title: title || t('task.defaultTitle'),
       selection: Object.entries(selection).map(([authorization_ref, tools]) => ({ authorization_ref, tools: [...tools] })),
       writeBudget: Number(budget),
       inFlight: Number(inFlight),

@@ -1,15 +1,23 @@
-/** Permits, dispatches and outcomes of one task drawn on a time axis (SVG, with a text list for screen readers). */
+/**
+ * Permits, dispatches and outcomes of one task drawn on a time axis (SVG, with a text list for
+ * screen readers). Every word is in the current language: lane labels, each event's text (see
+ * logic/timeline-text.ts), the tooltips, the times and the figure's accessible description.
+ */
 import React from 'react';
 import type { TimelineEntry } from '../../../src-shared/ipc/views.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
+import { timelineText } from '../logic/timeline-text.js';
+import { useApp } from '../store/app.js';
 
 const LANES: TimelineEntry['kind'][] = ['control', 'approval', 'permit', 'dispatch', 'outcome', 'refusal'];
 
 export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.JSX.Element {
   const t = useT();
   const stateLabel = useStateLabel();
-  // Outcomes are shown with the state label of the current language; other labels come from the Hub's audit.
-  const text = (e: TimelineEntry) => (e.kind === 'outcome' && e.state ? stateLabel(e.state) : e.label);
+  const lang = useApp((s) => s.lang);
+  const locale = lang === 'zh' ? 'zh-CN' : undefined;
+  const time = (ms: number) => new Date(ms).toLocaleTimeString(locale);
+  const text = (e: TimelineEntry) => timelineText(e, t, stateLabel);
   if (entries.length === 0) return <p className="muted">{t('task.timelineEmpty')}</p>;
   const times = entries.map((e) => Date.parse(e.at));
   const min = Math.min(...times);
@@ -18,34 +26,41 @@ export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.J
   const width = 600;
   const laneH = 22;
   const x = (at: string) => 90 + ((Date.parse(at) - min) / span) * (width - 110);
+  const lanes = LANES.map((lane) => t(`lane.${lane}`));
+  const separator = lang === 'zh' ? '、' : ', ';
   return (
     <figure className="timeline">
-      <svg viewBox={`0 0 ${width} ${LANES.length * laneH + 20}`} role="img" aria-label={t('task.timeline')}>
+      <svg
+        viewBox={`0 0 ${width} ${LANES.length * laneH + 20}`}
+        role="img"
+        aria-label={t('timeline.aria', { n: entries.length, from: time(min), to: time(max), lanes: lanes.join(separator) })}
+        data-testid="timeline-svg"
+      >
         {LANES.map((lane, i) => (
           <g key={lane}>
             <text x={4} y={i * laneH + 15} className="lane-label">
-              {t(`lane.${lane}`)}
+              {lanes[i]}
             </text>
             <line x1={90} x2={width - 10} y1={i * laneH + 11} y2={i * laneH + 11} className="lane-line" />
           </g>
         ))}
         {entries.map((e, i) => (
           <circle key={i} cx={x(e.at)} cy={LANES.indexOf(e.kind) * laneH + 11} r={5} className={`dot dot-${e.kind}`}>
-            <title>{`${e.at} ${text(e)}${e.invocation_id ? ` ${e.invocation_id}` : ''}`}</title>
+            <title>{[time(Date.parse(e.at)), t(`lane.${e.kind}`), text(e), e.tool, e.invocation_id].filter(Boolean).join(' · ')}</title>
           </circle>
         ))}
         <text x={90} y={LANES.length * laneH + 16} className="axis">
-          {new Date(min).toLocaleTimeString()}
+          {time(min)}
         </text>
         <text x={width - 10} y={LANES.length * laneH + 16} className="axis" textAnchor="end">
-          {new Date(max).toLocaleTimeString()}
+          {time(max)}
         </text>
       </svg>
       <figcaption>
-        <ol className="timeline-list">
+        <ol className="timeline-list" aria-label={t('timeline.list')}>
           {entries.map((e, i) => (
             <li key={i}>
-              <time dateTime={e.at}>{new Date(e.at).toLocaleTimeString()}</time> · {t(`lane.${e.kind}`)} · {text(e)}
+              <time dateTime={e.at}>{time(Date.parse(e.at))}</time> · {t(`lane.${e.kind}`)} · {text(e)}
               {e.tool && ` · ${e.tool}`}
               {e.invocation_id && (
                 <>

@@ -3,7 +3,7 @@ import React, { useState } from 'react';
 import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
 import { call, errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
-import { actionState, nextActionText } from '../logic/action-state.js';
+import { actionState, dispatchText, nextActionText } from '../logic/action-state.js';
 import { hubUsable, useApp } from '../store/app.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
@@ -84,7 +84,7 @@ export function ActionResult({ result }: { result: InvocationActionView }): Reac
       <div>
         {t('card.state')}: <strong data-testid="action-state">{shown.state ? label(shown.state) : '—'}</strong>
         {shown.source === 'feedback' && ` (${t('card.from_feedback')})`}
-        {result.receipt && ` · dispatch: ${result.receipt.dispatch}`}
+        {result.receipt && ` · ${t('card.dispatch')}: ${dispatchText(result.receipt.dispatch, t)}`}
         {` · ${t('storage.journal')}: ${result.journal_state}`}
       </div>
       {result.feedback && (
@@ -94,7 +94,7 @@ export function ActionResult({ result }: { result: InvocationActionView }): Reac
       )}
       {result.feedback && result.feedback.next_action !== 'none' && (
         <div data-testid="action-next">
-          {t('card.next')}: {nextActionText(result.feedback.next_action)}
+          {t('card.next')}: {nextActionText(result.feedback.next_action, t)}
         </div>
       )}
       {result.receipt?.result !== undefined && result.receipt?.result !== null && (

@@ -5,6 +5,8 @@
  * unknown. Anything else concludes nothing (null): no state is invented, least of all success.
  */
 import type { InvocationActionView } from '../../../src-shared/ipc/views.js';
+import { en, type MessageKey } from '../i18n/en.js';
+import type { Translate } from '../i18n/index.js';
 
 export interface ActionState {
   state: string | null;
@@ -19,7 +21,16 @@ export function actionState(result: Pick<InvocationActionView, 'receipt' | 'feed
   return { state: null, source: 'none' };
 }
 
-/** "inspect_original" -> "inspect original". */
-export function nextActionText(nextAction: string): string {
-  return nextAction.replace(/_/g, ' ');
+const isKey = (k: string): k is MessageKey => Object.prototype.hasOwnProperty.call(en, k);
+
+/** "inspect_original" -> "inspect original" (or its words in the current language). An unknown code is shown as its words. */
+export function nextActionText(nextAction: string, t?: Translate): string {
+  const key = `next.${nextAction}`;
+  return t && isKey(key) ? t(key) : nextAction.replace(/_/g, ' ');
+}
+
+/** The receipt's dispatch evidence (none / attempted / confirmed) in the current language. */
+export function dispatchText(dispatch: string, t: Translate): string {
+  const key = `dispatch.${dispatch}`;
+  return isKey(key) ? t(key) : dispatch;
 }

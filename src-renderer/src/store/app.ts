@@ -2,6 +2,7 @@
 import { create } from 'zustand';
 import type { AppInfo, HubConnection } from '../../../src-shared/ipc/views.js';
 import type { Lang } from '../i18n/index.js';
+import type { LinkState } from '../transport/ws-client.js';
 
 export type View = 'conversations' | 'tasks' | 'idle' | 'approvals' | 'settings';
 export type Theme = 'light' | 'dark';
@@ -9,14 +10,15 @@ export type Theme = 'light' | 'dark';
 export interface AppState {
   info: AppInfo | null;
   hub: HubConnection | null;
-  hostLink: 'open' | 'closed';
+  /** The link to the app host (browser mode; always open in Electron). */
+  hostLink: LinkState;
   lang: Lang;
   theme: Theme;
   view: View;
   error: string | null;
   setInfo(info: AppInfo): void;
   setHub(hub: HubConnection): void;
-  setHostLink(s: 'open' | 'closed'): void;
+  setHostLink(s: LinkState): void;
   setLang(lang: Lang): void;
   setTheme(theme: Theme): void;
   setView(view: View): void;

@@ -1,56 +1,108 @@
 /**
  * The browser transport: the same BailingApi over the browser host's WebSocket. The per-launch
- * token comes from the URL fragment (kept in sessionStorage for reloads of this tab). Calls made
- * while the socket is down fail at once with `host_unavailable`; the socket reconnects by itself.
+ * token comes from the URL fragment (kept in sessionStorage for reloads of this tab).
+ *
+ * The link is `open` only once the host's hello frame arrives. When the socket drops, calls fail at
+ * once with `host_unavailable` and the socket reconnects by itself with a growing delay
+ * (`reconnecting`, then `unreachable` after a few failed attempts; it keeps trying). When the host
+ * closes the socket with WS_CLOSE_LAUNCH_TOKEN_REJECTED, the host is up but this page's token is
+ * not this launch's (a tab from an earlier launch): the link is `rejected`, calls fail at once with
+ * `launch_token_rejected`, and it does not retry — the same token will never be accepted again.
  */
 import type { BailingApi, EventFunctions } from '../../../src-shared/ipc/api.js';
 import { CALL_NAMES, EVENT_NAMES, type CallName, type CallResult, type EventName } from '../../../src-shared/ipc/contract.js';
+
+/** Same number as src-main/browser-host/protocol.ts (a test checks they agree). */
+export const WS_CLOSE_LAUNCH_TOKEN_REJECTED = 4401;
+export const HELLO = 'bailing.browser-host.v1';
+
+/**
+ * open: connected. reconnecting: lost, retrying. unreachable: still no answer after several
+ * attempts (still retrying). rejected: the host answered and refused this page's launch token
+ * (no retry). no_token: the page was opened without an access link (nothing to try).
+ */
+export type LinkState = 'open' | 'reconnecting' | 'unreachable' | 'rejected' | 'no_token';
 
 type Pending = { resolve: (r: CallResult<CallName>) => void };
 
 export interface WsTransport {
   api: BailingApi;
-  onStatus(listener: (s: 'open' | 'closed') => void): () => void;
+  onStatus(listener: (s: LinkState) => void): () => void;
+  state(): LinkState | 'connecting';
   close(): void;
 }
 
 export interface WsTransportOptions {
   url: string; // ws://127.0.0.1:PORT/ws?token=...
   WebSocketImpl?: typeof WebSocket;
+  /** First reconnect delay; it doubles per failed attempt up to maxReconnectDelayMs. */
   reconnectDelayMs?: number;
+  maxReconnectDelayMs?: number;
+  /** Failed attempts in a row after which the link is reported `unreachable` (default 5). */
+  unreachableAfter?: number;
+  /** How long the first calls of a page wait for the link to open (default 3000 ms). */
+  openWaitMs?: number;
 }
+
+const REJECTED_ERROR = {
+  error: 'launch_token_rejected',
+  message: 'The app host refused this window: its access link is from an earlier launch.',
+};
 
 export function createWsTransport(opts: WsTransportOptions): WsTransport {
   const WS = opts.WebSocketImpl ?? WebSocket;
+  const baseDelay = opts.reconnectDelayMs ?? 500;
+  const maxDelay = Math.max(baseDelay, opts.maxReconnectDelayMs ?? 8000);
+  const unreachableAfter = opts.unreachableAfter ?? 5;
   const pending = new Map<number, Pending>();
   const listeners = new Map<EventName, Set<(p: unknown) => void>>();
-  const statusListeners = new Set<(s: 'open' | 'closed') => void>();
+  const statusListeners = new Set<(s: LinkState) => void>();
   let nextId = 1;
   let socket: WebSocket | null = null;
-  let open = false;
+  let state: LinkState | 'connecting' = 'connecting';
+  let failures = 0;
   let closed = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   let waiters: Array<() => void> = [];
 
-  const setOpen = (v: boolean) => {
-    open = v;
-    for (const l of [...statusListeners]) l(v ? 'open' : 'closed');
-    if (v) {
+  const setState = (next: LinkState) => {
+    if (state === next) return;
+    state = next;
+    for (const l of [...statusListeners]) l(next);
+    if (next !== 'reconnecting' && next !== 'unreachable') {
       const w = waiters;
       waiters = [];
       for (const f of w) f();
     }
   };
 
+  const failPending = (error: { error: string; message: string }) => {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.resolve({ ok: false, error });
+    }
+  };
+
   const connect = () => {
+    timer = null;
     if (closed) return;
     const ws = new WS(opts.url);
     socket = ws;
-    ws.onopen = () => setOpen(true);
+    let greeted = false;
+    // Without a handler Node's `ws` throws on a failed handshake; the close handler decides.
+    ws.onerror = () => {};
     ws.onmessage = (m: MessageEvent) => {
-      let frame: { id?: unknown; result?: CallResult<CallName>; event?: unknown; payload?: unknown };
+      let frame: { id?: unknown; result?: CallResult<CallName>; event?: unknown; payload?: unknown; hello?: unknown };
       try {
         frame = JSON.parse(String(m.data)) as typeof frame;
       } catch {
+        return;
+      }
+      if (!greeted) {
+        if (frame.hello !== HELLO) return;
+        greeted = true;
+        failures = 0;
+        setState('open');
         return;
       }
       if (typeof frame.event === 'string') {
@@ -66,23 +118,36 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
         }
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (ev: CloseEvent) => {
       if (socket === ws) socket = null;
-      for (const [id, p] of pending) {
-        pending.delete(id);
-        p.resolve({ ok: false, error: { error: 'host_unavailable', message: 'The app host connection closed.' } });
+      if (ev.code === WS_CLOSE_LAUNCH_TOKEN_REJECTED) {
+        // The host is up and said no: retrying with the same token can never succeed.
+        closed = true;
+        setState('rejected');
+        failPending(REJECTED_ERROR);
+        return;
       }
-      if (open) setOpen(false);
-      if (!closed) setTimeout(connect, opts.reconnectDelayMs ?? 1000);
+      failPending({ error: 'host_unavailable', message: 'The app host connection closed.' });
+      if (closed) return;
+      failures += 1;
+      setState(failures >= unreachableAfter ? 'unreachable' : 'reconnecting');
+      const delay = Math.min(maxDelay, baseDelay * 2 ** Math.min(failures - 1, 16));
+      timer = setTimeout(connect, delay);
     };
   };
-  connect();
+
+  const unavailable = (): { ok: false; error: { error: string; message: string } } =>
+    state === 'rejected'
+      ? { ok: false, error: REJECTED_ERROR }
+      : state === 'no_token'
+        ? { ok: false, error: { error: 'launch_token_missing', message: 'This page was opened without its access link.' } }
+        : { ok: false, error: { error: 'host_unavailable', message: 'The app host is not connected.' } };
 
   const invoke = async <K extends CallName>(name: K, input: unknown): Promise<CallResult<K>> => {
-    if (!open) {
-      // The first calls of a page load wait briefly for the socket to open.
+    if (state === 'connecting' || state === 'reconnecting' || state === 'unreachable') {
+      // The first calls of a page (and calls during a short drop) wait briefly for the link.
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 3000);
+        const t = setTimeout(resolve, opts.openWaitMs ?? 3000);
         waiters.push(() => {
           clearTimeout(t);
           resolve();
@@ -90,7 +155,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
       });
     }
     const ws = socket;
-    if (!ws || !open) return { ok: false, error: { error: 'host_unavailable', message: 'The app host is not connected.' } };
+    if (!ws || state !== 'open') return unavailable() as CallResult<K>;
     const id = nextId++;
     return new Promise<CallResult<K>>((resolve) => {
       pending.set(id, { resolve: resolve as (r: CallResult<CallName>) => void });
@@ -114,14 +179,26 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     ]),
   ) as unknown as EventFunctions;
 
+  if (/[?&]token=(&|$)/.test(opts.url) || !/[?&]token=/.test(opts.url)) {
+    // No token at all: there is nothing the host could accept, so do not knock.
+    closed = true;
+    state = 'no_token';
+  } else {
+    connect();
+  }
+
   return {
     api: { ...(calls as unknown as Omit<BailingApi, keyof EventFunctions>), ...subs } as BailingApi,
     onStatus(listener) {
       statusListeners.add(listener);
+      // A state reached before this listener came (e.g. no token) is reported at once.
+      if (state !== 'connecting') listener(state);
       return () => statusListeners.delete(listener);
     },
+    state: () => state,
     close() {
       closed = true;
+      if (timer) clearTimeout(timer);
       socket?.close();
     },
   };
