@@ -3,29 +3,15 @@
 // Runs under a private D-Bus session with an unlocked gnome-keyring when those are installed,
 // so the keychain tests talk to a real Secret Service. Ends with one summary line.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { keyringSessionAvailable, runInKeyringSession } from './keyring-session.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
-const which = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
-if (!process.env.BAILING_TEST_INNER && which('dbus-run-session') && which('gnome-keyring-daemon')) {
-  const home = mkdtempSync(join(tmpdir(), 'bailing-keyring-'));
-  for (const d of ['data', 'cache', 'run']) mkdirSync(join(home, d), { recursive: true, mode: 0o700 });
-  const env = {
-    ...process.env,
-    BAILING_TEST_INNER: '1',
-    XDG_DATA_HOME: join(home, 'data'),
-    XDG_CACHE_HOME: join(home, 'cache'),
-    XDG_RUNTIME_DIR: join(home, 'run'),
-  };
-  const inner = [process.execPath, join(root, 'scripts/test.mjs'), ...args].map((a) => `'${a}'`).join(' ');
-  const script = `eval "$(printf pass | gnome-keyring-daemon --unlock --components=secrets)"; export GNOME_KEYRING_CONTROL; exec ${inner}`;
-  const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { stdio: 'inherit', env, cwd: root });
-  rmSync(home, { recursive: true, force: true });
-  process.exit(r.status ?? 1);
+if (!process.env.BAILING_TEST_INNER && keyringSessionAvailable()) {
+  process.exit(runInKeyringSession([process.execPath, join(root, 'scripts/test.mjs'), ...args], { cwd: root, env: { BAILING_TEST_INNER: '1' } }));
 }
 
 const out = join(root, '.tmp');

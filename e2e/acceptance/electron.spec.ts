@@ -6,10 +6,9 @@
  * relaunch on the same data). It runs only where an Electron binary is installed; elsewhere every
  * entry is reported skipped with that reason.
  *
- * Scenario 6 (pending approval across reopen) is the exception: it drives the app's LOCAL Hub with
- * preset client and admin tokens handed to `bootDesk` through an injected in-memory keychain
- * (e2e/harness/host-main.ts). The Electron main process builds its own keychain and has no such
- * hook, so where a binary exists that entry fails with the precise reason instead of passing.
+ * Scenario 6 (pending approval across reopen) drives the app's LOCAL Hub: the Electron app is
+ * launched on an installation prepared by e2e/harness/local-install.ts (its local Hub's tokens in
+ * the OS keychain, read by the app's own keychain code), through ./support/electron-local-app.ts.
  *
  * Nothing in this workplace can run Electron: the driver and this spec are type-checked and
  * linted, never executed (docs/acceptance.md).
@@ -17,6 +16,8 @@
 import { test } from '@playwright/test';
 import { electronBinary } from '../support/electron-binary.js';
 import { startElectronApp } from './support/electron-app.js';
+import { startElectronLocalApp } from './support/electron-local-app.js';
+import { APPROVAL_TITLE, approvalScript, pendingApprovalAcrossReopen, type LocalAppUnderTest } from './scenarios/approval.js';
 import type { AppUnderTest } from './support/stack-fixture.js';
 import type { ScenarioSuite } from './support/suite.js';
 import { boundariesSuite } from './scenarios/boundaries.js';
@@ -55,11 +56,19 @@ registerElectron(tasksSuite);
 registerElectron(recoverySuite);
 registerElectron(boundariesSuite);
 
-test('Electron: 6. pending approval across reopen', () => {
+test.describe('Electron: approval', () => {
+  test.describe.configure({ mode: 'serial', timeout: 240_000 });
   test.skip(binary === null, NO_BINARY);
-  throw new Error(
-    `Electron ${binary}: scenario 6 needs the app's LOCAL Hub with preset client and admin tokens (so the harness can read approvals, receipts and audit with the admin token). ` +
-      'The browser host gets them through an injected in-memory keychain (e2e/harness/host-main.ts); the Electron main process (src-main/app/main.ts) builds its own keychain and has no hook to inject tokens, ' +
-      'and without a Secret Service its local Hub makes fresh session-only tokens the harness cannot know. Not runnable in Electron until main.ts accepts such a hook; it runs in Chromium (approval.spec.ts).',
-  );
+  let app: LocalAppUnderTest | undefined;
+  test.beforeAll(async () => {
+    if (binary === null) return;
+    app = await startElectronLocalApp(binary, 'approval', approvalScript);
+  });
+  test.afterAll(async () => {
+    await app?.close();
+  });
+  test(`Electron: ${APPROVAL_TITLE}`, async () => {
+    if (!app) throw new Error('the Electron app did not start');
+    await pendingApprovalAcrossReopen(app);
+  });
 });

@@ -1,17 +1,12 @@
 /**
  * The browser host as the acceptance harness starts it: the app's own composition root
  * (`bootDesk`) and browser host (`startBrowserHost`), in REMOTE mode against an external Hub, so
- * that the Hub and the business systems survive a SIGKILL of this process.
+ * that the Hub and the business systems survive a SIGKILL of this process. (Scenarios on the
+ * app's embedded default use the product's own launcher instead: e2e/harness/local-stack.ts.)
  *
  *   node --import tsx e2e/harness/host-main.ts --data DIR [--port N] [--static DIR]
- *   env: BAILING_E2E_MODE        'remote' (default) or 'local': the app's embedded default (local Hub
- *                                with the demo systems in this process), for scenarios that need
- *                                the local Hub's operator (approvals in the UI)
- *        BAILING_E2E_CLIENT_ID   local mode: the embedded client id written on first start
- *        BAILING_E2E_HUB_URL     remote mode: the Hub URL (written into settings.json on first start)
+ *   env: BAILING_E2E_HUB_URL     the Hub URL (written into settings.json on first start)
  *        BAILING_E2E_HUB_TOKEN   the client token (held in this process's memory only)
- *        BAILING_E2E_HUB_ADMIN_TOKEN  local mode: the local Hub's admin token (so the harness can read
- *                                the Hub's audit and receipts; the app uses it for approvals)
  *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by bootDesk)
  *
  * Why not `src-main/browser-host/cli.ts`: that CLI takes the remote client token only from the OS
@@ -49,34 +44,15 @@ async function main(): Promise<void> {
   if (!arg('data')) throw new Error('--data DIR is required');
   const staticDir = resolve(arg('static') ?? resolve(root, 'out/renderer'));
   const port = Number(arg('port') ?? 0);
-  const local = process.env.BAILING_E2E_MODE === 'local';
   const hubUrl = process.env.BAILING_E2E_HUB_URL;
   const token = process.env.BAILING_E2E_HUB_TOKEN;
-  const clientId = process.env.BAILING_E2E_CLIENT_ID;
-  if (!token || (local ? !clientId : !hubUrl)) throw new Error('BAILING_E2E_HUB_TOKEN and (remote) BAILING_E2E_HUB_URL or (local) BAILING_E2E_CLIENT_ID are required');
-  const adminToken = process.env.BAILING_E2E_HUB_ADMIN_TOKEN;
+  if (!token || !hubUrl) throw new Error('BAILING_E2E_HUB_TOKEN and BAILING_E2E_HUB_URL are required');
   delete process.env.BAILING_E2E_HUB_TOKEN;
-  delete process.env.BAILING_E2E_HUB_ADMIN_TOKEN;
   if (!existsSync(resolve(staticDir, 'index.html'))) throw new Error(`the renderer is not built (${staticDir}/index.html missing)`);
 
   const store = createSettingsFileStore(dataDir);
-  if (store.load() === null) {
-    const s = defaultSettings();
-    if (local) store.save({ ...s, embedded: { client_id: clientId ?? '', hub_port: null, default_session_id: null } });
-    else store.save({ ...s, hub: { mode: 'remote', remote_url: hubUrl ?? null, remote_hub_id: null } });
-  }
-  const keychain = await createKeychain({
-    loadBackend: async () =>
-      memoryBackend(
-        local
-          ? {
-              // The embedded default keeps its tokens per installation (client id), see src-main/embedded/local-hub.ts.
-              [`${KEYCHAIN_ACCOUNTS.hubClientToken}:${clientId}`]: token,
-              ...(adminToken ? { [`${KEYCHAIN_ACCOUNTS.hubAdminToken}:${clientId}`]: adminToken } : {}),
-            }
-          : { [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token },
-      ),
-  });
+  if (store.load() === null) store.save({ ...defaultSettings(), hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
+  const keychain = await createKeychain({ loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }) });
   const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }).version;
   const log = (m: string) => console.error(`[host] ${m}`);
   const boot = await bootDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });

@@ -1,28 +1,36 @@
 /**
- * The app's embedded default as a separate process: the browser host with its own local Hub and
- * demo systems inside it (local mode), plus the scripted model in the harness process. Used where
- * a scenario needs the local Hub's operator in the UI (approvals). A SIGKILL of the host ends the
- * local Hub and the demo systems with it; they come back on the same data (the Hub's store, its
- * port, the client id and tokens), while the demo systems start with fresh in-memory ledgers — so
- * a scenario reads the ledgers it needs BEFORE the kill and again after the restart.
+ * The app's embedded default as a separate process: the product's own browser-mode launcher
+ * (`src-main/browser-host/cli.ts`, what `npm start` runs where Electron is missing) with its local
+ * Hub and demo systems inside it, on an installation prepared by ./local-install.ts (settings with
+ * a known client id, the local Hub's tokens in the real OS keychain), plus the scripted model in
+ * the harness process. Used where a scenario needs the local Hub's operator in the UI
+ * (approvals). The Electron variant launches the Electron app on the same prepared installation
+ * instead of `startHost()` (e2e/acceptance/support/electron-local-app.ts).
+ *
+ * A SIGKILL of the host ends the local Hub and the demo systems with it; they come back on the
+ * same data (the Hub's store, its port, the client id and tokens), while the demo systems start
+ * with fresh in-memory ledgers — so a scenario reads the ledgers it needs BEFORE the kill and
+ * again after the restart.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/server.js';
 import type { Script } from '../../demo/scripted-model/script.js';
 import type { LedgerEntry, RequestLogEntry } from '../../demo/types.js';
+import { seedLocalInstall } from './local-install.js';
 import { spawnTs, type ChildProc } from './proc.js';
 import { ensureRendererBuilt, ROOT } from './renderer-build.js';
 import type { HostHandle, SystemId } from './stack.js';
 
-export const LOCAL_CLIENT_ID = 'desk-e2e-local';
-
 export interface LocalStack {
   dir: string;
+  /** The app's data folder (settings, journal, archive, the local Hub's store). */
+  desk: string;
   logFile: string;
   model: ScriptedModel;
+  /** What the app needs in its environment to use the scripted model. */
+  modelEnv: Record<string, string>;
   host: HostHandle | null;
   startHost(): Promise<HostHandle>;
   killHost(): Promise<void>;
@@ -48,31 +56,22 @@ export async function startLocalStack(opts: { name: string; script?: Script; kee
   const logFile = join(dir, 'harness.log');
   const desk = join(dir, 'desk');
   mkdirSync(desk, { recursive: true });
-  const adminToken = `bda_${randomBytes(24).toString('base64url')}`;
-  const clientToken = `bdc_${LOCAL_CLIENT_ID}.${randomBytes(24).toString('base64url')}`;
+  const install = await seedLocalInstall(desk, opts.name);
+  const adminToken = install.adminToken;
   const model = await startScriptedModel({ script: opts.script ?? [] });
+  const modelEnv = { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted-model', BAILING_MODEL_API_KEY: 'sk-e2e-scripted' };
   const procs: ChildProc[] = [];
 
   const stack: LocalStack = {
     dir,
+    desk,
     logFile,
     model,
+    modelEnv,
     host: null,
     async startHost() {
       if (stack.host?.proc.alive()) throw new Error('the host is already running');
-      const proc = spawnTs('host', 'e2e/harness/host-main.ts', ['--data', desk], {
-        cwd: ROOT,
-        logFile,
-        env: {
-          BAILING_E2E_MODE: 'local',
-          BAILING_E2E_CLIENT_ID: LOCAL_CLIENT_ID,
-          BAILING_E2E_HUB_TOKEN: clientToken,
-          BAILING_E2E_HUB_ADMIN_TOKEN: adminToken,
-          BAILING_MODEL_BASE_URL: model.url,
-          BAILING_MODEL: 'scripted-model',
-          BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
-        },
-      });
+      const proc = spawnTs('host', 'src-main/browser-host/cli.ts', ['--data', desk], { cwd: ROOT, logFile, env: modelEnv });
       procs.push(proc);
       const m = await proc.waitForLine(/^BAILING_URL=(\S+)/, 90_000);
       const url = m[1] ?? '';
@@ -112,6 +111,7 @@ export async function startLocalStack(opts: { name: string; script?: Script; kee
     async close() {
       for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);
       await model.close();
+      await install.forget();
       if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1')) rmSync(dir, { recursive: true, force: true });
     },
   };

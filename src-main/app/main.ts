@@ -4,12 +4,18 @@
  * Everything it hosts is plain Node (bootDesk), shared with the browser host.
  */
 import { app, BrowserWindow, ipcMain } from 'electron';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { bootDesk, type DeskBoot } from '../embedded/boot.js';
 import { registerIpc, type IpcRegistration } from './ipc.js';
 import { createMainWindow, registerAppScheme, serveRenderer } from './window.js';
 
 const log = (msg: string) => console.error(`[bailing] ${msg}`);
+
+// BAILING_DATA_DIR overrides the OS user-data folder (tests, portable use). Chromium's profile and
+// the single-instance lock then live inside it too, so the lock guards that data folder: two
+// launches on one folder cannot both write its journal, two on different folders do not collide.
+const dataDirOverride = process.env.BAILING_DATA_DIR ? resolve(process.env.BAILING_DATA_DIR) : null;
+if (dataDirOverride !== null) app.setPath('userData', join(dataDirOverride, 'electron-profile'));
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -38,8 +44,7 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       serveRenderer(join(import.meta.dirname, '../renderer'));
-      // BAILING_DATA_DIR overrides the OS user-data folder (tests, portable use).
-      boot = await bootDesk({ dataDir: process.env.BAILING_DATA_DIR ?? app.getPath('userData'), version: app.getVersion(), log });
+      boot = await bootDesk({ dataDir: dataDirOverride ?? app.getPath('userData'), version: app.getVersion(), log });
       ipc = registerIpc({ ipcMain, dispatcher: boot.dispatcher, bus: boot.bus, webContents: () => (win && !win.isDestroyed() ? win.webContents : null), log });
       win = createMainWindow(join(import.meta.dirname, '../preload/index.cjs'));
       win.on('closed', () => {

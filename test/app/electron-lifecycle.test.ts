@@ -12,6 +12,7 @@ const e = vi.hoisted(() => {
   const state = {
     lock: true,
     userData: '',
+    calls: [] as string[],
     appHandlers: new Map<string, (...a: unknown[]) => void>(),
     ipcHandlers: new Map<string, unknown>(),
     windows: 0,
@@ -34,9 +35,16 @@ const e = vi.hoisted(() => {
   }
   const module = {
     app: {
-      requestSingleInstanceLock: () => state.lock,
+      requestSingleInstanceLock: () => {
+        state.calls.push('requestSingleInstanceLock');
+        return state.lock;
+      },
       whenReady: () => Promise.resolve(),
       getPath: () => state.userData,
+      setPath: (name: string, path: string) => {
+        state.calls.push(`setPath ${name} ${path}`);
+        if (name === 'userData') state.userData = path;
+      },
       getVersion: () => '0.0.0-test',
       on: (name: string, fn: (...a: unknown[]) => void) => state.appHandlers.set(name, fn),
       quit: () => {
@@ -69,10 +77,34 @@ describe('Electron main lifecycle', () => {
   it('quits at once when another instance holds the lock', async () => {
     e.state.lock = false;
     vi.resetModules();
-    await import('../../src-main/app/main.js');
+    const prev = process.env.BAILING_DATA_DIR;
+    delete process.env.BAILING_DATA_DIR;
+    try {
+      await import('../../src-main/app/main.js');
+    } finally {
+      if (prev !== undefined) process.env.BAILING_DATA_DIR = prev;
+    }
+    expect(e.state.calls).toEqual(['requestSingleInstanceLock']); // the OS user-data folder is kept
     expect(e.state.quit).toBe(1);
     expect(e.state.ipcHandlers.size).toBe(0);
     expect(e.state.windows).toBe(0);
+  });
+
+  it('with BAILING_DATA_DIR, moves the Chromium profile (and so the single-instance lock) into that folder before taking the lock', async () => {
+    e.state.lock = false;
+    e.state.calls = [];
+    e.state.quit = 0;
+    vi.resetModules();
+    const prev = process.env.BAILING_DATA_DIR;
+    process.env.BAILING_DATA_DIR = join(dir, 'portable', '..', 'portable');
+    try {
+      await import('../../src-main/app/main.js');
+    } finally {
+      if (prev !== undefined) process.env.BAILING_DATA_DIR = prev;
+      else delete process.env.BAILING_DATA_DIR;
+    }
+    expect(e.state.calls).toEqual([`setPath userData ${join(dir, 'portable', 'electron-profile')}`, 'requestSingleInstanceLock']);
+    expect(e.state.quit).toBe(1); // another launch holds THIS folder's lock
   });
 
   it('boots the desk in the user-data folder, opens one window, and quits only after an orderly close', async () => {

@@ -1,6 +1,6 @@
 /**
  * The Electron driver of the acceptance scenarios: the same `AppUnderTest` as the browser host,
- * over the real Electron app built by `electron-vite build` and launched with `_electron.launch`.
+ * over the real Electron app (./electron-launch.ts).
  *
  * The app runs in REMOTE mode against the harness's Hub through the launch-time route
  * (BAILING_HUB_URL + BAILING_HUB_TOKEN_FILE, a 0600 file; src-main/embedded/launch-hub.ts), keeps
@@ -11,65 +11,29 @@
  * UNVERIFIED: no machine in this workplace has an Electron binary, so this driver has only been
  * type-checked and linted, never run.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { _electron as electron, type ElectronApplication, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { startStack } from '../../harness/stack.js';
-import { ROOT } from '../../harness/renderer-build.js';
 import type { Script } from '../../../demo/scripted-model/script.js';
+import { closeElectronDesk, killAndWait, launchElectronDesk, type RunningElectron } from './electron-launch.js';
 import type { AppUnderTest } from './stack-fixture.js';
-import { waitAppReady } from './ui.js';
-
-let built = false;
-
-/** `electron-vite build` once per test worker (main, preload and renderer into out/). */
-function buildElectronApp(): void {
-  if (built) return;
-  const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('electron-vite build failed');
-  built = true;
-}
-
-async function killAndWait(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  proc.kill('SIGKILL');
-  await exited;
-}
 
 export async function startElectronApp(binary: string, name: string, script: Script = []): Promise<AppUnderTest> {
-  buildElectronApp();
   const stack = await startStack({ name: `electron-${name}`, script });
   const deskDir = join(stack.dir, 'desk');
   let tokenFile: string | null = null;
-  let current: { app: ElectronApplication; page: Page } | null = null;
+  let current: RunningElectron | null = null;
 
   const launch = async (): Promise<void> => {
     if (tokenFile === null) throw new Error('the Hub token file is gone (the stack was closed)');
-    const eapp = await electron.launch({
-      executablePath: binary,
-      args: [ROOT],
-      cwd: ROOT,
-      env: {
-        ...(process.env as Record<string, string>),
-        BAILING_DATA_DIR: deskDir,
-        BAILING_HUB_URL: stack.hubUrl,
-        BAILING_HUB_TOKEN_FILE: tokenFile,
-        BAILING_MODEL_BASE_URL: stack.model.url,
-        BAILING_MODEL: 'scripted-model',
-        BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
-      },
+    current = await launchElectronDesk(binary, deskDir, {
+      BAILING_HUB_URL: stack.hubUrl,
+      BAILING_HUB_TOKEN_FILE: tokenFile,
+      BAILING_MODEL_BASE_URL: stack.model.url,
+      BAILING_MODEL: 'scripted-model',
+      BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
     });
-    try {
-      const page = await eapp.firstWindow();
-      current = { app: eapp, page };
-      await waitAppReady(page);
-    } catch (err) {
-      await killAndWait(eapp.process());
-      current = null;
-      throw err;
-    }
   };
 
   const app: AppUnderTest = {
@@ -96,7 +60,7 @@ export async function startElectronApp(binary: string, name: string, script: Scr
     async close() {
       const running = current;
       current = null;
-      if (running) await running.app.close().catch(() => killAndWait(running.app.process()));
+      if (running) await closeElectronDesk(running);
       if (tokenFile !== null) rmSync(tokenFile, { force: true });
       tokenFile = null;
       await stack.close();

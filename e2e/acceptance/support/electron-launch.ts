@@ -1,0 +1,59 @@
+/**
+ * Launching the real Electron app for the acceptance scenarios: `electron-vite build` once per
+ * worker, `_electron.launch` of the built app with the given environment, the first window loaded
+ * and ready; and a SIGKILL that waits for the exit (reopen = kill + launch on the same data).
+ *
+ * UNVERIFIED: no machine in this workplace has an Electron binary, so this has only been
+ * type-checked and linted, never run.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { _electron as electron, type ElectronApplication, type Page } from '@playwright/test';
+import { ROOT } from '../../harness/renderer-build.js';
+import { waitAppReady } from './ui.js';
+
+let built = false;
+
+/** `electron-vite build` once per test worker (main, preload and renderer into out/). */
+function buildElectronApp(): void {
+  if (built) return;
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('electron-vite build failed');
+  built = true;
+}
+
+export async function killAndWait(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGKILL');
+  await exited;
+}
+
+export interface RunningElectron {
+  app: ElectronApplication;
+  page: Page;
+}
+
+/** Launches the app on BAILING_DATA_DIR = `dataDir` with `env` added; resolves once its window is ready. */
+export async function launchElectronDesk(binary: string, dataDir: string, env: Record<string, string>): Promise<RunningElectron> {
+  buildElectronApp();
+  const app = await electron.launch({
+    executablePath: binary,
+    args: [ROOT],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), BAILING_DATA_DIR: dataDir, ...env },
+  });
+  try {
+    const page = await app.firstWindow();
+    await waitAppReady(page);
+    return { app, page };
+  } catch (err) {
+    await killAndWait(app.process());
+    throw err;
+  }
+}
+
+/** An orderly quit, or a SIGKILL when the app does not answer. */
+export async function closeElectronDesk(running: RunningElectron): Promise<void> {
+  await running.app.close().catch(() => killAndWait(running.app.process()));
+}
