@@ -57,7 +57,7 @@ function firstFrame(port: number, token: string, origin: string): Promise<unknow
   });
 }
 
-function originSocket(origin: string): typeof WebSocket {
+function originSocket(origin: string): never {
   return class extends WebSocket {
     constructor(url: string) {
       super(url, { headers: { origin } });

@@ -49,8 +49,13 @@ export function App(): React.JSX.Element {
             </button>
           ))}
         </nav>
-        <span className={`hub-pill ${hub?.state === 'connected' ? 'state-ok' : 'state-bad'}`} data-testid="hub-state">
-          {hub ? `${hub.state === 'connected' ? t('hub.connected') : hub.state === 'connecting' ? t('hub.connecting') : '⚠'} · ${t(hub.mode === 'local' ? 'hub.local' : 'hub.remote')}` : '…'}
+        <span className={`hub-pill ${hub?.state === 'connected' && hostLink === 'open' ? 'state-ok' : 'state-bad'}`} data-testid="hub-state">
+          {/* Without the app host this window cannot know the Hub's state: it does not show a stale one. */}
+          {hostLink !== 'open'
+            ? t('hub.unknown')
+            : hub
+              ? `${hub.state === 'connected' ? t('hub.connected') : hub.state === 'connecting' ? t('hub.connecting') : '⚠'} · ${t(hub.mode === 'local' ? 'hub.local' : 'hub.remote')}`
+              : '…'}
         </span>
         <label>
           <span className="visually-hidden">{t('lang.label')}</span>

@@ -6,7 +6,9 @@ import { useApp } from '../store/app.js';
 export function HubBanner(): React.JSX.Element | null {
   const t = useT();
   const hub = useApp((s) => s.hub);
-  if (!hub || hub.state === 'connected') return null;
+  const link = useApp((s) => s.hostLink);
+  // Without the app host the Hub's state is not known here; the host banner speaks instead.
+  if (!hub || hub.state === 'connected' || link !== 'open') return null;
   const text = hub.state === 'connecting' ? t('hub.connecting') : t('hub.disconnected');
   return (
     <div className={`banner ${hub.state === 'disconnected' ? 'banner-error' : 'banner-info'}`} role="alert" data-testid="hub-banner">

@@ -20,6 +20,7 @@ export const en = {
   'hub.connected': 'Hub connected',
   'hub.connecting': 'Connecting to the Hub…',
   'hub.disconnected': 'The Hub cannot be reached. Actions that need it are disabled; reconnecting automatically. Nothing is lost.',
+  'hub.unknown': 'Hub state unknown (no link to the app host)',
   'hub.local': 'local Hub',
   'hub.remote': 'remote Hub',
 

@@ -22,6 +22,7 @@ export const zh: Messages = {
   'hub.connected': 'Hub 已连接',
   'hub.connecting': '正在连接 Hub…',
   'hub.disconnected': '无法连接 Hub。需要 Hub 的操作已停用，正在自动重连，不会丢失任何内容。',
+  'hub.unknown': 'Hub 状态未知（与应用主进程没有连接）',
   'hub.local': '本地 Hub',
   'hub.remote': '远程 Hub',
 

@@ -1,0 +1,153 @@
+// The window in browser mode when the app host goes away or restarts, against a real desk and real
+// browser hosts on one 127.0.0.1 port: a host that is gone shows "reconnecting…" and then the
+// address it keeps trying; a host restarted with a new launch token makes the window say, in the
+// chosen language, that it belongs to an earlier launch (no generic error, no token, no retries);
+// a page opened without its link says which link to open; opening a new link in the same tab
+// reloads it with the new token.
+// @vitest-environment jsdom
+import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
+import React from 'react';
+import WebSocket from 'ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserHost, type BrowserHost } from '../../src-main/browser-host/index.js';
+import { App } from '../../src-renderer/src/components/App.js';
+import { startRenderer } from '../../src-renderer/src/host-link.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
+import { zh } from '../../src-renderer/src/i18n/zh.js';
+import { useApp } from '../../src-renderer/src/store/app.js';
+import { pickTransport } from '../../src-renderer/src/transport/index.js';
+import { createWsTransport, type WsTransport } from '../../src-renderer/src/transport/ws-client.js';
+import { startTestDesk, type TestDesk } from '../app/support.js';
+
+let desk: TestDesk;
+const hosts: BrowserHost[] = [];
+const stops: Array<() => void> = [];
+
+const launch = async (opts: { port?: number; token?: string } = {}) => {
+  const h = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir, ...opts });
+  hosts.push(h);
+  return h;
+};
+const stopHost = async (h: BrowserHost) => {
+  await h.close();
+  hosts.splice(hosts.indexOf(h), 1);
+};
+
+function transportTo(host: BrowserHost, token = host.token): WsTransport {
+  const origin = host.origin;
+  class OriginWebSocket extends WebSocket {
+    constructor(url: string) {
+      super(url, { headers: { origin } });
+    }
+  }
+  const t = createWsTransport({
+    url: `ws://127.0.0.1:${host.port}/ws?token=${encodeURIComponent(token)}`,
+    WebSocketImpl: OriginWebSocket as never,
+    reconnectDelayMs: 20,
+    maxReconnectDelayMs: 60,
+    unreachableAfter: 3,
+    openWaitMs: 5_000,
+  });
+  stops.push(() => t.close());
+  return t;
+}
+
+async function boot(t: WsTransport): Promise<void> {
+  stops.push(await startRenderer(t));
+}
+
+const banner = () => screen.queryByTestId('host-banner');
+
+beforeAll(async () => {
+  desk = await startTestDesk();
+  await waitFor(() => expect(desk.boot.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
+}, 120_000);
+afterEach(async () => {
+  cleanup();
+  for (const s of stops.splice(0)) s();
+  for (const h of hosts.splice(0)) await h.close();
+  useApp.setState({ info: null, hub: null, error: null, hostLink: 'open', lang: 'en', view: 'conversations' });
+});
+afterAll(async () => {
+  await desk?.cleanup();
+}, 120_000);
+
+describe('browser mode: the app host link', () => {
+  it('an open window whose host restarted with a new token says it belongs to an earlier launch, in en and zh, and stops', async () => {
+    const first = await launch();
+    await boot(transportTo(first));
+    const { container } = render(<App />);
+    await waitFor(() => expect(container.querySelector('.app')?.getAttribute('data-ready')).toBe('true'), { timeout: 10_000 });
+    expect(banner()).toBeNull();
+
+    await stopHost(first);
+    await waitFor(() => expect(banner()?.textContent).toBe(en['app.hostDown']), { timeout: 10_000 });
+
+    const second = await launch({ port: first.port });
+    await waitFor(() => expect(banner()?.getAttribute('data-link')).toBe('rejected'), { timeout: 10_000 });
+    expect(banner()?.textContent).toBe(en['app.hostRejected']);
+    expect(banner()?.textContent).toContain('earlier launch');
+    expect(container.textContent).not.toContain(first.token);
+    expect(container.textContent).not.toContain(second.token);
+    // The Hub's state is not known without the host: no stale "Hub connected".
+    expect(screen.getByTestId('hub-state').textContent).toBe(en['hub.unknown']);
+    // The window's controls are off: nothing can be sent through a refused link.
+    expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
+
+    act(() => useApp.getState().setLang('zh'));
+    expect(banner()?.textContent).toBe(zh['app.hostRejected']);
+    expect(banner()?.textContent).toContain('属于应用的上一次启动');
+
+    // One knock on the new host, then no more, however long the window stays open.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(second.rejectedConnections()).toBe(1);
+  });
+
+  it('a reloaded window with an earlier launch token: the explanation only, no "Starting…", no generic error', async () => {
+    const earlier = await launch();
+    const token = earlier.token;
+    const port = earlier.port;
+    await stopHost(earlier);
+    const current = await launch({ port });
+    await boot(transportTo(current, token));
+    const { container } = render(<App />);
+    expect(banner()?.textContent).toBe(en['app.hostRejected']);
+    expect(screen.queryByText(en['app.loading'])).toBeNull();
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual([en['app.hostRejected']]);
+    expect(container.querySelector('.app')?.getAttribute('data-ready')).toBe('false');
+    expect(current.rejectedConnections()).toBe(1);
+  });
+
+  it('a host that is gone: reconnecting, then the address it keeps trying; the same launch back: the banner goes', async () => {
+    const host = await launch();
+    await boot(transportTo(host));
+    render(<App />);
+    await waitFor(() => expect(useApp.getState().info).not.toBeNull(), { timeout: 10_000 });
+    const { port, token } = host;
+    await stopHost(host);
+    await waitFor(() => expect(banner()?.getAttribute('data-link')).toBe('unreachable'), { timeout: 10_000 });
+    expect(banner()?.textContent).toBe(en['app.hostUnreachable'].replace('{address}', window.location.host));
+    await launch({ port, token });
+    await waitFor(() => expect(banner()).toBeNull(), { timeout: 10_000 });
+    expect(screen.queryByText(/^Error/)).toBeNull();
+  });
+});
+
+describe('browser mode: the access link of this tab', () => {
+  it('a page without its link says which link to open; a new link opened in the tab reloads it with the new token', async () => {
+    sessionStorage.clear();
+    window.history.replaceState(null, '', '/');
+    let reloads = 0;
+    const transport = pickTransport(window, { reload: () => (reloads += 1) });
+    await boot(transport as never);
+    render(<App />);
+    expect(banner()?.getAttribute('data-link')).toBe('no_token');
+    expect(banner()?.textContent).toBe(en['app.noToken']);
+    expect(screen.queryByText(en['app.loading'])).toBeNull();
+
+    const fresh = 'N'.repeat(43);
+    window.location.hash = `#token=${fresh}`;
+    await waitFor(() => expect(reloads).toBe(1));
+    expect(sessionStorage.getItem('bailing.launchToken')).toBe(fresh);
+  });
+});
