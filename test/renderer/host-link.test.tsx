@@ -97,6 +97,8 @@ describe('browser mode: the app host link', () => {
     act(() => useApp.getState().setLang('zh'));
     expect(banner()?.textContent).toBe(zh['app.hostRejected']);
     expect(banner()?.textContent).toContain('属于应用的上一次启动');
+    expect(document.title).toBe('百灵工作台');
+    expect(document.documentElement.lang).toBe('zh-CN');
 
     // One knock on the new host, then no more, however long the window stays open.
     await new Promise((r) => setTimeout(r, 500));

@@ -30,7 +30,8 @@ export function App(): React.JSX.Element {
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
-  }, [theme, lang]);
+    document.title = t('app.title');
+  }, [theme, lang, t]);
   const labels: Record<View, string> = {
     conversations: t('nav.conversations'),
     tasks: t('nav.tasks'),
