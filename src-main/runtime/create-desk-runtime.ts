@@ -126,6 +126,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     recorder,
     secrets,
     ...(deps.dispatches ? { dispatches: deps.dispatches } : {}),
+    ensureScope: (session) => ensureScope(session),
     onScopeBlocked(session, reason) {
       const [code, ref] = reason.split(':');
       setAvailability(session, {
@@ -138,8 +139,10 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
 
   const systemPromptOf = (s: LiveSession) => {
     let extra = deps.systemPromptExtra ?? '';
-    if (s.scope.members.length > 0 && s.availability !== 'open') {
+    if (s.scope.members.length > 0 && s.availability === 'blocked') {
       extra += `\nBusiness tools are unavailable right now: the session's scope is ${s.availability} (${s.availabilityReason ?? 'unknown'}). Say so; do not claim any business action happened.`;
+    } else if (s.scope.members.length > 0 && s.availability === 'offline') {
+      extra += `\nThe Hub could not be reached at the last scope check (${s.availabilityReason ?? 'unknown'}). A business tool call re-checks the scope first and is refused, with nothing sent, if the Hub is still unreachable. Do not claim any business action happened unless a tool result says so.`;
     }
     return systemPrompt({ scope: s.scope, memberNames: s.memberNames, extra: extra.trim() || undefined });
   };
@@ -163,7 +166,36 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     };
   }
 
-  async function revalidate(s: LiveSession): Promise<void> {
+  /**
+   * One whole-scope check per session at a time: callers that ask while a check is in flight (two
+   * tool calls, a tool call and an open, ...) share it instead of asking the Hub again.
+   */
+  const rechecks = new WeakMap<LiveSession, Promise<void>>();
+  function revalidate(s: LiveSession): Promise<void> {
+    const inFlight = rechecks.get(s);
+    if (inFlight) return inFlight;
+    const p = revalidateNow(s).finally(() => {
+      rechecks.delete(s);
+      s.background.delete(p);
+    });
+    rechecks.set(s, p);
+    s.background.add(p); // close() waits for it
+    return p;
+  }
+
+  /**
+   * The lazy scope check (invariant 8): a session whose scope was never checked in this runtime
+   * (`not_opened`) or whose last check found the Hub unreachable (`offline`) is re-checked only when
+   * something actually needs the Hub (a tool call about to go there, an explicit open, an operator
+   * search, inspect/resume). Ordinary chat never calls this. Open and blocked sessions are left as
+   * they are (a blocked scope is re-checked only by an explicit openSession).
+   */
+  function ensureScope(s: LiveSession): Promise<void> {
+    if (s.availability !== 'offline' && s.availability !== 'not_opened') return rechecks.get(s) ?? Promise.resolve();
+    return revalidate(s);
+  }
+
+  async function revalidateNow(s: LiveSession): Promise<void> {
     if (s.scope.members.length === 0) {
       s.availability = 'open';
       s.availabilityReason = null;
@@ -218,8 +250,8 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       live.set(sessionId, s);
       return s;
     }
+    // Loading reads local data only: the scope stays `not_opened` until something needs the Hub.
     live.set(sessionId, s);
-    await revalidate(s);
     return s;
   }
 
@@ -294,7 +326,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       };
       return redactPayload(env, secrets()) as InvocationActionEnvelope;
     }
-    if (s.availability === 'offline' || s.availability === 'not_opened') await revalidate(s);
+    await ensureScope(s);
     recorder.record(s, null, { kind: 'control', action, detail: { invocation_id: invocationId } });
     const handle = handleOf(s, null);
     const env =
@@ -374,7 +406,8 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     async openSession(sessionId) {
       const wasLive = live.has(sessionId);
       const s = await getLive(sessionId);
-      if (wasLive && (s.availability === 'offline' || s.availability === 'not_opened')) await revalidate(s);
+      // Opening is an explicit request to check the scope: every member, with one Hub request.
+      if (s.availability === 'offline' || s.availability === 'not_opened') await ensureScope(s);
       else if (wasLive && s.availability === 'blocked' && s.availabilityReason !== 'scope_missing' && !s.availabilityReason?.startsWith('binding_conflict')) {
         await revalidate(s);
       }
@@ -396,7 +429,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
         throw new DeskRuntimeError('invalid_message', 'a message must be 1..100000 characters');
       }
       if (s.activeTurn) throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
-      if (s.scope.members.length > 0 && (s.availability === 'offline' || s.availability === 'not_opened')) await revalidate(s);
+      // No scope check here (invariant 8): a turn that needs the Hub re-checks it in the tool executor.
       const turn = startTurn(deps.hub, s, ids.turnId());
       s.activeTurn = turn;
       changed(s);
@@ -453,6 +486,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     async searchTools(sessionId, query) {
       const s = await getLive(sessionId);
       if (s.scope.members.length === 0) return [];
+      await ensureScope(s);
       if (s.availability !== 'open') throw new DeskRuntimeError('scope_unavailable', `the session's scope is ${s.availability}`);
       const refs = s.scope.members.map((m) => m.authorization_ref);
       let found;

@@ -34,9 +34,9 @@ export interface ModelSettingsProvider {
 /** Whether the session's whole scope is currently usable in this runtime. */
 export type SessionAvailability =
   | 'open' // scope revalidated (or empty scope): turns may run
-  | 'offline' // Hub unreachable during revalidation: closed, retried in the same runtime
+  | 'offline' // Hub unreachable at the last check: closed, re-checked lazily when something needs the Hub
   | 'blocked' // a member was revoked/rebound/missing: the whole group is blocked
-  | 'not_opened'; // persisted, not opened in this runtime yet
+  | 'not_opened'; // persisted, scope not checked in this runtime yet (checked lazily, like offline)
 
 export interface SessionSummary {
   sessionId: string;
@@ -215,9 +215,14 @@ export interface DeskRuntime {
    * Open a persisted session (after a restart or first use in this runtime): rebuild from events and
    * scope, reuse its journal, revalidate every scope member. No run, no invoke, no resume, no replay.
    * Calling it again on an offline/blocked session re-checks (recovery in the same runtime).
+   * Other calls that load a session read local data only (availability `not_opened`).
    */
   openSession(sessionId: string): Promise<OpenedSession>;
-  /** Run one turn. Resolves when the turn ends; progress arrives through `subscribe`. */
+  /**
+   * Run one turn. Resolves when the turn ends; progress arrives through `subscribe`. Makes no Hub
+   * request of its own (not even a scope check): an offline / not yet checked scope is re-checked
+   * only when a tool call of the turn needs the Hub.
+   */
   sendMessage(sessionId: string, text: string): Promise<TurnResult>;
   /** Cancel the running turn (if any): stops the model stream; further calls of the turn are refused. */
   cancelTurn(sessionId: string): Promise<void>;

@@ -4,6 +4,11 @@
  * declaration's full schema and the target rules. Governed calls go through the InvocationRuntime
  * (journal fence first). Results of calls that finish after their turn was cancelled are recorded
  * as late receipts and never fed back into that turn.
+ *
+ * A session whose scope is `offline` or `not_opened` is re-checked here, lazily: only right before
+ * a call would go to the Hub (search, inspect/resume, a governed call that passed every local
+ * check), at most once per turn, and through `ensureScope`, which shares one in-flight check per
+ * session. Ordinary chat therefore never makes a scope request (invariant 8).
  */
 import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ArgumentValidator } from './argument-validation.js';
@@ -28,6 +33,12 @@ export interface ToolExecutorDeps {
   validator: ArgumentValidator;
   recorder: Recorder;
   onScopeBlocked(session: LiveSession, reason: string): void;
+  /**
+   * Re-checks an `offline` / `not_opened` scope against the Hub (updating `session.availability`);
+   * resolves without a request for any other state. Concurrent callers share one check. Never rejects
+   * for an unreachable Hub (the session just stays offline).
+   */
+  ensureScope(session: LiveSession): Promise<void>;
   /** Known secret values (Hub token, model key). A governed call whose arguments contain one is refused, nothing sent. */
   secrets?: () => readonly string[];
   /** Reports when a governed request is handed to the Hub (fence saved): the card then reads `dispatching`. */
@@ -98,6 +109,29 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     return { content: feedbackForModel(feedback), feedback, invocation_id: null, receipt: null, state };
   };
 
+  /** The scope check of each turn that needed one (a turn asks the Hub about its scope at most once). */
+  const turnChecks = new WeakMap<TurnContext, Promise<void>>();
+
+  const scopeUnavailable = (session: LiveSession): Outcome =>
+    refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
+
+  /**
+   * Called right before a request to the Hub. Returns null when the scope is open (after a lazy
+   * re-check if it was offline / not yet checked), otherwise the refusal to return (nothing sent).
+   */
+  async function hubGate(session: LiveSession, turn: TurnContext): Promise<Outcome | null> {
+    if (session.availability === 'offline' || session.availability === 'not_opened') {
+      let check = turnChecks.get(turn);
+      if (!check) {
+        check = deps.ensureScope(session).catch(() => undefined);
+        turnChecks.set(turn, check);
+      }
+      await Promise.race([check, turn.cancelledSignal]);
+    }
+    if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
+    return session.availability === 'open' ? null : scopeUnavailable(session);
+  }
+
   function parseArgs(text: string): { ok: true; value: unknown } | { ok: false } {
     if (text.trim() === '') return { ok: true, value: {} };
     try {
@@ -110,6 +144,8 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
   async function searchTools(session: LiveSession, turn: TurnContext, args: unknown): Promise<Outcome> {
     const check = validator.checkPlain('builtin:search_tools', SEARCH_TOOLS_SCHEMA, args);
     if (!check.ok) return refuse('arguments_invalid', 'arguments_invalid', `search_tools arguments are invalid: ${check.errors.join('; ')}`, 'fix_arguments');
+    const gate = await hubGate(session, turn);
+    if (gate) return gate;
     const a = args as { query: string; limit?: number };
     const refs = session.scope.members.map((m) => m.authorization_ref);
     let found: (Declaration & { score: number })[];
@@ -151,6 +187,8 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     if (!check.ok) {
       return refuse('arguments_invalid', 'arguments_invalid', `Only the original invocation_id is accepted: ${check.errors.join('; ')}`, 'fix_arguments');
     }
+    const gate = await hubGate(session, turn);
+    if (gate) return gate;
     const id = (args as { invocation_id: string }).invocation_id;
     const handle = handleOf(session, turn.turnId);
     let env: InvocationActionEnvelope;
@@ -180,9 +218,7 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
 
   async function governed(session: LiveSession, turn: TurnContext, call: ExecutableCall, entry: CachedDeclaration, args: unknown): Promise<Outcome> {
     const d = entry.declaration;
-    if (session.availability !== 'open') {
-      return refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
-    }
+    if (session.availability === 'blocked') return scopeUnavailable(session);
     if (containsSecret(args, deps.secrets?.() ?? [])) {
       // A secret must never travel as business data (the Hub would store and audit it).
       return refuse(
@@ -207,6 +243,9 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       );
     }
     if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
+    // Every local check passed: only now does this call need the Hub (and, if offline, a scope check).
+    const gate = await hubGate(session, turn);
+    if (gate) return gate;
     card(session, turn, call, { state: 'pending_dispatch' });
     let runId: string;
     try {
@@ -274,16 +313,14 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     const hasScope = session.scope.members.length > 0;
     if (call.name === 'search_tools' || call.name === 'inspect_governed_tool_invocation' || call.name === 'resume_governed_tool_invocation') {
       if (!hasScope) return refuse('unsupported', 'no_business_scope', 'This conversation has no selected business systems; no tools are available.', 'none');
-      if (session.availability !== 'open') {
-        return refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
-      }
+      // Blocked: refused at once. Offline / not yet checked: re-checked lazily once the arguments are valid.
+      if (session.availability === 'blocked') return scopeUnavailable(session);
       if (call.name === 'search_tools') return searchTools(session, turn, parsed.value);
       return recoveryAction(session, turn, call.name === 'inspect_governed_tool_invocation' ? 'inspect' : 'resume', parsed.value);
     }
-    if (hasScope && session.availability !== 'open') {
-      // A blocked or offline scope blocks every member, including the surviving ones.
-      return refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
-    }
+    // A blocked scope blocks every member, including the surviving ones. An offline one is re-checked
+    // in governed() once the call passed its local checks, right before it would need the Hub.
+    if (hasScope && session.availability === 'blocked') return scopeUnavailable(session);
     const entry = session.cache.byFunctionName(call.name);
     if (!entry) {
       const why = session.cache.evictedReason(call.name);

@@ -1,7 +1,8 @@
 /**
  * One turn: the user's message, then model requests and tool calls until the model answers in
  * text (or the step limit, an error or a cancellation ends it). Every event is saved before it is
- * shown. A turn that makes no tool calls makes no Hub request at all.
+ * shown. A turn that makes no tool calls makes no Hub request at all (not even a scope check: an
+ * offline or unchecked scope is re-checked by the tool executor, only when a call needs the Hub).
  */
 import type { ModelClient, ModelReply } from './model-client.js';
 import type { LiveSession, Recorder, TurnContext } from './live-session.js';
@@ -56,6 +57,9 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
     text: finalText,
     error,
   });
+  // The turn boundary in the archive. Saved (or queued unsaved) like every other event; the user
+  // message below decides whether the turn may run.
+  recorder.record(session, turn.turnId, { kind: 'turn_started', turnId: turn.turnId });
   const user = recorder.record(session, turn.turnId, { kind: 'user_message', text });
   if (!user) {
     // Not saved: not shown and not sent to the model. The archive keeps the unsaved message queued
@@ -84,7 +88,9 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
         break;
       }
       const messageId = deps.ids.messageId();
-      const toolsEnabled = session.scope.members.length > 0 && session.availability === 'open';
+      // An offline or not yet checked scope still offers its tools: a call re-checks the scope
+      // before anything goes to the Hub (tool-executor). A blocked scope offers none.
+      const toolsEnabled = session.scope.members.length > 0 && session.availability !== 'blocked';
       let reply: ModelReply;
       let partial = '';
       const redactor = createStreamRedactor(deps.secrets());

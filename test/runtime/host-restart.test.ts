@@ -126,7 +126,7 @@ describe('host killed and restarted on the same data directory', () => {
     const h2 = await host(dataDir);
     const opened = await h2.call<OpenedSession>('openSession', s.sessionId);
     expect(opened.events).toEqual(before);
-    expect(opened.events.map((e) => e.kind)).toEqual(['session_created', 'user_message', 'assistant_message', 'tool_call', 'tool_result', 'assistant_message', 'tool_call']);
+    expect(opened.events.map((e) => e.kind)).toEqual(['session_created', 'turn_started', 'user_message', 'assistant_message', 'tool_call', 'tool_result', 'assistant_message', 'tool_call']);
     const entry = opened.journal.entries[0]!;
     expect(opened.journal.entries).toHaveLength(1);
     expect(entry).toMatchObject({ authorization_ref: AUTH.shopB, tool: 'update_product_content', last_known_state: 'pending_dispatch', result_verified: false });
