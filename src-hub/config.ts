@@ -15,6 +15,10 @@ export const HubConfigSchema = z
     admin_token: z.string().min(16).max(512).optional(),
     body_limit: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
     heartbeat_ms: z.number().int().min(100).max(300_000).optional(),
+    /** Events (the SSE feed) older than this many days are pruned; receipts and audit are never pruned. */
+    event_retention_days: z.number().int().min(1).max(3650).optional(),
+    /** At most this many newest events are kept per client. */
+    event_retention_per_client: z.number().int().min(100).max(10_000_000).optional(),
     systems: z.array(RegisterSystemRequestSchema.strict()).default([]),
     clients: z
       .array(

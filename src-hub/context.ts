@@ -49,6 +49,12 @@ export interface HubSettings {
   specTimeoutMs: number;
   lookupTimeoutMs: number;
   eventPollMs: number;
+  /** Events older than this are pruned from the SSE feed (ms). */
+  eventRetentionMs: number;
+  /** At most this many newest events are kept per client. */
+  eventRetentionPerClient: number;
+  /** How often the pruning runs (ms); it also runs once at start. */
+  eventPruneIntervalMs: number;
 }
 
 export interface HubContext {

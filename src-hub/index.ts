@@ -15,6 +15,7 @@ import { buildApp } from './http/server.js';
 import { recoverDispatching } from './invocations/recovery.js';
 import { createMetrics } from './metrics.js';
 import { lockDataDir } from './store/data-dir-lock.js';
+import { startEventRetention } from './events/retention.js';
 import { createSqliteStore } from './store/sqlite/store.js';
 import type { HubStore } from './store/types.js';
 import { createSchemaValidator } from './validation/ajv.js';
@@ -51,6 +52,9 @@ export const DEFAULT_SETTINGS: HubSettings = {
   specTimeoutMs: 10_000,
   lookupTimeoutMs: 10_000,
   eventPollMs: 1_000,
+  eventRetentionMs: 30 * 24 * 3600_000,
+  eventRetentionPerClient: 100_000,
+  eventPruneIntervalMs: 3600_000,
 };
 
 export interface HubContextOptions {
@@ -77,6 +81,8 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     ...DEFAULT_SETTINGS,
     ...(options.config?.body_limit ? { bodyLimit: options.config.body_limit } : {}),
     ...(options.config?.heartbeat_ms ? { heartbeatMs: options.config.heartbeat_ms } : {}),
+    ...(options.config?.event_retention_days ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 } : {}),
+    ...(options.config?.event_retention_per_client ? { eventRetentionPerClient: options.config.event_retention_per_client } : {}),
     ...options.settings,
   };
   const ctx: HubContext = {
@@ -114,6 +120,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     if (options.config) await applyConfig(ctx, options.config);
     const { app, closeStreams } = buildApp(ctx);
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+    const retention = startEventRetention(ctx);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
@@ -128,6 +135,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       recovered,
       close() {
         closing ??= (async () => {
+          retention.stop();
           closeStreams();
           abort();
           // aborted sends finish at once and record `unknown`; let them write before the store closes

@@ -280,6 +280,17 @@ export const HubEventSchema = z.discriminatedUnion('type', [
     type: z.literal('authorization.changed'),
     authorization: AuthorizationSchema,
   }),
+  /**
+   * Sent first when a stream resumes below the client's retention horizon: the events up to
+   * `pruned_through` are gone (receipts and audit are not). The reader should re-read the state it
+   * derives from events; the stream then continues after `pruned_through`.
+   */
+  z.object({
+    seq: z.number().int(),
+    type: z.literal('stream.reset'),
+    reason: z.literal('events_pruned'),
+    pruned_through: z.number().int().nonnegative(),
+  }),
 ]);
 export type HubEvent = z.infer<typeof HubEventSchema>;
 

@@ -2,6 +2,8 @@
  * GET /agent/v1/events: Server-Sent Events of this client's invocation, task and authorization
  * changes, read from the durable events table. `id:` is the event's seq; reconnect with
  * `Last-Event-ID` (or `?after=`) to resume without loss. Heartbeat comments keep proxies open.
+ * A reader behind the client's retention horizon (events pruned, see ../events/retention.ts) gets a
+ * `stream.reset` event first, never a silent gap.
  */
 import type { FastifyInstance } from 'fastify';
 import type { HubContext } from '../context.js';
@@ -40,6 +42,12 @@ export function registerEventRoutes(app: FastifyInstance, ctx: HubContext, auth:
         do {
           again = false;
           for (;;) {
+            const horizon = await ctx.store.eventHorizon(clientId);
+            if (last < horizon) {
+              if (closed) return;
+              res.write(`id: ${horizon}\nevent: stream.reset\ndata: ${JSON.stringify({ seq: horizon, type: 'stream.reset', reason: 'events_pruned', pruned_through: horizon })}\n\n`);
+              last = horizon;
+            }
             const batch = await ctx.store.listEvents(clientId, last, 500);
             for (const e of batch) {
               if (closed) return;

@@ -109,4 +109,14 @@ CREATE TRIGGER session_enrollments_no_update BEFORE UPDATE ON session_enrollment
 CREATE TRIGGER session_enrollments_no_delete BEFORE DELETE ON session_enrollments BEGIN SELECT RAISE(ABORT, 'an enrollment is permanent'); END;
 `,
   },
+  {
+    version: 3,
+    name: 'event_retention',
+    sql: `
+CREATE TABLE event_horizons (
+  client_id TEXT PRIMARY KEY, pruned_through INTEGER NOT NULL
+);
+CREATE INDEX events_at ON events (at);
+`,
+  },
 ];

@@ -370,6 +370,13 @@ export interface HubStore {
   listAudit(filter: { invocation_id?: string; task_id?: string; kind?: string; after_seq?: number; limit?: number }): Promise<AuditRecord[]>;
 
   listEvents(clientId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  /**
+   * Deletes each client's events older than `before` (ISO time) and all but its newest
+   * `keepPerClient`, in one transaction, and raises that client's horizon to the last seq deleted.
+   */
+  pruneEvents(opts: { before: string; keepPerClient: number }): Promise<{ deleted: number; clients: number }>;
+  /** The highest seq pruned for this client (0 when none): a stream resuming below it missed events. */
+  eventHorizon(clientId: string): Promise<number>;
   appendEvent(clientId: string, type: string, payload: Record<string, unknown>, at: string): Promise<number>;
 
   createTask(t: TaskRecord, audit: AuditInput): Promise<void>;

@@ -3,6 +3,7 @@
  * stream; the admin token (only for the embedded local Hub) for approvals and the audit. The
  * connection state follows the event stream, which reconnects by itself with Last-Event-ID; a
  * failed call that could not reach the Hub marks the connection down until the stream is back.
+ * A `stream.reset` (the Hub pruned events this stream missed) re-reads tasks and approvals.
  */
 import { randomUUID } from 'node:crypto';
 import type { Approval, Receipt } from '../../src-shared/hub-api.js';
@@ -66,6 +67,21 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     }
   };
 
+  /**
+   * The Hub pruned events this stream had not seen (stream.reset): re-read what events feed —
+   * every task's accounting and the pending approvals. Receipts are re-read per call by inspect;
+   * the receipt cache behind the remote timeline keeps what it saw.
+   */
+  const resync = () => {
+    refreshApprovals();
+    deps.client
+      .listTasks()
+      .then((tasks) => {
+        for (const task of tasks) emit({ type: 'task', task });
+      })
+      .catch(() => {});
+  };
+
   const sub = deps.client.subscribeEvents({
     reconnectDelayMs: deps.reconnectDelayMs ?? 1000,
     onStatus: (s) => {
@@ -82,7 +98,8 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
         emit({ type: 'invocation', receipt: e.receipt });
         if (e.receipt.approval) refreshApprovals();
       } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
-      else emit({ type: 'authorization', authorization: e.authorization });
+      else if (e.type === 'authorization.changed') emit({ type: 'authorization', authorization: e.authorization });
+      else resync();
     },
   });
 

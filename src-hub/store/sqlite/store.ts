@@ -13,6 +13,7 @@ import type {
   TaskRecord,
   TaskUsage,
 } from '../types.js';
+import { createEventPruner } from './event-pruner.js';
 import { createInvocationChanger } from './invocation-change.js';
 import { createTaskUsageReader } from './task-usage.js';
 import { openDatabase, SQLITE_DURABILITY } from './open.js';
@@ -68,6 +69,8 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
   const eventStmt = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
   const appendEvent = (clientId: string, type: string, payload: Record<string, unknown>, at: string): number =>
     Number(eventStmt.run(clientId, type, JSON.stringify(payload), at).lastInsertRowid);
+  const horizonStmt = db.prepare('SELECT pruned_through FROM event_horizons WHERE client_id = ?');
+  const pruneEvents = createEventPruner(db);
   const now = () => new Date().toISOString();
   const changeInvocation = createInvocationChanger(db);
   const readUsage = createTaskUsageReader(db);
@@ -338,6 +341,13 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     },
     async appendEvent(clientId, type, payload, at) {
       return appendEvent(clientId, type, payload, at);
+    },
+    async pruneEvents({ before, keepPerClient }) {
+      return pruneEvents(before, keepPerClient);
+    },
+    async eventHorizon(clientId) {
+      const row = horizonStmt.get(clientId) as { pruned_through: number } | undefined;
+      return row?.pruned_through ?? 0;
     },
 
     async createTask(t, a) {
