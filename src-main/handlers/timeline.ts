@@ -21,15 +21,16 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
   }
   for (const a of entries) {
     const tool = a.invocation_id ? (tools.get(a.invocation_id) ?? null) : null;
-    const base = { at: a.at, invocation_id: a.invocation_id, tool, state: a.to_state };
     const k = a.kind;
-    const reason = typeof a.detail.reason_code === 'string' ? ` (${a.detail.reason_code})` : '';
+    const reasonCode = typeof a.detail.reason_code === 'string' ? a.detail.reason_code : null;
+    const base = { at: a.at, invocation_id: a.invocation_id, tool, state: a.to_state, task_action: null, reason_code: null };
+    const reason = reasonCode ? ` (${reasonCode})` : '';
     if (k.startsWith('task.')) {
-      out.push({ ...base, kind: 'control', label: `Task ${k.slice(5).replace(/_/g, ' ')}` });
+      out.push({ ...base, kind: 'control', task_action: k.slice(5), label: `Task ${k.slice(5).replace(/_/g, ' ')}` });
     } else if (k === 'approval.decided') {
       out.push({ ...base, kind: 'approval', label: `Approval ${a.to_state ?? 'decided'}` });
     } else if (a.to_state === 'not_dispatched') {
-      out.push({ ...base, kind: 'refusal', label: `Not dispatched${reason}` });
+      out.push({ ...base, kind: 'refusal', reason_code: reasonCode, label: `Not dispatched${reason}` });
     } else if ((k === 'invocation.created' || k === 'invocation.resumed') && a.to_state === 'dispatching') {
       // Granting the permit and sending happen in one step in the Hub's dispatch path.
       if (a.task_id) out.push({ ...base, kind: 'permit', label: 'Permit granted' });
@@ -51,13 +52,15 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
 export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskView): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   if (task) {
-    const control = (at: string | null, what: string) => {
+    const control = (at: string | null, what: 'created' | 'paused' | 'cancelled') => {
       if (at)
         out.push({
           at,
           invocation_id: null,
           tool: null,
           state: null,
+          task_action: what,
+          reason_code: null,
           kind: 'control',
           label: `Task ${what}`,
         });
@@ -67,13 +70,14 @@ export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskVi
     control(task.cancelled_at, 'cancelled');
   }
   for (const r of receipts) {
-    const base = { invocation_id: r.invocation_id, tool: r.tool };
+    const base = { invocation_id: r.invocation_id, tool: r.tool, task_action: null, reason_code: null };
     if (r.state === 'not_dispatched') {
       out.push({
         ...base,
         at: r.created_at,
         kind: 'refusal',
         state: r.state,
+        reason_code: r.reason_code ?? null,
         label: `Not dispatched${r.reason_code ? ` (${r.reason_code})` : ''}`,
       });
       continue;

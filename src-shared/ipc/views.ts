@@ -121,6 +121,11 @@ export const TimelineEntrySchema = z.strictObject({
   invocation_id: z.string().nullable(),
   tool: z.string().nullable(),
   state: z.string().nullable(),
+  /** kind 'control': the task state it moved to (created, paused, active, cancelled, expired). */
+  task_action: z.string().nullable(),
+  /** kind 'refusal': the Hub's reason code (task_paused, write_budget_exhausted, …). */
+  reason_code: z.string().nullable(),
+  /** An English sentence for logs and fallbacks; the UI words it from the structured fields. */
   label: z.string(),
 });
 export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;

@@ -109,9 +109,9 @@ describe('task timeline in Chinese', () => {
     expect(remote.map((e) => timelineText(e, translator('zh'), (s) => stateLabel(s, 'zh')))).toEqual(['任务已创建', '任务已暂停']);
   });
 
-  it('shows a label of an unknown shape as it came rather than dropping it', () => {
+  it('shows the label as it came when a structured field holds a value not known here, rather than dropping it', () => {
     const t = translator('zh');
-    const odd = { at: '2026-01-01T09:00:00.000Z', kind: 'control' as const, invocation_id: null, tool: null, state: null, label: 'Task renamed to X' };
+    const odd = { at: '2026-01-01T09:00:00.000Z', kind: 'control' as const, invocation_id: null, tool: null, state: null, task_action: 'renamed', reason_code: null, label: 'Task renamed to X' };
     expect(timelineText(odd, t, (s) => stateLabel(s, 'zh'))).toBe('Task renamed to X');
   });
 });
