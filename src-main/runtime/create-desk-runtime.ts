@@ -103,7 +103,10 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   });
   const changed = (s: LiveSession) => emit({ type: 'session.changed', session: summaryOf(s) });
 
+  /** Counts how often each session was blocked, so an older check's answer cannot undo a newer block. */
+  const blocks = new WeakMap<LiveSession, number>();
   const setAvailability = (s: LiveSession, check: ScopeCheck) => {
+    if (check.state === 'blocked') blocks.set(s, (blocks.get(s) ?? 0) + 1);
     if (check.state === 'ok') {
       s.availability = 'open';
       s.availabilityReason = null;
@@ -201,12 +204,16 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       s.availabilityReason = null;
       return;
     }
+    const blocksBefore = blocks.get(s) ?? 0;
     let check: ScopeCheck;
     try {
       check = await deps.invocations.revalidateScope(s.scope);
     } catch (err) {
       check = { state: 'offline', reason: err instanceof Error ? err.message : String(err) };
     }
+    // A revocation/rebind learned while this check was in flight (a Hub event, a refused run) is
+    // newer than the check's answer: it stays blocked until the next explicit check.
+    if (check.state !== 'blocked' && (blocks.get(s) ?? 0) !== blocksBefore) return;
     setAvailability(s, check);
   }
 
