@@ -7,7 +7,7 @@ export type HubClientErrorKind =
   | 'invalid_response' // the Hub answered 2xx but the body does not match the contract
   | 'timeout' // no answer within the client's timeout
   | 'aborted' // the caller's AbortSignal fired
-  | 'network' // connection refused/reset, DNS, ...
+  | 'network' // connection refused/reset, DNS, ... (`notSent` says whether it provably never left)
   | 'invalid_request'; // the request failed its own contract and was NOT sent
 
 export class HubClientError extends Error {
@@ -21,6 +21,12 @@ export class HubClientError extends Error {
     message: string,
     readonly method: string,
     readonly path: string,
+    /**
+     * True only when the request provably never left this host: its connection could not even be
+     * opened (refused, name not resolved, no route, connect timeout). Any failure after a
+     * connection was open — a reset, a timeout while waiting — may have reached the Hub.
+     */
+    readonly notSent: boolean = false,
   ) {
     super(message);
   }
@@ -34,6 +40,7 @@ export class HubClientError extends Error {
       message: this.message,
       method: this.method,
       path: this.path,
+      notSent: this.notSent,
     };
   }
 }
@@ -60,6 +67,7 @@ export function isAuthoritativeNotFound(err: unknown): boolean {
 export function isOutcomeUnknown(err: unknown): boolean {
   if (!(err instanceof HubClientError)) return true;
   if (err.kind === 'invalid_request') return false;
+  if (err.kind === 'network' && err.notSent) return false;
   if (
     err.kind === 'timeout' ||
     err.kind === 'network' ||

@@ -79,13 +79,15 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         path,
       );
     const code = (err as { cause?: { code?: unknown } })?.cause?.code;
+    const notSent = connectionNeverOpened(err);
     return new HubClientError(
       'network',
       null,
       null,
-      `cannot reach the Hub${typeof code === 'string' ? ` (${code})` : ''}`,
+      `cannot reach the Hub${typeof code === 'string' ? ` (${code})` : ''}${notSent ? '; the request was not sent' : ''}`,
       method,
       path,
+      notSent,
     );
   }
 
@@ -201,6 +203,20 @@ export function createHttpCore(options: HttpOptions): HttpCore {
 }
 
 export const enc = encodeURIComponent;
+
+/**
+ * Failures of opening the connection itself: no byte of the request was written. (Node tries
+ * every address of a name in turn; when all fail the cause is an AggregateError of such errors.)
+ */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function connectionNeverOpened(err: unknown): boolean {
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause instanceof AggregateError && cause.errors.length > 0) {
+    return cause.errors.every((e: unknown) => CONNECT_FAILURES.has(String((e as { code?: unknown })?.code)));
+  }
+  return CONNECT_FAILURES.has(String((cause as { code?: unknown })?.code));
+}
 
 function staleConnection(err: unknown): boolean {
   const code = (err as { cause?: { code?: unknown } })?.cause?.code;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import {
   JournalError,
@@ -375,6 +376,33 @@ describe('dispatch fence', () => {
     expect((await host.store.load('hub-timeout'))!.entries[0]!.last_state).toBe('succeeded');
     expect(shopWrites(out.invocation_id)).toBe(1);
     expect((await env.metrics()).invokes - before.invokes).toBe(1);
+  });
+
+  it('a Hub whose port refuses the connection: not_dispatched (hub_unreachable), nothing sent; the Hub never heard of the id', async () => {
+    const { dir, host, scope, runId } = await setup('hub-refused');
+    host.close();
+    const closedPort = await new Promise<number>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const offline = openHost(env, dir, { hubUrl: `http://127.0.0.1:${closedPort}` });
+    cleanups.push(() => offline.close());
+    const out = await offline.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'never left'));
+    expect(out).toMatchObject({
+      kind: 'not_sent',
+      feedback: { category: 'not_dispatched', code: 'hub_unreachable', next_action: 'wait', retryable: true },
+    });
+    const id = out.invocation_id!;
+    expect((await offline.store.load('hub-refused'))!.entries[0]).toMatchObject({ invocation_id: id, last_state: 'not_dispatched' });
+    expect((await offline.runtime.getSessionInvocationStatus('hub-refused')).state).toBe('ready');
+    // Evidence, not assumption: the real Hub has no such invocation and the shop saw nothing.
+    const online = openHost(env, dir);
+    cleanups.push(() => online.close());
+    await expect(online.hub.getInvocation(id)).rejects.toMatchObject({ status: 404, publicCode: 'invocation_not_found' });
+    expect(shopRequests(id)).toBe(0);
   });
 
   it('a Hub refusal before dispatch (stale declaration revision) is not_dispatched, with nothing sent to the shop', async () => {

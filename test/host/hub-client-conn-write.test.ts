@@ -97,7 +97,7 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-on-response');
     const err = await caught(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
-    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null });
+    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
     expect(await hubInvokes()).toBe(invokesBefore + 1);
@@ -116,7 +116,8 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-before-upstream');
     const err = await caught(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
-    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null });
+    // The connection was open when it dropped: from here nobody can tell, so the outcome is unknown.
+    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
     expect(await hubInvokes()).toBe(invokesBefore);
@@ -231,6 +232,26 @@ describe('the write transport', () => {
     const downGet = await caught(down.getTask('t1'));
     const downPost = await caught(down.pauseTask('t1'));
     expect(downPost).toMatchObject({ kind: 'network', status: null, message: downGet.message });
+  });
+
+  it('a connection that could not even be opened is the one network failure known not to have sent anything', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const s = net.createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    // 127.0.0.1 (one address) and localhost (every address tried in turn: an AggregateError cause).
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const down = createHubClient({ baseUrl: `http://${host}:${closedPort}`, token: 'tok-abcdef-123456' });
+      for (const call of [() => down.pauseTask('t1'), () => down.getTask('t1')]) {
+        const err = await caught(call());
+        expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: true });
+        expect(err.message).toContain('the request was not sent');
+        expect(isOutcomeUnknown(err)).toBe(false);
+      }
+    }
   });
 
   it('a POST error never carries the token, even when the server echoes it', async () => {

@@ -3,7 +3,9 @@
  * leaves; if that save cannot be confirmed, nothing is sent. After the answer only the state and
  * the receipt digest are saved; a failed save keeps the record unsaved (`storage_error`) even
  * when the business answer was a success. A timeout or network failure after sending is
- * `sent_unconfirmed` (outcome unknown), never "not dispatched". Never retries.
+ * `sent_unconfirmed` (outcome unknown), never "not dispatched". The one network failure that is
+ * proof of nothing sent — the connection to the Hub could not even be opened (`notSent`) — is
+ * `not_dispatched` (hub_unreachable). Never retries.
  */
 import { parameterDigest } from '../../../src-shared/digest.js';
 import { HUB_ERROR_CODES, type InvokeRequest, type Receipt } from '../../../src-shared/hub-api.js';
@@ -213,6 +215,20 @@ async function finish(
       const code = err.publicCode!;
       const feedback = post.ok
         ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId)
+        : storageFeedback(post.error, invocationId);
+      return { kind: 'not_sent', invocation_id: invocationId, feedback };
+    }
+    if (err instanceof HubClientError && err.kind === 'network' && err.notSent) {
+      // The connection was refused before a byte of the request was written: provably not sent.
+      const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
+      const feedback = post.ok
+        ? notDispatchedFeedback(
+            'hub_unreachable',
+            'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
+            'wait',
+            invocationId,
+            true,
+          )
         : storageFeedback(post.error, invocationId);
       return { kind: 'not_sent', invocation_id: invocationId, feedback };
     }
