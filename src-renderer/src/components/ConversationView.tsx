@@ -5,6 +5,7 @@ import { useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
+import { NoticeText } from './CodedText.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
 import { StorageBar } from './StorageBar.js';
 import { ToolCallCard } from './ToolCallCard.js';
@@ -64,7 +65,11 @@ export function ConversationView(): React.JSX.Element {
               </p>
             )}
             {item.kind === 'tool_call' && <ToolCallCard item={item} sessionId={currentId} />}
-            {item.kind === 'notice' && <p className={item.level === 'error' ? 'state-bad' : 'muted'}>{item.text}</p>}
+            {item.kind === 'notice' && (
+              <p className={item.level === 'error' ? 'state-bad' : 'muted'}>
+                <NoticeText text={item.text} />
+              </p>
+            )}
           </li>
         ))}
       </ol>

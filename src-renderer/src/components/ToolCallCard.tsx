@@ -4,6 +4,7 @@ import type { ConversationItem, InvocationActionView } from '../../../src-shared
 import { call, errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { actionState, dispatchText, nextActionText } from '../logic/action-state.js';
+import { FeedbackText } from './CodedText.js';
 import { hubUsable, useApp } from '../store/app.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
@@ -54,7 +55,7 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
       {item.late && <p className="muted">{t('card.late')}</p>}
       {item.feedback && (
         <p className={item.feedback.category === 'storage_error' ? 'state-bad' : 'muted'}>
-          {item.feedback.code}: {item.feedback.message}
+          <FeedbackText feedback={item.feedback} />
         </p>
       )}
       <div className="row">
@@ -89,7 +90,7 @@ export function ActionResult({ result }: { result: InvocationActionView }): Reac
       </div>
       {result.feedback && (
         <div>
-          {result.feedback.code}: {result.feedback.message}
+          <FeedbackText feedback={result.feedback} />
         </div>
       )}
       {result.feedback && result.feedback.next_action !== 'none' && (

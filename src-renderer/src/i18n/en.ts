@@ -1,3 +1,5 @@
+import { enCodes } from './codes-en.js';
+
 /** English UI strings. Keys are shared with every other language (zh.ts must have the same keys). */
 export const en = {
   'app.title': 'Bailing Desk',
@@ -68,6 +70,8 @@ export const en = {
   'next.inspect_original': 'inspect original',
   'next.search_tools': 'search tools',
   'next.wait': 'wait',
+  'next.fix_arguments': 'fix arguments',
+  'next.start_new_turn': 'start new turn',
   'next.none': 'none',
   'effect.read': 'read',
   'effect.write': 'write',
@@ -201,6 +205,8 @@ export const en = {
   'common.close': 'Close',
   'common.error': 'Error: {message}',
   'common.result': 'Result',
+
+  ...enCodes,
 } as const;
 
 export type MessageKey = keyof typeof en;

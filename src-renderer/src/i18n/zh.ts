@@ -1,4 +1,5 @@
 /** 简体中文界面文本（与 en.ts 的键一一对应）。 */
+import { zhCodes } from './codes-zh.js';
 import type { Messages } from './en.js';
 
 export const zh: Messages = {
@@ -70,6 +71,8 @@ export const zh: Messages = {
   'next.inspect_original': '查看原始调用',
   'next.search_tools': '搜索工具',
   'next.wait': '等待',
+  'next.fix_arguments': '修正参数',
+  'next.start_new_turn': '开始新一轮对话',
   'next.none': '无',
   'effect.read': '读取',
   'effect.write': '写入',
@@ -203,4 +206,6 @@ export const zh: Messages = {
   'common.close': '关闭',
   'common.error': '错误：{message}',
   'common.result': '结果',
+
+  ...zhCodes,
 };

@@ -1,0 +1,39 @@
+/** A call's feedback and a conversation notice, worded in the current language (logic/feedback-text.ts). */
+import React from 'react';
+import { useT } from '../i18n/use-t.js';
+import { feedbackWords, noticeWords, type FeedbackLike, type Words } from '../logic/feedback-text.js';
+import { useApp } from '../store/app.js';
+
+function Detail({ words, lang }: { words: Words; lang?: string }): React.JSX.Element | null {
+  const t = useT();
+  if (!words.detail) return null;
+  return (
+    <span className="feedback-detail" data-testid="feedback-detail">
+      {t('feedback.original')}: <span lang={lang}>{words.detail}</span>
+    </span>
+  );
+}
+
+/** `code: sentence`, then the original message where it says more than the code. */
+export function FeedbackText({ feedback }: { feedback: FeedbackLike }): React.JSX.Element {
+  const lang = useApp((s) => s.lang);
+  const words = feedbackWords(feedback, lang);
+  return (
+    <span className="feedback" data-testid="feedback">
+      <span className="feedback-code">{feedback.code}</span>: <span data-testid="feedback-text">{words.text}</span>
+      {/* The main process writes its messages in English. */}
+      <Detail words={words} lang="en" />
+    </span>
+  );
+}
+
+export function NoticeText({ text }: { text: string }): React.JSX.Element {
+  const lang = useApp((s) => s.lang);
+  const words = noticeWords(text, lang);
+  return (
+    <span data-testid="notice">
+      {words.text}
+      <Detail words={words} />
+    </span>
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * English sentences for the structured codes the renderer is given: `code.<code>` for a call's
+ * feedback (the Hub's error and refusal codes — HUB_ERROR_CODES, TASK_REFUSAL_CODES —, the
+ * receipt reason codes that become feedback, and the host runtime's own codes) and
+ * `notice.<code>` for the error codes a turn ends with. Where the main process or the Hub writes
+ * a fixed text for a code, the sentence here is that text (compared case-insensitively, see
+ * logic/feedback-text.ts), so a message that says more than its code is recognised and kept.
+ * zh: codes-zh.ts (same keys). Spread into en.ts.
+ */
+export const STORAGE_TEXT =
+  'The local invocation journal could not be saved or read. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.';
+
+export const enCodes = {
+  'feedback.original': 'As reported',
+  'feedback.outcomeUnknown': 'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
+  'feedback.withCause': '{outcome} Cause: {cause}',
+
+  // The Hub's error codes (src-shared/hub-api.ts HUB_ERROR_CODES).
+  'code.invalid_json': 'The request body was not valid JSON.',
+  'code.invalid_request': 'The Hub rejected the request as malformed; it was not run.',
+  'code.unauthorized': 'The Hub did not accept this app’s credential.',
+  'code.forbidden': 'The Hub does not allow this credential to do that.',
+  'code.not_found': 'The Hub did not find what was asked for.',
+  'code.invocation_not_found':
+    'The Hub has no record of this invocation. This does not prove the business action never ran; inspect the original evidence. Do not retry it or reconstruct a new call.',
+  'code.task_not_found': 'The Hub has no such task.',
+  'code.run_not_found': 'The Hub has no such run; start a new turn.',
+  'code.approval_not_found': 'The Hub has no such approval.',
+  'code.authorization_not_found': 'The authorization does not exist or is not granted to this app.',
+  'code.system_not_found': 'The Hub has no such business system.',
+  'code.tool_not_found': 'The tool is not declared for this authorization; search for tools again.',
+  'code.body_too_large': 'The request is too large for the Hub.',
+  'code.invocation_conflict': 'An invocation with this id already exists with different arguments; this one was not run.',
+  'code.declaration_changed': 'The tool’s declaration changed, so the call was not sent. Search for tools again before calling it.',
+  'code.run_ended': 'The run has ended and accepts no more calls; start a new turn.',
+  'code.run_mismatch': 'The run belongs to another authorization or client; start a new turn.',
+  'code.authorization_revoked': 'The authorization was revoked; the whole original scope is blocked.',
+  'code.authorization_rebound': 'The authorization changed (it was rebound); the whole original scope is blocked.',
+  'code.decision_conflict': 'The approval was already decided differently.',
+  'code.task_state_conflict': 'The task cannot move to that state from its current one.',
+  'code.spec_invalid': 'The business system’s specification is invalid; the previous one is kept.',
+  'code.system_unreachable': 'The business system could not be reached.',
+  'code.internal_error': 'The Hub hit an internal error.',
+  'code.unsupported_media_type': 'The Hub accepts only JSON request bodies.',
+  'code.already_exists': 'That id is already taken.',
+
+  // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
+  'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',
+  'code.task_cancelled': 'The task is cancelled; no further calls are dispatched.',
+  'code.task_expired': 'The task has expired; no further calls are dispatched.',
+  'code.budget_exhausted': 'The task’s write budget is spent; further writes are refused.',
+  'code.in_flight_limit': 'The task already has as many calls in flight as it allows; wait for one to finish.',
+  'code.rate_limited': 'The rate limit is reached; wait before trying again.',
+  'code.tool_not_in_task': 'This tool is not allowed in this task.',
+  'code.authorization_not_in_task': 'This authorization is not part of this task.',
+  'code.constraint_violation': 'The arguments break a constraint of this task.',
+  'code.task_required': 'This conversation is enrolled in a task: every call must carry that task.',
+
+  // Receipt reason codes that reach a card as feedback (not dispatched, resume refused).
+  'code.arguments_invalid': 'The arguments do not satisfy the tool’s schema or rules; nothing was sent.',
+  'code.approval_mismatch': 'The approval does not cover these exact arguments.',
+  'code.not_dispatched': 'The Hub did not dispatch this call.',
+  'code.resume_refused': 'The Hub refused to continue this call; its receipt shows the current state.',
+
+  // The host runtime's own codes (src-main/runtime/**, src-main/journal/errors.ts).
+  'code.invocation_store_unavailable': STORAGE_TEXT,
+  'code.invocation_store_conflict':
+    'The local invocation journal was changed by another save (a conflict). Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.',
+  'code.invocation_record_invalid':
+    'A local invocation journal record was rejected as invalid. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.',
+  'code.invocation_record_too_large':
+    'A local invocation journal record is too large to save. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.',
+  'code.invocation_record_corrupt':
+    'The stored local invocation journal cannot be read back. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.',
+  'code.invocation_store_unsupported':
+    'Durable invocation storage is not enabled on this host; only calls made in this running host can be recovered.',
+  'code.invocation_binding_unavailable':
+    'No original binding is recorded for this call; it cannot be recovered from conversation text or model input.',
+  'code.invocation_binding_conflict':
+    'The original binding of this call does not match its session scope or the Hub receipt; inspect the original evidence.',
+  'code.authorization_missing': 'An authorization of the original scope no longer exists; the whole original scope is blocked.',
+  'code.binding_conflict': 'The saved scope does not match its binding; the whole original scope is blocked.',
+  'code.scope_unavailable': 'The conversation’s scope is not available; nothing was sent.',
+  'code.scope_missing': 'The conversation’s saved scope is missing; nothing was sent.',
+  'code.hub_unavailable': 'The Hub could not be reached; nothing was concluded. Try again once it is back.',
+  'code.hub_unreachable': 'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
+  'code.hub_timeout': 'The Hub did not answer in time.',
+  'code.hub_network': 'The connection to the Hub failed.',
+  'code.hub_aborted': 'The request to the Hub was aborted.',
+  'code.hub_invalid_response': 'The Hub’s answer did not have the expected form.',
+  'code.hub_invalid_request': 'The request failed its own checks and was not sent.',
+  'code.hub_error': 'The request to the Hub failed.',
+  'code.http_status': 'The Hub answered with an unexpected HTTP status.',
+  'code.cancelled': 'The turn was cancelled before the request was sent; nothing was dispatched.',
+  'code.cancelled_after_send':
+    'The turn was cancelled after the request was sent. It may still run; its answer will be recorded. Inspect the original call; do not send it again.',
+  'code.turn_cancelled': 'The turn was cancelled; nothing was sent.',
+  'code.secret_in_arguments':
+    'The arguments contain a credential of this application; nothing was sent. Never put keys or tokens into business data.',
+  'code.malformed_arguments': 'The arguments are not valid JSON; nothing was sent. Send a JSON object.',
+  'code.no_business_scope': 'This conversation has no selected business systems; no tools are available.',
+  'code.tool_not_loaded': 'This function is not loaded; nothing was sent. Use search_tools to load it again.',
+  'code.recovery_failed': 'The inspect or resume request failed.',
+  'code.runtime_error': 'The call ended with an unexpected error; its outcome is not known. Inspect before trying anything else.',
+  'code.interrupted':
+    'The app stopped while this call was in progress, so its result was not recorded here. It may have been sent: see Needs attention and inspect the original call; do not send it again.',
+
+  // Codes a turn ends with (src-main/runtime/turn-loop.ts), shown as conversation notices.
+  'notice.archive_storage_error': 'The conversation archive could not save this turn, so it stopped. Unsaved events are kept and saved once storage works.',
+  'notice.step_limit_reached': 'The turn stopped: it reached the limit of model requests per turn.',
+  'notice.model_error': 'The model request failed.',
+  'notice.run_end_failed': 'A run of this turn could not be ended at the Hub.',
+} as const;

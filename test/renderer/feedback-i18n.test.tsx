@@ -1,0 +1,407 @@
+// Feedback and notices in the current language, from their structured fields. Every code the Hub
+// (HUB_ERROR_CODES, TASK_REFUSAL_CODES), the journal (JOURNAL_ERROR_CODES) and the host runtime can
+// put on a call has words in both catalogs, so a new code cannot silently fall back to English.
+// The feedback objects and conversation items below are built by the real main-process and Hub
+// code (feedback builders, the permit policy, the conversation item builder), so their messages
+// are the real ones: a fixed text is replaced by the code's sentence, a message carrying more (a
+// number, the Hub's or an OS's own words) is kept next to it, and an unknown code shows its
+// original message as it came.
+// @vitest-environment jsdom
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import React from 'react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { evaluatePermit } from '../../src-hub/tasks/policy.js';
+import type { PermitSnapshot } from '../../src-hub/store/types.js';
+import { conversationItems, INTERRUPTED_FEEDBACK } from '../../src-main/handlers/conversation.js';
+import { HubClientError } from '../../src-main/hub-client/index.js';
+import { JournalError, JOURNAL_ERROR_CODES } from '../../src-main/journal/errors.js';
+import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
+import type { Feedback } from '../../src-main/runtime/contracts.js';
+import {
+  bindingFeedback,
+  notDispatchedFeedback,
+  notFoundFeedback,
+  offlineFeedback,
+  outcomeUnknownFeedback,
+  storageFeedback,
+  unsupportedFeedback,
+} from '../../src-main/runtime/recovery/feedback.js';
+import { HUB_ERROR_CODES } from '../../src-shared/hub-api.js';
+import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../../src-shared/ipc/views.js';
+import { TASK_REFUSAL_CODES } from '../../src-shared/states.js';
+import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
+import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
+import { ActionResult, ToolCallCard } from '../../src-renderer/src/components/ToolCallCard.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
+import { zh } from '../../src-renderer/src/i18n/zh.js';
+import { codeKey, feedbackWords, noticeWords } from '../../src-renderer/src/logic/feedback-text.js';
+import { useApp } from '../../src-renderer/src/store/app.js';
+import { useSessions } from '../../src-renderer/src/store/sessions.js';
+import { useUnresolved } from '../../src-renderer/src/store/unresolved.js';
+
+const EN: Record<string, string> = en;
+const ZH: Record<string, string> = zh;
+
+afterEach(() => {
+  cleanup();
+  useApp.setState({ lang: 'en' });
+});
+
+/** Codes without words in both languages (named, so the failure says which). */
+function untranslated(codes: readonly string[]): string[] {
+  return codes.filter((c) => {
+    const key = codeKey(c);
+    return key === null || !EN[key] || !ZH[key] || ZH[key] === EN[key];
+  });
+}
+
+/** Every .ts file under a directory, recursively. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('every code has words', () => {
+  it('each Hub error code (HUB_ERROR_CODES)', () => {
+    expect(untranslated(HUB_ERROR_CODES), 'Hub error codes without a code.<code> key in en.ts and zh.ts').toEqual([]);
+  });
+
+  it('each task refusal code (TASK_REFUSAL_CODES)', () => {
+    expect(untranslated(TASK_REFUSAL_CODES), 'task refusal codes without a code.<code> key in en.ts and zh.ts').toEqual([]);
+  });
+
+  it('each journal error code (storage feedback)', () => {
+    expect(untranslated(JOURNAL_ERROR_CODES)).toEqual([]);
+  });
+
+  it('each code the host runtime writes on a feedback, and each code a turn ends with', () => {
+    const feedbackCodes = new Set<string>();
+    const turnCodes = new Set<string>();
+    const files = [...sources(join(ROOT, 'src-main/runtime')), join(ROOT, 'src-main/handlers/conversation.ts')];
+    for (const f of files) {
+      const src = readFileSync(f, 'utf8');
+      const patterns = [
+        /\brefuse\(\s*'[a-z_]+',\s*'([a-z_]+)'/g, // tool-executor: refuse(category, code, …)
+        /\bhostFeedback\(\s*'[a-z_]+',\s*'([a-z_]+)'/g,
+        /\bnotDispatchedFeedback\(\s*'([a-z_]+)'/g,
+        /\bbindingFeedback\(\s*'([a-z_]+)'/g,
+        /(?<!readonly )\bcode: '([a-z_]+)'/g, // object literals ({ category, code: '…', … })
+        /\?\? '([a-z_]+)',\s*`The session's scope/g, // scopeUnavailable's fallback code
+        /r\.reason_code \?\? '([a-z_]+)'/g,
+      ];
+      for (const re of patterns) for (const m of src.matchAll(re)) feedbackCodes.add(m[1] ?? '');
+      for (const m of src.matchAll(/\berror(?: =|:) '([a-z_]+)'/g)) turnCodes.add(m[1] ?? '');
+      for (const m of src.matchAll(/\berror(?: =|:) `([a-z_]+): /g)) turnCodes.add(m[1] ?? '');
+    }
+    // The scan must see the codes it is meant to see (so it cannot pass by matching nothing).
+    expect([...feedbackCodes]).toEqual(expect.arrayContaining(['turn_cancelled', 'tool_not_loaded', 'interrupted', 'cancelled_after_send', 'scope_unavailable']));
+    expect([...turnCodes]).toEqual(expect.arrayContaining(['archive_storage_error', 'step_limit_reached', 'model_error', 'run_end_failed']));
+    expect(untranslated([...feedbackCodes]), 'runtime feedback codes without words').toEqual([]);
+    expect([...turnCodes].filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`]), 'turn error codes without a notice.<code> key').toEqual([]);
+  });
+
+  it('the reasons a session scope is blocked or offline with (they become a refusal code)', () => {
+    // ScopeCheck (contracts.ts), create-desk-runtime.ts and scope/revalidate.ts.
+    const reasons = ['authorization_revoked', 'authorization_rebound', 'authorization_missing', 'binding_conflict', 'scope_missing', 'hub_unreachable', 'hub_timeout', 'hub_network', 'hub_http_503', 'hub_http_409_run_ended'];
+    expect(untranslated(reasons)).toEqual([]);
+  });
+
+  it('the codes the outcome-unknown feedback derives from a transport failure', () => {
+    const codes = (['timeout', 'network', 'aborted', 'invalid_response'] as const).map(
+      (kind) => outcomeUnknownFeedback(new HubClientError(kind, null, null, 'x', 'POST', '/agent/v1/invocations'), 'inv_1').code,
+    );
+    codes.push(outcomeUnknownFeedback(new HubClientError('http', 502, null, 'bad gateway', 'POST', '/x'), 'inv_1').code);
+    codes.push(outcomeUnknownFeedback(new Error('boom'), 'inv_1').code);
+    expect(codes).toEqual(['hub_timeout', 'hub_network', 'hub_aborted', 'hub_invalid_response', 'http_502', 'hub_error']);
+    expect(untranslated(codes)).toEqual([]);
+  });
+});
+
+// ---------- the main process's fixed texts say nothing more than their code ----------
+
+describe('fixed feedback texts are replaced, never repeated in English', () => {
+  const fixed: Feedback[] = [
+    storageFeedback(new JournalError('invocation_store_unavailable', 'disk I/O error'), 'inv_1'),
+    storageFeedback(new JournalError('invocation_record_corrupt', 'bad'), 'inv_1'),
+    bindingFeedback('invocation_binding_unavailable', 'inv_1'),
+    bindingFeedback('invocation_binding_conflict', 'inv_1'),
+    unsupportedFeedback('inv_1'),
+    notFoundFeedback('inv_1'),
+    outcomeUnknownFeedback(new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'), 'inv_1'),
+    INTERRUPTED_FEEDBACK,
+  ];
+  it.each(fixed.map((f) => [f.code, f] as const))('%s: Chinese sentence only, no English detail', (_code, f) => {
+    const words = feedbackWords(f, 'zh');
+    expect(words.known).toBe(true);
+    expect(words.detail).toBeNull();
+    expect(words.text).toMatch(/[\u4e00-\u9fff]/);
+    // English shows the same meaning: the code's sentence (the main process's text, or clearer).
+    expect(feedbackWords(f, 'en').detail).toBeNull();
+  });
+
+  it('the outcome-unknown feedback leads with the outcome and names its cause', () => {
+    const f = outcomeUnknownFeedback(new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'), 'inv_1');
+    expect(feedbackWords(f, 'en').text).toBe(`${f.message} Cause: The Hub did not answer in time.`);
+    expect(feedbackWords(f, 'zh').text).toBe('请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：Hub 未能及时应答。');
+  });
+});
+
+// ---------- cards in Chinese ----------
+
+const T0 = '2026-01-01T09:00:00.000Z';
+let seq = 0;
+const ev = (payload: Record<string, unknown>): ArchiveEvent => {
+  seq += 1;
+  return { seq, eventId: `e${seq}`, sessionId: 's1', turnId: 't1', at: T0, ...payload } as ArchiveEvent;
+};
+const target = {
+  hub_id: 'hub_1',
+  authorization_ref: 'auth-shop-a',
+  system_id: 'shop-a',
+  system_name: 'Shop A',
+  account: 'homeware',
+  tool: 'update_product',
+  declaration_revision: 'r1',
+};
+
+/** The conversation items the main process builds for one governed call that ended with `feedback`. */
+function cardWith(feedback: Feedback, state: string, invocationId: string | null): Extract<ConversationItem, { kind: 'tool_call' }> {
+  const callId = `call_${seq}`;
+  const items = conversationItems([
+    ev({ kind: 'tool_call', callId, functionName: 'shop_a__update_product', argumentsText: '{}', target }),
+    ev({ kind: 'tool_result', callId, functionName: 'shop_a__update_product', content: '{}', feedback, invocation_id: invocationId, state, effect: 'write' }),
+  ]);
+  const card = items.find((i) => i.kind === 'tool_call');
+  if (card?.kind !== 'tool_call') throw new Error('no card');
+  return card;
+}
+
+/** The Hub's own refusal for a call under a task in this state (the real permit policy). */
+function hubRefusal(task: { state: string; writes_used: number; write_budget: number }): Feedback {
+  const snap = {
+    task: { state: task.state, writes_used: task.writes_used, boundary: { expires_at: null, write_budget: task.write_budget, in_flight_limit: 2, rate_limit: null } },
+    in_flight: 0,
+    used_in_window: 0,
+    window_start_ms: 0,
+    window_end_ms: 0,
+  } as unknown as PermitSnapshot;
+  const d = evaluatePermit(snap, 'write', Date.parse(T0));
+  if (d.ok) throw new Error('expected a refusal');
+  // As dispatch.ts turns a not_dispatched receipt (reason_code, reason_message) into feedback.
+  return notDispatchedFeedback(d.code, d.message, 'wait', 'inv_refused_1', true);
+}
+
+describe('a tool card in Chinese', () => {
+  it('task_paused: the Hub’s fixed text becomes the Chinese sentence; code and state stay', () => {
+    const f = hubRefusal({ state: 'paused', writes_used: 0, write_budget: 3 });
+    expect(f.code).toBe('task_paused');
+    useApp.setState({ lang: 'zh' });
+    render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
+    const card = screen.getByTestId('tool-card');
+    expect(within(card).getByTestId('tool-card-state').textContent).toBe('未派发');
+    expect(within(card).getByTestId('feedback').textContent).toBe('task_paused: 任务已暂停；在继续之前不会再派发任何调用。');
+    expect(within(card).queryByTestId('feedback-detail')).toBeNull();
+    expect(card.textContent).not.toContain('the task is paused');
+  });
+
+  it('budget_exhausted: the Chinese sentence, and the Hub’s message with the budget kept beside it', () => {
+    const f = hubRefusal({ state: 'active', writes_used: 3, write_budget: 3 });
+    expect(f.code).toBe('budget_exhausted');
+    useApp.setState({ lang: 'zh' });
+    render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
+    expect(screen.getByTestId('feedback-text').textContent).toBe('此任务的写入预算已用完，后续写入将被拒绝。');
+    const detail = screen.getByTestId('feedback-detail');
+    expect(detail.textContent).toBe(`原始信息: ${f.message}`);
+    expect(f.message).toContain('(3)');
+    expect(detail.querySelector('[lang="en"]')?.textContent).toBe(f.message);
+  });
+
+  it('in English the same cards keep what they said (the code, then the message)', () => {
+    const paused = hubRefusal({ state: 'paused', writes_used: 0, write_budget: 3 });
+    const budget = hubRefusal({ state: 'active', writes_used: 3, write_budget: 3 });
+    render(<ToolCallCard item={cardWith(paused, 'not_dispatched', 'inv_a')} sessionId="s1" />);
+    render(<ToolCallCard item={cardWith(budget, 'not_dispatched', 'inv_b')} sessionId="s1" />);
+    const texts = screen.getAllByTestId('feedback').map((e) => e.textContent);
+    expect(texts).toEqual([
+      'task_paused: The task is paused; no further calls are dispatched until it continues.',
+      `budget_exhausted: ${budget.message}`,
+    ]);
+    expect(screen.getAllByTestId('tool-card-state').map((e) => e.textContent)).toEqual(['Not dispatched', 'Not dispatched']);
+  });
+
+  it('a storage error keeps its OS detail next to the Chinese sentence', () => {
+    const base = storageFeedback(new JournalError('invocation_store_unavailable', 'x'), 'inv_s1');
+    const osDetail = "EACCES: permission denied, open '/home/u/.bailing/journal/s1.db'";
+    const f = { ...base, message: `${base.message} (${osDetail})` };
+    useApp.setState({ lang: 'zh' });
+    render(<ToolCallCard item={cardWith(f, 'unknown', 'inv_s1')} sessionId="s1" />);
+    expect(screen.getByTestId('feedback-text').textContent).toBe(
+      '本地调用日志无法保存或读取。请先恢复本地持久化（restore_invocations）。这并不能说明业务操作是否已执行。',
+    );
+    expect(screen.getByTestId('feedback-detail').textContent).toContain(osDetail);
+    // The fixed storage text alone carries nothing more: no detail then.
+    cleanup();
+    render(<ToolCallCard item={cardWith(base, 'unknown', 'inv_s1')} sessionId="s1" />);
+    expect(screen.queryByTestId('feedback-detail')).toBeNull();
+  });
+
+  it('an unknown code shows its original message as it came, in every language', () => {
+    const f = notDispatchedFeedback('warehouse_closed_for_inventory', 'Warehouse 3 is closed for stocktaking until 14:00.', 'none', 'inv_u1');
+    for (const lang of ['zh', 'en'] as const) {
+      useApp.setState({ lang });
+      render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_u1')} sessionId="s1" />);
+      expect(screen.getByTestId('feedback').textContent).toBe(`warehouse_closed_for_inventory: ${f.message}`);
+      cleanup();
+    }
+    expect(feedbackWords(f, 'zh')).toEqual({ text: f.message, detail: null, known: false });
+  });
+
+  it('a Hub error with the Hub’s own words (read failed) keeps them', () => {
+    const err = new HubClientError('http', 409, 'run_ended', 'run run_9 no longer accepts invocations', 'POST', '/x');
+    const f = notDispatchedFeedback('run_ended', err.message, 'start_new_turn', 'inv_r1');
+    const words = feedbackWords(f, 'zh');
+    expect(words).toEqual({ text: '该运行已结束，不再接受调用；请开始新一轮对话。', detail: err.message, known: true });
+    expect(feedbackWords(f, 'en')).toEqual({ text: err.message, detail: null, known: true });
+  });
+
+  it('a blocked session reason `<code>:<authorization_ref>` is worded from its code', () => {
+    expect(codeKey('authorization_revoked:auth-shop-a')).toBe('code.authorization_revoked');
+    expect(codeKey('http_404')).toBe('code.http_status');
+    expect(codeKey('no_such_code:x')).toBeNull();
+  });
+});
+
+// ---------- the idle panel ----------
+
+const unresolved = (over: Partial<UnresolvedItem> = {}): UnresolvedItem => ({
+  invocation_id: 'inv_lost_1',
+  session_id: 's1',
+  session_title: '演示',
+  tool: 'update_product',
+  authorization_ref: 'auth-shop-a',
+  hub_state: 'unknown',
+  journal_entry_state: 'unknown',
+  journal_state: 'ready',
+  archive_state: 'ready',
+  unsaved: false,
+  unsaved_reason: null,
+  can_inspect: true,
+  can_resume: true,
+  updated_at: T0,
+  ...over,
+});
+
+describe('the idle panel in Chinese', () => {
+  // jsdom has no layout: give the idle list's scroll box a size, as a browser would.
+  const realRect = HTMLElement.prototype.getBoundingClientRect;
+  const SIZE_PROPS = ['offsetHeight', 'clientHeight', 'offsetWidth', 'clientWidth'] as const;
+  const realProps = SIZE_PROPS.map((p) => [p, Object.getOwnPropertyDescriptor(HTMLElement.prototype, p)] as const);
+  const sized = (el: HTMLElement, px: number) => (el.dataset.testid === 'idle-list' ? px : 0);
+  beforeAll(() => {
+    HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
+      if (this.dataset.testid === 'idle-list') return { x: 0, y: 0, top: 0, left: 0, right: 900, bottom: 640, width: 900, height: 640, toJSON: () => ({}) } as DOMRect;
+      return realRect.call(this);
+    };
+    for (const prop of ['offsetHeight', 'clientHeight'] as const) {
+      Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return sized(this, 640); } });
+    }
+    for (const prop of ['offsetWidth', 'clientWidth'] as const) {
+      Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return sized(this, 900); } });
+    }
+  });
+  afterAll(() => {
+    HTMLElement.prototype.getBoundingClientRect = realRect;
+    for (const [prop, desc] of realProps) {
+      if (desc) Object.defineProperty(HTMLElement.prototype, prop, desc);
+      else delete (HTMLElement.prototype as unknown as Record<string, unknown>)[prop];
+    }
+  });
+
+  it('a row whose outcome is unknown, and its inspect result with the outcome-unknown feedback', () => {
+    useApp.setState({ lang: 'zh' });
+    useUnresolved.getState().set([unresolved()]);
+    render(<IdlePanel />);
+    const row = screen.getByTestId('idle-row');
+    expect(row.textContent).toContain('结果待核查');
+    expect(within(row).getByRole('button', { name: '查看' })).toBeTruthy();
+    cleanup();
+
+    // What the row shows after Inspect when the Hub still gives no confirmed answer.
+    const result: InvocationActionView = {
+      action: 'inspect',
+      invocation_id: 'inv_lost_1',
+      journal_state: 'ready',
+      resume_dispatched: false,
+      receipt: null,
+      feedback: (({ category, code, message, next_action }) => ({ category, code, message, next_action }))(
+        outcomeUnknownFeedback(new HubClientError('network', null, null, 'socket hang up', 'GET', '/x'), 'inv_lost_1'),
+      ),
+      unsaved_records: 0,
+    };
+    render(<ActionResult result={result} />);
+    const status = screen.getByRole('status');
+    expect(screen.getByTestId('action-state').textContent).toBe('结果待核查');
+    expect(screen.getByTestId('feedback').textContent).toBe(
+      'hub_network: 请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：与 Hub 的连接失败。',
+    );
+    expect(screen.getByTestId('action-next').textContent).toBe('下一步: 查看原始调用');
+    expect(status.textContent).not.toMatch(/[A-Za-z]{4,} [A-Za-z]{4,}/); // no English sentence left
+  });
+
+  it('the Hub unreachable on inspect: the Chinese sentence, and the reason kept', () => {
+    const f = offlineFeedback('timeout', 'inv_lost_1');
+    const words = feedbackWords(f, 'zh');
+    expect(words.text).toBe('无法连接 Hub，尚无任何结论。请在 Hub 恢复后重试。');
+    expect(words.detail).toBe(f.message);
+  });
+});
+
+// ---------- notices ----------
+
+describe('conversation notices', () => {
+  const summary = {
+    session_id: 's1',
+    title: '演示',
+    created_at: T0,
+    updated_at: T0,
+    task_id: null,
+    members: [],
+    availability: 'open' as const,
+    availability_reason: null,
+    turn_running: false,
+  };
+  const show = (items: ConversationItem[]) => {
+    useSessions.setState({ sessions: [summary], currentId: 's1', conversations: { s1: { items, storage: null, loaded: true } } });
+    render(<ConversationView />);
+    return screen.getAllByTestId('notice').map((e) => e.textContent);
+  };
+  afterEach(() => useSessions.setState({ sessions: [], currentId: null, conversations: {} }));
+
+  it('a turn that ended with a code is worded from it; the model server’s words are kept', () => {
+    const items = conversationItems([
+      ev({ kind: 'turn_ended', turnId: 't1', outcome: 'failed', error: 'step_limit_reached' }),
+      ev({ kind: 'turn_ended', turnId: 't2', outcome: 'failed', error: 'model_error: connect ECONNREFUSED 127.0.0.1:11434' }),
+      ev({ kind: 'turn_ended', turnId: 't3', outcome: 'refused', error: 'archive_storage_error' }),
+    ]);
+    useApp.setState({ lang: 'zh' });
+    expect(show(items)).toEqual([
+      '本轮已停止：已达到每轮模型请求次数上限。',
+      '模型请求失败。原始信息: connect ECONNREFUSED 127.0.0.1:11434',
+      '会话存档无法保存本轮内容，本轮已停止。未保存的内容会保留，并在存储恢复后保存。',
+    ]);
+  });
+
+  it('a notice that is free text (no code) is shown as it came', () => {
+    const items = conversationItems([ev({ kind: 'turn_ended', turnId: 't1', outcome: 'cancelled', error: null })]);
+    useApp.setState({ lang: 'zh' });
+    expect(show(items)).toEqual(['Turn cancelled.']);
+    expect(noticeWords('Turn cancelled.', 'zh')).toEqual({ text: 'Turn cancelled.', detail: null, known: false });
+    expect(noticeWords('unknown_code: x', 'zh')).toEqual({ text: 'unknown_code: x', detail: null, known: false });
+  });
+});
