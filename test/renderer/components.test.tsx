@@ -74,7 +74,7 @@ describe('IdlePanel', () => {
     render(<IdlePanel />);
     const [first, second] = screen.getAllByTestId('idle-row');
     expect(first?.className).toContain('state-bad');
-    expect(first?.textContent).toContain('Unsaved: invocation_store_unavailable');
+    expect(first?.textContent).toContain('Unsaved: the local invocation journal cannot be saved or read (invocation_store_unavailable)');
     expect(first?.textContent).toContain('Journal: storage_error');
     expect(first?.querySelectorAll('button').length).toBe(1); // Inspect only
     expect(second?.textContent).toContain('Awaiting approval');

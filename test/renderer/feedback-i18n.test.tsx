@@ -33,10 +33,11 @@ import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../
 import { TASK_REFUSAL_CODES } from '../../src-shared/states.js';
 import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
 import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
+import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
 import { ActionResult, ToolCallCard } from '../../src-renderer/src/components/ToolCallCard.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
-import { codeKey, feedbackWords, noticeWords } from '../../src-renderer/src/logic/feedback-text.js';
+import { codeKey, feedbackWords, noticeWords, reasonText } from '../../src-renderer/src/logic/feedback-text.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
 import { useUnresolved } from '../../src-renderer/src/store/unresolved.js';
@@ -217,7 +218,7 @@ describe('a tool card in Chinese', () => {
     render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
     expect(screen.getByTestId('feedback-text').textContent).toBe('此任务的写入预算已用完，后续写入将被拒绝。');
     const detail = screen.getByTestId('feedback-detail');
-    expect(detail.textContent).toBe(`原始信息: ${f.message}`);
+    expect(detail.textContent).toBe(`原始信息：${f.message}`);
     expect(f.message).toContain('(3)');
     expect(detail.querySelector('[lang="en"]')?.textContent).toBe(f.message);
   });
@@ -392,7 +393,7 @@ describe('conversation notices', () => {
     useApp.setState({ lang: 'zh' });
     expect(show(items)).toEqual([
       '本轮已停止：已达到每轮模型请求次数上限。',
-      '模型请求失败。原始信息: connect ECONNREFUSED 127.0.0.1:11434',
+      '模型请求失败。原始信息：connect ECONNREFUSED 127.0.0.1:11434',
       '会话存档无法保存本轮内容，本轮已停止。未保存的内容会保留，并在存储恢复后保存。',
     ]);
   });
@@ -403,5 +404,37 @@ describe('conversation notices', () => {
     expect(show(items)).toEqual(['Turn cancelled.']);
     expect(noticeWords('Turn cancelled.', 'zh')).toEqual({ text: 'Turn cancelled.', detail: null, known: false });
     expect(noticeWords('unknown_code: x', 'zh')).toEqual({ text: 'unknown_code: x', detail: null, known: false });
+  });
+});
+
+// ---------- reasons a store or a scope is not usable ----------
+
+describe('storage and scope reasons in Chinese', () => {
+  it('the storage bar words a journal code and keeps an archive gap’s own description', () => {
+    useApp.setState({ lang: 'zh' });
+    render(
+      <StorageBar
+        sessionId="s1"
+        storage={{
+          journal: { state: 'storage_error', unsaved_records: 1, reason: 'invocation_store_unavailable' },
+          archive: { state: 'recovery_gap', unsaved_events: 0, reason: 'events 3..5 are missing' },
+        }}
+      />,
+    );
+    const [journal, archive] = screen.getAllByRole('alert').map((e) => e.textContent);
+    expect(journal).toBe('存储失败：本地调用日志无法保存或读取（invocation_store_unavailable）。在解决之前会一直显示。');
+    expect(archive).toBe('存储失败：events 3..5 are missing。在解决之前会一直显示。');
+  });
+
+  it('every journal code and archive store code has reason words', () => {
+    const archiveCodes = ['archive_store_busy', 'archive_store_full', 'archive_store_unavailable', 'archive_recovery_gap'];
+    const missing = [...JOURNAL_ERROR_CODES, ...archiveCodes].filter((c) => reasonText(c, 'zh') === c || reasonText(c, 'en') === c);
+    expect(missing).toEqual([]);
+  });
+
+  it('a blocked conversation names the revoked authorization after the words', () => {
+    expect(reasonText('authorization_revoked:auth-shop-a', 'zh')).toBe('此会话的一个授权已被撤销（authorization_revoked:auth-shop-a）');
+    expect(reasonText('authorization_revoked:auth-shop-a', 'en')).toBe('an authorization of this conversation was revoked (authorization_revoked:auth-shop-a)');
+    expect(reasonText('something else', 'zh')).toBe('something else');
   });
 });

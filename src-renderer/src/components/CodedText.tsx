@@ -9,7 +9,8 @@ function Detail({ words, lang }: { words: Words; lang?: string }): React.JSX.Ele
   if (!words.detail) return null;
   return (
     <span className="feedback-detail" data-testid="feedback-detail">
-      {t('feedback.original')}: <span lang={lang}>{words.detail}</span>
+      {t('feedback.original')}
+      <span lang={lang}>{words.detail}</span>
     </span>
   );
 }

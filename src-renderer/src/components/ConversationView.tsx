@@ -2,6 +2,7 @@
 import React, { useState } from 'react';
 import { errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
+import { reasonText } from '../logic/feedback-text.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
@@ -16,6 +17,7 @@ export function ConversationView(): React.JSX.Element {
   const session = useSessions((s) => s.sessions.find((x) => x.session_id === s.currentId) ?? null);
   const conv = useSessions((s) => (s.currentId ? s.conversations[s.currentId] : undefined));
   const usable = useApp(hubUsable);
+  const lang = useApp((s) => s.lang);
   const modelConfigured = useSettings((s) => Boolean(s.settings?.model.base_url && s.settings.model.model));
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -47,7 +49,7 @@ export function ConversationView(): React.JSX.Element {
           {t('conv.scope')}: {session.members.map((m) => `${m.system_id} (${m.account})`).join(', ') || '—'}
           {session.task_id && <> · {t('conv.taskBound', { task: session.task_id })}</>}
         </p>
-        {session.availability === 'blocked' && <p role="alert" className="state-bad">{t('sessions.blocked', { reason: session.availability_reason ?? '' })}</p>}
+        {session.availability === 'blocked' && <p role="alert" className="state-bad">{t('sessions.blocked', { reason: reasonText(session.availability_reason ?? '', lang) })}</p>}
         {session.availability === 'offline' && <p role="alert" className="state-bad">{t('sessions.offline')}</p>}
       </header>
       <StorageBar sessionId={currentId} storage={conv?.storage ?? null} />

@@ -7,6 +7,7 @@ import React, { useRef, useState } from 'react';
 import type { InvocationActionView, UnresolvedItem } from '../../../src-shared/ipc/views.js';
 import { call, errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
+import { reasonText } from '../logic/feedback-text.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useUnresolved } from '../store/unresolved.js';
 import { ActionResult } from './ToolCallCard.js';
@@ -57,6 +58,7 @@ export function IdlePanel(): React.JSX.Element {
 
 function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
   const t = useT();
+  const lang = useApp((s) => s.lang);
   const label = useStateLabel();
   const usable = useApp(hubUsable);
   const [result, setResult] = useState<InvocationActionView | null>(null);
@@ -72,7 +74,7 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
         <strong>{item.tool || '—'}</strong> · {label(idleHeadlineState(item))} · <code>{item.invocation_id}</code>
         <div className="muted">
           {t('idle.session')}: {item.session_title} · {t('idle.journalEntry')}: {item.journal_entry_state}
-          {item.unsaved && <span className="state-bad"> · {t('idle.unsaved', { reason: item.unsaved_reason ?? '' })}</span>}
+          {item.unsaved && <span className="state-bad"> · {t('idle.unsaved', { reason: reasonText(item.unsaved_reason ?? '', lang) })}</span>}
         </div>
       </div>
       <div className="idle-states">

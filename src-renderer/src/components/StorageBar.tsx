@@ -3,9 +3,12 @@ import React, { useState } from 'react';
 import type { StorageView } from '../../../src-shared/ipc/views.js';
 import { call, errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
+import { reasonText } from '../logic/feedback-text.js';
+import { useApp } from '../store/app.js';
 
 export function StorageBar({ sessionId, storage }: { sessionId: string; storage: StorageView | null }): React.JSX.Element | null {
   const t = useT();
+  const lang = useApp((s) => s.lang);
   const [error, setError] = useState<string | null>(null);
   if (!storage) return null;
   const jBad = storage.journal.state === 'storage_error' || storage.journal.unsaved_records > 0;
@@ -21,7 +24,7 @@ export function StorageBar({ sessionId, storage }: { sessionId: string; storage:
         {storage.journal.unsaved_records > 0 && <span> · {t('storage.unsaved', { count: storage.journal.unsaved_records })}</span>}
         {jBad && (
           <>
-            <div role="alert">{t('storage.error', { reason: storage.journal.reason ?? storage.journal.state })}</div>
+            <div role="alert">{t('storage.error', { reason: reasonText(storage.journal.reason ?? storage.journal.state, lang) })}</div>
             <button type="button" onClick={restore}>
               {t('storage.restore')}
             </button>
@@ -31,7 +34,7 @@ export function StorageBar({ sessionId, storage }: { sessionId: string; storage:
       <div className={`storage-cell ${aBad ? 'state-bad' : 'state-ok'}`} data-testid="archive-state">
         <strong>{t('storage.archive')}</strong> {storage.archive.state}
         {storage.archive.unsaved_events > 0 && <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>}
-        {aBad && <div role="alert">{t('storage.error', { reason: storage.archive.reason ?? storage.archive.state })}</div>}
+        {aBad && <div role="alert">{t('storage.error', { reason: reasonText(storage.archive.reason ?? storage.archive.state, lang) })}</div>}
       </div>
       {error && <div role="alert">{t('common.error', { message: error })}</div>}
     </div>

@@ -11,7 +11,7 @@ export const STORAGE_TEXT =
   'The local invocation journal could not be saved or read. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.';
 
 export const enCodes = {
-  'feedback.original': 'As reported',
+  'feedback.original': 'As reported: ',
   'feedback.outcomeUnknown': 'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
   'feedback.withCause': '{outcome} Cause: {cause}',
 
@@ -110,4 +110,24 @@ export const enCodes = {
   'notice.step_limit_reached': 'The turn stopped: it reached the limit of model requests per turn.',
   'notice.model_error': 'The model request failed.',
   'notice.run_end_failed': 'A run of this turn could not be ended at the Hub.',
+
+  // Reasons a store or a scope is not usable (storage bar, idle rows, a blocked conversation),
+  // worded to fit into a sentence; the code follows in brackets.
+  'reason.withCode': '{reason} ({code})',
+  'reason.invocation_store_unavailable': 'the local invocation journal cannot be saved or read',
+  'reason.invocation_store_conflict': 'the local invocation journal was changed by another save',
+  'reason.invocation_record_invalid': 'a journal record was rejected as invalid',
+  'reason.invocation_record_too_large': 'a journal record is too large to save',
+  'reason.invocation_record_corrupt': 'the stored journal cannot be read back',
+  'reason.invocation_binding_conflict': 'the stored record does not match this call’s binding',
+  'reason.invocation_store_unsupported': 'durable invocation storage is not enabled',
+  'reason.archive_store_busy': 'the conversation archive is locked by another writer',
+  'reason.archive_store_full': 'the disk holding the conversation archive is full',
+  'reason.archive_store_unavailable': 'the conversation archive cannot be saved',
+  'reason.archive_recovery_gap': 'part of the conversation archive is missing or unreadable',
+  'reason.authorization_revoked': 'an authorization of this conversation was revoked',
+  'reason.authorization_rebound': 'an authorization of this conversation changed (it was rebound)',
+  'reason.authorization_missing': 'an authorization of this conversation no longer exists',
+  'reason.binding_conflict': 'the saved scope does not match its binding',
+  'reason.scope_missing': 'the saved scope of this conversation is missing',
 } as const;

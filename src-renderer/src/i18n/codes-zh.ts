@@ -4,7 +4,7 @@ import type { enCodes } from './codes-en.js';
 const STORAGE_TAIL = '请先恢复本地持久化（restore_invocations）。这并不能说明业务操作是否已执行。';
 
 export const zhCodes: Record<keyof typeof enCodes, string> = {
-  'feedback.original': '原始信息',
+  'feedback.original': '原始信息：',
   'feedback.outcomeUnknown': '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。',
   'feedback.withCause': '{outcome}原因：{cause}',
 
@@ -87,4 +87,22 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'notice.step_limit_reached': '本轮已停止：已达到每轮模型请求次数上限。',
   'notice.model_error': '模型请求失败。',
   'notice.run_end_failed': '本轮的某个运行无法在 Hub 上结束。',
+
+  'reason.withCode': '{reason}（{code}）',
+  'reason.invocation_store_unavailable': '本地调用日志无法保存或读取',
+  'reason.invocation_store_conflict': '本地调用日志已被另一次保存更改',
+  'reason.invocation_record_invalid': '一条日志记录因无效而被拒绝',
+  'reason.invocation_record_too_large': '一条日志记录过大，无法保存',
+  'reason.invocation_record_corrupt': '已保存的日志无法读回',
+  'reason.invocation_binding_conflict': '已保存的记录与此调用的绑定不一致',
+  'reason.invocation_store_unsupported': '未启用持久的调用存储',
+  'reason.archive_store_busy': '会话存档被另一个写入者锁定',
+  'reason.archive_store_full': '存放会话存档的磁盘已满',
+  'reason.archive_store_unavailable': '会话存档无法保存',
+  'reason.archive_recovery_gap': '会话存档的一部分缺失或无法读取',
+  'reason.authorization_revoked': '此会话的一个授权已被撤销',
+  'reason.authorization_rebound': '此会话的一个授权已更改（已重新绑定）',
+  'reason.authorization_missing': '此会话的一个授权已不存在',
+  'reason.binding_conflict': '已保存的授权范围与其绑定不一致',
+  'reason.scope_missing': '此会话保存的授权范围缺失',
 };

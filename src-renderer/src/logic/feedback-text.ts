@@ -97,3 +97,17 @@ export function noticeWords(text: string, lang: Lang): Words {
   const rest = m[2]?.trim();
   return { text: translator(lang)(key), detail: rest ? rest : null, known: true };
 }
+
+/**
+ * A reason a store or a scope is not usable, as the main process gives it (a journal or archive
+ * code, a scope check's reason, `<code>:<authorization_ref>` for a blocked conversation): its
+ * words in the current language followed by the code, or the reason as it came when it is not a
+ * known code (e.g. an archive recovery gap's own description).
+ */
+export function reasonText(reason: string, lang: Lang): string {
+  const colon = reason.indexOf(':');
+  const key = `reason.${colon > 0 ? reason.slice(0, colon) : reason}`;
+  if (!isKey(key)) return reason;
+  const t = translator(lang);
+  return t('reason.withCode', { reason: t(key), code: reason });
+}
