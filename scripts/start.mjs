@@ -4,6 +4,7 @@
 // sentence and starts the browser host instead, printing the URL to open.
 // Environment: BAILING_DATA_DIR (data folder), BAILING_PORT (browser host port),
 // BAILING_OPEN_BROWSER=1 (open Chromium on the URL), BAILING_FORCE_BROWSER=1 (browser mode anyway).
+// `npm start -- --check` prints which mode it would start and why, and exits.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -41,7 +42,54 @@ function run(cmd, args) {
   }
 }
 
-const electron = process.env.BAILING_FORCE_BROWSER === '1' ? null : electronBinary();
+/**
+ * The native modules (better-sqlite3, keytar) are compiled for one ABI. Installed with Node's npm
+ * they fit Node, not Electron; Electron then fails at the first database open. Asked of Electron
+ * itself (as Node), so a mismatch is found before the window opens.
+ */
+function nativeModulesFit(binary) {
+  const r = spawnSync(binary, ['-e', "require('better-sqlite3'); console.log('ok')"], {
+    cwd: root,
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status === 0 && r.stdout.includes('ok')) return { ok: true, why: null };
+  const text = `${r.stderr ?? ''}${r.stdout ?? ''}${r.error ? String(r.error) : ''}`;
+  const abi = /NODE_MODULE_VERSION \d+[^\n]*/.exec(text)?.[0];
+  return { ok: false, why: abi ?? (text.trim().split('\n')[0] || `exit ${r.status}`) };
+}
+
+function chooseMode() {
+  if (process.env.BAILING_FORCE_BROWSER === '1') return { mode: 'browser', electron: null, why: 'BAILING_FORCE_BROWSER=1 is set, so Bailing Desk starts in browser mode.' };
+  const binary = electronBinary();
+  if (!binary) {
+    return {
+      mode: 'browser',
+      electron: null,
+      why: 'The Electron binary is not installed on this machine (node_modules/electron has no downloaded binary), so Bailing Desk starts in browser mode instead.',
+    };
+  }
+  const fit = nativeModulesFit(binary);
+  if (!fit.ok) {
+    return {
+      mode: 'browser',
+      electron: binary,
+      why:
+        `Electron is installed, but the native modules are built for Node, not for Electron (${fit.why}), so Bailing Desk starts in browser mode instead. ` +
+        'For the desktop window run `npx @electron/rebuild -w better-sqlite3,keytar` (and `npm rebuild better-sqlite3 keytar` before `npm test` again).',
+    };
+  }
+  return { mode: 'electron', electron: binary, why: `Starting the desktop app (${binary}).` };
+}
+
+const choice = chooseMode();
+if (process.argv.includes('--check')) {
+  console.log(`mode: ${choice.mode}`);
+  console.log(choice.why);
+  process.exit(0);
+}
+const electron = choice.mode === 'electron' ? choice.electron : null;
 
 if (electron) {
   console.log('Building the desktop app…');
@@ -49,9 +97,7 @@ if (electron) {
   const child = spawn(electron, ['.'], { cwd: root, stdio: 'inherit' });
   child.on('exit', (code) => process.exit(code ?? 0));
 } else {
-  console.log(
-    'The Electron binary is not installed on this machine (node_modules/electron has no downloaded binary), so Bailing Desk starts in browser mode instead.',
-  );
+  console.log(choice.why);
   console.log('Building the renderer…');
   run(bin('vite'), ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn']);
   const dataDir = defaultDataDir();
