@@ -6,25 +6,12 @@
 // BAILING_OPEN_BROWSER=1 (open Chromium on the URL), BAILING_FORCE_BROWSER=1 (browser mode anyway).
 // `npm start -- --check` prints which mode it would start and why, and exits.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { electronBinary, nativeModulesFit, REBUILD_HINT, ROOT as root } from './electron-env.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const bin = (name) => join(root, 'node_modules/.bin', name);
-
-/** The Electron binary without triggering its download: node_modules/electron/path.txt + dist/<path>. */
-function electronBinary() {
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, 'electron');
-    return existsSync(p) ? p : null;
-  }
-  const dir = join(root, 'node_modules/electron');
-  const pathFile = join(dir, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const p = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(p) ? p : null;
-}
 
 /** Electron's userData folder for this app, so both modes share one data folder. */
 function defaultDataDir() {
@@ -40,24 +27,6 @@ function run(cmd, args) {
     console.error(`Build step failed: ${cmd} ${args.join(' ')}`);
     process.exit(r.status ?? 1);
   }
-}
-
-/**
- * The native modules (better-sqlite3, keytar) are compiled for one ABI. Installed with Node's npm
- * they fit Node, not Electron; Electron then fails at the first database open. Asked of Electron
- * itself (as Node), so a mismatch is found before the window opens.
- */
-function nativeModulesFit(binary) {
-  const r = spawnSync(binary, ['-e', "require('better-sqlite3'); console.log('ok')"], {
-    cwd: root,
-    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (r.status === 0 && r.stdout.includes('ok')) return { ok: true, why: null };
-  const text = `${r.stderr ?? ''}${r.stdout ?? ''}${r.error ? String(r.error) : ''}`;
-  const abi = /NODE_MODULE_VERSION \d+[^\n]*/.exec(text)?.[0];
-  return { ok: false, why: abi ?? (text.trim().split('\n')[0] || `exit ${r.status}`) };
 }
 
 function chooseMode() {
@@ -76,8 +45,7 @@ function chooseMode() {
       mode: 'browser',
       electron: binary,
       why:
-        `Electron is installed, but the native modules are built for Node, not for Electron (${fit.why}), so Bailing Desk starts in browser mode instead. ` +
-        'For the desktop window run `npx @electron/rebuild -w better-sqlite3,keytar` (and `npm rebuild better-sqlite3 keytar` before `npm test` again).',
+        `Electron is installed, but the native modules are built for Node, not for Electron (${fit.why}), so Bailing Desk starts in browser mode instead. ${REBUILD_HINT}`,
     };
   }
   return { mode: 'electron', electron: binary, why: `Starting the desktop app (${binary}).` };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron as electron, test } from '@playwright/test';
 import { ROOT } from '../support/desk-process.js';
-import { electronBinary } from '../support/electron-binary.js';
+import { assertElectronRunnable, electronBinary } from '../support/electron-binary.js';
 import { createTask, pauseAndContinue, seeDemoConversation } from '../support/steps.js';
 
 const binary = electronBinary();
@@ -15,6 +15,7 @@ const binary = electronBinary();
 test('Electron: start, see the demo conversation, create a task, pause and continue it', async () => {
   test.skip(binary === null, 'Electron binary not installed on this machine (node_modules/electron has no downloaded binary)');
   if (binary === null) return;
+  assertElectronRunnable(binary);
   const build = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('electron-vite build failed');
   const userData = mkdtempSync(join(tmpdir(), 'bailing-electron-'));

@@ -1,16 +1,18 @@
-// Finds an installed Electron binary without triggering its download (node_modules/electron/path.txt).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from './desk-process.js';
+/**
+ * Whether the Electron suites can run here (scripts/electron-env.mjs, shared with `npm start`): the
+ * binary, found without triggering its download, and — where there is one — whether the native
+ * modules load in it. No binary: the suites report a skip with that reason. A binary whose native
+ * modules were built for Node: the suites fail at once with the ABI message and the rebuild
+ * command, instead of timing out inside a window that cannot open its database.
+ */
+import { electronBinary as findBinary, nativeModulesFit, REBUILD_HINT } from '../../scripts/electron-env.mjs';
 
 export function electronBinary(): string | null {
-  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
-    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, 'electron');
-    return existsSync(p) ? p : null;
-  }
-  const dir = join(ROOT, 'node_modules/electron');
-  const pathFile = join(dir, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const p = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(p) ? p : null;
+  return findBinary();
+}
+
+/** Throws, with the reason and the fix, when the binary cannot load the app's native modules. */
+export function assertElectronRunnable(binary: string): void {
+  const fit = nativeModulesFit(binary);
+  if (!fit.ok) throw new Error(`Electron ${binary} cannot load the app's native modules (${fit.why}). ${REBUILD_HINT}`);
 }

@@ -10,13 +10,15 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { _electron as electron, type ElectronApplication, type Page } from '@playwright/test';
 import { ROOT } from '../../harness/renderer-build.js';
+import { assertElectronRunnable } from '../../support/electron-binary.js';
 import { waitAppReady } from './ui.js';
 
 let built = false;
 
-/** `electron-vite build` once per test worker (main, preload and renderer into out/). */
-function buildElectronApp(): void {
+/** `electron-vite build` once per test worker (main, preload and renderer into out/), after checking the native modules fit. */
+function buildElectronApp(binary: string): void {
   if (built) return;
+  assertElectronRunnable(binary);
   const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('electron-vite build failed');
   built = true;
@@ -36,7 +38,7 @@ export interface RunningElectron {
 
 /** Launches the app on BAILING_DATA_DIR = `dataDir` with `env` added; resolves once its window is ready. */
 export async function launchElectronDesk(binary: string, dataDir: string, env: Record<string, string>): Promise<RunningElectron> {
-  buildElectronApp();
+  buildElectronApp(binary);
   const app = await electron.launch({
     executablePath: binary,
     args: [ROOT],
