@@ -128,18 +128,16 @@ export function conversationItems(
         );
         break;
       }
-      case 'turn_ended':
-        if (e.outcome === 'failed' || e.outcome === 'refused') {
-          items.push({ kind: 'notice', id: e.eventId, at: e.at, level: 'error', text: e.error ?? `Turn ${e.outcome}.` });
-        } else if (e.outcome === 'cancelled') {
-          items.push({ kind: 'notice', id: e.eventId, at: e.at, level: 'warning', text: 'Turn cancelled.' });
-        }
+      case 'turn_ended': {
+        const notice = turnEndedNotice(e);
+        if (notice) items.push(notice);
         break;
-      case 'control':
-        if (e.action === 'inspect' || e.action === 'resume' || e.action === 'restore') {
-          items.push({ kind: 'notice', id: e.eventId, at: e.at, level: 'info', text: controlText(e.action, e.detail) });
-        }
+      }
+      case 'control': {
+        const notice = controlNotice(e);
+        if (notice) items.push(notice);
         break;
+      }
       default:
         break;
     }
@@ -154,9 +152,56 @@ export function conversationItems(
   return items;
 }
 
-function controlText(action: string, detail: Record<string, unknown>): string {
-  const id = typeof detail.invocation_id === 'string' ? ` ${detail.invocation_id}` : '';
-  if (action === 'inspect') return `Inspected${id}.`;
-  if (action === 'resume') return `Resume requested for${id}.`;
-  return 'Journal restore requested.';
+type NoticeItem = Extract<ConversationItem, { kind: 'notice' }>;
+type TurnEndedEvent = Extract<ArchiveEvent, { kind: 'turn_ended' }>;
+type ControlEvent = Extract<ArchiveEvent, { kind: 'control' }>;
+
+/**
+ * The codes a notice carries besides a turn's own error code (turn-loop.ts: archive_storage_error,
+ * step_limit_reached, model_error, run_end_failed). The renderer words each of them.
+ */
+export const NOTICE_CODES = [
+  'turn_cancelled',
+  'turn_failed',
+  'turn_refused',
+  'invocation_inspected',
+  'resume_requested',
+  'journal_restore_requested',
+] as const;
+export type NoticeCode = (typeof NOTICE_CODES)[number];
+
+/** A turn's error as the runtime records it: `code` or `code: free text` (already redacted there). */
+const CODED_ERROR = /^([a-z][a-z0-9_]{0,99})(?::\s*([\s\S]*))?$/;
+const MAX_DETAIL = 1000;
+const MAX_ID = 200;
+
+const detailOf = (s: string | undefined): string | null => {
+  const t = s?.trim();
+  return t ? t.slice(0, MAX_DETAIL) : null;
+};
+
+/** The notice for a turn that did not complete (null for a completed turn). Its text stays the English of older builds. */
+export function turnEndedNotice(e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outcome' | 'error'>): NoticeItem | null {
+  if (e.outcome === 'completed') return null;
+  const base = { kind: 'notice' as const, id: e.eventId, at: e.at, invocation_id: null };
+  if (e.outcome === 'cancelled') return { ...base, level: 'warning', text: 'Turn cancelled.', code: 'turn_cancelled', detail: null };
+  const fallback: NoticeCode = e.outcome === 'refused' ? 'turn_refused' : 'turn_failed';
+  if (e.error === null) return { ...base, level: 'error', text: `Turn ${e.outcome}.`, code: fallback, detail: null };
+  const m = CODED_ERROR.exec(e.error.trim());
+  // An error that is not a code (none is written today) is kept whole as the detail of the outcome.
+  const code = m?.[1] ?? fallback;
+  const detail = m ? detailOf(m[2]) : detailOf(e.error);
+  return { ...base, level: 'error', text: e.error, code, detail };
+}
+
+/** The notice for an inspect, resume or journal restore the operator asked for (null for other controls). */
+export function controlNotice(e: Pick<ControlEvent, 'eventId' | 'at' | 'action' | 'detail'>): NoticeItem | null {
+  const raw = e.detail.invocation_id;
+  const invocationId = typeof raw === 'string' && raw.length > 0 && raw.length <= MAX_ID ? raw : null;
+  const id = invocationId ? ` ${invocationId}` : '';
+  const base = { kind: 'notice' as const, id: e.eventId, at: e.at, level: 'info' as const, detail: null };
+  if (e.action === 'inspect') return { ...base, text: `Inspected${id}.`, code: 'invocation_inspected', invocation_id: invocationId };
+  if (e.action === 'resume') return { ...base, text: `Resume requested for${id}.`, code: 'resume_requested', invocation_id: invocationId };
+  if (e.action === 'restore') return { ...base, text: 'Journal restore requested.', code: 'journal_restore_requested', invocation_id: null };
+  return null;
 }

@@ -5,6 +5,7 @@
  */
 import type { InvocationStatus } from '../runtime/contracts.js';
 import type { ArchiveStatus, DeskRuntime, RuntimeEvent } from '../runtime/desk-runtime.js';
+import { turnEndedNotice } from './conversation.js';
 import type { EventBus } from './event-bus.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
 import { sessionView, storageView, toolCallItem } from './views.js';
@@ -75,17 +76,9 @@ export function startRelay(deps: RelayDeps): () => void {
           }
         } else if (ev.kind === 'user_message') {
           bus.emit('conversationItem', { session_id: e.sessionId, item: { kind: 'user_message', id: ev.eventId, at: ev.at, text: ev.text } });
-        } else if (ev.kind === 'turn_ended' && ev.outcome !== 'completed') {
-          bus.emit('conversationItem', {
-            session_id: e.sessionId,
-            item: {
-              kind: 'notice',
-              id: ev.eventId,
-              at: ev.at,
-              level: ev.outcome === 'cancelled' ? 'warning' : 'error',
-              text: ev.outcome === 'cancelled' ? 'Turn cancelled.' : (ev.error ?? `Turn ${ev.outcome}.`),
-            },
-          });
+        } else if (ev.kind === 'turn_ended') {
+          const notice = turnEndedNotice(ev);
+          if (notice) bus.emit('conversationItem', { session_id: e.sessionId, item: notice });
         }
         break;
       }

@@ -1,6 +1,8 @@
 /** Unwraps result envelopes into values or thrown coded errors, for stores and components. */
 import type { BailingApi } from '../../src-shared/ipc/api.js';
 import type { CallInput, CallName, CallOutput } from '../../src-shared/ipc/contract.js';
+import { apiErrorText } from './logic/feedback-text.js';
+import { useApp } from './store/app.js';
 
 export class ApiError extends Error {
   constructor(
@@ -30,4 +32,12 @@ export async function call<K extends CallName>(name: K, input: CallInput<K>): Pr
   return r.value;
 }
 
-export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/**
+ * A failed call's error as one line in the current language: worded from its code (the original
+ * message kept where it says more), or its message as it came for a code the renderer has no
+ * words for (logic/feedback-text.ts apiErrorWords). Anything else thrown shows its message.
+ */
+export const errorText = (err: unknown): string => {
+  if (err instanceof ApiError) return apiErrorText(err.code, err.message, useApp.getState().lang);
+  return err instanceof Error ? err.message : String(err);
+};

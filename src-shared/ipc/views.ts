@@ -91,7 +91,25 @@ export const ConversationItemSchema = z.discriminatedUnion('kind', [
     can_inspect: z.boolean(),
     can_resume: z.boolean(),
   }),
-  z.strictObject({ kind: z.literal('notice'), id: IdSchema, at: z.string(), level: z.enum(['info', 'warning', 'error']), text: z.string() }),
+  z.strictObject({
+    kind: z.literal('notice'),
+    id: IdSchema,
+    at: z.string(),
+    level: z.enum(['info', 'warning', 'error']),
+    /** An English sentence for logs, older archives and fallbacks; the UI words the notice from `code`. */
+    text: z.string(),
+    /**
+     * A stable snake_case code: turn_cancelled, turn_failed, turn_refused, invocation_inspected,
+     * resume_requested, journal_restore_requested, or the error code a turn ended with
+     * (archive_storage_error, step_limit_reached, model_error, run_end_failed). Null or absent when
+     * the notice has no code (then only `text` is shown).
+     */
+    code: z.string().max(100).nullable().optional(),
+    /** The invocation an inspect or resume notice is about. */
+    invocation_id: z.string().max(200).nullable().optional(),
+    /** The free text after a code (e.g. the model server's words for model_error), as the runtime recorded it (redacted). */
+    detail: z.string().max(1000).nullable().optional(),
+  }),
 ]);
 export type ConversationItem = z.infer<typeof ConversationItemSchema>;
 

@@ -1,8 +1,10 @@
 // Rebuilding call cards from archived events: the recorded state wins; archives written before
 // results carried their state use the journal's last known state; without either, only the
-// feedback can say more, and a sent call without evidence is unknown (never success).
+// feedback can say more, and a sent call without evidence is unknown (never success). Notices carry
+// a code (and the invocation id / the free text after a code) next to their English text.
 import { describe, expect, it } from 'vitest';
-import { conversationItems, legacyResultState } from '../../src-main/handlers/conversation.js';
+import { controlNotice, conversationItems, legacyResultState, NOTICE_CODES, turnEndedNotice } from '../../src-main/handlers/conversation.js';
+import { ConversationItemSchema } from '../../src-shared/ipc/views.js';
 import type { InvocationStatusEntry } from '../../src-main/runtime/contracts.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
 
@@ -101,5 +103,72 @@ describe('conversation rebuild', () => {
     expect(legacyResultState({ invocation_id: null, feedback: fb('invocation_outcome_unknown') }, empty)).toBe('unknown');
     expect(legacyResultState({ invocation_id: null, feedback: null }, empty)).toBe('succeeded'); // a built-in (search) that answered
     expect(legacyResultState({ invocation_id: 'inv', feedback: null }, empty)).toBe('unknown');
+  });
+});
+
+describe('conversation notices', () => {
+  const ended = (outcome: 'completed' | 'cancelled' | 'failed' | 'refused', error: string | null): ArchiveEvent => ({ ...base(), kind: 'turn_ended', turnId: 't1', outcome, error });
+  const control = (action: Extract<ArchiveEvent, { kind: 'control' }>['action'], detail: Record<string, unknown>): ArchiveEvent => ({ ...base(), kind: 'control', action, detail });
+  const notices = (events: ArchiveEvent[]) =>
+    conversationItems(events).flatMap((i) => (i.kind === 'notice' ? [{ level: i.level, code: i.code, invocation_id: i.invocation_id, detail: i.detail, text: i.text }] : []));
+
+  it('a turn that did not complete: its error code (the words after the colon as the detail), else the outcome', () => {
+    expect(
+      notices([
+        ended('completed', null),
+        ended('cancelled', null),
+        ended('failed', 'run_end_failed: run_1: hub_timeout'),
+        ended('refused', 'archive_storage_error'),
+        ended('failed', null),
+        ended('refused', null),
+        ended('failed', 'Something odd happened'),
+      ]),
+    ).toEqual([
+      { level: 'warning', code: 'turn_cancelled', invocation_id: null, detail: null, text: 'Turn cancelled.' },
+      { level: 'error', code: 'run_end_failed', invocation_id: null, detail: 'run_1: hub_timeout', text: 'run_end_failed: run_1: hub_timeout' },
+      { level: 'error', code: 'archive_storage_error', invocation_id: null, detail: null, text: 'archive_storage_error' },
+      { level: 'error', code: 'turn_failed', invocation_id: null, detail: null, text: 'Turn failed.' },
+      { level: 'error', code: 'turn_refused', invocation_id: null, detail: null, text: 'Turn refused.' },
+      // An error that is not a code keeps the outcome's code; its words are the detail.
+      { level: 'error', code: 'turn_failed', invocation_id: null, detail: 'Something odd happened', text: 'Something odd happened' },
+    ]);
+  });
+
+  it('inspect, resume and restore asked by the operator; other controls show nothing', () => {
+    expect(
+      notices([
+        control('inspect', { invocation_id: 'inv_a' }),
+        control('resume', { invocation_id: 'inv_a' }),
+        control('restore', {}),
+        control('cancel_turn', { turnId: 't1' }),
+        control('open_session', {}),
+        // An archive row without a usable id: no id, and the sentence as older builds wrote it.
+        control('inspect', { invocation_id: 'x'.repeat(300) }),
+        control('resume', {}),
+      ]),
+    ).toEqual([
+      { level: 'info', code: 'invocation_inspected', invocation_id: 'inv_a', detail: null, text: 'Inspected inv_a.' },
+      { level: 'info', code: 'resume_requested', invocation_id: 'inv_a', detail: null, text: 'Resume requested for inv_a.' },
+      { level: 'info', code: 'journal_restore_requested', invocation_id: null, detail: null, text: 'Journal restore requested.' },
+      { level: 'info', code: 'invocation_inspected', invocation_id: null, detail: null, text: 'Inspected.' },
+      { level: 'info', code: 'resume_requested', invocation_id: null, detail: null, text: 'Resume requested for.' },
+    ]);
+  });
+
+  it('every notice passes the contract, including a long model error (the detail is bounded)', () => {
+    const long = `model_error: ${'x'.repeat(2000)}`;
+    const items = conversationItems([ended('failed', long), control('inspect', { invocation_id: 'inv_b' }), ended('cancelled', null)]);
+    for (const i of items) expect(ConversationItemSchema.safeParse(i).success).toBe(true);
+    const codes = items.flatMap((i) => (i.kind === 'notice' && i.code ? [i.code] : []));
+    expect(codes.filter((c) => c !== 'model_error').every((c) => (NOTICE_CODES as readonly string[]).includes(c))).toBe(true);
+  });
+
+  it('the relay and the rebuild build the same notice', () => {
+    const e = ended('failed', 'model_error: 500 overloaded');
+    if (e.kind !== 'turn_ended') throw new Error('not a turn_ended event');
+    expect(conversationItems([e])).toEqual([turnEndedNotice(e)]);
+    const c = control('resume', { invocation_id: 'inv_c' });
+    if (c.kind !== 'control') throw new Error('not a control event');
+    expect(conversationItems([c])).toEqual([controlNotice(c)]);
   });
 });

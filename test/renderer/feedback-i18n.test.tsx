@@ -1,6 +1,9 @@
 // Feedback and notices in the current language, from their structured fields. Every code the Hub
 // (HUB_ERROR_CODES, TASK_REFUSAL_CODES), the journal (JOURNAL_ERROR_CODES) and the host runtime can
-// put on a call has words in both catalogs, so a new code cannot silently fall back to English.
+// put on a call, every code a conversation notice carries (NOTICE_CODES and the codes a turn ends
+// with) and every error code a call to the main process can return (IPC_ERROR_CODES, the
+// dispatcher's and the transports' own) has words in both catalogs, so a new code cannot silently
+// fall back to English.
 // The feedback objects and conversation items below are built by the real main-process and Hub
 // code (feedback builders, the permit policy, the conversation item builder), so their messages
 // are the real ones: a fixed text is replaced by the code's sentence, a message carrying more (a
@@ -14,7 +17,7 @@ import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePermit } from '../../src-hub/tasks/policy.js';
 import type { PermitSnapshot } from '../../src-hub/store/types.js';
-import { conversationItems, INTERRUPTED_FEEDBACK } from '../../src-main/handlers/conversation.js';
+import { conversationItems, INTERRUPTED_FEEDBACK, NOTICE_CODES } from '../../src-main/handlers/conversation.js';
 import { HubClientError } from '../../src-main/hub-client/index.js';
 import { JournalError, JOURNAL_ERROR_CODES } from '../../src-main/journal/errors.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
@@ -29,6 +32,7 @@ import {
   unsupportedFeedback,
 } from '../../src-main/runtime/recovery/feedback.js';
 import { HUB_ERROR_CODES } from '../../src-shared/hub-api.js';
+import { IPC_ERROR_CODES } from '../../src-shared/ipc/contract.js';
 import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../../src-shared/ipc/views.js';
 import { TASK_REFUSAL_CODES } from '../../src-shared/states.js';
 import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
@@ -37,7 +41,7 @@ import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
 import { ActionResult, ToolCallCard } from '../../src-renderer/src/components/ToolCallCard.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
-import { codeKey, feedbackWords, noticeWords, reasonText } from '../../src-renderer/src/logic/feedback-text.js';
+import { apiErrorWords, codeKey, feedbackWords, noticeWords, reasonText } from '../../src-renderer/src/logic/feedback-text.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
 import { useUnresolved } from '../../src-renderer/src/store/unresolved.js';
@@ -96,7 +100,9 @@ describe('every code has words', () => {
         /\?\? '([a-z_]+)',\s*`The session's scope/g, // scopeUnavailable's fallback code
         /r\.reason_code \?\? '([a-z_]+)'/g,
       ];
-      for (const re of patterns) for (const m of src.matchAll(re)) feedbackCodes.add(m[1] ?? '');
+      // conversation.ts also writes notice codes (checked as notice.<code> below), not feedback codes.
+      const noticeOnly = (c: string) => f.endsWith('conversation.ts') && (NOTICE_CODES as readonly string[]).includes(c);
+      for (const re of patterns) for (const m of src.matchAll(re)) if (!noticeOnly(m[1] ?? '')) feedbackCodes.add(m[1] ?? '');
       for (const m of src.matchAll(/\berror(?: =|:) '([a-z_]+)'/g)) turnCodes.add(m[1] ?? '');
       for (const m of src.matchAll(/\berror(?: =|:) `([a-z_]+): /g)) turnCodes.add(m[1] ?? '');
     }
@@ -105,6 +111,36 @@ describe('every code has words', () => {
     expect([...turnCodes]).toEqual(expect.arrayContaining(['archive_storage_error', 'step_limit_reached', 'model_error', 'run_end_failed']));
     expect(untranslated([...feedbackCodes]), 'runtime feedback codes without words').toEqual([]);
     expect([...turnCodes].filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`]), 'turn error codes without a notice.<code> key').toEqual([]);
+  });
+
+  it('each code a conversation notice carries (NOTICE_CODES)', () => {
+    expect(NOTICE_CODES.length).toBeGreaterThan(5);
+    const missing = NOTICE_CODES.filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`] || ZH[`notice.${c}`] === EN[`notice.${c}`]);
+    expect(missing, 'notice codes without a notice.<code> key in en.ts and zh.ts').toEqual([]);
+  });
+
+  it('each error code a call to the main process can return (contract, dispatcher, handlers, transports)', () => {
+    const codes = new Set<string>(IPC_ERROR_CODES);
+    const scan = (files: string[], re: RegExp) => {
+      for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(re)) codes.add(m[1] ?? '');
+    };
+    // AppError codes thrown anywhere in the main process (handlers, dispatcher, settings, …).
+    scan(sources(join(ROOT, 'src-main')), /\bnew AppError\(\s*'([a-z_]+)'/g);
+    // Errors the transports answer a call with themselves ({ ok: false, error: { error: '…' } }), and toIpcError's own.
+    scan(
+      [...sources(join(ROOT, 'src-main/app')), ...sources(join(ROOT, 'src-main/browser-host')), join(ROOT, 'src-main/handlers/errors.ts')],
+      /\berror: \{\s*error: '([a-z_]+)'/g,
+    );
+    scan([join(ROOT, 'src-main/handlers/errors.ts')], /\breturn \{ error: '([a-z_]+)'/g);
+    // The renderer's own transport (host link closed, access link refused or missing).
+    scan([join(ROOT, 'src-renderer/src/transport/ws-client.ts')], /\berror: '([a-z_]+)'/g);
+    codes.delete('');
+    // The scan must see what it is meant to see (so it cannot pass by matching nothing).
+    expect([...codes]).toEqual(expect.arrayContaining(['invalid_payload', 'unknown_channel', 'payload_too_large', 'forbidden_sender', 'conflict', 'host_unavailable', 'launch_token_rejected', 'launch_token_missing']));
+    const missing = [...codes].filter((c) => !EN[`apiError.${c}`] || !ZH[`apiError.${c}`] || ZH[`apiError.${c}`] === EN[`apiError.${c}`]);
+    expect(missing, 'error codes without an apiError.<code> key in en.ts and zh.ts').toEqual([]);
+    // Each is worded in Chinese, even with a message the renderer has never seen.
+    expect([...codes].filter((c) => !apiErrorWords(c, 'Some new words from the main process.', 'zh').known)).toEqual([]);
   });
 
   it('the reasons a session scope is blocked or offline with (they become a refusal code)', () => {
@@ -398,12 +434,50 @@ describe('conversation notices', () => {
     ]);
   });
 
-  it('a notice that is free text (no code) is shown as it came', () => {
-    const items = conversationItems([ev({ kind: 'turn_ended', turnId: 't1', outcome: 'cancelled', error: null })]);
+  it('each notice code in Chinese, with its invocation id and detail', () => {
+    const items = conversationItems([
+      ev({ kind: 'turn_ended', turnId: 't1', outcome: 'cancelled', error: null }),
+      ev({ kind: 'turn_ended', turnId: 't2', outcome: 'failed', error: null }),
+      ev({ kind: 'turn_ended', turnId: 't3', outcome: 'refused', error: null }),
+      ev({ kind: 'control', action: 'inspect', detail: { invocation_id: 'inv_abc_123' } }),
+      ev({ kind: 'control', action: 'resume', detail: { invocation_id: 'inv_abc_123' } }),
+      ev({ kind: 'control', action: 'restore', detail: {} }),
+      ev({ kind: 'turn_ended', turnId: 't4', outcome: 'failed', error: 'run_end_failed: run_7: hub_timeout' }),
+    ]);
+    // Every notice code is produced here, so each one is checked in Chinese.
+    expect(new Set(items.map((i) => (i.kind === 'notice' ? i.code : null)))).toEqual(new Set([...NOTICE_CODES, 'run_end_failed']));
     useApp.setState({ lang: 'zh' });
-    expect(show(items)).toEqual(['Turn cancelled.']);
-    expect(noticeWords('Turn cancelled.', 'zh')).toEqual({ text: 'Turn cancelled.', detail: null, known: false });
-    expect(noticeWords('unknown_code: x', 'zh')).toEqual({ text: 'unknown_code: x', detail: null, known: false });
+    expect(show(items)).toEqual([
+      '本轮已取消。',
+      '本轮失败。',
+      '本轮被拒绝。',
+      '已查看调用 inv_abc_123。',
+      '已请求继续执行调用 inv_abc_123。',
+      '已请求恢复本地调用日志。',
+      '本轮的某个运行无法在 Hub 上结束。原始信息：run_7: hub_timeout',
+    ]);
+    cleanup();
+    // English shows the sentences the notices always had.
+    useApp.setState({ lang: 'en' });
+    expect(show(items).slice(0, 6)).toEqual([
+      'Turn cancelled.',
+      'Turn failed.',
+      'Turn refused.',
+      'Inspected inv_abc_123.',
+      'Resume requested for inv_abc_123.',
+      'Journal restore requested.',
+    ]);
+  });
+
+  it('a notice with an unknown code, or without one (an older archive or host), shows its English text', () => {
+    const unknown = { kind: 'notice' as const, id: 'n1', at: T0, level: 'error' as const, text: 'quota_exhausted: the model plan is used up', code: 'quota_exhausted', invocation_id: null, detail: 'the model plan is used up' };
+    const old = { kind: 'notice' as const, id: 'n2', at: T0, level: 'warning' as const, text: 'Turn cancelled.' };
+    const nullCode = { kind: 'notice' as const, id: 'n3', at: T0, level: 'info' as const, text: 'Inspected inv_x.', code: null };
+    useApp.setState({ lang: 'zh' });
+    expect(show([unknown, old, nullCode])).toEqual(['quota_exhausted: the model plan is used up', 'Turn cancelled.', 'Inspected inv_x.']);
+    expect(noticeWords(unknown, 'zh')).toEqual({ text: unknown.text, detail: null, known: false });
+    // A sentence naming an invocation without its id says what the text says.
+    expect(noticeWords({ text: 'Inspected.', code: 'invocation_inspected', invocation_id: null }, 'zh').text).toBe('Inspected.');
   });
 });
 

@@ -1,7 +1,7 @@
 /** A call's feedback and a conversation notice, worded in the current language (logic/feedback-text.ts). */
 import React from 'react';
 import { useT } from '../i18n/use-t.js';
-import { feedbackWords, noticeWords, type FeedbackLike, type Words } from '../logic/feedback-text.js';
+import { feedbackWords, noticeWords, type FeedbackLike, type NoticeLike, type Words } from '../logic/feedback-text.js';
 import { useApp } from '../store/app.js';
 
 function Detail({ words, lang }: { words: Words; lang?: string }): React.JSX.Element | null {
@@ -28,9 +28,10 @@ export function FeedbackText({ feedback }: { feedback: FeedbackLike }): React.JS
   );
 }
 
-export function NoticeText({ text }: { text: string }): React.JSX.Element {
+/** A notice worded from its code (with its invocation id and detail), or its text as it came. */
+export function NoticeText({ notice }: { notice: NoticeLike }): React.JSX.Element {
   const lang = useApp((s) => s.lang);
-  const words = noticeWords(text, lang);
+  const words = noticeWords(notice, lang);
   return (
     <span data-testid="notice">
       {words.text}

@@ -69,7 +69,7 @@ export function ConversationView(): React.JSX.Element {
             {item.kind === 'tool_call' && <ToolCallCard item={item} sessionId={currentId} />}
             {item.kind === 'notice' && (
               <p className={item.level === 'error' ? 'state-bad' : 'muted'}>
-                <NoticeText text={item.text} />
+                <NoticeText notice={item} />
               </p>
             )}
           </li>

@@ -110,6 +110,38 @@ export const enCodes = {
   'notice.step_limit_reached': 'The turn stopped: it reached the limit of model requests per turn.',
   'notice.model_error': 'The model request failed.',
   'notice.run_end_failed': 'A run of this turn could not be ended at the Hub.',
+  // The notice codes of src-main/handlers/conversation.ts (NOTICE_CODES); the English is the notice's own text.
+  'notice.turn_cancelled': 'Turn cancelled.',
+  'notice.turn_failed': 'Turn failed.',
+  'notice.turn_refused': 'Turn refused.',
+  'notice.invocation_inspected': 'Inspected {invocation_id}.',
+  'notice.resume_requested': 'Resume requested for {invocation_id}.',
+  'notice.journal_restore_requested': 'Journal restore requested.',
+
+  // Errors of calls to the main process (src-shared/ipc/contract.ts IPC_ERROR_CODES, the
+  // transports' own, src-renderer/src/transport/ws-client.ts). Where the main process writes one
+  // fixed text for a code, the sentence is that text.
+  'apiError.unknown_channel': 'No such call in the contract.',
+  'apiError.invalid_payload': 'The request was refused as invalid; nothing was changed.',
+  'apiError.payload_too_large': 'The request or its answer is too large to send.',
+  'apiError.forbidden_sender': 'This call is only accepted from the app window.',
+  'apiError.not_found': 'What was asked for does not exist.',
+  'apiError.conflict': 'The request conflicts with the current state; nothing was changed.',
+  'apiError.hub_unavailable': 'The Hub cannot be reached right now.',
+  'apiError.hub_error': 'The Hub refused or failed the request.',
+  'apiError.keychain_unavailable': 'The OS keychain is unavailable; choose session-only use to keep this secret until the app exits.',
+  'apiError.model_not_configured': 'No model is configured. Set one in Settings, or run a tool by hand.',
+  'apiError.not_permitted': 'The connected credential may not do this.',
+  'apiError.internal_error': 'The request failed inside the app; see the app log.',
+  'apiError.host_unavailable': 'The app host is not connected.',
+  'apiError.launch_token_rejected': 'The app host refused this window: its access link is from an earlier launch.',
+  'apiError.launch_token_missing': 'This page was opened without its access link.',
+  // Fixed texts that say more than their code (logic/feedback-text.ts SPECIFIC_ERRORS).
+  'apiError.text.no_such_conversation': 'No such conversation.',
+  'apiError.text.turn_running': 'A turn is already running in this conversation.',
+  'apiError.text.hub_needed': 'The Hub cannot be reached right now; this action needs it.',
+  'apiError.text.cannot_approve': 'The connected credential may not decide approvals.',
+  'apiError.text.host_closed': 'The app host connection closed.',
 
   // Reasons a store or a scope is not usable (storage bar, idle rows, a blocked conversation),
   // worded to fit into a sentence; the code follows in brackets.

@@ -1,5 +1,5 @@
 /**
- * The words for a call's feedback and for a conversation notice, in the current language, from
+ * The words for a call's feedback, a conversation notice and a call's error, in the current language, from
  * their structured fields. The main process writes an English `message` for every feedback; the
  * renderer words the feedback from its `code` (and `category`) instead and keeps that message
  * wherever it says more than the code can (a business system's or the Hub's own words, an OS
@@ -83,19 +83,81 @@ export function feedbackWords(fb: FeedbackLike, lang: Lang): Words {
   return { text, detail: fb.message, known: true };
 }
 
+/** A conversation notice's fields (src-shared/ipc/views.ts, built by src-main/handlers/conversation.ts). */
+export interface NoticeLike {
+  text: string;
+  code?: string | null;
+  invocation_id?: string | null;
+  detail?: string | null;
+}
+
 /**
- * A conversation notice arrives as text only (src-main/handlers/conversation.ts, relay.ts). A turn
- * that failed carries its error code as that text — `archive_storage_error`, or `model_error: …`
- * with the model server's own words after the colon. Such a text is worded from the code and the
- * words after the colon are kept as the detail; any other text (an English sentence such as
- * "Turn cancelled.") is shown as it came.
+ * A conversation notice, worded from its `code` (turn_cancelled, invocation_inspected, a turn's
+ * error code such as model_error, …) with its invocation id in the sentence and its `detail` (the
+ * model server's own words, say) kept beside it. A notice without a code, or with a code the
+ * renderer has no words for, shows its `text` as it came (an older host, an older archive).
  */
-export function noticeWords(text: string, lang: Lang): Words {
-  const m = /^([a-z][a-z0-9_]*)(?::\s*([\s\S]*))?$/.exec(text.trim());
-  const key = m ? `notice.${m[1] ?? ''}` : '';
-  if (!m || !isKey(key)) return { text, detail: null, known: false };
-  const rest = m[2]?.trim();
-  return { text: translator(lang)(key), detail: rest ? rest : null, known: true };
+export function noticeWords(notice: NoticeLike, lang: Lang): Words {
+  const asCame: Words = { text: notice.text, detail: null, known: false };
+  if (!notice.code) return asCame;
+  const key = `notice.${notice.code}`;
+  if (!isKey(key)) return asCame;
+  // A sentence naming the invocation needs its id; without one the text says what it can.
+  if (en[key].includes('{invocation_id}') && !notice.invocation_id) return asCame;
+  const text = translator(lang)(key, { invocation_id: notice.invocation_id ?? '' });
+  const detail = notice.detail?.trim();
+  return { text, detail: detail ? detail : null, known: true };
+}
+
+/** Fixed texts of the main process and the transports that say more than their error code. */
+const SPECIFIC_ERRORS: Readonly<Record<string, MessageKey>> = {
+  [norm(en['apiError.text.no_such_conversation'])]: 'apiError.text.no_such_conversation',
+  [norm(en['apiError.text.turn_running'])]: 'apiError.text.turn_running',
+  [norm(en['apiError.text.hub_needed'])]: 'apiError.text.hub_needed',
+  [norm(en['apiError.text.cannot_approve'])]: 'apiError.text.cannot_approve',
+  [norm(en['apiError.text.host_closed'])]: 'apiError.text.host_closed',
+};
+
+/** Other fixed texts written for an error code that mean no more than the code's sentence. */
+const ERROR_VARIANTS: Readonly<Record<string, readonly string[]>> = {
+  // dispatch.ts and the browser host's frame checks.
+  invalid_payload: ['The payload is not plain JSON.', 'Text frames only.', 'Not JSON.', 'Malformed call frame.'],
+  payload_too_large: ['The response is too large to send.'],
+};
+
+/** Error codes whose message starts with the Hub's own code (`task_state_conflict: …`, src-main/handlers/errors.ts). */
+const HUB_PREFIXED = new Set(['conflict', 'not_found', 'hub_error']);
+
+/**
+ * The words for an error a call to the main process returned (`{error, message}`), by the same
+ * rule as a feedback: an unknown code shows its message as it came; a known code whose message is
+ * a fixed text shows its sentence in the current language; a message that says more is kept — in
+ * English as it came (it is English already), in other languages as the detail of the code's
+ * sentence. A Hub code at the head of the message is worded as that code.
+ */
+export function apiErrorWords(code: string, message: string, lang: Lang): Words {
+  const t = translator(lang);
+  const english = lang === 'en' && message.trim() !== '';
+  const hub = HUB_PREFIXED.has(code) ? /^([a-z][a-z0-9_]*): ([\s\S]+)$/.exec(message) : null;
+  if (hub?.[1] && hub[2] && codeKey(hub[1])) {
+    if (english) return { text: message, detail: null, known: true };
+    return feedbackWords({ category: '', code: hub[1], message: hub[2] }, lang);
+  }
+  const specific = SPECIFIC_ERRORS[norm(message)];
+  if (specific) return { text: english ? message : t(specific), detail: null, known: true };
+  const key = `apiError.${code}`;
+  if (!isKey(key)) return { text: message || code, detail: null, known: false };
+  if (english) return { text: message, detail: null, known: true };
+  const m = norm(message);
+  if (m === '' || [en[key], ...(ERROR_VARIANTS[code] ?? [])].some((s) => norm(s) === m)) return { text: t(key), detail: null, known: true };
+  return { text: t(key), detail: message, known: true };
+}
+
+/** An error as one line: the sentence, then the original message where it says more. */
+export function apiErrorText(code: string, message: string, lang: Lang): string {
+  const w = apiErrorWords(code, message, lang);
+  if (!w.detail) return w.text;
+  return `${w.text}${lang === 'zh' ? '' : ' '}${translator(lang)('feedback.original')}${w.detail}`;
 }
 
 /**
