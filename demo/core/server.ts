@@ -157,13 +157,16 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     return true;
   };
 
+  /** A fault's delay; shutdown ends it early. The abort listener goes with it (no build-up across requests). */
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      shutdown.signal.addEventListener('abort', () => {
+      const done = () => {
         clearTimeout(timer);
+        shutdown.signal.removeEventListener('abort', done);
         resolve();
-      });
+      };
+      const timer = setTimeout(done, ms);
+      shutdown.signal.addEventListener('abort', done, { once: true });
     });
 
   /** Parse, check and run one operation. Synchronous, so a commit is atomic with its replay check. */
