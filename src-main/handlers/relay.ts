@@ -5,6 +5,7 @@
  */
 import type { InvocationStatus } from '../runtime/contracts.js';
 import type { ArchiveStatus, DeskRuntime, RuntimeEvent } from '../runtime/desk-runtime.js';
+import { createCoalescer } from '../../src-shared/coalesce.js';
 import { turnEndedNotice } from './conversation.js';
 import type { EventBus } from './event-bus.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
@@ -38,6 +39,8 @@ export function startRelay(deps: RelayDeps): () => void {
   const cardAt = new Map<string, string>();
   const journalSigs = new Map<string, string>();
   const archiveSigs = new Map<string, string>();
+  // The idle panel re-reads on this signal: bursts (an event replay after a reconnect) are coalesced.
+  const unresolved = createCoalescer<'journal' | 'invocation' | 'tool_call'>((source) => bus.emit('unresolvedChanged', { source }), 100);
 
   const storageOf = (sessionId: string) => {
     let s = storage.get(sessionId);
@@ -87,7 +90,7 @@ export function startRelay(deps: RelayDeps): () => void {
         const at = cardAt.get(key) ?? now().toISOString();
         cardAt.set(key, at);
         bus.emit('conversationItem', { session_id: e.card.sessionId, item: toolCallItem(e.card, at) });
-        bus.emit('unresolvedChanged', { source: 'tool_call' });
+        unresolved.signal('tool_call');
         break;
       }
       case 'turn.state':
@@ -106,7 +109,7 @@ export function startRelay(deps: RelayDeps): () => void {
         const s = storageOf(e.sessionId);
         s.journal = e.status;
         bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
-        bus.emit('unresolvedChanged', { source: 'journal' });
+        unresolved.signal('journal');
         break;
       }
       case 'archive.state': {
@@ -116,7 +119,7 @@ export function startRelay(deps: RelayDeps): () => void {
         const s = storageOf(e.sessionId);
         s.archive = e.archive;
         bus.emit('storageChanged', { session_id: e.sessionId, storage: storageView(s.journal, s.archive) });
-        bus.emit('unresolvedChanged', { source: 'journal' });
+        unresolved.signal('journal');
         break;
       }
     }
@@ -129,7 +132,7 @@ export function startRelay(deps: RelayDeps): () => void {
         break;
       case 'invocation':
         bus.emit('invocationChanged', e.receipt);
-        bus.emit('unresolvedChanged', { source: 'invocation' });
+        unresolved.signal('invocation');
         break;
       case 'approvals':
         bus.emit('approvalsChanged', { pending: e.pending });
@@ -147,5 +150,6 @@ export function startRelay(deps: RelayDeps): () => void {
   return () => {
     offRuntime();
     offHub();
+    unresolved.dispose();
   };
 }

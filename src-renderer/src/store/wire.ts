@@ -2,6 +2,7 @@
  * Connects main's events to the stores: live updates only, no polling loops. When the Hub comes
  * back, the views that depend on it are read once again.
  */
+import { createCoalescer } from '../../../src-shared/coalesce.js';
 import type { BailingApi } from '../../../src-shared/ipc/api.js';
 import { useApp } from './app.js';
 import { useApprovals } from './approvals.js';
@@ -14,6 +15,8 @@ const quiet = (p: Promise<unknown>) => {
 };
 
 export function wireEvents(api: BailingApi): () => void {
+  // A burst of task events (a replay after a reconnect) re-reads the selected task's timeline twice, not per event.
+  const timeline = createCoalescer<string>(() => quiet(useTasks.getState().loadTimeline()), 150);
   const offs = [
     api.onConversationItem((e) => useSessions.getState().applyItem(e.session_id, e.item)),
     api.onTurnState((e) => useSessions.getState().applyTurn(e.session_id, e.state === 'running')),
@@ -21,7 +24,7 @@ export function wireEvents(api: BailingApi): () => void {
     api.onStorageChanged((e) => useSessions.getState().applyStorage(e.session_id, e.storage)),
     api.onTaskChanged((t) => {
       useTasks.getState().applyTask(t);
-      if (useTasks.getState().selectedId === t.task_id) quiet(useTasks.getState().loadTimeline());
+      if (useTasks.getState().selectedId === t.task_id) timeline.signal(t.task_id);
     }),
     api.onInvocationChanged((r) => {
       useSessions.getState().applyReceipt(r);
@@ -42,5 +45,6 @@ export function wireEvents(api: BailingApi): () => void {
   ];
   return () => {
     for (const off of offs) off();
+    timeline.dispose();
   };
 }
