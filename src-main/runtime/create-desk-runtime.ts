@@ -208,8 +208,10 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     let check: ScopeCheck;
     try {
       check = await deps.invocations.revalidateScope(s.scope);
-    } catch (err) {
-      check = { state: 'offline', reason: err instanceof Error ? err.message : String(err) };
+    } catch {
+      // revalidateScope maps every Hub failure to a coded reason; anything else thrown is coded here
+      // (the reason becomes a refusal code, so it is never free text).
+      check = { state: 'offline', reason: 'scope_check_failed' };
     }
     // A revocation/rebind learned while this check was in flight (a Hub event, a refused run) is
     // newer than the check's answer: it stays blocked until the next explicit check.

@@ -145,7 +145,7 @@ describe('every code has words', () => {
 
   it('the reasons a session scope is blocked or offline with (they become a refusal code)', () => {
     // ScopeCheck (contracts.ts), create-desk-runtime.ts and scope/revalidate.ts.
-    const reasons = ['authorization_revoked', 'authorization_rebound', 'authorization_missing', 'binding_conflict', 'scope_missing', 'hub_unreachable', 'hub_timeout', 'hub_network', 'hub_http_503', 'hub_http_409_run_ended'];
+    const reasons = ['authorization_revoked', 'authorization_rebound', 'authorization_missing', 'binding_conflict', 'scope_missing', 'scope_check_failed', 'hub_unreachable', 'hub_timeout', 'hub_network', 'hub_http_503', 'hub_http_409_run_ended'];
     expect(untranslated(reasons)).toEqual([]);
   });
 

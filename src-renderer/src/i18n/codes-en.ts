@@ -83,6 +83,7 @@ export const enCodes = {
   'code.scope_unavailable': 'The conversation’s scope is not available; nothing was sent.',
   'code.scope_missing': 'The conversation’s saved scope is missing; nothing was sent.',
   'code.hub_unavailable': 'The Hub could not be reached; nothing was concluded. Try again once it is back.',
+  'code.scope_check_failed': "The session's scope could not be checked, so nothing was sent.",
   'code.hub_unreachable': 'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
   'code.hub_timeout': 'The Hub did not answer in time.',
   'code.hub_network': 'The connection to the Hub failed.',

@@ -64,6 +64,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.scope_unavailable': '此会话的授权范围不可用，未发送任何内容。',
   'code.scope_missing': '此会话保存的授权范围缺失，未发送任何内容。',
   'code.hub_unavailable': '无法连接 Hub，尚无任何结论。请在 Hub 恢复后重试。',
+  'code.scope_check_failed': '无法检查此会话的授权范围，因此未发送任何内容。',
   'code.hub_unreachable': '无法连接 Hub（无法建立连接），因此未发送任何内容。请在 Hub 恢复后重试。',
   'code.hub_timeout': 'Hub 未能及时应答。',
   'code.hub_network': '与 Hub 的连接失败。',
