@@ -27,6 +27,7 @@ export const api: BailingApi = {
   createSession: (input) => invoke('createSession', input),
   getConversation: (input) => invoke('getConversation', input),
   sendMessage: (input) => invoke('sendMessage', input),
+  getAttachment: (input) => invoke('getAttachment', input),
   cancelTurn: (input) => invoke('cancelTurn', input),
   getJournalStatus: (input) => invoke('getJournalStatus', input),
   restoreJournal: (input) => invoke('restoreJournal', input),

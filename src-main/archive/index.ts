@@ -3,6 +3,9 @@ export { redactPayload, REDACTED } from './redact.js';
 export { createStreamRedactor, type StreamRedactor } from './stream-redactor.js';
 export type {
   AppendResult,
+  ArchiveAttachmentRecord,
+  NewArchiveAttachment,
+  SaveAttachmentResult,
   ArchiveGap,
   ArchiveSessionRecord,
   ArchiveStatusRecord,

@@ -5,10 +5,12 @@
  * `flush` succeeds; later events queue behind it so the order never changes.
  */
 import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redactPayload } from './redact.js';
 import type {
+  ArchiveAttachmentRecord,
   ArchiveGap,
   ArchiveSessionRecord,
   ArchiveStatusRecord,
@@ -25,6 +27,8 @@ export interface SqliteArchiveOptions {
   busyTimeoutMs?: number;
   /** Largest accepted payload (JSON text, bytes). */
   maxPayloadBytes?: number;
+  /** Largest accepted attachment text (UTF-8 bytes). */
+  maxAttachmentBytes?: number;
   now?: () => string;
 }
 
@@ -52,6 +56,17 @@ CREATE TABLE IF NOT EXISTS archive_events (
   payload TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS archive_attachments (
+  attachment_id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  media_type TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archive_attachments_by_session ON archive_attachments (session_id, created_at);
 `;
 
 export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
@@ -74,6 +89,13 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
   const insertStmt = db.prepare(
     'INSERT INTO archive_events (session_id, seq, event_id, turn_id, at, kind, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
+  const maxAttachmentBytes = opts.maxAttachmentBytes ?? 512 * 1024;
+  const insertAttachmentStmt = db.prepare(
+    'INSERT INTO archive_attachments (attachment_id, session_id, name, media_type, size_bytes, sha256, created_at, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertAttachmentsTx = db.transaction((records: ArchiveAttachmentRecord[]) => {
+    for (const r of records) insertAttachmentStmt.run(r.attachmentId, r.sessionId, r.name, r.mediaType, r.sizeBytes, r.sha256, r.createdAt, r.text);
+  });
   const touchStmt = db.prepare('UPDATE archive_sessions SET updated_at = ? WHERE session_id = ?');
   const insertTx = db.transaction((sessionId: string, e: NewArchiveEvent, payloadText: string): number => {
     const seq = nextSeqStmt.get(sessionId)?.next ?? 1;
@@ -216,6 +238,42 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
         .all()
         .map(toSession);
     },
+    saveAttachments(sessionId, inputs) {
+      // The same masking as message text: a known secret value never reaches the file.
+      const records = inputs.map((input): ArchiveAttachmentRecord => {
+        const masked = redactPayload({ name: input.name, text: input.text }, secrets()) as { name: string; text: string };
+        const sizeBytes = Buffer.byteLength(masked.text, 'utf8');
+        if (sizeBytes > maxAttachmentBytes) throw new ArchiveInputError(`attachment ${input.attachmentId} exceeds ${maxAttachmentBytes} bytes`);
+        if (masked.text.includes('\u0000') || masked.name.includes('\u0000')) throw new ArchiveInputError('an attachment may not contain NUL characters');
+        return {
+          attachmentId: input.attachmentId,
+          sessionId,
+          name: masked.name,
+          mediaType: input.mediaType,
+          sizeBytes,
+          sha256: createHash('sha256').update(masked.text, 'utf8').digest('hex'),
+          createdAt: input.createdAt,
+          text: masked.text,
+        };
+      });
+      try {
+        insertAttachmentsTx.immediate(records); // all of a message's attachments, or none
+      } catch (err) {
+        if (err instanceof Error && 'code' in err && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')) {
+          throw new ArchiveInputError('attachment id already saved');
+        }
+        return { saved: false, reason: reasonOf(err) };
+      }
+      return { saved: true, attachments: records };
+    },
+    getAttachment(sessionId, attachmentId) {
+      const row = db
+        .prepare<[string, string], AttachmentRow>(
+          'SELECT attachment_id, session_id, name, media_type, size_bytes, sha256, created_at, text FROM archive_attachments WHERE session_id = ? AND attachment_id = ?',
+        )
+        .get(sessionId, attachmentId);
+      return row ? toAttachment(row) : null;
+    },
     eventCount(sessionId) {
       return db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM archive_events WHERE session_id = ?').get(sessionId)?.n ?? 0;
     },
@@ -241,6 +299,30 @@ function toSession(row: { session_id: string; title: string; created_at: string;
     settings = {};
   }
   return { sessionId: row.session_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, settings };
+}
+
+interface AttachmentRow {
+  attachment_id: string;
+  session_id: string;
+  name: string;
+  media_type: string;
+  size_bytes: number;
+  sha256: string;
+  created_at: string;
+  text: string;
+}
+
+function toAttachment(row: AttachmentRow): ArchiveAttachmentRecord {
+  return {
+    attachmentId: row.attachment_id,
+    sessionId: row.session_id,
+    name: row.name,
+    mediaType: row.media_type,
+    sizeBytes: row.size_bytes,
+    sha256: row.sha256,
+    createdAt: row.created_at,
+    text: row.text,
+  };
 }
 
 /** Bad input (too large, duplicate id): the caller's mistake, not a storage failure. */

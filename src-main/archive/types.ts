@@ -51,6 +51,33 @@ export interface ArchiveSessionRecord {
   settings: Record<string, unknown>;
 }
 
+/**
+ * A text file attached to a user message: the conversation's attachment space, kept in the archive
+ * file beside the events (never in the invocation journal). Events refer to it by id only.
+ */
+export interface ArchiveAttachmentRecord {
+  attachmentId: string;
+  sessionId: string;
+  name: string;
+  mediaType: string;
+  /** UTF-8 bytes of `text` as stored. */
+  sizeBytes: number;
+  /** sha256 (hex) of the stored UTF-8 text. */
+  sha256: string;
+  createdAt: string;
+  text: string;
+}
+
+export interface NewArchiveAttachment {
+  attachmentId: string;
+  name: string;
+  mediaType: string;
+  text: string;
+  createdAt: string;
+}
+
+export type SaveAttachmentResult = { saved: true; attachments: ArchiveAttachmentRecord[] } | { saved: false; reason: string };
+
 export interface ArchiveStore {
   /** Saves the event durably (after any earlier unsaved events of the session) and returns it. */
   append(sessionId: string, event: NewArchiveEvent): AppendResult;
@@ -63,5 +90,14 @@ export interface ArchiveStore {
   getSession(sessionId: string): ArchiveSessionRecord | null;
   listSessions(): ArchiveSessionRecord[];
   eventCount(sessionId: string): number;
+  /**
+   * Saves a message's attachments durably in one transaction, all or none (secret values masked
+   * like event payloads). A storage failure returns `saved: false` with the archive's reason code
+   * (nothing is kept in memory: the caller refuses the message); bad input (too large, NUL,
+   * duplicate id) throws ArchiveInputError.
+   */
+  saveAttachments(sessionId: string, attachments: readonly NewArchiveAttachment[]): SaveAttachmentResult;
+  /** The attachment of this session with this id (null for an unknown id or another session's). */
+  getAttachment(sessionId: string, attachmentId: string): ArchiveAttachmentRecord | null;
   close(): void;
 }

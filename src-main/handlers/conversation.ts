@@ -10,7 +10,7 @@ import type { ConversationItem } from '../../src-shared/ipc/views.js';
 import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
 import type { Feedback, InvocationStatusEntry } from '../runtime/contracts.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
-import { toolCallItem } from './views.js';
+import { toolCallItem, userMessageItem } from './views.js';
 
 type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
 
@@ -73,7 +73,7 @@ export function conversationItems(
   for (const e of events) {
     switch (e.kind) {
       case 'user_message':
-        items.push({ kind: 'user_message', id: e.eventId, at: e.at, text: e.text });
+        items.push(userMessageItem(e));
         break;
       case 'assistant_message':
         if (e.text.length > 0) items.push({ kind: 'assistant_text', id: e.messageId, at: e.at, text: e.text, streaming: false });

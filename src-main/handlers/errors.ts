@@ -32,6 +32,9 @@ export function toIpcError(err: unknown): IpcError {
   const code = typeof e.publicCode === 'string' ? e.publicCode : typeof e.code === 'string' ? e.code : null;
   const message = typeof e.message === 'string' ? e.message : 'Request failed';
   if (code !== null) {
+    // The runtime's refusals of a message's attachments (create-desk-runtime sendMessage).
+    if (code === 'attachment_contains_secret') return { error: 'attachment_contains_secret', message };
+    if (code === 'invalid_attachment') return { error: 'invalid_payload', message: `Invalid attachment: ${message}` };
     if (HUB_CONFLICT_CODES.has(code)) return { error: 'conflict', message: `${code}: ${message}` };
     if (HUB_NOT_FOUND_CODES.has(code)) return { error: 'not_found', message: `${code}: ${message}` };
     if (code === 'hub_unavailable' || code === 'network_error' || code === 'ECONNREFUSED' || code === 'timeout') {

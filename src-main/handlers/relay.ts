@@ -9,7 +9,7 @@ import { createCoalescer } from '../../src-shared/coalesce.js';
 import { turnEndedNotice } from './conversation.js';
 import type { EventBus } from './event-bus.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
-import { sessionView, storageView, toolCallItem } from './views.js';
+import { sessionView, storageView, toolCallItem, userMessageItem } from './views.js';
 
 export interface RelayDeps {
   runtime: DeskRuntime;
@@ -78,7 +78,7 @@ export function startRelay(deps: RelayDeps): () => void {
             });
           }
         } else if (ev.kind === 'user_message') {
-          bus.emit('conversationItem', { session_id: e.sessionId, item: { kind: 'user_message', id: ev.eventId, at: ev.at, text: ev.text } });
+          bus.emit('conversationItem', { session_id: e.sessionId, item: userMessageItem(ev) });
         } else if (ev.kind === 'turn_ended') {
           const notice = turnEndedNotice(ev);
           if (notice) bus.emit('conversationItem', { session_id: e.sessionId, item: notice });

@@ -81,7 +81,8 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
             resolve(e.turnId);
           }
         });
-        runtime.sendMessage(input.session_id, input.text).then(
+        const files = input.attachments?.map((a) => ({ name: a.name, mediaType: a.media_type, text: a.text }));
+        runtime.sendMessage(input.session_id, input.text, files).then(
           (r) => {
             off();
             resolve(r.turnId);
@@ -93,6 +94,13 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
         );
       });
       return { turn_id: await started };
+    },
+    async getAttachment(input) {
+      await requireSession(input.session_id);
+      // Only this conversation's attachment space is read: another conversation's id is not found here.
+      const found = await runtime.getAttachment(input.session_id, input.attachment_id);
+      if (!found) throw new AppError('not_found', 'No such attachment in this conversation.');
+      return { attachment: found.attachment, text: found.text };
     },
     async cancelTurn(input) {
       await requireSession(input.session_id);

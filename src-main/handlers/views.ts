@@ -2,7 +2,8 @@
 import type { ConversationItem, SessionSummary as SessionView, StorageView, ToolView } from '../../src-shared/ipc/views.js';
 import type { InvocationActionView } from '../../src-shared/ipc/views.js';
 import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/contracts.js';
-import type { ArchiveStatus, DeclarationView, SessionSummary, ToolCallCard } from '../runtime/desk-runtime.js';
+import type { ArchiveEvent, ArchiveStatus, AttachmentRef, DeclarationView, SessionSummary, ToolCallCard } from '../runtime/desk-runtime.js';
+import { ATTACHMENT_MEDIA_TYPES } from '../../src-shared/ipc/views.js';
 
 export function sessionView(s: SessionSummary): SessionView {
   return {
@@ -93,4 +94,33 @@ export function actionView(env: InvocationActionEnvelope): InvocationActionView 
 
 export function journalSummary(s: InvocationStatus): { state: InvocationStatus['state']; entries: number; unsaved_records: number; reason: string | null } {
   return { state: s.state, entries: s.entries.length, unsaved_records: s.unsavedRecords.length, reason: s.reason ?? null };
+}
+
+type UserMessageEvent = Extract<ArchiveEvent, { kind: 'user_message' }>;
+
+/** A user message as the conversation shows it: its text and its attachments by reference (never their text). */
+export function userMessageItem(e: Pick<UserMessageEvent, 'eventId' | 'at' | 'text' | 'attachments'>): Extract<ConversationItem, { kind: 'user_message' }> {
+  const item: Extract<ConversationItem, { kind: 'user_message' }> = { kind: 'user_message', id: e.eventId, at: e.at, text: e.text };
+  const list = Array.isArray(e.attachments) ? e.attachments.filter(isAttachmentRef) : [];
+  if (list.length > 0) {
+    item.attachments = list.map((a) => ({ attachment_id: a.attachment_id, name: a.name, media_type: a.media_type, size_bytes: a.size_bytes }));
+  }
+  return item;
+}
+
+/** Archived payloads are read back from disk: keep only well-formed references. */
+function isAttachmentRef(a: unknown): a is AttachmentRef {
+  if (!a || typeof a !== 'object') return false;
+  const r = a as Record<string, unknown>;
+  return (
+    typeof r.attachment_id === 'string' &&
+    r.attachment_id.length > 0 &&
+    typeof r.name === 'string' &&
+    r.name.length > 0 &&
+    typeof r.media_type === 'string' &&
+    (ATTACHMENT_MEDIA_TYPES as readonly string[]).includes(r.media_type) &&
+    typeof r.size_bytes === 'number' &&
+    Number.isInteger(r.size_bytes) &&
+    r.size_bytes >= 0
+  );
 }

@@ -7,6 +7,7 @@ import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from '
 import type { StoredArchiveEvent } from '../archive/types.js';
 import type { ArchiveEvent, ArchiveEventKind, ArchiveEventPayload } from './desk-runtime.js';
 import type { SessionScope } from './contracts.js';
+import { userMessageContent, type AttachmentTextLookup } from './attachments.js';
 
 const KINDS: readonly ArchiveEventKind[] = [
   'session_created',
@@ -64,8 +65,17 @@ const NO_RESULT =
 /** Keeps the history bounded: the system prompt plus the most recent messages, cut at a user message. */
 export const MAX_HISTORY_MESSAGES = 400;
 
-export function eventsToMessages(events: readonly ArchiveEvent[], system: string, maxMessages = MAX_HISTORY_MESSAGES): ChatCompletionMessageParam[] {
-  const all = buildMessages(events, system);
+/**
+ * `attachmentText` reads an attachment's text from the attachment space: a user message with
+ * attachments reaches the model with each one appended as labelled data (./attachments.ts).
+ */
+export function eventsToMessages(
+  events: readonly ArchiveEvent[],
+  system: string,
+  maxMessages = MAX_HISTORY_MESSAGES,
+  attachmentText: AttachmentTextLookup = () => null,
+): ChatCompletionMessageParam[] {
+  const all = buildMessages(events, system, attachmentText);
   if (all.length - 1 <= maxMessages) return all;
   for (let i = all.length - maxMessages; i < all.length; i++) {
     if (all[i]?.role === 'user') return [all[0] as ChatCompletionMessageParam, ...all.slice(i)];
@@ -77,7 +87,7 @@ export function eventsToMessages(events: readonly ArchiveEvent[], system: string
   return all;
 }
 
-function buildMessages(events: readonly ArchiveEvent[], system: string): ChatCompletionMessageParam[] {
+function buildMessages(events: readonly ArchiveEvent[], system: string, attachmentText: AttachmentTextLookup): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   // Turns refused before the model saw them (their user message could not be saved at the time):
   // the message is in the transcript, but it was never an instruction the model received.
@@ -99,7 +109,7 @@ function buildMessages(events: readonly ArchiveEvent[], system: string): ChatCom
         closeOpenCalls();
         assistantIndex = -1;
         if (e.turnId !== null && refusedTurns.has(e.turnId)) break;
-        out.push({ role: 'user', content: e.text });
+        out.push({ role: 'user', content: userMessageContent(e.text, e.attachments, attachmentText) });
         break;
       case 'assistant_message':
         closeOpenCalls();

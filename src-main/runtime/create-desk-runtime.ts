@@ -3,6 +3,7 @@
  * cache, journal passthrough and operator tools. Everything is injected; see ./from-data-dir.ts for
  * the wiring on a data directory.
  */
+import { randomUUID } from 'node:crypto';
 import { redactPayload } from '../archive/index.js';
 import type { ArchiveStore } from '../archive/types.js';
 import { createArgumentValidator } from './argument-validation.js';
@@ -12,6 +13,7 @@ import { createDeclarationCache, type DeclarationCacheOptions } from './declarat
 import type { DispatchObserver } from './dispatch-observer.js';
 import type {
   ArchiveEvent,
+  AttachmentInput,
   DeclarationView,
   DeskRuntime,
   ModelSettingsProvider,
@@ -28,6 +30,7 @@ import { createModelClient, type ModelClient } from './model-client.js';
 import { buildScope, connectionKeyOf, scopeFingerprint, type HubConnectionInfo } from './scope-builder.js';
 import { createToolExecutor, handleOf, targetOf } from './tool-executor.js';
 import { cancelTurn, runTurn, startTurn } from './turn-loop.js';
+import { checkAttachments, createAttachmentSpace } from './attachments.js';
 
 export interface DeskRuntimeDeps {
   hub: RuntimeHubPort;
@@ -78,6 +81,11 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     }
   };
   const recorder = createRecorder(deps.archive, ids, clock, emit);
+  const attachments = createAttachmentSpace({
+    archive: deps.archive,
+    newId: () => ids.attachmentId?.() ?? `att_${randomUUID()}`,
+    now: () => clock.now().toISOString(),
+  });
   const validator = createArgumentValidator();
   const model = deps.model ?? createModelClient(deps.modelSettings);
   const live = new Map<string, LiveSession>();
@@ -432,21 +440,25 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       return opened;
     },
 
-    async sendMessage(sessionId, text) {
+    async sendMessage(sessionId, text, files) {
       const s = await getLive(sessionId);
       if (typeof text !== 'string' || text.trim().length === 0 || text.length > 100_000) {
         throw new DeskRuntimeError('invalid_message', 'a message must be 1..100000 characters');
       }
+      // Checked before anything is recorded: a refused attachment leaves no trace and reaches no model.
+      const problem = checkAttachments(files, secrets());
+      if (problem) throw new DeskRuntimeError(problem.code, problem.message);
       if (s.activeTurn) throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
       // No scope check here (invariant 8): a turn that needs the Hub re-checks it in the tool executor.
       const turn = startTurn(deps.hub, s, ids.turnId());
       s.activeTurn = turn;
       changed(s);
       const running = runTurn(
-        { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets },
+        { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets, attachments },
         s,
         turn,
         text,
+        files ?? [],
       );
       runningTurns.add(running);
       try {
@@ -456,6 +468,13 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
         s.activeTurn = null;
         changed(s);
       }
+    },
+
+    async getAttachment(sessionId, attachmentId) {
+      if (closed) throw new DeskRuntimeError('runtime_closed', 'the runtime is closed');
+      if (typeof attachmentId !== 'string' || attachmentId.length === 0) return null;
+      const found = attachments.get(sessionId, attachmentId);
+      return found ? (redactPayload(found, secrets()) as typeof found) : null;
     },
 
     async cancelTurn(sessionId) {
@@ -566,7 +585,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       for (const s of live.values()) deps.archive.flush(s.sessionId);
       await deps.onClose?.();
     },
-  } satisfies DeskRuntime & { sendMessage(sessionId: string, text: string): Promise<TurnResult> };
+  } satisfies DeskRuntime & { sendMessage(sessionId: string, text: string, files?: AttachmentInput[]): Promise<TurnResult> };
 }
 
 function isStringRecord(v: unknown): v is Record<string, string> {

@@ -12,6 +12,7 @@
 import type { ArchiveState, InvocationState, JournalState } from '../../src-shared/states.js';
 import type { Authorization, Receipt } from '../../src-shared/hub-api.js';
 import type { Feedback, InvocationActionEnvelope, InvocationStatus, ScopeMember } from './contracts.js';
+import type { AttachmentMediaType } from '../../src-shared/ipc/views.js';
 
 // ---------- model settings (key supplied by the caller, e.g. from the keychain) ----------
 
@@ -106,7 +107,12 @@ export interface ToolTarget {
 
 export type ArchiveEventPayload =
   | { kind: 'session_created'; title: string; members: ScopeMember[]; taskId: string | null }
-  | { kind: 'user_message'; text: string }
+  | {
+      kind: 'user_message';
+      text: string;
+      /** Attached text files, by reference only: their text lives in the attachment space (absent in older archives). */
+      attachments?: AttachmentRef[];
+    }
   | { kind: 'assistant_message'; messageId: string; text: string; finish: 'stop' | 'tool_calls' | 'cancelled' | 'error' | 'length' }
   | {
       kind: 'tool_call';
@@ -141,6 +147,31 @@ export type ArchiveEvent = {
   turnId: string | null;
   at: string;
 } & ArchiveEventPayload;
+
+// ---------- attachments (the conversation's attachment space, beside the archive) ----------
+
+/** A text file the user attaches to a message (see src-shared/ipc/views.ts for the accepted types and bounds). */
+export interface AttachmentInput {
+  name: string;
+  mediaType: AttachmentMediaType;
+  text: string;
+}
+
+/** What a user_message event and the conversation keep of an attachment: never its text. */
+export interface AttachmentRef {
+  attachment_id: string;
+  name: string;
+  media_type: AttachmentMediaType;
+  /** UTF-8 bytes of the stored text. */
+  size_bytes: number;
+}
+
+export interface AttachmentContent {
+  attachment: AttachmentRef;
+  text: string;
+  sha256: string;
+  createdAt: string;
+}
 
 // ---------- turns ----------
 
@@ -223,7 +254,15 @@ export interface DeskRuntime {
    * request of its own (not even a scope check): an offline / not yet checked scope is re-checked
    * only when a tool call of the turn needs the Hub.
    */
-  sendMessage(sessionId: string, text: string): Promise<TurnResult>;
+  /**
+   * Attachments (up to MAX_ATTACHMENTS text files) are validated first (size, media type, no NUL,
+   * no known secret: `attachment_contains_secret`, nothing saved or sent), then saved in the
+   * attachment space before the user message event, which refers to them by id. The model reads
+   * each one appended to the message as delimited, labelled data.
+   */
+  sendMessage(sessionId: string, text: string, attachments?: AttachmentInput[]): Promise<TurnResult>;
+  /** An attachment of this session (null for an unknown id or another session's). Local read only. */
+  getAttachment(sessionId: string, attachmentId: string): Promise<AttachmentContent | null>;
   /** Cancel the running turn (if any): stops the model stream; further calls of the turn are refused. */
   cancelTurn(sessionId: string): Promise<void>;
   setReuseDeclarations(sessionId: string, reuse: boolean): Promise<SessionSummary>;

@@ -6,6 +6,8 @@ export interface IdSource {
   turnId(): string;
   eventId(): string;
   messageId(): string;
+  /** Ids of attachments (optional for older id sources: a random `att_…` id is used then). */
+  attachmentId?(): string;
 }
 
 export function createIdSource(): IdSource {
@@ -14,6 +16,7 @@ export function createIdSource(): IdSource {
     turnId: () => `turn_${randomUUID()}`,
     eventId: () => `evt_${randomUUID()}`,
     messageId: () => `msg_${randomUUID()}`,
+    attachmentId: () => `att_${randomUUID()}`,
   };
 }
 

@@ -14,6 +14,8 @@ import type { IdSource } from './ids.js';
 import type { RuntimeHubPort } from './hub-port.js';
 import { createTurnRuns } from './turn-runs.js';
 import { createStreamRedactor } from '../archive/index.js';
+import type { AttachmentSpace } from './attachments.js';
+import type { AttachmentInput, AttachmentRef } from './desk-runtime.js';
 
 export interface TurnLoopDeps {
   model: ModelClient;
@@ -24,6 +26,7 @@ export interface TurnLoopDeps {
   maxModelRequests: number;
   systemPromptOf(session: LiveSession): string;
   secrets: () => readonly string[];
+  attachments: AttachmentSpace;
 }
 
 export function startTurn(hub: RuntimeHubPort, session: LiveSession, turnId: string): TurnContext {
@@ -48,7 +51,13 @@ export function hostCallId(turnId: string, modelCallId: string, index: number): 
   return `${turnId}.${index}.${safe}`.slice(0, 200);
 }
 
-export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: TurnContext, text: string): Promise<TurnResult> {
+export async function runTurn(
+  deps: TurnLoopDeps,
+  session: LiveSession,
+  turn: TurnContext,
+  text: string,
+  attachments: readonly AttachmentInput[] = [],
+): Promise<TurnResult> {
   const { recorder, model, executor } = deps;
   const result = (outcome: TurnOutcome, finalText: string, error: string | null): TurnResult => ({
     sessionId: session.sessionId,
@@ -60,7 +69,25 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
   // The turn boundary in the archive. Saved (or queued unsaved) like every other event; the user
   // message below decides whether the turn may run.
   recorder.record(session, turn.turnId, { kind: 'turn_started', turnId: turn.turnId });
-  const user = recorder.record(session, turn.turnId, { kind: 'user_message', text });
+  // Attachments are saved in the attachment space BEFORE the message that refers to them; if the
+  // store cannot save them, the message is refused like an unsaved message: not sent, error visible.
+  let refs: AttachmentRef[] = [];
+  if (attachments.length > 0) {
+    const saved = deps.attachments.save(session.sessionId, attachments);
+    if (!saved.saved) {
+      turn.ended = true;
+      recorder.emit({
+        type: 'archive.state',
+        sessionId: session.sessionId,
+        archive: { ...recorder.archiveStatus(session.sessionId), state: 'storage_error', reason: saved.reason },
+      });
+      recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome: 'refused', error: 'archive_storage_error' });
+      recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: 'refused', error: 'archive_storage_error' });
+      return result('refused', '', 'archive_storage_error');
+    }
+    refs = saved.refs;
+  }
+  const user = recorder.record(session, turn.turnId, refs.length > 0 ? { kind: 'user_message', text, attachments: refs } : { kind: 'user_message', text });
   if (!user) {
     // Not saved: not shown and not sent to the model. The archive keeps the unsaved message queued
     // (it stays visible and is saved once the store works); the refusal is queued right behind it so
@@ -99,7 +126,7 @@ export async function runTurn(deps: TurnLoopDeps, session: LiveSession, turn: Tu
       };
       try {
         reply = await model.complete({
-          messages: eventsToMessages(session.events, deps.systemPromptOf(session)),
+          messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) => deps.attachments.text(session.sessionId, id)),
           tools: modelTools(toolsEnabled ? session.cache.list() : [], toolsEnabled),
           signal: turn.abort.signal,
           onDelta: (delta) => {

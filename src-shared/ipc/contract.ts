@@ -8,11 +8,15 @@ import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hu
 import {
   AppInfoSchema,
   ApprovalViewSchema,
+  AttachmentMediaTypeSchema,
+  AttachmentViewSchema,
   AuthorizationSchema,
   ConversationItemSchema,
   HubConnectionSchema,
   IdSchema,
   InvocationActionViewSchema,
+  MAX_ATTACHMENT_CHARS,
+  MAX_ATTACHMENTS,
   SessionSummarySchema,
   SettingsViewSchema,
   StorageViewSchema,
@@ -24,7 +28,9 @@ import {
 import { JournalStateSchema } from './views.js';
 
 /** Largest serialized request or event payload either transport accepts (bytes of JSON). */
-export const MAX_PAYLOAD_BYTES = 256 * 1024;
+// Room for a message with MAX_ATTACHMENTS attachments of MAX_ATTACHMENT_CHARS characters of
+// non-Latin text (3 bytes each in UTF-8), below the browser host's 1 MiB WebSocket frame.
+export const MAX_PAYLOAD_BYTES = 900 * 1024;
 /** Largest serialized response (a session's conversation, 10,000 unresolved calls). */
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
@@ -54,8 +60,30 @@ export const CALLS = {
     z.strictObject({ session: SessionSummarySchema, items: z.array(ConversationItemSchema), storage: StorageViewSchema }),
   ),
   sendMessage: call(
-    z.strictObject({ session_id: IdSchema, text: z.string().min(1).max(20_000) }),
+    z.strictObject({
+      session_id: IdSchema,
+      text: z.string().min(1).max(20_000),
+      /** Text files for this message: kept in the conversation's attachment space, never in the journal. */
+      attachments: z
+        .array(
+          z.strictObject({
+            // A file name, without control characters (it labels the data the model reads).
+            // eslint-disable-next-line no-control-regex
+            name: z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, 'a file name may not contain control characters'),
+            media_type: AttachmentMediaTypeSchema,
+            // Any text is fine, also one not valid for its declared type; NUL marks a binary file.
+            text: z.string().max(MAX_ATTACHMENT_CHARS).refine((t) => !t.includes('\u0000'), 'an attachment may not contain NUL characters'),
+          }),
+        )
+        .max(MAX_ATTACHMENTS)
+        .optional(),
+    }),
     z.strictObject({ turn_id: z.string() }),
+  ),
+  /** An attachment's text, from the conversation's attachment space. */
+  getAttachment: call(
+    z.strictObject({ session_id: IdSchema, attachment_id: IdSchema }),
+    z.strictObject({ attachment: AttachmentViewSchema, text: z.string() }),
   ),
   cancelTurn: call(SessionRef, Ok),
 
@@ -166,6 +194,8 @@ export const IPC_ERROR_CODES = [
   'keychain_unavailable',
   'model_not_configured',
   'not_permitted',
+  /** An attachment contains a credential this app uses (Hub token, model key): nothing saved or sent. */
+  'attachment_contains_secret',
   'internal_error',
 ] as const;
 export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];

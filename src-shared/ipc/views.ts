@@ -62,9 +62,33 @@ export const FeedbackViewSchema = z.strictObject({
   next_action: z.string(),
 });
 
+/** Text files a user may attach to a message (the model reads them as data, never as instructions). */
+export const ATTACHMENT_MEDIA_TYPES = ['text/plain', 'text/csv', 'text/markdown', 'application/json'] as const;
+export const AttachmentMediaTypeSchema = z.enum(ATTACHMENT_MEDIA_TYPES);
+export type AttachmentMediaType = z.infer<typeof AttachmentMediaTypeSchema>;
+/** Characters of one attachment's text; a message carries at most MAX_ATTACHMENTS of them. */
+export const MAX_ATTACHMENT_CHARS = 60_000;
+export const MAX_ATTACHMENTS = 3;
+
+/** What the conversation shows of an attachment (its text is read on demand: getAttachment). */
+export const AttachmentViewSchema = z.strictObject({
+  attachment_id: IdSchema,
+  name: z.string().min(1).max(200),
+  media_type: AttachmentMediaTypeSchema,
+  size_bytes: z.number().int().nonnegative(),
+});
+export type AttachmentView = z.infer<typeof AttachmentViewSchema>;
+
 /** One visible item of a conversation; items are upserted by `id` (streamed text grows in place). */
 export const ConversationItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('user_message'), id: IdSchema, at: z.string(), text: z.string() }),
+  z.strictObject({
+    kind: z.literal('user_message'),
+    id: IdSchema,
+    at: z.string(),
+    text: z.string(),
+    /** Files attached to this message (absent in conversations archived before attachments existed). */
+    attachments: z.array(AttachmentViewSchema).max(MAX_ATTACHMENTS).optional(),
+  }),
   z.strictObject({
     kind: z.literal('assistant_text'),
     id: IdSchema,
