@@ -253,8 +253,7 @@ export interface DeskRuntime {
    * Run one turn. Resolves when the turn ends; progress arrives through `subscribe`. Makes no Hub
    * request of its own (not even a scope check): an offline / not yet checked scope is re-checked
    * only when a tool call of the turn needs the Hub.
-   */
-  /**
+   *
    * Attachments (up to MAX_ATTACHMENTS text files) are validated first (size, media type, no NUL,
    * no known secret: `attachment_contains_secret`, nothing saved or sent), then saved in the
    * attachment space before the user message event, which refers to them by id. The model reads
