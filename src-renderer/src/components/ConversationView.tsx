@@ -1,11 +1,15 @@
-/** The open conversation: scope, storage state, streamed messages, tool call cards, composer. */
-import React, { useState } from 'react';
+/** The open conversation: scope, storage state, streamed messages, tool call cards, composer (with attachments). */
+import React, { useRef, useState } from 'react';
 import { errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
+import { refusalText } from '../logic/attachment-text.js';
+import { ACCEPT, type Refusal } from '../logic/attachments.js';
 import { reasonText } from '../logic/feedback-text.js';
 import { hubUsable, useApp } from '../store/app.js';
+import { pendingOf, useComposer } from '../store/composer.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
+import { MessageAttachments, PendingAttachments } from './Attachments.js';
 import { NoticeText } from './CodedText.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
 import { StorageBar } from './StorageBar.js';
@@ -21,22 +25,50 @@ export function ConversationView(): React.JSX.Element {
   const modelConfigured = useSettings((s) => Boolean(s.settings?.model.base_url && s.settings.model.model));
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // The composer's refusals, for the conversation they were made in.
+  const [refused, setRefused] = useState<{ sessionId: string | null; list: Refusal[] }>({ sessionId: null, list: [] });
+  const pending = useComposer((s) => pendingOf(s, currentId));
+  const fileRef = useRef<HTMLInputElement>(null);
 
   if (!currentId || !session) return <p className="muted">{t('conv.none')}</p>;
   const running = session.turn_running;
   const needsHub = session.members.length > 0;
   const canSend = !running && (!needsHub || usable) && session.availability !== 'blocked';
 
+  const sessionId = currentId;
+  const refusals = refused.sessionId === sessionId ? refused.list : [];
+  const setRefusals = (list: Refusal[]) => setRefused({ sessionId, list });
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     const msg = text.trim();
-    if (!msg) return;
+    if (!msg || !canSend) return;
     setError(null);
+    setRefusals([]);
     setText('');
-    useSessions
+    // A message that is not sent gets its text back (its attachments stay pending).
+    const restore = () => setText((cur) => (cur === '' ? msg : cur));
+    useComposer
       .getState()
       .send(msg)
-      .catch((err: unknown) => setError(errorText(err)));
+      .then((refusal) => {
+        if (!refusal) return;
+        setRefusals([refusal]);
+        restore();
+      })
+      .catch((err: unknown) => {
+        setError(errorText(err));
+        restore();
+      });
+  };
+  const onFiles = (e: React.ChangeEvent<HTMLInputElement>) => {
+    const files = Array.from(e.target.files ?? []);
+    // Cleared so the same file can be chosen again after it was removed or refused.
+    e.target.value = '';
+    if (files.length === 0) return;
+    void useComposer
+      .getState()
+      .add(sessionId, text.trim(), files)
+      .then(setRefusals);
   };
 
   return (
@@ -57,9 +89,12 @@ export function ConversationView(): React.JSX.Element {
         {(conv?.items ?? []).map((item) => (
           <li key={item.id} className={`item item-${item.kind}`}>
             {item.kind === 'user_message' && (
-              <p>
-                <strong>{t('conv.you')}:</strong> {item.text}
-              </p>
+              <>
+                <p>
+                  <strong>{t('conv.you')}:</strong> {item.text}
+                </p>
+                {item.attachments && <MessageAttachments sessionId={currentId} items={item.attachments} />}
+              </>
             )}
             {item.kind === 'assistant_text' && (
               <p aria-busy={item.streaming}>
@@ -77,6 +112,14 @@ export function ConversationView(): React.JSX.Element {
       </ol>
       {running && <p className="muted" role="status">{t('conv.turnRunning')}</p>}
       {!modelConfigured && <p className="muted">{t('conv.noModel')}</p>}
+      <PendingAttachments items={pending} onRemove={(key) => useComposer.getState().remove(sessionId, key)} />
+      {refusals.length > 0 && (
+        <ul role="alert" className="state-bad attachment-refusals" data-testid="attachment-refusals">
+          {refusals.map((r, i) => (
+            <li key={i}>{refusalText(r, t)}</li>
+          ))}
+        </ul>
+      )}
       <form className="composer" onSubmit={submit}>
         <label htmlFor="composer-input" className="visually-hidden">
           {t('conv.messageLabel')}
@@ -91,6 +134,20 @@ export function ConversationView(): React.JSX.Element {
           }}
           maxLength={20000}
         />
+        <input
+          ref={fileRef}
+          type="file"
+          multiple
+          accept={ACCEPT}
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-label={t('attach.input')}
+          data-testid="attach-input"
+          onChange={onFiles}
+        />
+        <button type="button" onClick={() => fileRef.current?.click()}>
+          {t('attach.button')}
+        </button>
         {running ? (
           <button type="button" onClick={() => void useSessions.getState().cancel().catch((err: unknown) => setError(errorText(err)))}>
             {t('conv.cancel')}

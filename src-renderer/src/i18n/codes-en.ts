@@ -102,6 +102,8 @@ export const enCodes = {
   'code.no_business_scope': 'This conversation has no selected business systems; no tools are available.',
   'code.tool_not_loaded': 'This function is not loaded; nothing was sent. Use search_tools to load it again.',
   'code.recovery_failed': 'The inspect or resume request failed.',
+  'code.invalid_attachment': 'An attachment is not a text file this app accepts; nothing was saved or sent.',
+  'code.attachment_contains_secret': 'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent.',
   'code.runtime_error': 'The call ended with an unexpected error; its outcome is not known. Inspect before trying anything else.',
   'code.interrupted':
     'The app stopped while this call was in progress, so its result was not recorded here. It may have been sent: see Needs attention and inspect the original call; do not send it again.',
@@ -134,6 +136,7 @@ export const enCodes = {
   'apiError.model_not_configured': 'No model is configured. Set one in Settings, or run a tool by hand.',
   'apiError.not_permitted': 'The connected credential may not do this.',
   'apiError.internal_error': 'The request failed inside the app; see the app log.',
+  'apiError.attachment_contains_secret': 'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent. Remove it and attach the file again.',
   'apiError.host_unavailable': 'The app host is not connected.',
   'apiError.launch_token_rejected': 'The app host refused this window: its access link is from an earlier launch.',
   'apiError.launch_token_missing': 'This page was opened without its access link.',
@@ -143,6 +146,7 @@ export const enCodes = {
   'apiError.text.hub_needed': 'The Hub cannot be reached right now; this action needs it.',
   'apiError.text.cannot_approve': 'The connected credential may not decide approvals.',
   'apiError.text.host_closed': 'The app host connection closed.',
+  'apiError.text.no_such_attachment': 'No such attachment in this conversation.',
 
   // Reasons a store or a scope is not usable (storage bar, idle rows, a blocked conversation),
   // worded to fit into a sentence; the code follows in brackets.

@@ -81,6 +81,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.no_business_scope': '此会话没有选择任何业务系统，没有可用的工具。',
   'code.tool_not_loaded': '此函数尚未加载，未发送任何内容。请使用 search_tools 重新加载。',
   'code.recovery_failed': '查看或继续执行的请求失败。',
+  'code.invalid_attachment': '某个附件不是本应用接受的文本文件；未保存也未发送任何内容。',
+  'code.attachment_contains_secret': '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。',
   'code.runtime_error': '调用因意外错误而结束，结果未知。请先查看，再做其他尝试。',
   'code.interrupted': '此调用进行期间应用停止了，因此这里没有记录其结果。它可能已经发送：请到“待处理”中查看原始调用，不要再次发送。',
 
@@ -107,6 +109,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'apiError.model_not_configured': '尚未配置模型。请在设置中配置，或手动运行工具。',
   'apiError.not_permitted': '当前连接的凭据无权执行此操作。',
   'apiError.internal_error': '请求在应用内部失败；请查看应用日志。',
+  'apiError.attachment_contains_secret': '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。请删除该凭据后重新附加文件。',
   'apiError.host_unavailable': '应用主进程未连接。',
   'apiError.launch_token_rejected': '应用主进程拒绝了此窗口：它的访问链接来自之前的一次启动。',
   'apiError.launch_token_missing': '此页面打开时没有带上访问链接。',
@@ -115,6 +118,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'apiError.text.hub_needed': '目前无法连接 Hub，而此操作需要它。',
   'apiError.text.cannot_approve': '当前连接的凭据无权决定审批。',
   'apiError.text.host_closed': '与应用主进程的连接已关闭。',
+  'apiError.text.no_such_attachment': '这个会话中没有这个附件。',
 
   'reason.withCode': '{reason}（{code}）',
   'reason.invocation_store_unavailable': '本地调用日志无法保存或读取',

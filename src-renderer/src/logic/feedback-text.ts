@@ -116,6 +116,7 @@ const SPECIFIC_ERRORS: Readonly<Record<string, MessageKey>> = {
   [norm(en['apiError.text.hub_needed'])]: 'apiError.text.hub_needed',
   [norm(en['apiError.text.cannot_approve'])]: 'apiError.text.cannot_approve',
   [norm(en['apiError.text.host_closed'])]: 'apiError.text.host_closed',
+  [norm(en['apiError.text.no_such_attachment'])]: 'apiError.text.no_such_attachment',
 };
 
 /** Other fixed texts written for an error code that mean no more than the code's sentence. */

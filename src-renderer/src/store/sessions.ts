@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { Receipt } from '../../../src-shared/hub-api.js';
 import type { ConversationItem, SessionSummary, StorageView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
+import { buildSendInput, type PendingAttachment } from '../logic/attachments.js';
 
 export interface Conversation {
   items: ConversationItem[];
@@ -17,7 +18,8 @@ export interface SessionsState {
   load(): Promise<void>;
   open(sessionId: string): Promise<void>;
   create(input: { title: string; authorization_refs: string[]; task_id: string | null }): Promise<SessionSummary>;
-  send(text: string): Promise<void>;
+  /** Sends a message (with its attachments, if any) in the open conversation. */
+  send(text: string, attachments?: readonly PendingAttachment[]): Promise<void>;
   cancel(): Promise<void>;
   applyItem(sessionId: string, item: ConversationItem): void;
   applySession(s: SessionSummary): void;
@@ -62,12 +64,12 @@ export const useSessions = create<SessionsState>((set, get) => ({
     await get().open(session.session_id);
     return session;
   },
-  async send(text) {
+  async send(text, attachments = []) {
     const id = get().currentId;
     if (!id) return;
     get().applyTurn(id, true);
     try {
-      await call('sendMessage', { session_id: id, text });
+      await call('sendMessage', buildSendInput(id, text, attachments));
     } catch (err) {
       get().applyTurn(id, false);
       throw err;
