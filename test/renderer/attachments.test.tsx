@@ -280,6 +280,13 @@ describe('sending a message with attachments (needs the main side: sendMessage a
     expect(dialog.querySelector('img')).toBeNull();
     expect(document.querySelector('img')).toBeNull();
     expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Close' }));
+    // Focus stays in the dialog: Tab goes to the text (scrollable by keyboard) and back to Close.
+    await user.tab();
+    expect(document.activeElement).toBe(text);
+    await user.tab();
+    expect(document.activeElement).toBe(within(dialog).getByRole('button', { name: 'Close' }));
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(text);
 
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();

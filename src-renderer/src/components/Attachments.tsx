@@ -86,6 +86,7 @@ export function AttachmentPreview(props: {
   const t = useT();
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const { sessionId, attachment, onClose } = props;
   const attachmentId = attachment.attachment_id;
@@ -111,6 +112,22 @@ export function AttachmentPreview(props: {
       if (e.key === 'Escape') {
         e.preventDefault();
         onCloseRef.current();
+        return;
+      }
+      // A modal dialog: Tab and Shift+Tab cycle through its own controls.
+      const box = dialogRef.current;
+      if (e.key !== 'Tab' || !box) return;
+      const stops = [...box.querySelectorAll<HTMLElement>('button, [tabindex="0"]')];
+      const first = stops[0];
+      const last = stops[stops.length - 1];
+      if (!first || !last) return;
+      const at = document.activeElement;
+      if (e.shiftKey && (at === first || !box.contains(at))) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && (at === last || !box.contains(at))) {
+        e.preventDefault();
+        first.focus();
       }
     };
     document.addEventListener('keydown', onKey);
@@ -121,6 +138,7 @@ export function AttachmentPreview(props: {
   return (
     <div className="attachment-backdrop">
       <div
+        ref={dialogRef}
         role="dialog"
         aria-modal="true"
         aria-labelledby={titleId}
