@@ -61,6 +61,9 @@ export function checkAttachments(list: unknown, secrets: readonly string[]): Att
 /** Reads an attachment's stored text (null when it cannot be read). */
 export type AttachmentTextLookup = (attachmentId: string) => string | null;
 
+/** Attachment texts kept in memory (each at most MAX_ATTACHMENT_CHARS): re-reads past this go to the archive. */
+const CACHE_MAX = 64;
+
 const UNAVAILABLE = '[The text of this attachment could not be read from the attachment space.]';
 
 /** The user message as the model reads it: the user's words, then each attachment as labelled data. */
@@ -95,8 +98,16 @@ export function createAttachmentSpace(deps: {
   newId: () => string;
   now: () => string;
 }): AttachmentSpace {
-  /** Texts already read or saved (attachments never change once saved). */
+  /** Texts recently read or saved (attachments never change once saved); the oldest go first past CACHE_MAX. */
   const cache = new Map<string, string>();
+  const remember = (k: string, text: string) => {
+    cache.delete(k);
+    cache.set(k, text);
+    if (cache.size > CACHE_MAX) {
+      const oldest = cache.keys().next().value;
+      if (oldest !== undefined) cache.delete(oldest);
+    }
+  };
   const key = (sessionId: string, id: string) => `${sessionId}\u0000${id}`;
   const get = (sessionId: string, attachmentId: string): AttachmentContent | null => {
     const r = deps.archive.getAttachment(sessionId, attachmentId);
@@ -125,7 +136,7 @@ export function createAttachmentSpace(deps: {
       return {
         saved: true,
         refs: result.attachments.map((r, i) => {
-          cache.set(key(sessionId, r.attachmentId), r.text);
+          remember(key(sessionId, r.attachmentId), r.text);
           return { attachment_id: r.attachmentId, name: r.name, media_type: (list[i] as AttachmentInput).mediaType, size_bytes: r.sizeBytes };
         }),
       };
@@ -136,7 +147,7 @@ export function createAttachmentSpace(deps: {
       if (known !== undefined) return known;
       try {
         const found = get(sessionId, attachmentId);
-        if (found) cache.set(k, found.text);
+        if (found) remember(k, found.text);
         return found?.text ?? null;
       } catch {
         return null;
