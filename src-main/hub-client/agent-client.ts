@@ -96,13 +96,16 @@ export function createHubClient(options: HubClientOptions): HubClient {
     health: (opts) => get('/health', HealthSchema, opts),
     listAuthorizations: async (opts) =>
       (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
+    // A search changes nothing at the Hub: pooled like a read (writes get a connection of their own).
     searchTools: async (req, opts) =>
-      post(
-        '/agent/v1/tools/search',
-        checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'),
-        ToolSearchResponseSchema,
-        opts,
-      ),
+      http.request({
+        method: 'POST',
+        path: '/agent/v1/tools/search',
+        body: checkRequest(ToolSearchRequestSchema, req, 'POST', '/agent/v1/tools/search'),
+        schema: ToolSearchResponseSchema,
+        signal: opts?.signal,
+        readOnly: true,
+      }),
     createRun: async (req, opts) =>
       post(
         '/agent/v1/runs',

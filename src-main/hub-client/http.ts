@@ -33,6 +33,11 @@ export interface RequestSpec<T> {
   body?: unknown;
   schema: z.ZodType<T>;
   signal?: AbortSignal | undefined;
+  /**
+   * A POST that changes nothing at the Hub (tool search: a query in a body). It is handled like a
+   * GET: pooled connection, re-sent once on a stale one. Never set for anything that may act.
+   */
+  readOnly?: boolean;
 }
 
 export interface HttpCore {
@@ -137,15 +142,15 @@ export function createHttpCore(options: HttpOptions): HttpCore {
         const target = url(spec.path, spec.query);
         const init: RequestInit = { method: spec.method, headers, body, signal, redirect: 'error' };
         let res: Response;
-        if (spec.method !== 'GET') {
+        if (spec.method !== 'GET' && spec.readOnly !== true) {
           // A write: one send on a connection of its own; any failure is final.
           res = await doWrite(target, init);
         } else {
           try {
             res = await doFetch(target, init);
           } catch (err) {
-            // A read-only GET whose pooled keep-alive connection had been closed by the peer (e.g. a
-            // restarted Hub) is sent once more; the pool has dropped the dead connection.
+            // A read-only request whose pooled keep-alive connection had been closed by the peer (e.g.
+            // a restarted Hub) is sent once more; the pool has dropped the dead connection.
             if (signal.aborted || !staleConnection(err)) throw err;
             res = await doFetch(target, init);
           }

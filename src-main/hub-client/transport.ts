@@ -1,8 +1,8 @@
 /**
  * How the Hub client's requests reach the Hub.
  *
- * - Reads (GET, including the SSE stream) use the process-wide keep-alive pool of the built-in
- *   fetch. A pooled connection the peer has already closed is harmless for a read: http.ts sends
+ * - Reads (GET, including the SSE stream, and the tool search, a POST that changes nothing) use
+ *   the process-wide keep-alive pool of the built-in fetch. A pooled connection the peer has already closed is harmless for a read: http.ts sends
  *   the GET once more.
  * - Writes (POST) each go out on a NEW TCP connection that carries that one request and is closed
  *   after its answer: an undici Agent with `pipelining: 0` sends `connection: close` and never hands

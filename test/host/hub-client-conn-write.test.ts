@@ -190,6 +190,16 @@ describe('the write transport', () => {
     for (const g of gets) expect(g.header).toBe('keep-alive');
   });
 
+  it('a tool search (a POST that changes nothing) rides the keep-alive pool like a read', async () => {
+    const srv = await recordingServer(answerTask);
+    const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
+    for (let i = 0; i < 4; i++) await caught(c.searchTools({ query: 'edit product', authorization_refs: ['auth-shop-a'], limit: 5 })); // '{}' is not a search result
+    const posts = srv.seen.filter((s) => s.method === 'POST');
+    expect(posts).toHaveLength(4);
+    for (const p of posts) expect(p.header).toBe('keep-alive');
+    expect(new Set(posts.map((p) => p.connection)).size).toBeLessThan(posts.length);
+  });
+
   it('timeout, abort, redirect and network errors map for a POST exactly as for a GET, sent once', async () => {
     const silent = await recordingServer(() => undefined);
     const slow = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 200 });
