@@ -1,13 +1,12 @@
 /**
  * npx tsx bench/hub-client-conn.ts
  *
- * The cost of sending every Hub client write (POST) on a fresh connection of its own (the client's
+ * The cost of sending every Hub client write on a fresh connection of its own (the client's
  * transport: never a pooled keep-alive connection, see src-main/hub-client/transport.ts) against
  * sending it on the built-in fetch's keep-alive pool (an injected plain fetch). Same in-process
- * Hub, same calls, the two transports alternated in rounds:
- *   1. POST /agent/v1/tools/search — a Hub-only request, where the connection set-up weighs most;
- *   2. a governed write (invoke update_product_content on the bench shop) — Hub, SQLite, signed
- *      business call — the request the transport exists for.
+ * Hub, same calls, the two transports alternated in rounds: a governed write (invoke
+ * update_product_content on the bench shop) — Hub, SQLite, signed business call — the request the
+ * transport exists for. (The tool search, a POST that changes nothing, is pooled by the client.)
  * Loopback only: over a real network a fresh connection also pays a round trip (and TLS, if any).
  * Prints a table and JSON; asserts nothing.
  */
@@ -28,9 +27,6 @@ try {
   const decl = await env.declaration(BENCH_SHOP.authorization_ref, 'update_product_content');
   const runId = await env.run(BENCH_SHOP.authorization_ref);
 
-  const search = (c: HubClient) => async () => {
-    await c.searchTools({ query: 'product', authorization_refs: [BENCH_SHOP.authorization_ref] });
-  };
   const write = (c: HubClient) => async (i: number) => {
     const r = await c.invoke({
       invocation_id: `inv_${randomUUID()}`,
@@ -46,10 +42,7 @@ try {
 
   const rows: Array<Array<string | number>> = [];
   const results: Record<string, Summary> = {};
-  for (const [label, make] of [
-    ['tools/search', search],
-    ['governed write', write],
-  ] as const) {
+  for (const [label, make] of [['governed write', write]] as const) {
     for (const conc of [1, 8]) {
       const samples = { pooled: [] as number[], fresh: [] as number[] };
       const wall = { pooled: 0, fresh: 0 };
