@@ -4,7 +4,7 @@
 // shows a code it has no words for as it came, and leaves the English exactly as the main process
 // wrote it.
 // @vitest-environment jsdom
-import { cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -116,5 +116,19 @@ describe('errors of calls, in Chinese', () => {
     );
     await userEvent.setup().click(screen.getByRole('button', { name: '重试保存调用日志' }));
     await waitFor(() => screen.queryAllByRole('alert').find((a) => a.textContent === '错误：没有这个会话。'), 5_000, 'the Chinese error');
+  });
+
+  it('an error already on screen is worded again when the language changes', async () => {
+    useApp.setState({ lang: 'zh' });
+    render(
+      <StorageBar
+        sessionId="ses_does_not_exist"
+        storage={{ journal: { state: 'storage_error', unsaved_records: 0, reason: 'invocation_store_unavailable' }, archive: { state: 'ready', unsaved_events: 0, reason: null } }}
+      />,
+    );
+    await userEvent.setup().click(screen.getByRole('button', { name: '重试保存调用日志' }));
+    await waitFor(() => screen.queryAllByRole('alert').find((a) => a.textContent === '错误：没有这个会话。'), 5_000, 'the Chinese error');
+    act(() => useApp.setState({ lang: 'en' }));
+    await waitFor(() => screen.queryAllByRole('alert').find((a) => a.textContent === 'Error: No such conversation.'), 5_000, 'the same error, now in English');
   });
 });

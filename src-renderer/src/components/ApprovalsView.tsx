@@ -1,10 +1,10 @@
 /** Approvals: approval and execution are shown as two separate facts; approving runs nothing. */
 import React, { useState } from 'react';
 import type { ApprovalView } from '../../../src-shared/ipc/views.js';
-import { errorText } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function ApprovalsView(): React.JSX.Element {
   const t = useT();
@@ -35,13 +35,13 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
   const label = useStateLabel();
   const usable = useApp(hubUsable);
   const execution = approval.execution_state;
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   const decide = (d: 'approve' | 'deny') => {
     setError(null);
     useApprovals
       .getState()
       .decide(approval.approval_id, d)
-      .catch((e: unknown) => setError(errorText(e)));
+      .catch((e: unknown) => setError(caught(e)));
   };
   return (
     <li className="card" data-testid="approval">
@@ -62,7 +62,7 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
           </button>
         </div>
       )}
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </li>
   );
 }

@@ -1,6 +1,5 @@
 /** The open conversation: scope, storage state, streamed messages, tool call cards, composer (with attachments). */
 import React, { useRef, useState } from 'react';
-import { errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { refusalText } from '../logic/attachment-text.js';
 import { ACCEPT, type Refusal } from '../logic/attachments.js';
@@ -14,6 +13,7 @@ import { NoticeText } from './CodedText.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
 import { StorageBar } from './StorageBar.js';
 import { ToolCallCard } from './ToolCallCard.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function ConversationView(): React.JSX.Element {
   const t = useT();
@@ -24,7 +24,7 @@ export function ConversationView(): React.JSX.Element {
   const lang = useApp((s) => s.lang);
   const modelConfigured = useSettings((s) => Boolean(s.settings?.model.base_url && s.settings.model.model));
   const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   // The composer's refusals, for the conversation they were made in.
   const [refused, setRefused] = useState<{ sessionId: string | null; list: Refusal[] }>({ sessionId: null, list: [] });
   const pending = useComposer((s) => pendingOf(s, currentId));
@@ -56,7 +56,7 @@ export function ConversationView(): React.JSX.Element {
         restore();
       })
       .catch((err: unknown) => {
-        setError(errorText(err));
+        setError(caught(err));
         restore();
       });
   };
@@ -149,7 +149,7 @@ export function ConversationView(): React.JSX.Element {
           {t('attach.button')}
         </button>
         {running ? (
-          <button type="button" onClick={() => void useSessions.getState().cancel().catch((err: unknown) => setError(errorText(err)))}>
+          <button type="button" onClick={() => void useSessions.getState().cancel().catch((err: unknown) => setError(caught(err)))}>
             {t('conv.cancel')}
           </button>
         ) : (
@@ -158,7 +158,7 @@ export function ConversationView(): React.JSX.Element {
           </button>
         )}
       </form>
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
       {session.members.length > 0 && <ManualToolRunner sessionId={currentId} />}
     </section>
   );

@@ -5,12 +5,13 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import React, { useRef, useState } from 'react';
 import type { InvocationActionView, UnresolvedItem } from '../../../src-shared/ipc/views.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { reasonText } from '../logic/feedback-text.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useUnresolved } from '../store/unresolved.js';
 import { ActionResult } from './ToolCallCard.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 const ROW_HEIGHT = 64;
 
@@ -62,10 +63,10 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
   const label = useStateLabel();
   const usable = useApp(hubUsable);
   const [result, setResult] = useState<InvocationActionView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   const act = (name: 'inspectInvocation' | 'resumeInvocation') => {
     setError(null);
-    call(name, { session_id: item.session_id, invocation_id: item.invocation_id }).then(setResult, (e: unknown) => setError(errorText(e)));
+    call(name, { session_id: item.session_id, invocation_id: item.invocation_id }).then(setResult, (e: unknown) => setError(caught(e)));
   };
   const bad = item.unsaved || item.journal_state === 'storage_error' || item.archive_state !== 'ready';
   return (
@@ -98,7 +99,7 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
         )}
       </div>
       {result && <ActionResult result={result} />}
-      {error && <span role="alert">{error}</span>}
+      {error && <span role="alert">{shownErrorText(error, t)}</span>}
     </div>
   );
 }

@@ -4,11 +4,12 @@
  */
 import React, { useMemo, useState } from 'react';
 import type { ToolView } from '../../../src-shared/ipc/views.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { buildArguments, fieldsOf } from '../logic/schema-form.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
+import { caught, message, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JSX.Element {
   const t = useT();
@@ -17,7 +18,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
   const [tools, setTools] = useState<ToolView[] | null>(null);
   const [selected, setSelected] = useState<string>('');
   const [raw, setRaw] = useState<Record<string, string | boolean>>({});
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   const [busy, setBusy] = useState(false);
   const tool = tools?.find((x) => x.function_name === selected) ?? null;
   const fields = useMemo(() => (tool ? fieldsOf(tool.input_schema) : []), [tool]);
@@ -31,7 +32,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
         setTools(r.tools);
         setSelected(r.tools[0]?.function_name ?? '');
         setRaw({});
-      }, (err: unknown) => setError(errorText(err)))
+      }, (err: unknown) => setError(caught(err)))
       .finally(() => setBusy(false));
   };
   const run = (e: React.FormEvent) => {
@@ -39,13 +40,13 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
     if (!tool) return;
     const built = buildArguments(fields, raw);
     if (!built.ok) {
-      setError(built.problem === 'invalid_json' ? t('manual.invalidJson', { field: built.field }) : t('manual.required', { field: built.field }));
+      setError(built.problem === 'invalid_json' ? message('manual.invalidJson', { field: built.field }) : message('manual.required', { field: built.field }));
       return;
     }
     setError(null);
     setBusy(true);
     call('runToolManually', { session_id: sessionId, function_name: tool.function_name, arguments: built.args })
-      .then((r) => useSessions.getState().applyItem(sessionId, r.item), (err: unknown) => setError(errorText(err)))
+      .then((r) => useSessions.getState().applyItem(sessionId, r.item), (err: unknown) => setError(caught(err)))
       .finally(() => setBusy(false));
   };
 
@@ -126,7 +127,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
           </button>
         </form>
       )}
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </section>
   );
 }

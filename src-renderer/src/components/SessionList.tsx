@@ -1,18 +1,19 @@
 /** Conversations list and the "new conversation" form (scope = selected authorizations, optional task). */
 import React, { useEffect, useState } from 'react';
 import type { Authorization } from '../../../src-shared/hub-api.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
 import { sortedTasks, useTasks } from '../store/tasks.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function SessionList(): React.JSX.Element {
   const t = useT();
   const sessions = useSessions((s) => s.sessions);
   const currentId = useSessions((s) => s.currentId);
   const [creating, setCreating] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   return (
     <nav className="session-list" aria-label={t('sessions.title')}>
       <h2>{t('sessions.title')}</h2>
@@ -24,7 +25,7 @@ export function SessionList(): React.JSX.Element {
               type="button"
               className={s.session_id === currentId ? 'selected' : ''}
               aria-current={s.session_id === currentId ? 'page' : undefined}
-              onClick={() => void useSessions.getState().open(s.session_id).catch((e: unknown) => setError(errorText(e)))}
+              onClick={() => void useSessions.getState().open(s.session_id).catch((e: unknown) => setError(caught(e)))}
             >
               {s.title}
             </button>
@@ -35,7 +36,7 @@ export function SessionList(): React.JSX.Element {
         {t('sessions.new')}
       </button>
       {creating && <NewSessionForm onDone={() => setCreating(false)} />}
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </nav>
   );
 }
@@ -48,7 +49,7 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
   const [auths, setAuths] = useState<Authorization[]>([]);
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [task, setTask] = useState<string>(taskId ?? '');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   useEffect(() => {
     if (!usable) return;
     call('listAuthorizations', {}).then(
@@ -56,7 +57,7 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
         setAuths(r.authorizations);
         setPicked(new Set(r.authorizations.filter((a) => a.state === 'active').map((a) => a.authorization_ref)));
       },
-      (e: unknown) => setError(errorText(e)),
+      (e: unknown) => setError(caught(e)),
     );
   }, [usable]);
   useEffect(() => {
@@ -69,7 +70,7 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
     useSessions
       .getState()
       .create({ title: title.trim() || t('sessions.defaultTitle'), authorization_refs: [...picked], task_id: task || null })
-      .then(onDone, (err: unknown) => setError(errorText(err)));
+      .then(onDone, (err: unknown) => setError(caught(err)));
   };
   return (
     <form onSubmit={submit} className="card" aria-label={t('sessions.new')}>
@@ -112,7 +113,7 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
       <button type="submit" disabled={!usable && picked.size > 0}>
         {t('sessions.create')}
       </button>
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </form>
   );
 }

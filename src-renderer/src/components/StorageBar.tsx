@@ -1,21 +1,22 @@
 /** Journal and archive state side by side; a failure is red and stays until it is resolved. */
 import React, { useState } from 'react';
 import type { StorageView } from '../../../src-shared/ipc/views.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { reasonText } from '../logic/feedback-text.js';
 import { useApp } from '../store/app.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function StorageBar({ sessionId, storage }: { sessionId: string; storage: StorageView | null }): React.JSX.Element | null {
   const t = useT();
   const lang = useApp((s) => s.lang);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   if (!storage) return null;
   const jBad = storage.journal.state === 'storage_error' || storage.journal.unsaved_records > 0;
   const aBad = storage.archive.state !== 'ready' || storage.archive.unsaved_events > 0;
   const restore = () => {
     setError(null);
-    call('restoreJournal', { session_id: sessionId }).catch((e: unknown) => setError(errorText(e)));
+    call('restoreJournal', { session_id: sessionId }).catch((e: unknown) => setError(caught(e)));
   };
   return (
     <div className="storage-bar" aria-label={`${t('storage.journal')} / ${t('storage.archive')}`}>
@@ -36,7 +37,7 @@ export function StorageBar({ sessionId, storage }: { sessionId: string; storage:
         {storage.archive.unsaved_events > 0 && <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>}
         {aBad && <div role="alert">{t('storage.error', { reason: reasonText(storage.archive.reason ?? storage.archive.state, lang) })}</div>}
       </div>
-      {error && <div role="alert">{t('common.error', { message: error })}</div>}
+      {error && <div role="alert">{t('common.error', { message: shownErrorText(error, t) })}</div>}
     </div>
   );
 }

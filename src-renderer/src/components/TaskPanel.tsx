@@ -6,7 +6,7 @@
 import React, { useEffect, useState } from 'react';
 import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
 import type { ToolView } from '../../../src-shared/ipc/views.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { parseProductIds, taskRequestFrom } from '../logic/task-boundary.js';
 import { taskSentence } from '../logic/task-sentence.js';
@@ -15,6 +15,7 @@ import { useSessions } from '../store/sessions.js';
 import { sortedTasks, useTasks } from '../store/tasks.js';
 import { NewSessionForm } from './SessionList.js';
 import { TaskTimeline } from './TaskTimeline.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function TaskPanel(): React.JSX.Element {
   const t = useT();
@@ -57,14 +58,14 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
   const label = useStateLabel();
   const usable = useApp(hubUsable);
   const timeline = useTasks((s) => s.timeline);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   const [newConv, setNewConv] = useState(false);
   const control = (action: 'pause' | 'continue' | 'cancel') => {
     setError(null);
     useTasks
       .getState()
       .control(action, task.task_id)
-      .catch((e: unknown) => setError(errorText(e)));
+      .catch((e: unknown) => setError(caught(e)));
   };
   const budget = task.boundary.write_budget;
   const counts = Object.entries(task.counts).filter(([, n]) => (n ?? 0) > 0);
@@ -126,7 +127,7 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
           }}
         />
       )}
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
       {task.unresolved.length > 0 && (
         <>
           <h4>{t('task.unresolved')}</h4>
@@ -161,13 +162,13 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
   const [rateWindow, setRateWindow] = useState<RateWindow>('1m');
   const [products, setProducts] = useState('');
   const [editTool, setEditTool] = useState('update_product');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
 
   useEffect(() => {
     if (!usable) return;
     call('listAuthorizations', {}).then(
       (r) => setAuths(r.authorizations.filter((a) => a.state === 'active')),
-      (e: unknown) => setError(errorText(e)),
+      (e: unknown) => setError(caught(e)),
     );
     if (currentSession) {
       call('searchTools', { session_id: currentSession, query: '' }).then(
@@ -210,7 +211,7 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
     useTasks
       .getState()
       .create(req)
-      .then(onDone, (err: unknown) => setError(errorText(err)));
+      .then(onDone, (err: unknown) => setError(caught(err)));
   };
 
   return (
@@ -293,7 +294,7 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       <button type="submit" disabled={!usable}>
         {t('task.create')}
       </button>
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </form>
   );
 }

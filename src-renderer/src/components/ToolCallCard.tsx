@@ -1,11 +1,12 @@
 /** One tool call: tool, system and account, state label, invocation id, Inspect / Resume when eligible. */
 import React, { useState } from 'react';
 import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
-import { call, errorText } from '../api-client.js';
+import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { actionState, dispatchText, nextActionText } from '../logic/action-state.js';
 import { FeedbackText } from './CodedText.js';
 import { hubUsable, useApp } from '../store/app.js';
+import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
 
@@ -16,14 +17,14 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
   const label = useStateLabel();
   const usable = useApp(hubUsable);
   const [result, setResult] = useState<InvocationActionView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ShownError | null>(null);
   const [busy, setBusy] = useState(false);
   const act = (action: 'inspectInvocation' | 'resumeInvocation') => {
     if (!item.invocation_id) return;
     setBusy(true);
     setError(null);
     call(action, { session_id: sessionId, invocation_id: item.invocation_id })
-      .then(setResult, (e: unknown) => setError(errorText(e)))
+      .then(setResult, (e: unknown) => setError(caught(e)))
       .finally(() => setBusy(false));
   };
   return (
@@ -71,7 +72,7 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
         )}
       </div>
       {result && <ActionResult result={result} />}
-      {error && <p role="alert">{t('common.error', { message: error })}</p>}
+      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </article>
   );
 }
