@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import {
   JournalError,
@@ -14,6 +13,7 @@ import {
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
 import { createSession, declaration, handle, newRun, openHost } from './helpers/host.js';
 import { faulty, record, entry, tempDir } from './helpers/journal-fixtures.js';
+import { closedPort } from './helpers/net-faults.js';
 
 let env: HubEnv;
 let contentDecl: Declaration;
@@ -381,14 +381,8 @@ describe('dispatch fence', () => {
   it('a Hub whose port refuses the connection: not_dispatched (hub_unreachable), nothing sent; the Hub never heard of the id', async () => {
     const { dir, host, scope, runId } = await setup('hub-refused');
     host.close();
-    const closedPort = await new Promise<number>((resolve) => {
-      const srv = createServer();
-      srv.listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    const offline = openHost(env, dir, { hubUrl: `http://127.0.0.1:${closedPort}` });
+    const refusingPort = await closedPort();
+    const offline = openHost(env, dir, { hubUrl: `http://127.0.0.1:${refusingPort}` });
     cleanups.push(() => offline.close());
     const out = await offline.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'never left'));
     expect(out).toMatchObject({

@@ -13,7 +13,6 @@ import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import {
   createHubClient,
-  HubClientError,
   isAuthoritativeNotFound,
   isOutcomeUnknown,
   type HubClient,
@@ -21,6 +20,7 @@ import {
 import { spawnHub, type HubChild } from '../hub/child.js';
 import { demoConfig, token } from '../hub/helpers.js';
 import { countRequests, startConnProxy, type ConnProxy } from './hub-client-conn-proxy.js';
+import { caughtHubError } from './helpers/net-faults.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -74,16 +74,6 @@ async function ledgerEntries(demo: DemoSystems, description: string): Promise<nu
     ledger: Array<{ changes: Record<string, { after: unknown }> }>;
   };
   return body.ledger.filter((e) => e.changes['description']?.after === description).length;
-}
-
-async function caught(p: Promise<unknown>): Promise<HubClientError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HubClientError);
-    return err as HubClientError;
-  }
-  throw new Error('expected a failure');
 }
 
 const cases = [
@@ -159,11 +149,11 @@ describe('the first governed write after a Hub restart', () => {
         const resetsBefore = proxy.resets();
         const controlId = `inv_${randomUUID()}`;
         const control = `control-${randomUUID()}`;
-        const err = await caught(write(pooledOnly, controlId, control));
+        const err = await caughtHubError(write(pooledOnly, controlId, control));
         expect(err.kind).toBe('network');
         expect(isOutcomeUnknown(err)).toBe(true);
         expect(proxy.resets()).toBeGreaterThan(resetsBefore);
-        expect(isAuthoritativeNotFound(await caught(client.getInvocation(controlId)))).toBe(true);
+        expect(isAuthoritativeNotFound(await caughtHubError(client.getInvocation(controlId)))).toBe(true);
         expect(await ledgerEntries(demo, control)).toBe(0);
       }
       expect((await client.getInvocation(afterId)).state).toBe('succeeded');

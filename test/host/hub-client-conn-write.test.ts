@@ -14,7 +14,6 @@ import { createHub, type Hub } from '../../src-hub/index.js';
 import {
   createHubAdminClient,
   createHubClient,
-  HubClientError,
   isAuthoritativeNotFound,
   isOutcomeUnknown,
   type HubClient,
@@ -22,16 +21,7 @@ import {
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { demoConfig, token } from '../hub/helpers.js';
 import { countRequests, startConnProxy, type ConnProxy } from './hub-client-conn-proxy.js';
-
-async function caught(p: Promise<unknown>): Promise<HubClientError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HubClientError);
-    return err as HubClientError;
-  }
-  throw new Error('expected a failure');
-}
+import { caughtHubError, closedPort } from './helpers/net-faults.js';
 
 describe('a write whose connection drops mid-request (real Hub, demo shop)', () => {
   let demo: DemoSystems;
@@ -96,7 +86,7 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const invokesBefore = await hubInvokes();
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-on-response');
-    const err = await caught(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
+    const err = await caughtHubError(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
     expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
@@ -115,13 +105,13 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const invokesBefore = await hubInvokes();
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-before-upstream');
-    const err = await caught(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
+    const err = await caughtHubError(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
     // The connection was open when it dropped: from here nobody can tell, so the outcome is unknown.
     expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
     expect(await hubInvokes()).toBe(invokesBefore);
-    expect(isAuthoritativeNotFound(await caught(direct.getInvocation(id)))).toBe(true);
+    expect(isAuthoritativeNotFound(await caughtHubError(direct.getInvocation(id)))).toBe(true);
     expect(ledger(description)).toBe(0);
   });
 
@@ -131,7 +121,7 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     expect((await write(direct, id, description)).state).toBe('succeeded');
     const path = `/agent/v1/invocations/${id}/resume`;
     proxy.setMode('reset-on-response');
-    const err = await caught(viaProxy.resumeInvocation(id)).finally(() => proxy.setMode('forward'));
+    const err = await caughtHubError(viaProxy.resumeInvocation(id)).finally(() => proxy.setMode('forward'));
     expect(err.kind).toBe('network');
     expect(countRequests(proxy.sent(), 'POST', path)).toBe(1);
     expect(ledger(description)).toBe(1);
@@ -176,7 +166,7 @@ describe('the write transport', () => {
     const srv = await recordingServer(answerTask);
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
     for (let i = 0; i < 3; i++) await c.health(); // GET
-    for (let i = 0; i < 3; i++) await caught(c.pauseTask(`t${i}`)); // POST ('{}' is not a TaskView)
+    for (let i = 0; i < 3; i++) await caughtHubError(c.pauseTask(`t${i}`)); // POST ('{}' is not a TaskView)
     for (let i = 0; i < 3; i++) await c.health();
     const gets = srv.seen.filter((s) => s.method === 'GET');
     const posts = srv.seen.filter((s) => s.method === 'POST');
@@ -193,7 +183,7 @@ describe('the write transport', () => {
   it('a tool search (a POST that changes nothing) rides the keep-alive pool like a read', async () => {
     const srv = await recordingServer(answerTask);
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    for (let i = 0; i < 4; i++) await caught(c.searchTools({ query: 'edit product', authorization_refs: ['auth-shop-a'], limit: 5 })); // '{}' is not a search result
+    for (let i = 0; i < 4; i++) await caughtHubError(c.searchTools({ query: 'edit product', authorization_refs: ['auth-shop-a'], limit: 5 })); // '{}' is not a search result
     const posts = srv.seen.filter((s) => s.method === 'POST');
     expect(posts).toHaveLength(4);
     for (const p of posts) expect(p.header).toBe('keep-alive');
@@ -204,7 +194,7 @@ describe('the write transport', () => {
     const silent = await recordingServer(() => undefined);
     const slow = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 200 });
     for (const call of [() => slow.getTask('t1'), () => slow.pauseTask('t1')])
-      expect(await caught(call())).toMatchObject({ kind: 'timeout', status: null, publicCode: null });
+      expect(await caughtHubError(call())).toMatchObject({ kind: 'timeout', status: null, publicCode: null });
 
     const patient = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 5000 });
     for (const call of [
@@ -214,11 +204,11 @@ describe('the write transport', () => {
       const ac = new AbortController();
       const pending = call(ac.signal);
       setTimeout(() => ac.abort(), 50);
-      expect(await caught(pending)).toMatchObject({ kind: 'aborted', status: null });
+      expect(await caughtHubError(pending)).toMatchObject({ kind: 'aborted', status: null });
     }
     const sentSoFar = silent.seen.length;
     const aborted = AbortSignal.abort();
-    expect(await caught(patient.pauseTask('t1', { signal: aborted }))).toMatchObject({ kind: 'aborted' });
+    expect(await caughtHubError(patient.pauseTask('t1', { signal: aborted }))).toMatchObject({ kind: 'aborted' });
     expect(silent.seen.length).toBe(sentSoFar); // an already-aborted write is not sent
 
     const redirecting = await recordingServer((_req, res) => {
@@ -226,37 +216,25 @@ describe('the write transport', () => {
       res.end();
     });
     const r = createHubClient({ baseUrl: redirecting.url, token: 'tok-abcdef-123456' });
-    const getErr = await caught(r.getTask('t1'));
-    const postErr = await caught(r.pauseTask('t1'));
+    const getErr = await caughtHubError(r.getTask('t1'));
+    const postErr = await caughtHubError(r.pauseTask('t1'));
     expect(postErr).toMatchObject({ kind: getErr.kind, status: getErr.status, message: getErr.message });
     expect(redirecting.seen.filter((s) => s.method === 'POST')).toHaveLength(1);
 
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const down = createHubClient({ baseUrl: `http://127.0.0.1:${closedPort}`, token: 'tok-abcdef-123456' });
-    const downGet = await caught(down.getTask('t1'));
-    const downPost = await caught(down.pauseTask('t1'));
+    const refusingPort = await closedPort();
+    const down = createHubClient({ baseUrl: `http://127.0.0.1:${refusingPort}`, token: 'tok-abcdef-123456' });
+    const downGet = await caughtHubError(down.getTask('t1'));
+    const downPost = await caughtHubError(down.pauseTask('t1'));
     expect(downPost).toMatchObject({ kind: 'network', status: null, message: downGet.message });
   });
 
   it('a connection that could not even be opened is the one network failure known not to have sent anything', async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const refusingPort = await closedPort();
     // 127.0.0.1 (one address) and localhost (every address tried in turn: an AggregateError cause).
     for (const host of ['127.0.0.1', 'localhost']) {
-      const down = createHubClient({ baseUrl: `http://${host}:${closedPort}`, token: 'tok-abcdef-123456' });
+      const down = createHubClient({ baseUrl: `http://${host}:${refusingPort}`, token: 'tok-abcdef-123456' });
       for (const call of [() => down.pauseTask('t1'), () => down.getTask('t1')]) {
-        const err = await caught(call());
+        const err = await caughtHubError(call());
         expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: true });
         expect(err.message).toContain('the request was not sent');
         expect(isOutcomeUnknown(err)).toBe(false);
@@ -270,7 +248,7 @@ describe('the write transport', () => {
       res.writeHead(409, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'conflict', message: `echo ${req.headers.authorization}` }));
     });
-    const err = await caught(createHubClient({ baseUrl: srv.url, token: secret }).pauseTask('t1'));
+    const err = await caughtHubError(createHubClient({ baseUrl: srv.url, token: secret }).pauseTask('t1'));
     expect(err).toMatchObject({ kind: 'http', status: 409, publicCode: 'conflict' });
     for (const text of [err.message, JSON.stringify(err), String(err.stack)])
       expect(text).not.toContain('WRITE-PATH-SECRET-TOKEN-4242');

@@ -8,13 +8,13 @@ import {
   createHubAdminClient,
   createHubClient,
   createSseParser,
-  HubClientError,
   isAuthoritativeNotFound,
   type HubClient,
 } from '../../src-main/hub-client/index.js';
 import type { HubEvent } from '../../src-shared/hub-api.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
 import { startProxy } from './helpers/proxy.js';
+import { caughtHubError, closedPort } from './helpers/net-faults.js';
 
 let env: HubEnv;
 let client: HubClient;
@@ -31,16 +31,6 @@ afterAll(async () => {
   }
   await env.close();
 });
-
-async function failure(p: Promise<unknown>): Promise<HubClientError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(HubClientError);
-    return err as HubClientError;
-  }
-  throw new Error('expected a failure');
-}
 
 /** A real HTTP server answering every request with a fixed reply (edge cases the real Hub never produces). */
 async function edgeServer(handler: http.RequestListener): Promise<{ url: string; requests: () => number }> {
@@ -125,19 +115,19 @@ describe('agent API against the real Hub', () => {
 
 describe('errors', () => {
   it('only the real HTTP 404 invocation_not_found is authoritative', async () => {
-    const notFound = await failure(client.getInvocation('inv_never_existed_123'));
+    const notFound = await caughtHubError(client.getInvocation('inv_never_existed_123'));
     expect(notFound).toMatchObject({ kind: 'http', status: 404, publicCode: 'invocation_not_found' });
     expect(isAuthoritativeNotFound(notFound)).toBe(true);
 
-    const runMissing = await failure(client.endRun('run_does_not_exist'));
+    const runMissing = await caughtHubError(client.endRun('run_does_not_exist'));
     expect(runMissing.status).toBe(404);
     expect(isAuthoritativeNotFound(runMissing)).toBe(false);
-    const taskMissing = await failure(client.getTask('task_does_not_exist'));
+    const taskMissing = await caughtHubError(client.getTask('task_does_not_exist'));
     expect(taskMissing.status).toBe(404);
     expect(isAuthoritativeNotFound(taskMissing)).toBe(false);
 
     const wrongToken = createHubClient({ baseUrl: env.hub.url, token: 'bdc_nobody.wrong-secret-value-000' });
-    const unauthorized = await failure(wrongToken.getInvocation('inv_never_existed_123'));
+    const unauthorized = await caughtHubError(wrongToken.getInvocation('inv_never_existed_123'));
     expect(unauthorized).toMatchObject({ status: 401, publicCode: 'unauthorized' });
     expect(isAuthoritativeNotFound(unauthorized)).toBe(false);
   });
@@ -157,7 +147,7 @@ describe('errors', () => {
         res.end(body);
       });
       const c = createHubClient({ baseUrl: srv.url, token: 't0k3n-value-123456' });
-      const err = await failure(c.getInvocation('inv_x_12345678'));
+      const err = await caughtHubError(c.getInvocation('inv_x_12345678'));
       expect(err.status).toBe(status);
       expect(isAuthoritativeNotFound(err), `${status} ${body}`).toBe(false);
     }
@@ -167,19 +157,13 @@ describe('errors', () => {
   it('a timeout, a network error and an abort are never authoritative and carry no status', async () => {
     const silent = await edgeServer(() => undefined);
     const slow = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 200 });
-    const timeout = await failure(slow.getInvocation('inv_x_12345678'));
+    const timeout = await caughtHubError(slow.getInvocation('inv_x_12345678'));
     expect(timeout).toMatchObject({ kind: 'timeout', status: null, publicCode: null });
     expect(isAuthoritativeNotFound(timeout)).toBe(false);
 
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = net.createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    const down = createHubClient({ baseUrl: `http://127.0.0.1:${closedPort}`, token: 'tok-abcdef-123456' });
-    const network = await failure(down.getInvocation('inv_x_12345678'));
+    const refusingPort = await closedPort();
+    const down = createHubClient({ baseUrl: `http://127.0.0.1:${refusingPort}`, token: 'tok-abcdef-123456' });
+    const network = await caughtHubError(down.getInvocation('inv_x_12345678'));
     expect(network).toMatchObject({ kind: 'network', status: null });
     expect(isAuthoritativeNotFound(network)).toBe(false);
 
@@ -187,7 +171,7 @@ describe('errors', () => {
     const aborting = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 5000 });
     const pending = aborting.getInvocation('inv_x_12345678', { signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
-    expect(await failure(pending)).toMatchObject({ kind: 'aborted', status: null });
+    expect(await caughtHubError(pending)).toMatchObject({ kind: 'aborted', status: null });
   });
 
   it('a 2xx body that does not match the contract is invalid_response', async () => {
@@ -196,7 +180,7 @@ describe('errors', () => {
       res.end(JSON.stringify({ schema: 'bailing.receipt.v1', invocation_id: 'x' }));
     });
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    expect(await failure(c.getInvocation('inv_x_12345678'))).toMatchObject({
+    expect(await caughtHubError(c.getInvocation('inv_x_12345678'))).toMatchObject({
       kind: 'invalid_response',
       publicCode: null,
     });
@@ -205,10 +189,10 @@ describe('errors', () => {
   it('never re-sends a write: a POST whose connection dies is sent exactly once', async () => {
     const srv = await edgeServer((req) => req.socket.destroy());
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    const err = await failure(c.resumeInvocation('inv_x_12345678'));
+    const err = await caughtHubError(c.resumeInvocation('inv_x_12345678'));
     expect(err.kind).toBe('network');
     expect(srv.requests()).toBe(1);
-    await failure(
+    await caughtHubError(
       c.invoke({
         invocation_id: 'inv_x_12345678',
         run_id: 'r',
@@ -231,18 +215,18 @@ describe('errors', () => {
       );
     });
     const c = createHubClient({ baseUrl: srv.url, token });
-    const err = await failure(c.getTask('t1'));
+    const err = await caughtHubError(c.getTask('t1'));
     for (const text of [err.message, JSON.stringify(err), String(err.stack), JSON.stringify(err.toJSON())])
       expect(text).not.toContain('SUPER-SECRET-TOKEN-VALUE-987654');
     const admin = createHubAdminClient({ baseUrl: srv.url, token });
-    const adminErr = await failure(admin.metrics());
+    const adminErr = await caughtHubError(admin.metrics());
     expect(JSON.stringify(adminErr)).not.toContain('SUPER-SECRET-TOKEN-VALUE-987654');
   });
 
   it('a request that fails its own contract is not sent', async () => {
     const srv = await edgeServer((_req, res) => res.end('{}'));
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    const err = await failure(
+    const err = await caughtHubError(
       c.invoke({
         invocation_id: 'short',
         run_id: 'r',
