@@ -3,7 +3,7 @@
 // says "Approved, not yet run"), and only an explicit Resume runs it, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
 const ctx = { transport: 'browser' as const };
@@ -12,7 +12,7 @@ const events: Array<{ name: string; payload: unknown }> = [];
 beforeAll(async () => {
   desk = await startTestDesk();
   desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

@@ -10,7 +10,7 @@ import { bootDesk } from '../../src-main/embedded/boot.js';
 import { createKeychain } from '../../src-main/keychain/index.js';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
 import { MAX_ATTACHMENT_CHARS, type ConversationItem } from '../../src-shared/ipc/views.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 const MODEL_KEY = 'sk-app-attachments-key-0123456789abcdef';
 let model: ScriptedModel;
@@ -27,7 +27,7 @@ beforeAll(async () => {
     if (name === 'conversationItem') items.push(payload as EventPayload<'conversationItem'>);
     if (name === 'turnState') turns.push(payload as EventPayload<'turnState'>);
   });
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../src-main/browser-host/index.js';
 import { WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON, WS_HELLO_FRAME } from '../../src-main/browser-host/protocol.js';
 import * as client from '../../src-renderer/src/transport/ws-client.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
 const hosts: BrowserHost[] = [];
@@ -22,7 +22,7 @@ async function launch(opts: { port?: number; token?: string } = {}): Promise<Bro
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterEach(async () => {
   for (const h of hosts.splice(0)) await h.close();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { CALL_NAMES, MAX_PAYLOAD_BYTES } from '../../src-shared/ipc/contract.js';
 import { startBrowserHost, type BrowserHost } from '../../src-main/browser-host/index.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
 let host: BrowserHost;
@@ -14,7 +14,7 @@ let host: BrowserHost;
 beforeAll(async () => {
   desk = await startTestDesk();
   host = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir });
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await host?.close();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/index.js';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let model: ScriptedModel;
 let desk: TestDesk;
@@ -25,7 +25,7 @@ beforeAll(async () => {
     if (name === 'conversationItem') items.push(payload as EventPayload<'conversationItem'>);
     if (name === 'turnState') turns.push(payload as EventPayload<'turnState'>);
   });
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

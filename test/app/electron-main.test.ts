@@ -7,7 +7,7 @@ import { channelOf, eventChannelOf } from '../../src-shared/ipc/channels.js';
 import { subscriptionNameOf } from '../../src-shared/ipc/api.js';
 import { registerIpc } from '../../src-main/app/ipc.js';
 import { APP_ORIGIN } from '../../src-main/app/sender.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 const electron = vi.hoisted(() => {
   const exposed: Record<string, unknown> = {};
@@ -107,7 +107,7 @@ describe('ipcMain registration over a real desk', () => {
 
   beforeAll(async () => {
     desk = await startTestDesk();
-    await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+    await hubConnected(desk);
   }, 120_000);
   afterAll(async () => {
     await desk?.cleanup();

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
 let revived: Hub | null = null;
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/index.js';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
 import type { ConversationItem } from '../../src-shared/ipc/views.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 type Notice = Extract<ConversationItem, { kind: 'notice' }>;
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
     }
     if (name === 'turnState') turns.push(payload as EventPayload<'turnState'>);
   });
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, EventName } from '../../src-shared/ipc/contract.js';
-import { startTestDesk, waitFor, type TestDesk } from './support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
 const events: Array<{ name: EventName; payload: unknown }> = [];
@@ -14,7 +14,7 @@ const ctx = { transport: 'browser' as const };
 beforeAll(async () => {
   desk = await startTestDesk();
   desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();

@@ -45,3 +45,8 @@ export async function waitFor<T>(fn: () => T | undefined | null | false, timeout
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Resolves once the desk's Hub event stream is connected (calls to the Hub then answer). */
+export function hubConnected(desk: TestDesk): Promise<true> {
+  return waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+}

@@ -13,14 +13,14 @@ import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
 import { apiErrorWords } from '../../src-renderer/src/logic/feedback-text.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import type { CallInput, CallName } from '../../src-shared/ipc/contract.js';
-import { startTestDesk, waitFor, type TestDesk } from '../app/support.js';
+import { hubConnected, startTestDesk, waitFor, type TestDesk } from '../app/support.js';
 import { inProcessApi } from './support/in-process-api.js';
 
 let desk: TestDesk;
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  await waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  await hubConnected(desk);
   setApi(inProcessApi(desk.boot.dispatcher, desk.boot.bus));
 }, 120_000);
 afterAll(async () => {
