@@ -16,51 +16,39 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { startStack } from '../../harness/stack.js';
 import type { Script } from '../../../demo/scripted-model/script.js';
-import { closeElectronDesk, killAndWait, launchElectronDesk, type RunningElectron } from './electron-launch.js';
+import { electronLifecycle, launchElectronDesk } from './electron-launch.js';
 import type { AppUnderTest } from './stack-fixture.js';
 
 export async function startElectronApp(binary: string, name: string, script: Script = []): Promise<AppUnderTest> {
   const stack = await startStack({ name: `electron-${name}`, script });
   const deskDir = join(stack.dir, 'desk');
   let tokenFile: string | null = null;
-  let current: RunningElectron | null = null;
-
-  const launch = async (): Promise<void> => {
+  const electron = electronLifecycle(() => {
     if (tokenFile === null) throw new Error('the Hub token file is gone (the stack was closed)');
-    current = await launchElectronDesk(binary, deskDir, {
+    return launchElectronDesk(binary, deskDir, {
       BAILING_HUB_URL: stack.hubUrl,
       BAILING_HUB_TOKEN_FILE: tokenFile,
       BAILING_MODEL_BASE_URL: stack.model.url,
       BAILING_MODEL: 'scripted-model',
       BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
     });
-  };
+  });
 
   const app: AppUnderTest = {
     variant: 'electron',
     stack,
     get page(): Page {
-      if (!current) throw new Error('the Electron app is not running');
-      return current.page;
+      return electron.page;
     },
     deskDir,
-    async kill() {
-      const running = current;
-      current = null;
-      if (running) await killAndWait(running.app.process());
-    },
-    async start() {
-      if (current) throw new Error('the Electron app is already running');
-      await launch();
-    },
+    kill: () => electron.kill(),
+    start: () => electron.start(),
     async reopen() {
       await app.kill();
       await app.start();
     },
     async close() {
-      const running = current;
-      current = null;
-      if (running) await closeElectronDesk(running);
+      await electron.quit();
       if (tokenFile !== null) rmSync(tokenFile, { force: true });
       tokenFile = null;
       await stack.close();
@@ -69,7 +57,7 @@ export async function startElectronApp(binary: string, name: string, script: Scr
 
   try {
     tokenFile = stack.writeHubTokenFile('electron-hub-token');
-    await launch();
+    await electron.start();
     return app;
   } catch (err) {
     await app.close();

@@ -59,3 +59,35 @@ export async function launchElectronDesk(binary: string, dataDir: string, env: R
 export async function closeElectronDesk(running: RunningElectron): Promise<void> {
   await running.app.close().catch(() => killAndWait(running.app.process()));
 }
+
+/** One Electron app across reopens: the current window, SIGKILL, relaunch, orderly quit. */
+export interface ElectronLifecycle {
+  readonly page: Page;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  quit(): Promise<void>;
+}
+
+export function electronLifecycle(launch: () => Promise<RunningElectron>): ElectronLifecycle {
+  let current: RunningElectron | null = null;
+  return {
+    get page(): Page {
+      if (!current) throw new Error('the Electron app is not running');
+      return current.page;
+    },
+    async kill() {
+      const running = current;
+      current = null;
+      if (running) await killAndWait(running.app.process());
+    },
+    async start() {
+      if (current) throw new Error('the Electron app is already running');
+      current = await launch();
+    },
+    async quit() {
+      const running = current;
+      current = null;
+      if (running) await closeElectronDesk(running);
+    },
+  };
+}

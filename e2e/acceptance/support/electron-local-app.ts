@@ -12,30 +12,20 @@ import type { Page } from '@playwright/test';
 import { startLocalStack } from '../../harness/local-stack.js';
 import type { Script } from '../../../demo/scripted-model/script.js';
 import type { LocalAppUnderTest } from '../scenarios/approval.js';
-import { closeElectronDesk, killAndWait, launchElectronDesk, type RunningElectron } from './electron-launch.js';
+import { electronLifecycle, launchElectronDesk } from './electron-launch.js';
 
 export async function startElectronLocalApp(binary: string, name: string, script: Script): Promise<LocalAppUnderTest> {
   const stack = await startLocalStack({ name: `electron-${name}`, script });
-  let current: RunningElectron | null = null;
+  const electron = electronLifecycle(() => launchElectronDesk(binary, stack.desk, stack.modelEnv));
   const app: LocalAppUnderTest = {
     stack,
     get page(): Page {
-      if (!current) throw new Error('the Electron app is not running');
-      return current.page;
+      return electron.page;
     },
-    async kill() {
-      const running = current;
-      current = null;
-      if (running) await killAndWait(running.app.process());
-    },
-    async start() {
-      if (current) throw new Error('the Electron app is already running');
-      current = await launchElectronDesk(binary, stack.desk, stack.modelEnv);
-    },
+    kill: () => electron.kill(),
+    start: () => electron.start(),
     async close() {
-      const running = current;
-      current = null;
-      if (running) await closeElectronDesk(running);
+      await electron.quit();
       await stack.close();
     },
   };
