@@ -16,5 +16,7 @@ for (const name of benches) {
   if (r.status !== 0) failed.push(name);
 }
 
-console.log(failed.length === 0 ? '\nall benchmarks ran' : `\nbenchmarks that failed to run: ${failed.join(', ')}`);
+console.log(
+  failed.length === 0 ? '\nall benchmarks ran' : `\nbenchmarks that failed to run: ${failed.join(', ')}`,
+);
 process.exit(failed.length === 0 ? 0 : 1);

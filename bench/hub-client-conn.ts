@@ -23,7 +23,11 @@ const ROUNDS = 4;
 const env = await startBenchHub();
 try {
   const fresh = createHubClient({ baseUrl: env.hub.url, token: env.token });
-  const pooled = createHubClient({ baseUrl: env.hub.url, token: env.token, fetch: (i, init) => fetch(i, init) });
+  const pooled = createHubClient({
+    baseUrl: env.hub.url,
+    token: env.token,
+    fetch: (i, init) => fetch(i, init),
+  });
   const decl = await env.declaration(BENCH_SHOP.authorization_ref, 'update_product_content');
   const runId = await env.run(BENCH_SHOP.authorization_ref);
 
@@ -49,7 +53,9 @@ try {
       await runConcurrent(20, conc, make(pooled)); // warm-up
       await runConcurrent(20, conc, make(fresh));
       for (let round = 0; round < ROUNDS; round++) {
-        for (const kind of round % 2 === 0 ? (['pooled', 'fresh'] as const) : (['fresh', 'pooled'] as const)) {
+        for (const kind of round % 2 === 0
+          ? (['pooled', 'fresh'] as const)
+          : (['fresh', 'pooled'] as const)) {
           const r = await runConcurrent(CALLS / ROUNDS, conc, make(kind === 'pooled' ? pooled : fresh));
           samples[kind].push(...r.samples);
           wall[kind] += r.wallMs;
@@ -58,7 +64,9 @@ try {
       for (const kind of ['pooled', 'fresh'] as const) {
         const s = summarize(samples[kind], wall[kind]);
         results[`${label} ${kind} c${conc}`] = s;
-        rows.push(summaryRow(`${label}, ${kind === 'pooled' ? 'keep-alive pool' : 'fresh connection'}`, conc, s));
+        rows.push(
+          summaryRow(`${label}, ${kind === 'pooled' ? 'keep-alive pool' : 'fresh connection'}`, conc, s),
+        );
       }
     }
   }

@@ -75,9 +75,12 @@ try {
 
   heading('Governed calls through the Hub vs straight to the demo shop (loopback)');
   console.log(`calls per case: ${CALLS}; Hub store: ${env.hub.store.durability}`);
-  console.log('business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)');
+  console.log(
+    'business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)',
+  );
   const rows: Array<Array<string | number>> = [];
-  for (const c of cases) for (const conc of CONCURRENCY) rows.push(summaryRow(c.label, conc, results.get(`${c.label}@${conc}`)!));
+  for (const c of cases)
+    for (const conc of CONCURRENCY) rows.push(summaryRow(c.label, conc, results.get(`${c.label}@${conc}`)!));
   console.log(table(SUMMARY_HEADERS, rows));
 
   heading('Hub overhead (Hub / direct)');
@@ -86,7 +89,13 @@ try {
     for (const conc of CONCURRENCY) {
       const h = results.get(`${kind} via Hub@${conc}`)!;
       const d = results.get(`${kind} direct@${conc}`)!;
-      ratioRows.push([kind, String(conc), `${fmt(h.p50_ms / d.p50_ms)}x`, `${fmt(h.p99_ms / d.p99_ms)}x`, `${fmt(d.per_s / h.per_s)}x`]);
+      ratioRows.push([
+        kind,
+        String(conc),
+        `${fmt(h.p50_ms / d.p50_ms)}x`,
+        `${fmt(h.p99_ms / d.p99_ms)}x`,
+        `${fmt(d.per_s / h.per_s)}x`,
+      ]);
     }
   }
   console.log(table(['call', 'conc', 'p50 ratio', 'p99 ratio', 'throughput cost'], ratioRows));

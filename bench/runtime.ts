@@ -69,7 +69,9 @@ const conn = { hubUrl: hub.url, hubId: hub.hubId, clientId, workspaceId: 'defaul
 try {
   // ---------- 1. overhead per governed call ----------
   const authorizations = await client.listAuthorizations();
-  const declarations = (await client.searchTools({ query: 'get product', authorization_refs: ['auth-shop-a'], limit: 50 })).declarations;
+  const declarations = (
+    await client.searchTools({ query: 'get product', authorization_refs: ['auth-shop-a'], limit: 50 })
+  ).declarations;
   const decl = declarations.find((d) => d.tool === 'get_product') as Declaration;
   const scopeStore = createSqliteScopeStore({ path: join(hostDir, 'scopes.sqlite') });
   const invocationStore = createSqliteInvocationStore({ path: join(hostDir, 'invocations.sqlite') });
@@ -80,8 +82,16 @@ try {
   const cache = createDeclarationCache();
   const [cached] = cache.put([decl]);
   const validator = createArgumentValidator();
-  const run = await client.createRun({ agent_session_id: sessionId, turn_id: 'bench-turn', authorization_ref: 'auth-shop-a' });
-  const bareRun = await client.createRun({ agent_session_id: 'bare', turn_id: 'bench-turn', authorization_ref: 'auth-shop-a' });
+  const run = await client.createRun({
+    agent_session_id: sessionId,
+    turn_id: 'bench-turn',
+    authorization_ref: 'auth-shop-a',
+  });
+  const bareRun = await client.createRun({
+    agent_session_id: 'bare',
+    turn_id: 'bench-turn',
+    authorization_ref: 'auth-shop-a',
+  });
   const hostSamples: number[] = [];
   const bareSamples: number[] = [];
   const args = { product_id: 42 };
@@ -89,12 +99,20 @@ try {
     // host path
     let t = performance.now();
     const entry = cache.byFunctionName(cached!.functionName);
-    if (!entry || !validator.check(entry.key, entry.declaration, args).ok) throw new Error('cache/validation failed');
+    if (!entry || !validator.check(entry.key, entry.declaration, args).ok)
+      throw new Error('cache/validation failed');
     const out = await invocations.invokeGoverned(
       { sessionId, scope, turnId: 'bench-turn' },
-      { declaration: entry.declaration, arguments: args, runId: run.run_id, turnId: 'bench-turn', hostCallId: `bench-${i}` },
+      {
+        declaration: entry.declaration,
+        arguments: args,
+        runId: run.run_id,
+        turnId: 'bench-turn',
+        hostCallId: `bench-${i}`,
+      },
     );
-    if (out.kind !== 'receipt' || out.receipt.state !== 'succeeded') throw new Error(`host call failed: ${JSON.stringify(out)}`);
+    if (out.kind !== 'receipt' || out.receipt.state !== 'succeeded')
+      throw new Error(`host call failed: ${JSON.stringify(out)}`);
     const host = performance.now() - t;
     // bare Hub call
     t = performance.now();
@@ -119,12 +137,30 @@ try {
 
   // ---------- 2. reopen a session of 1,000 events and 1,000 invocations ----------
   const bigSession = `ses_bench_big_${randomUUID()}`;
-  const bigScope = buildScope(bigSession, conn, ['auth-shop-a', 'auth-shop-b', 'auth-inventory'], authorizations, null);
+  const bigScope = buildScope(
+    bigSession,
+    conn,
+    ['auth-shop-a', 'auth-shop-b', 'auth-inventory'],
+    authorizations,
+    null,
+  );
   await scopeStore.save(bigScope);
   const archive = createSqliteArchive({ file: join(hostDir, 'archive.sqlite') });
-  archive.upsertSession({ sessionId: bigSession, title: 'big', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), settings: { reuseDeclarations: true } });
+  archive.upsertSession({
+    sessionId: bigSession,
+    title: 'big',
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    settings: { reuseDeclarations: true },
+  });
   const now = () => new Date().toISOString();
-  archive.append(bigSession, { eventId: randomUUID(), turnId: null, at: now(), kind: 'session_created', payload: { title: 'big', members: bigScope.members, taskId: null } });
+  archive.append(bigSession, {
+    eventId: randomUUID(),
+    turnId: null,
+    at: now(),
+    kind: 'session_created',
+    payload: { title: 'big', members: bigScope.members, taskId: null },
+  });
   for (let i = 1; i < EVENTS; i++) {
     const turnId = `turn-${Math.floor(i / 4)}`;
     const k = i % 4;
@@ -134,8 +170,21 @@ try {
         : k === 2
           ? { kind: 'assistant_message', messageId: `m${i}`, text: '', finish: 'tool_calls' }
           : k === 3
-            ? { kind: 'tool_call', callId: `c${i}`, functionName: 'auth_shop_a__get_product', argumentsText: '{"product_id":42}', target: null }
-            : { kind: 'tool_result', callId: `c${i - 1}`, functionName: 'auth_shop_a__get_product', content: '{"state":"succeeded"}', feedback: null, invocation_id: null };
+            ? {
+                kind: 'tool_call',
+                callId: `c${i}`,
+                functionName: 'auth_shop_a__get_product',
+                argumentsText: '{"product_id":42}',
+                target: null,
+              }
+            : {
+                kind: 'tool_result',
+                callId: `c${i - 1}`,
+                functionName: 'auth_shop_a__get_product',
+                content: '{"state":"succeeded"}',
+                feedback: null,
+                invocation_id: null,
+              };
     const { kind, ...rest } = payload;
     archive.append(bigSession, { eventId: randomUUID(), turnId, at: now(), kind, payload: rest });
   }
@@ -160,7 +209,11 @@ try {
     receipt_digest: null,
     retry_at: null,
   }));
-  await invocationStore.save(bigSession, { schema: 'bailing.agent-invocations.v2', sessionId: bigSession, revision: 1, entries }, null);
+  await invocationStore.save(
+    bigSession,
+    { schema: 'bailing.agent-invocations.v2', sessionId: bigSession, revision: 1, entries },
+    null,
+  );
   scopeStore.close();
   await invocationStore.close?.();
 
@@ -179,7 +232,8 @@ try {
     const opened = await runtime.openSession(bigSession);
     reopenSamples.push(performance.now() - t);
     lastCounts = { events: opened.events.length, entries: opened.journal.entries.length };
-    if (opened.session.availability !== 'open') throw new Error(`reopened session is ${opened.session.availability}`);
+    if (opened.session.availability !== 'open')
+      throw new Error(`reopened session is ${opened.session.availability}`);
     await runtime.close();
   }
   const r = stats(reopenSamples);
@@ -188,7 +242,9 @@ try {
   console.log(`governed call, host path   median ${ms(h.median)}  p95 ${ms(h.p95)}  (n=${h.n})`);
   console.log(`bare Hub invoke            median ${ms(b.median)}  p95 ${ms(b.p95)}  (n=${b.n})`);
   console.log(`host overhead per call     median ${ms(h.median - b.median)}  mean ${ms(h.mean - b.mean)}`);
-  console.log(`reopen (${lastCounts.events} events, ${lastCounts.entries} invocations)  median ${ms(r.median)}  max ${ms(Math.max(...reopenSamples))}  (n=${r.n})`);
+  console.log(
+    `reopen (${lastCounts.events} events, ${lastCounts.entries} invocations)  median ${ms(r.median)}  max ${ms(Math.max(...reopenSamples))}  (n=${r.n})`,
+  );
   console.log(
     JSON.stringify({
       bench: 'runtime',

@@ -42,7 +42,10 @@ try {
       authorization_ref: AUTH,
       tool,
       declaration_revision: tool === 'get_product' ? read.declaration_revision : write.declaration_revision,
-      arguments: tool === 'get_product' ? { product_id: 42 } : { product_id: 42, description: `bench ${randomUUID()}` },
+      arguments:
+        tool === 'get_product'
+          ? { product_id: 42 }
+          : { product_id: 42, description: `bench ${randomUUID()}` },
       host_call_id: 'bench',
       ...(withTask ? { task_id: taskId } : {}),
     });
@@ -69,16 +72,51 @@ try {
     const at = ctx.now();
     const id = `perm_${randomUUID()}`;
     const rec: InvocationRecord = {
-      invocation_id: id, client_id: 'bench', run_id: run.run_id, agent_session_id: run.agent_session_id, turn_id: run.turn_id,
-      authorization_ref: AUTH, authorization_revision: 1, system_id: BENCH_SHOP.system_id, tool: op.tool,
-      declaration_revision: op.declaration_revision, operation: op.operation, arguments: { product_id: 42 }, parameter_digest: id,
-      host_call_id: 'bench', task_id: taskId, effect: 'write', state: 'not_dispatched', dispatch: 'none', reason_code: null,
-      reason_message: null, retry_after_ms: null, result: null, result_truncated: false, business_status: null, approval_id: null,
-      reconciliation: [], permit_id: null, created_at: at.toISOString(), updated_at: at.toISOString(),
+      invocation_id: id,
+      client_id: 'bench',
+      run_id: run.run_id,
+      agent_session_id: run.agent_session_id,
+      turn_id: run.turn_id,
+      authorization_ref: AUTH,
+      authorization_revision: 1,
+      system_id: BENCH_SHOP.system_id,
+      tool: op.tool,
+      declaration_revision: op.declaration_revision,
+      operation: op.operation,
+      arguments: { product_id: 42 },
+      parameter_digest: id,
+      host_call_id: 'bench',
+      task_id: taskId,
+      effect: 'write',
+      state: 'not_dispatched',
+      dispatch: 'none',
+      reason_code: null,
+      reason_message: null,
+      retry_after_ms: null,
+      result: null,
+      result_truncated: false,
+      business_status: null,
+      approval_id: null,
+      reconciliation: [],
+      permit_id: null,
+      created_at: at.toISOString(),
+      updated_at: at.toISOString(),
     };
     const r = await transitionInvocation(ctx, {
-      invocation_id: id, from: 'new', to: 'dispatching', create: rec, patch: { dispatch: 'attempted' },
-      permit: { task_id: taskId, effect: 'write', now_ms: at.getTime(), window_ms: null, evaluate: evaluatePermit, permit_id: newId('prm'), refused_to: 'not_dispatched' },
+      invocation_id: id,
+      from: 'new',
+      to: 'dispatching',
+      create: rec,
+      patch: { dispatch: 'attempted' },
+      permit: {
+        task_id: taskId,
+        effect: 'write',
+        now_ms: at.getTime(),
+        window_ms: null,
+        evaluate: evaluatePermit,
+        permit_id: newId('prm'),
+        refused_to: 'not_dispatched',
+      },
       audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
     });
     if (r.kind !== 'applied') throw new Error('permit refused');
@@ -93,7 +131,10 @@ try {
   // release the micro-benchmark's permits (outside the timed part) so the task's in-flight is 0 again
   for (const id of granted) {
     await transitionInvocation(ctx, {
-      invocation_id: id, from: 'dispatching', to: 'unknown', release_permit: { now_ms: Date.now() },
+      invocation_id: id,
+      from: 'dispatching',
+      to: 'unknown',
+      release_permit: { now_ms: Date.now() },
       patch: { reason_code: 'benchmark_only', reason_message: 'permit micro-benchmark: never sent' },
       audit: { actor: 'bench', kind: 'invocation.dispatched', detail: {} },
     });
@@ -101,14 +142,19 @@ try {
 
   heading('Task permits under contention (one task, loopback, demo shop)');
   console.log(`calls per case: ${CALLS}; Hub store: ${env.hub.store.durability}`);
-  console.log('business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)');
+  console.log(
+    'business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)',
+  );
   const rows: Array<Array<string | number>> = [];
   for (const label of ['task-bound write (permit + send)', 'read with task', 'read without task']) {
     for (const conc of CONCURRENCY) rows.push(summaryRow(label, conc, results.get(`${label}@${conc}`)!));
   }
-  for (const conc of CONCURRENCY) rows.push(summaryRow('permit transaction only', conc, permitResults.get(conc)!));
+  for (const conc of CONCURRENCY)
+    rows.push(summaryRow('permit transaction only', conc, permitResults.get(conc)!));
   console.log(table(SUMMARY_HEADERS, rows));
-  console.log('(calls/s of a task-bound write = permits granted per second; "permit transaction only" = check + grant + dispatching, one fsynced SQLite transaction)');
+  console.log(
+    '(calls/s of a task-bound write = permits granted per second; "permit transaction only" = check + grant + dispatching, one fsynced SQLite transaction)',
+  );
 
   heading('Cost of a task (governed read with task / without task)');
   console.log(
@@ -117,12 +163,21 @@ try {
       CONCURRENCY.map((conc) => {
         const w = results.get(`read with task@${conc}`)!;
         const wo = results.get(`read without task@${conc}`)!;
-        return [String(conc), `${fmt(w.p50_ms / wo.p50_ms)}x`, `${fmt(w.p99_ms / wo.p99_ms)}x`, `${fmt(wo.per_s / w.per_s)}x`];
+        return [
+          String(conc),
+          `${fmt(w.p50_ms / wo.p50_ms)}x`,
+          `${fmt(w.p99_ms / wo.p99_ms)}x`,
+          `${fmt(wo.per_s / w.per_s)}x`,
+        ];
       }),
     ),
   );
-  const v = await fetch(`${env.hub.url}/agent/v1/tasks/${taskId}`, { headers: { authorization: `Bearer ${env.token}` } }).then((r) => r.json());
-  console.log(`\ntask accounting: permits_granted=${v.permits_granted} writes_used=${v.writes_used} in_flight=${v.in_flight}`);
+  const v = await fetch(`${env.hub.url}/agent/v1/tasks/${taskId}`, {
+    headers: { authorization: `Bearer ${env.token}` },
+  }).then((r) => r.json());
+  console.log(
+    `\ntask accounting: permits_granted=${v.permits_granted} writes_used=${v.writes_used} in_flight=${v.in_flight}`,
+  );
 } finally {
   await env.close();
 }

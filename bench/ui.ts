@@ -22,9 +22,16 @@ const root = resolve(import.meta.dirname, '..');
 const N = Number(process.env.BENCH_IDLE_N ?? 10_000);
 
 async function main(): Promise<void> {
-  const r = spawnSync(join(root, 'node_modules/.bin/vite'), ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(
+    join(root, 'node_modules/.bin/vite'),
+    ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'],
+    { cwd: root, stdio: 'inherit' },
+  );
   if (r.status !== 0) throw new Error('renderer build failed');
-  const browser = await chromium.launch({ executablePath: process.env.BAILING_CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.BAILING_CHROMIUM ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   const results: Record<string, number | string> = {};
   try {
     // 1. host start -> interactive window
@@ -71,8 +78,14 @@ async function main(): Promise<void> {
       const t = performance.now();
       el.scrollTop = el.scrollHeight;
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      const last = [...document.querySelectorAll('[data-testid="idle-row"] code')].map((c) => c.textContent ?? '');
-      return last.some((x) => x.endsWith(String(Number(new URLSearchParams(location.search).get('n')) - 1).padStart(8, '0'))) ? performance.now() - t : -2;
+      const last = [...document.querySelectorAll('[data-testid="idle-row"] code')].map(
+        (c) => c.textContent ?? '',
+      );
+      return last.some((x) =>
+        x.endsWith(String(Number(new URLSearchParams(location.search).get('n')) - 1).padStart(8, '0')),
+      )
+        ? performance.now() - t
+        : -2;
     });
     results['idle_items'] = N;
     results['idle_first_render_ms'] = Math.round(bench?.renderMs ?? -1);

@@ -27,7 +27,11 @@ export function runInKeyringSession(argv, opts = {}) {
   };
   const script = `eval "$(printf pass | gnome-keyring-daemon --unlock --components=secrets)"; export GNOME_KEYRING_CONTROL; exec ${argv.map(quote).join(' ')}`;
   try {
-    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], { stdio: 'inherit', env, cwd: opts.cwd });
+    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', script], {
+      stdio: 'inherit',
+      env,
+      cwd: opts.cwd,
+    });
     return r.status ?? 1;
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -41,7 +45,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     process.exit(2);
   }
   if (!keyringSessionAvailable()) {
-    console.error('dbus-run-session and gnome-keyring-daemon are needed (apt-get install dbus gnome-keyring).');
+    console.error(
+      'dbus-run-session and gnome-keyring-daemon are needed (apt-get install dbus gnome-keyring).',
+    );
     process.exit(2);
   }
   process.exit(runInKeyringSession(argv));

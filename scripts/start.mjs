@@ -17,7 +17,8 @@ const bin = (name) => join(root, 'node_modules/.bin', name);
 function defaultDataDir() {
   if (process.env.BAILING_DATA_DIR) return process.env.BAILING_DATA_DIR;
   if (process.platform === 'darwin') return join(homedir(), 'Library/Application Support/bailing-desk');
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'bailing-desk');
+  if (process.platform === 'win32')
+    return join(process.env.APPDATA ?? join(homedir(), 'AppData/Roaming'), 'bailing-desk');
   return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'bailing-desk');
 }
 
@@ -30,7 +31,12 @@ function run(cmd, args) {
 }
 
 function chooseMode() {
-  if (process.env.BAILING_FORCE_BROWSER === '1') return { mode: 'browser', electron: null, why: 'BAILING_FORCE_BROWSER=1 is set, so Bailing Desk starts in browser mode.' };
+  if (process.env.BAILING_FORCE_BROWSER === '1')
+    return {
+      mode: 'browser',
+      electron: null,
+      why: 'BAILING_FORCE_BROWSER=1 is set, so Bailing Desk starts in browser mode.',
+    };
   const binary = electronBinary();
   if (!binary) {
     return {
@@ -44,8 +50,7 @@ function chooseMode() {
     return {
       mode: 'browser',
       electron: binary,
-      why:
-        `Electron is installed, but the native modules are built for Node, not for Electron (${fit.why}), so Bailing Desk starts in browser mode instead. ${REBUILD_HINT}`,
+      why: `Electron is installed, but the native modules are built for Node, not for Electron (${fit.why}), so Bailing Desk starts in browser mode instead. ${REBUILD_HINT}`,
     };
   }
   return { mode: 'electron', electron: binary, why: `Starting the desktop app (${binary}).` };
@@ -69,11 +74,15 @@ if (electron) {
   console.log('Building the renderer…');
   run(bin('vite'), ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn']);
   const dataDir = defaultDataDir();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src-main/browser-host/cli.ts'), '--data', dataDir], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: process.env,
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'src-main/browser-host/cli.ts'), '--data', dataDir],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: process.env,
+    },
+  );
   let buffered = '';
   child.stdout.on('data', (chunk) => {
     buffered += chunk.toString();
@@ -86,11 +95,18 @@ if (electron) {
         console.log(line);
         continue;
       }
-      console.log(`\nBailing Desk is running. Open this address in a browser:\n\n  ${m[1]}\n\nPress Ctrl+C to stop.`);
+      console.log(
+        `\nBailing Desk is running. Open this address in a browser:\n\n  ${m[1]}\n\nPress Ctrl+C to stop.`,
+      );
       if (process.env.BAILING_OPEN_BROWSER === '1') {
-        const browser = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => existsSync(p));
+        const browser = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
+          (p) => existsSync(p),
+        );
         if (browser) spawn(browser, [m[1]], { stdio: 'ignore', detached: true }).unref();
-        else console.log('BAILING_OPEN_BROWSER=1 was set, but no Chromium was found; open the address yourself.');
+        else
+          console.log(
+            'BAILING_OPEN_BROWSER=1 was set, but no Chromium was found; open the address yourself.',
+          );
       }
     }
   });

@@ -56,10 +56,17 @@ async function serve(p: Parsed): Promise<void> {
   const config = configPath ? loadConfigFile(configPath) : undefined;
   const logger = pino({
     level: process.env.HUB_LOG_LEVEL ?? 'info',
-    redact: { paths: ['req.headers.authorization', '*.signing_secret', '*.token', '*.admin_token'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', '*.signing_secret', '*.token', '*.admin_token'],
+      censor: '[redacted]',
+    },
     // never log query strings: a client might (wrongly) put a token there
     serializers: {
-      req: (req: { method?: string; url?: string; id?: string }) => ({ method: req.method, url: String(req.url ?? '').split('?')[0], id: req.id }),
+      req: (req: { method?: string; url?: string; id?: string }) => ({
+        method: req.method,
+        url: String(req.url ?? '').split('?')[0],
+        id: req.id,
+      }),
     },
   });
   const hub = await createHub({
@@ -101,8 +108,11 @@ async function operator(p: Parsed): Promise<void> {
     switch (p.command) {
       case 'list-approvals': {
         const state = p.flags.get('state');
-        if (state && !(APPROVAL_STATES as readonly string[]).includes(state)) throw new Error('--state must be pending, approved or denied');
-        print({ approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval) });
+        if (state && !(APPROVAL_STATES as readonly string[]).includes(state))
+          throw new Error('--state must be pending, approved or denied');
+        print({
+          approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval),
+        });
         break;
       }
       case 'approve':
@@ -111,7 +121,11 @@ async function operator(p: Parsed): Promise<void> {
           await decideApproval(
             ctx,
             arg('approval_id'),
-            { decision_id: p.flags.get('decision-id') ?? `cli-${randomUUID()}`, decision: p.command, note: p.flags.get('note') },
+            {
+              decision_id: p.flags.get('decision-id') ?? `cli-${randomUUID()}`,
+              decision: p.command,
+              note: p.flags.get('note'),
+            },
             actor,
           ),
         );

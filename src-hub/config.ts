@@ -13,7 +13,12 @@ import { registerSystem } from './systems/service.js';
 export const HubConfigSchema = z
   .object({
     admin_token: z.string().min(16).max(512).optional(),
-    body_limit: z.number().int().min(1024).max(64 * 1024 * 1024).optional(),
+    body_limit: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .optional(),
     heartbeat_ms: z.number().int().min(100).max(300_000).optional(),
     /** Events (the SSE feed) older than this many days are pruned; receipts and audit are never pruned. */
     event_retention_days: z.number().int().min(1).max(3650).optional(),
@@ -29,7 +34,9 @@ export const HubConfigSchema = z
             token: z.string().min(24).max(512),
           })
           .strict()
-          .refine((c) => clientIdOfToken(c.token) === c.client_id, { message: 'token must be bdc_<client_id>.<secret of 16+ url-safe chars>' }),
+          .refine((c) => clientIdOfToken(c.token) === c.client_id, {
+            message: 'token must be bdc_<client_id>.<secret of 16+ url-safe chars>',
+          }),
       )
       .default([]),
     authorizations: z
@@ -58,37 +65,63 @@ export function loadConfigFile(path: string): HubConfig {
   }
   const parsed = HubConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`invalid Hub config ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `invalid Hub config ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }
 
 export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<void> {
   const actor = 'config';
-  for (const s of config.systems) await registerSystem(ctx, s, actor, { requireSpec: false }).catch((err: Error) => {
-    ctx.logger.warn({ system_id: s.system_id, error: err.message }, 'config system registered with problems');
-  });
+  for (const s of config.systems)
+    await registerSystem(ctx, s, actor, { requireSpec: false }).catch((err: Error) => {
+      ctx.logger.warn(
+        { system_id: s.system_id, error: err.message },
+        'config system registered with problems',
+      );
+    });
   const salt = ctx.store.tokenSalt();
   for (const c of config.clients) {
     const existing = await ctx.store.getClient(c.client_id);
     await ctx.store.upsertClient(
-      { client_id: c.client_id, name: c.name, token_hash: hashToken(salt, c.token), created_at: existing?.created_at ?? ctx.now().toISOString() },
+      {
+        client_id: c.client_id,
+        name: c.name,
+        token_hash: hashToken(salt, c.token),
+        created_at: existing?.created_at ?? ctx.now().toISOString(),
+      },
       { actor, kind: 'client.configured', detail: { client_id: c.client_id } },
     );
   }
   for (const a of config.authorizations) {
-    if (!(await ctx.store.getSystem(a.system_id))) throw new Error(`config authorization ${a.authorization_ref}: unknown system ${a.system_id}`);
+    if (!(await ctx.store.getSystem(a.system_id)))
+      throw new Error(`config authorization ${a.authorization_ref}: unknown system ${a.system_id}`);
     const existing = await ctx.store.getAuthorization(a.authorization_ref);
     if (!existing) {
       const at = ctx.now().toISOString();
       await ctx.store.createAuthorization(
-        { authorization_ref: a.authorization_ref, system_id: a.system_id, account: a.account, on_behalf_of: a.on_behalf_of, state: 'active', revision: 1, created_at: at, updated_at: at },
+        {
+          authorization_ref: a.authorization_ref,
+          system_id: a.system_id,
+          account: a.account,
+          on_behalf_of: a.on_behalf_of,
+          state: 'active',
+          revision: 1,
+          created_at: at,
+          updated_at: at,
+        },
         { actor, kind: 'authorization.created', detail: { authorization_ref: a.authorization_ref } },
       );
     }
     for (const clientId of a.grant_to) {
-      if (!(await ctx.store.getClient(clientId))) throw new Error(`config authorization ${a.authorization_ref}: unknown client ${clientId}`);
-      await ctx.store.grant(a.authorization_ref, clientId, { actor, kind: 'authorization.granted', detail: { authorization_ref: a.authorization_ref, client_id: clientId } });
+      if (!(await ctx.store.getClient(clientId)))
+        throw new Error(`config authorization ${a.authorization_ref}: unknown client ${clientId}`);
+      await ctx.store.grant(a.authorization_ref, clientId, {
+        actor,
+        kind: 'authorization.granted',
+        detail: { authorization_ref: a.authorization_ref, client_id: clientId },
+      });
     }
   }
 }

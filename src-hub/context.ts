@@ -9,7 +9,11 @@ import type { SchemaValidator } from './validation/ajv.js';
 
 export type SendResult =
   | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
-  | { kind: 'no_response'; reason: 'timeout' | 'connection_lost' | 'connect_refused' | 'aborted'; detail: string };
+  | {
+      kind: 'no_response';
+      reason: 'timeout' | 'connection_lost' | 'connect_refused' | 'aborted';
+      detail: string;
+    };
 
 export type LookupResult =
   | { outcome: 'succeeded' | 'failed'; http_status: number; result: unknown; evidence_digest: string }
@@ -18,8 +22,16 @@ export type LookupResult =
 
 /** The Hub's outbound edge: built from src-hub/dispatch, src-hub/acc and src-hub/reconcile/lookup.ts. */
 export interface BusinessEdge {
-  fetchSpec(baseUrl: string, specPath: string, timeoutMs: number): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
-  compileSpec(doc: unknown): { operations: CompiledOperation[]; diagnostics: SpecDiagnostic[]; spec_revision: string };
+  fetchSpec(
+    baseUrl: string,
+    specPath: string,
+    timeoutMs: number,
+  ): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
+  compileSpec(doc: unknown): {
+    operations: CompiledOperation[];
+    diagnostics: SpecDiagnostic[];
+    spec_revision: string;
+  };
   approvalRequired(op: CompiledOperation, args: Record<string, unknown>): boolean;
   send(input: {
     baseUrl: string;

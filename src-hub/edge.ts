@@ -14,7 +14,11 @@ export function createBusinessEdge(): BusinessEdge {
       try {
         request = buildRequest(input.op, input.args);
       } catch (err) {
-        return { kind: 'no_response', reason: 'aborted', detail: `request could not be built, nothing was sent: ${(err as Error).message}` };
+        return {
+          kind: 'no_response',
+          reason: 'aborted',
+          detail: `request could not be built, nothing was sent: ${(err as Error).message}`,
+        };
       }
       const r = await sendSigned({
         baseUrl: input.baseUrl,

@@ -81,8 +81,12 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     ...DEFAULT_SETTINGS,
     ...(options.config?.body_limit ? { bodyLimit: options.config.body_limit } : {}),
     ...(options.config?.heartbeat_ms ? { heartbeatMs: options.config.heartbeat_ms } : {}),
-    ...(options.config?.event_retention_days ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 } : {}),
-    ...(options.config?.event_retention_per_client ? { eventRetentionPerClient: options.config.event_retention_per_client } : {}),
+    ...(options.config?.event_retention_days
+      ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 }
+      : {}),
+    ...(options.config?.event_retention_per_client
+      ? { eventRetentionPerClient: options.config.event_retention_per_client }
+      : {}),
     ...options.settings,
   };
   const ctx: HubContext = {
@@ -116,7 +120,8 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const adminToken = options.adminToken ?? options.config?.admin_token;
     if (adminToken) await store.setMeta(ADMIN_TOKEN_META, hashToken(store.tokenSalt(), adminToken));
     const recovered = await recoverDispatching(ctx);
-    if (recovered > 0) logger.warn({ recovered }, 'dispatching calls found at start are now unknown (not re-sent)');
+    if (recovered > 0)
+      logger.warn({ recovered }, 'dispatching calls found at start are now unknown (not re-sent)');
     if (options.config) await applyConfig(ctx, options.config);
     const { app, closeStreams } = buildApp(ctx);
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });

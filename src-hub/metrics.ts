@@ -34,7 +34,10 @@ export function createMetrics(now: () => Date): Metrics {
       of(clientId)[what] += 1;
     },
     snapshot() {
-      return { started_at: startedAt, clients: Object.fromEntries([...clients].map(([k, v]) => [k, structuredClone(v)])) };
+      return {
+        started_at: startedAt,
+        clients: Object.fromEntries([...clients].map(([k, v]) => [k, structuredClone(v)])),
+      };
     },
   };
 }

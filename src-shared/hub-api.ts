@@ -207,12 +207,16 @@ export type RateWindow = z.infer<typeof RateWindowSchema>;
 
 export const TaskBoundarySchema = z.object({
   authorizations: z
-    .array(z.object({ authorization_ref: z.string().min(1), tools: z.array(z.string().min(1)).min(1).max(200) }))
+    .array(
+      z.object({ authorization_ref: z.string().min(1), tools: z.array(z.string().min(1)).min(1).max(200) }),
+    )
     .min(1)
     .max(64),
   write_budget: z.number().int().min(0).max(1_000_000),
   in_flight_limit: z.number().int().min(1).max(10_000),
-  rate_limit: z.object({ count: z.number().int().min(1).max(1_000_000), window: RateWindowSchema }).nullable(),
+  rate_limit: z
+    .object({ count: z.number().int().min(1).max(1_000_000), window: RateWindowSchema })
+    .nullable(),
   /** Extra JSON Schema per (authorization_ref?, tool) that arguments must also satisfy. */
   constraints: z
     .array(
@@ -258,7 +262,12 @@ export const TaskViewSchema = z.object({
   writes_left: z.number().int(),
   in_flight: z.number().int(),
   rate: z
-    .object({ count: z.number().int(), window: RateWindowSchema, used_in_window: z.number().int(), resets_at: z.string() })
+    .object({
+      count: z.number().int(),
+      window: RateWindowSchema,
+      used_in_window: z.number().int(),
+      resets_at: z.string(),
+    })
     .nullable(),
   counts: z.record(InvocationStateSchema, z.number().int()),
   permits_granted: z.number().int(),
@@ -334,7 +343,10 @@ export const CreateAuthorizationRequestSchema = z.object({
   system_id: z.string(),
   account: z.string().min(1).max(200),
   on_behalf_of: z.string().min(1).max(200),
-  authorization_ref: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/).optional(),
+  authorization_ref: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/)
+    .optional(),
 });
 
 export const ApprovalSchema = z.object({

@@ -33,8 +33,7 @@ export function computeSignature(input: SignatureInput): string {
 }
 
 export type SignatureCheck =
-  | { ok: true }
-  | { ok: false; code: 'signature_missing' | 'signature_invalid' | 'timestamp_expired' };
+  { ok: true } | { ok: false; code: 'signature_missing' | 'signature_invalid' | 'timestamp_expired' };
 
 /** Constant-time verification with a freshness window (default 300 s either way). */
 export function verifySignature(
@@ -43,7 +42,8 @@ export function verifySignature(
   toleranceSeconds = 300,
 ): SignatureCheck {
   if (!input.presented || !Number.isFinite(input.timestamp)) return { ok: false, code: 'signature_missing' };
-  if (Math.abs(nowSeconds - input.timestamp) > toleranceSeconds) return { ok: false, code: 'timestamp_expired' };
+  if (Math.abs(nowSeconds - input.timestamp) > toleranceSeconds)
+    return { ok: false, code: 'timestamp_expired' };
   const expected = Buffer.from(computeSignature(input));
   const presented = Buffer.from(input.presented);
   if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) {

@@ -10,7 +10,11 @@ import { shopOperations, type ShopStore } from '../../demo/shop/operations.js';
 import { seedProducts } from '../../demo/shop/seed.js';
 import type { DemoSystemHandle } from '../../demo/types.js';
 
-export const BENCH_SHOP = { system_id: 'bench-shop', authorization_ref: 'auth-bench-shop', account: 'bench-operator' } as const;
+export const BENCH_SHOP = {
+  system_id: 'bench-shop',
+  authorization_ref: 'auth-bench-shop',
+  account: 'bench-operator',
+} as const;
 
 export function startBenchShop(secret: string): Promise<DemoSystemHandle> {
   const store: ShopStore = {

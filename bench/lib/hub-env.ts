@@ -30,23 +30,52 @@ export async function startBenchHub(): Promise<BenchHub> {
   const benchShop = await startBenchShop(randomBytes(24).toString('hex'));
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
   const token = `bdc_bench.${randomBytes(24).toString('base64url')}`;
-  const handles = { 'shop-a': demo.shopA, 'shop-b': demo.shopB, inventory: demo.inventory } as Record<string, { url: string; secret: string }>;
+  const handles = { 'shop-a': demo.shopA, 'shop-b': demo.shopB, inventory: demo.inventory } as Record<
+    string,
+    { url: string; secret: string }
+  >;
   const hub = await createHub({
     dataDir,
     config: {
       systems: [
-        ...DEMO_CONFIG.systems.map((s) => ({ system_id: s.system_id, name: s.name, base_url: handles[s.system_id]!.url, signing_secret: handles[s.system_id]!.secret })),
-        { system_id: BENCH_SHOP.system_id, name: 'Bench shop', base_url: benchShop.url, signing_secret: benchShop.secret },
+        ...DEMO_CONFIG.systems.map((s) => ({
+          system_id: s.system_id,
+          name: s.name,
+          base_url: handles[s.system_id]!.url,
+          signing_secret: handles[s.system_id]!.secret,
+        })),
+        {
+          system_id: BENCH_SHOP.system_id,
+          name: 'Bench shop',
+          base_url: benchShop.url,
+          signing_secret: benchShop.secret,
+        },
       ],
       clients: [{ client_id: 'bench', name: 'bench', token }],
       authorizations: [
-        ...DEMO_CONFIG.systems.map((s) => ({ authorization_ref: s.authorization_ref, system_id: s.system_id, account: s.account, on_behalf_of: DEMO_CONFIG.on_behalf_of, grant_to: ['bench'] })),
-        { authorization_ref: BENCH_SHOP.authorization_ref, system_id: BENCH_SHOP.system_id, account: BENCH_SHOP.account, on_behalf_of: DEMO_CONFIG.on_behalf_of, grant_to: ['bench'] },
+        ...DEMO_CONFIG.systems.map((s) => ({
+          authorization_ref: s.authorization_ref,
+          system_id: s.system_id,
+          account: s.account,
+          on_behalf_of: DEMO_CONFIG.on_behalf_of,
+          grant_to: ['bench'],
+        })),
+        {
+          authorization_ref: BENCH_SHOP.authorization_ref,
+          system_id: BENCH_SHOP.system_id,
+          account: BENCH_SHOP.account,
+          on_behalf_of: DEMO_CONFIG.on_behalf_of,
+          grant_to: ['bench'],
+        },
       ],
     },
   });
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(hub.url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(hub.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: await res.json() };
   };
   return {
@@ -56,13 +85,23 @@ export async function startBenchHub(): Promise<BenchHub> {
     token,
     post,
     async declaration(authRef, tool) {
-      const r = await post('/agent/v1/tools/search', { query: tool, authorization_refs: [authRef], limit: 50 });
+      const r = await post('/agent/v1/tools/search', {
+        query: tool,
+        authorization_refs: [authRef],
+        limit: 50,
+      });
       const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool);
       if (!d) throw new Error(`no declaration ${tool}`);
       return d;
     },
     async run(authRef, sessionId = `bench-${randomUUID()}`) {
-      return (await post('/agent/v1/runs', { agent_session_id: sessionId, turn_id: randomUUID(), authorization_ref: authRef })).body.run_id;
+      return (
+        await post('/agent/v1/runs', {
+          agent_session_id: sessionId,
+          turn_id: randomUUID(),
+          authorization_ref: authRef,
+        })
+      ).body.run_id;
     },
     async close() {
       await hub.close();

@@ -31,7 +31,11 @@ export function summarize(samplesMs: readonly number[], wallMs: number): Summary
  * Runs `total` calls of `fn` with `concurrency` workers; returns per-call latencies and wall time.
  * `fn` receives the global call index.
  */
-export async function runConcurrent(total: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<{ samples: number[]; wallMs: number }> {
+export async function runConcurrent(
+  total: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+): Promise<{ samples: number[]; wallMs: number }> {
   const samples: number[] = [];
   let next = 0;
   const start = performance.now();

@@ -33,7 +33,9 @@ const items: UnresolvedItem[] = Array.from({ length: n }, (_, i) => ({
   updated_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
 }));
 
-useApp.setState({ hub: { state: 'connected', mode: 'local', url: null, reason: null, since: '', can_approve: true } });
+useApp.setState({
+  hub: { state: 'connected', mode: 'local', url: null, reason: null, since: '', can_approve: true },
+});
 const t0 = performance.now();
 useUnresolved.getState().set(items);
 const root = document.getElementById('root');

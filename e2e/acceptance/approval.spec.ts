@@ -5,7 +5,12 @@
  */
 import { test } from '@playwright/test';
 import { startLocalStack } from '../harness/local-stack.js';
-import { APPROVAL_TITLE, approvalScript, pendingApprovalAcrossReopen, type LocalAppUnderTest } from './scenarios/approval.js';
+import {
+  APPROVAL_TITLE,
+  approvalScript,
+  pendingApprovalAcrossReopen,
+  type LocalAppUnderTest,
+} from './scenarios/approval.js';
 import { openApp } from './support/ui.js';
 
 test.describe.configure({ mode: 'serial', timeout: 180_000 });

@@ -17,7 +17,12 @@ import { test } from '@playwright/test';
 import { electronBinary } from '../support/electron-binary.js';
 import { startElectronApp } from './support/electron-app.js';
 import { startElectronLocalApp } from './support/electron-local-app.js';
-import { APPROVAL_TITLE, approvalScript, pendingApprovalAcrossReopen, type LocalAppUnderTest } from './scenarios/approval.js';
+import {
+  APPROVAL_TITLE,
+  approvalScript,
+  pendingApprovalAcrossReopen,
+  type LocalAppUnderTest,
+} from './scenarios/approval.js';
 import type { AppUnderTest } from './support/stack-fixture.js';
 import type { ScenarioSuite } from './support/suite.js';
 import { boundariesSuite } from './scenarios/boundaries.js';

@@ -44,7 +44,12 @@ export function assignmentScript(runTag: string): Script {
       name: `${runTag}:round2`,
       match: { afterToolResultFor: 'auth_shop_a__update_product_content', turnUserIncludes: runTag },
       reply: {
-        toolCalls: [write('a', 42), { name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-A-0042' } }, write('b', 7), write('b', 13)],
+        toolCalls: [
+          write('a', 42),
+          { name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-A-0042' } },
+          write('b', 7),
+          write('b', 13),
+        ],
       },
     },
     {

@@ -57,11 +57,13 @@ export function checkInvariants(o: Observations): Violation[] {
     const inLedger = new Map<string, number>();
     for (const e of s.ledger) inLedger.set(e.idempotency_key, (inLedger.get(e.idempotency_key) ?? 0) + 1);
     for (const [key, n] of inLedger) {
-      if (n > 1) out.push({ invariant: 'one_id_one_dispatch', detail: `${s.system} ledger holds ${key} ${n} times` });
+      if (n > 1)
+        out.push({ invariant: 'one_id_one_dispatch', detail: `${s.system} ledger holds ${key} ${n} times` });
     }
   }
   for (const [key, n] of received) {
-    if (n > 1) out.push({ invariant: 'one_id_one_dispatch', detail: `${key} reached a business system ${n} times` });
+    if (n > 1)
+      out.push({ invariant: 'one_id_one_dispatch', detail: `${key} reached a business system ${n} times` });
   }
 
   const ledgerWritesByTask = new Map<string, number>();
@@ -74,23 +76,41 @@ export function checkInvariants(o: Observations): Violation[] {
   for (const t of o.tasks) {
     const budget = t.boundary.write_budget;
     const written = ledgerWritesByTask.get(t.task_id) ?? 0;
-    if (written > budget) out.push({ invariant: 'budget', detail: `task ${t.task_id}: ${written} ledger writes > budget ${budget}` });
-    if (t.writes_used > budget) out.push({ invariant: 'budget', detail: `task ${t.task_id}: Hub writes_used ${t.writes_used} > budget ${budget}` });
+    if (written > budget)
+      out.push({
+        invariant: 'budget',
+        detail: `task ${t.task_id}: ${written} ledger writes > budget ${budget}`,
+      });
+    if (t.writes_used > budget)
+      out.push({
+        invariant: 'budget',
+        detail: `task ${t.task_id}: Hub writes_used ${t.writes_used} > budget ${budget}`,
+      });
     const hist = o.writesUsedHistory.get(t.task_id) ?? [];
     for (let i = 1; i < hist.length; i++) {
       const prev = hist[i - 1] ?? 0;
       const cur = hist[i] ?? 0;
-      if (cur < prev) out.push({ invariant: 'budget', detail: `task ${t.task_id}: writes_used went down ${prev} -> ${cur} (budget replenished)` });
+      if (cur < prev)
+        out.push({
+          invariant: 'budget',
+          detail: `task ${t.task_id}: writes_used went down ${prev} -> ${cur} (budget replenished)`,
+        });
     }
   }
 
   for (const [key] of received) {
     const rec = o.receipts.get(key);
     if (!rec && !o.hostKnown.has(key)) {
-      out.push({ invariant: 'visibility', detail: `${key} reached a business system but neither the Hub nor the host knows it` });
+      out.push({
+        invariant: 'visibility',
+        detail: `${key} reached a business system but neither the Hub nor the host knows it`,
+      });
     }
     if (rec && SAYS_NOT_SENT.has(rec.state)) {
-      out.push({ invariant: 'visibility', detail: `${key} reached a business system but the Hub says ${rec.state}` });
+      out.push({
+        invariant: 'visibility',
+        detail: `${key} reached a business system but the Hub says ${rec.state}`,
+      });
     }
   }
   return out;
@@ -118,8 +138,14 @@ export function plantedViolationsDetected(): boolean {
     },
   ];
   const receipts = new Map<string, HubReceiptLike>([
-    ['inv_dup_000001', { invocation_id: 'inv_dup_000001', state: 'succeeded', task_id: 'task_x', effect: 'write' }],
-    ['inv_liar_00001', { invocation_id: 'inv_liar_00001', state: 'not_dispatched', task_id: 'task_x', effect: 'write' }],
+    [
+      'inv_dup_000001',
+      { invocation_id: 'inv_dup_000001', state: 'succeeded', task_id: 'task_x', effect: 'write' },
+    ],
+    [
+      'inv_liar_00001',
+      { invocation_id: 'inv_liar_00001', state: 'not_dispatched', task_id: 'task_x', effect: 'write' },
+    ],
   ]);
   const found = checkInvariants({
     systems,
@@ -128,7 +154,8 @@ export function plantedViolationsDetected(): boolean {
     tasks: [{ task_id: 'task_x', writes_used: 2, boundary: { write_budget: 1 } }],
     writesUsedHistory: new Map([['task_x', [2, 1]]]),
   });
-  const has = (inv: Violation['invariant'], text: string) => found.some((v) => v.invariant === inv && v.detail.includes(text));
+  const has = (inv: Violation['invariant'], text: string) =>
+    found.some((v) => v.invariant === inv && v.detail.includes(text));
   return (
     has('one_id_one_dispatch', 'inv_dup_000001 reached a business system 2 times') &&
     has('budget', 'ledger writes > budget 1') &&

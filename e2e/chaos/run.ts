@@ -15,7 +15,13 @@ import { parseArgs } from 'node:util';
 import { connectReadyHost, type HostClient } from '../harness/host-client.js';
 import { startStack, type Stack, SYSTEMS } from '../harness/stack.js';
 import { assignmentScript, TASK_TOOLS } from './assignment.js';
-import { checkInvariants, plantedViolationsDetected, type HubReceiptLike, type TaskLike, type Violation } from './invariants.js';
+import {
+  checkInvariants,
+  plantedViolationsDetected,
+  type HubReceiptLike,
+  type TaskLike,
+  type Violation,
+} from './invariants.js';
 import { createPrng } from './prng.js';
 
 interface Flags {
@@ -43,7 +49,9 @@ function flags(): Flags {
     strict: true,
   });
   if (values.help) {
-    console.log('usage: npm run chaos -- [--runs 20] [--minutes 5] [--seed S] [--target host|hub|both] [--kill-window-ms 2500] [--keep] [--verbose]');
+    console.log(
+      'usage: npm run chaos -- [--runs 20] [--minutes 5] [--seed S] [--target host|hub|both] [--kill-window-ms 2500] [--keep] [--verbose]',
+    );
     process.exit(0);
   }
   const num = (v: string | undefined, name: string, min: number) => {
@@ -52,11 +60,15 @@ function flags(): Flags {
     return n;
   };
   const target = values.target;
-  if (target !== 'host' && target !== 'hub' && target !== 'both') throw new Error('--target must be host, hub or both');
+  if (target !== 'host' && target !== 'hub' && target !== 'both')
+    throw new Error('--target must be host, hub or both');
   return {
     runs: Math.floor(num(values.runs, 'runs', 1)),
     minutes: num(values.minutes, 'minutes', 0.1),
-    seed: values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Math.floor(num(values.seed, 'seed', 0)),
+    seed:
+      values.seed === undefined
+        ? Math.floor(Math.random() * 2 ** 31)
+        : Math.floor(num(values.seed, 'seed', 0)),
     target,
     killWindowMs: Math.floor(num(values['kill-window-ms'], 'kill-window-ms', 0)),
     keep: values.keep ?? false,
@@ -88,7 +100,8 @@ async function adminTasks(stack: Stack): Promise<TaskLike[]> {
 }
 
 /** Invoke requests the host sent to the Hub so far (through the harness's Hub proxy). */
-const forwardedInvokes = (stack: Stack) => stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+const forwardedInvokes = (stack: Stack) =>
+  stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
 
 /** The Hub's receipt for an id (admin API), or null when the Hub does not know it. */
 async function receipt(stack: Stack, id: string): Promise<HubReceiptLike | null> {
@@ -100,7 +113,11 @@ async function receipt(stack: Stack, id: string): Promise<HubReceiptLike | null>
   }
 }
 
-async function waitTurnIdle(client: HostClient, sessionId: string, timeoutMs: number): Promise<ConversationView> {
+async function waitTurnIdle(
+  client: HostClient,
+  sessionId: string,
+  timeoutMs: number,
+): Promise<ConversationView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const conv = await client.call<ConversationView>('getConversation', { session_id: sessionId });
@@ -111,7 +128,9 @@ async function waitTurnIdle(client: HostClient, sessionId: string, timeoutMs: nu
 
 async function main(): Promise<void> {
   const f = flags();
-  console.log(`chaos: seed ${f.seed} (replay with --seed ${f.seed}); up to ${f.runs} runs or ${f.minutes} min; kill target ${f.target}`);
+  console.log(
+    `chaos: seed ${f.seed} (replay with --seed ${f.seed}); up to ${f.runs} runs or ${f.minutes} min; kill target ${f.target}`,
+  );
   if (!plantedViolationsDetected()) {
     console.error('chaos: the invariant checker missed planted violations; refusing to run.');
     process.exit(2);
@@ -145,7 +164,10 @@ async function main(): Promise<void> {
 
       const task = await client.call<{ task_id: string }>('createTask', {
         title: tag,
-        authorizations: Object.entries(TASK_TOOLS).map(([authorization_ref, tools]) => ({ authorization_ref, tools: [...tools] })),
+        authorizations: Object.entries(TASK_TOOLS).map(([authorization_ref, tools]) => ({
+          authorization_ref,
+          tools: [...tools],
+        })),
         write_budget: budget,
         in_flight_limit: inFlight,
         rate_limit: null,
@@ -158,9 +180,17 @@ async function main(): Promise<void> {
       });
       sessions.push(session.session_id);
       stack.model.setScript(assignmentScript(tag));
-      if (fault) await stack.setFault(fault, { operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
+      if (fault)
+        await stack.setFault(fault, {
+          operation: 'update_product_content',
+          kind: 'drop_after_commit',
+          times: 'once',
+        });
 
-      await client.call('sendMessage', { session_id: session.session_id, text: `Please do assignment ${tag}.` });
+      await client.call('sendMessage', {
+        session_id: session.session_id,
+        text: `Please do assignment ${tag}.`,
+      });
       await sleep(killAt);
       await observeTasks();
       kills++;
@@ -177,9 +207,14 @@ async function main(): Promise<void> {
 
       // The operator's explicit recovery: inspect every unresolved call of this run, resume the
       // ones whose result needs checking (original id only).
-      const unresolved = (await client.call<{ items: UnresolvedItem[] }>('listUnresolved')).items.filter((i) => i.session_id === session.session_id);
+      const unresolved = (await client.call<{ items: UnresolvedItem[] }>('listUnresolved')).items.filter(
+        (i) => i.session_id === session.session_id,
+      );
       for (const u of unresolved) {
-        if (u.can_inspect) await client.call('inspectInvocation', { session_id: u.session_id, invocation_id: u.invocation_id }).catch(() => undefined);
+        if (u.can_inspect)
+          await client
+            .call('inspectInvocation', { session_id: u.session_id, invocation_id: u.invocation_id })
+            .catch(() => undefined);
       }
       const invokesBeforeRecovery = forwardedInvokes(stack);
       for (const u of unresolved) {
@@ -187,7 +222,9 @@ async function main(): Promise<void> {
         // A saved fence the Hub may never have seen: seed 001 allows an explicit resume of the original id.
         const fence = u.journal_entry_state === 'pending_dispatch';
         if (needsChecking || fence) {
-          await client.call('resumeInvocation', { session_id: u.session_id, invocation_id: u.invocation_id }).catch(() => undefined);
+          await client
+            .call('resumeInvocation', { session_id: u.session_id, invocation_id: u.invocation_id })
+            .catch(() => undefined);
         }
       }
       const recoveryInvokes = forwardedInvokes(stack) - invokesBeforeRecovery;
@@ -196,23 +233,40 @@ async function main(): Promise<void> {
         const c = await client.call<ConversationView>('getConversation', { session_id: s });
         for (const it of c.items) if (it.invocation_id) hostKnown.add(it.invocation_id);
       }
-      for (const u of (await client.call<{ items: UnresolvedItem[] }>('listUnresolved')).items) hostKnown.add(u.invocation_id);
+      for (const u of (await client.call<{ items: UnresolvedItem[] }>('listUnresolved')).items)
+        hostKnown.add(u.invocation_id);
       if (fault) await stack.clearFaults(fault);
       await observeTasks();
 
       // Collect and judge everything so far.
       const systems = await Promise.all(
-        SYSTEMS.map(async (system) => ({ system, requests: await stack.requests(system), ledger: await stack.ledger(system) })),
+        SYSTEMS.map(async (system) => ({
+          system,
+          requests: await stack.requests(system),
+          ledger: await stack.ledger(system),
+        })),
       );
       const ids = new Set<string>();
-      for (const s of systems) for (const r of s.requests) if (r.kind === 'operation' && r.idempotency_key) ids.add(r.idempotency_key);
+      for (const s of systems)
+        for (const r of s.requests)
+          if (r.kind === 'operation' && r.idempotency_key) ids.add(r.idempotency_key);
       const receipts = new Map<string, HubReceiptLike>();
       for (const id of ids) {
         const r = await receipt(stack, id);
         if (r) receipts.set(id, r);
       }
-      const found = checkInvariants({ systems, receipts, hostKnown, tasks: await adminTasks(stack), writesUsedHistory });
-      if (recoveryInvokes > 0) found.push({ invariant: 'one_id_one_dispatch', detail: `run ${tag}: recovery sent ${recoveryInvokes} new invoke(s) instead of inspect/resume` });
+      const found = checkInvariants({
+        systems,
+        receipts,
+        hostKnown,
+        tasks: await adminTasks(stack),
+        writesUsedHistory,
+      });
+      if (recoveryInvokes > 0)
+        found.push({
+          invariant: 'one_id_one_dispatch',
+          detail: `run ${tag}: recovery sent ${recoveryInvokes} new invoke(s) instead of inspect/resume`,
+        });
       const fresh = found.filter((v) => !violations.some((o) => o.detail === v.detail));
       violations.push(...fresh);
       runs++;
@@ -222,13 +276,17 @@ async function main(): Promise<void> {
           `writes_used ${t?.writes_used ?? '?'}; unresolved after reopen ${unresolved.length}; violations ${fresh.length}`,
       );
       for (const v of fresh) console.log(`  VIOLATION [${v.invariant}] ${v.detail}`);
-      if (f.verbose) for (const u of unresolved) console.log(`  unresolved ${u.invocation_id} hub=${u.hub_state} journal=${u.journal_entry_state}`);
+      if (f.verbose)
+        for (const u of unresolved)
+          console.log(`  unresolved ${u.invocation_id} hub=${u.hub_state} journal=${u.journal_entry_state}`);
     }
   } finally {
     client?.close();
     await stack.close();
   }
-  console.log(`chaos: ${runs} runs, ${kills} kills, ${violations.length} violations (seed ${f.seed}, ${Math.round((Date.now() - started) / 1000)} s)`);
+  console.log(
+    `chaos: ${runs} runs, ${kills} kills, ${violations.length} violations (seed ${f.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
+  );
   if (violations.length > 0 || runs === 0) process.exit(1);
 }
 

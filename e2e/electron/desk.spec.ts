@@ -13,13 +13,24 @@ import { createTask, pauseAndContinue, seeDemoConversation } from '../support/st
 const binary = electronBinary();
 
 test('Electron: start, see the demo conversation, create a task, pause and continue it', async () => {
-  test.skip(binary === null, 'Electron binary not installed on this machine (node_modules/electron has no downloaded binary)');
+  test.skip(
+    binary === null,
+    'Electron binary not installed on this machine (node_modules/electron has no downloaded binary)',
+  );
   if (binary === null) return;
   assertElectronRunnable(binary);
-  const build = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  const build = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) throw new Error('electron-vite build failed');
   const userData = mkdtempSync(join(tmpdir(), 'bailing-electron-'));
-  const app = await electron.launch({ executablePath: binary, args: [ROOT], cwd: ROOT, env: { ...process.env, BAILING_DATA_DIR: userData } as Record<string, string> });
+  const app = await electron.launch({
+    executablePath: binary,
+    args: [ROOT],
+    cwd: ROOT,
+    env: { ...process.env, BAILING_DATA_DIR: userData } as Record<string, string>,
+  });
   try {
     const page = await app.firstWindow();
     await seeDemoConversation(page);

@@ -35,10 +35,18 @@ export async function connectHost(host: { origin: string; token: string }): Prom
     ws.once('error', reject);
   });
   let next = 1;
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }>();
+  const pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; name: string }
+  >();
   const events: HostEvent[] = [];
   ws.on('message', (data) => {
-    let frame: { id?: unknown; result?: { ok: boolean; value?: unknown; error?: { error: string; message: string } }; event?: string; payload?: unknown };
+    let frame: {
+      id?: unknown;
+      result?: { ok: boolean; value?: unknown; error?: { error: string; message: string } };
+      event?: string;
+      payload?: unknown;
+    };
     try {
       frame = JSON.parse(String(data)) as typeof frame;
     } catch {
@@ -57,7 +65,8 @@ export async function connectHost(host: { origin: string; token: string }): Prom
     else p.reject(new HostCallError(p.name, r?.error?.error ?? 'unknown', r?.error?.message ?? 'no result'));
   });
   ws.on('close', () => {
-    for (const [, p] of pending) p.reject(new HostCallError(p.name, 'host_gone', 'the host connection closed'));
+    for (const [, p] of pending)
+      p.reject(new HostCallError(p.name, 'host_gone', 'the host connection closed'));
     pending.clear();
   });
   return {
@@ -82,7 +91,10 @@ export async function connectHost(host: { origin: string; token: string }): Prom
 }
 
 /** Connects to a freshly started host and waits until it reports its Hub connection as connected. */
-export async function connectReadyHost(host: { origin: string; token: string }, timeoutMs = 30_000): Promise<HostClient> {
+export async function connectReadyHost(
+  host: { origin: string; token: string },
+  timeoutMs = 30_000,
+): Promise<HostClient> {
   const client = await connectHost(host);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -48,12 +48,17 @@ async function main(): Promise<void> {
   const token = process.env.BAILING_E2E_HUB_TOKEN;
   if (!token || !hubUrl) throw new Error('BAILING_E2E_HUB_TOKEN and BAILING_E2E_HUB_URL are required');
   delete process.env.BAILING_E2E_HUB_TOKEN;
-  if (!existsSync(resolve(staticDir, 'index.html'))) throw new Error(`the renderer is not built (${staticDir}/index.html missing)`);
+  if (!existsSync(resolve(staticDir, 'index.html')))
+    throw new Error(`the renderer is not built (${staticDir}/index.html missing)`);
 
   const store = createSettingsFileStore(dataDir);
-  if (store.load() === null) store.save({ ...defaultSettings(), hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
-  const keychain = await createKeychain({ loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }) });
-  const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }).version;
+  if (store.load() === null)
+    store.save({ ...defaultSettings(), hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
+  const keychain = await createKeychain({
+    loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }),
+  });
+  const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const log = (m: string) => console.error(`[host] ${m}`);
   const boot = await bootDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });
   const host = await startBrowserHost({ dispatcher: boot.dispatcher, bus: boot.bus, staticDir, port, log });

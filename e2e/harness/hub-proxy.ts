@@ -5,7 +5,13 @@
  * which is how "the host crashed before its request reached the Hub" is produced. Streams (SSE)
  * are piped through unchanged.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface HeldRequest {
@@ -38,22 +44,20 @@ export async function startHubProxy(opts: { target: () => string; port?: number 
     if (rule?.(method, path.split('?')[0] ?? path)) {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => held.push({ method, path, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }));
+      req.on('end', () =>
+        held.push({ method, path, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() }),
+      );
       heldResponses.add(res);
       res.on('close', () => heldResponses.delete(res));
       return;
     }
     forwarded.push({ method, path });
     const target = new URL(path, opts.target());
-    const upstream = httpRequest(
-      target,
-      { method, headers: { ...req.headers, host: target.host } },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-        res.on('close', () => up.destroy());
-      },
-    );
+    const upstream = httpRequest(target, { method, headers: { ...req.headers, host: target.host } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+      res.on('close', () => up.destroy());
+    });
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'hub_unreachable', message: 'proxy: the Hub did not answer' }));

@@ -37,8 +37,14 @@ export async function seedLocalInstall(deskDir: string, name: string): Promise<L
   const adminToken = `bda_${randomBytes(24).toString('base64url')}`;
   const store = createSettingsFileStore(deskDir);
   if (store.load() !== null) throw new Error(`${deskDir} already holds an installation`);
-  store.save({ ...defaultSettings(), embedded: { client_id: clientId, hub_port: null, default_session_id: null } });
-  const accounts = [`${KEYCHAIN_ACCOUNTS.hubClientToken}:${clientId}`, `${KEYCHAIN_ACCOUNTS.hubAdminToken}:${clientId}`] as const;
+  store.save({
+    ...defaultSettings(),
+    embedded: { client_id: clientId, hub_port: null, default_session_id: null },
+  });
+  const accounts = [
+    `${KEYCHAIN_ACCOUNTS.hubClientToken}:${clientId}`,
+    `${KEYCHAIN_ACCOUNTS.hubAdminToken}:${clientId}`,
+  ] as const;
   await keychain.set(accounts[0], clientToken);
   await keychain.set(accounts[1], adminToken);
   return {

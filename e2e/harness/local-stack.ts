@@ -50,7 +50,11 @@ async function json<T>(res: Response, what: string): Promise<T> {
   return JSON.parse(text) as T;
 }
 
-export async function startLocalStack(opts: { name: string; script?: Script; keep?: boolean }): Promise<LocalStack> {
+export async function startLocalStack(opts: {
+  name: string;
+  script?: Script;
+  keep?: boolean;
+}): Promise<LocalStack> {
   await ensureRendererBuilt();
   const dir = mkdtempSync(join(tmpdir(), `bailing-e2e-${opts.name}-`));
   const logFile = join(dir, 'harness.log');
@@ -59,7 +63,11 @@ export async function startLocalStack(opts: { name: string; script?: Script; kee
   const install = await seedLocalInstall(desk, opts.name);
   const adminToken = install.adminToken;
   const model = await startScriptedModel({ script: opts.script ?? [] });
-  const modelEnv = { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted-model', BAILING_MODEL_API_KEY: 'sk-e2e-scripted' };
+  const modelEnv = {
+    BAILING_MODEL_BASE_URL: model.url,
+    BAILING_MODEL: 'scripted-model',
+    BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
+  };
   const procs: ChildProc[] = [];
 
   const stack: LocalStack = {
@@ -71,19 +79,30 @@ export async function startLocalStack(opts: { name: string; script?: Script; kee
     host: null,
     async startHost() {
       if (stack.host?.proc.alive()) throw new Error('the host is already running');
-      const proc = spawnTs('host', 'src-main/browser-host/cli.ts', ['--data', desk], { cwd: ROOT, logFile, env: modelEnv });
+      const proc = spawnTs('host', 'src-main/browser-host/cli.ts', ['--data', desk], {
+        cwd: ROOT,
+        logFile,
+        env: modelEnv,
+      });
       procs.push(proc);
       const m = await proc.waitForLine(/^BAILING_URL=(\S+)/, 90_000);
       const url = m[1] ?? '';
       const u = new URL(url);
-      stack.host = { proc, url, origin: u.origin, token: new URLSearchParams(u.hash.slice(1)).get('token') ?? '' };
+      stack.host = {
+        proc,
+        url,
+        origin: u.origin,
+        token: new URLSearchParams(u.hash.slice(1)).get('token') ?? '',
+      };
       return stack.host;
     },
     async killHost() {
       await stack.host?.proc.kill();
     },
     hubUrl() {
-      const s = JSON.parse(readFileSync(join(desk, 'settings.json'), 'utf8')) as { embedded: { hub_port: number | null } | null };
+      const s = JSON.parse(readFileSync(join(desk, 'settings.json'), 'utf8')) as {
+        embedded: { hub_port: number | null } | null;
+      };
       const port = s.embedded?.hub_port;
       if (!port) throw new Error('the local Hub port is not in settings.json yet');
       return `http://127.0.0.1:${port}`;
@@ -91,22 +110,38 @@ export async function startLocalStack(opts: { name: string; script?: Script; kee
     async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
       const res = await fetch(`${stack.hubUrl()}${path}`, {
         method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return json<T>(res, `${method} ${path}`);
     },
     async systemUrl(system) {
-      const r = await stack.admin<{ systems: { system_id: string; base_url: string }[] }>('GET', '/admin/v1/systems');
+      const r = await stack.admin<{ systems: { system_id: string; base_url: string }[] }>(
+        'GET',
+        '/admin/v1/systems',
+      );
       const found = r.systems.find((s) => s.system_id === system);
       if (!found) throw new Error(`the local Hub has no system ${system}`);
       return found.base_url;
     },
     async ledger(system) {
-      return (await json<{ ledger: LedgerEntry[] }>(await fetch(`${await stack.systemUrl(system)}/__demo/ledger`), 'ledger')).ledger;
+      return (
+        await json<{ ledger: LedgerEntry[] }>(
+          await fetch(`${await stack.systemUrl(system)}/__demo/ledger`),
+          'ledger',
+        )
+      ).ledger;
     },
     async requests(system) {
-      return (await json<{ requests: RequestLogEntry[] }>(await fetch(`${await stack.systemUrl(system)}/__demo/requests`), 'requests')).requests;
+      return (
+        await json<{ requests: RequestLogEntry[] }>(
+          await fetch(`${await stack.systemUrl(system)}/__demo/requests`),
+          'requests',
+        )
+      ).requests;
     },
     async close() {
       for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);

@@ -89,14 +89,22 @@ export function spawnTs(name: string, script: string, args: string[], opts: Spaw
         const w = { re, resolve: (m: RegExpMatchArray) => (clearTimeout(timer), resolve(m)) };
         const timer = setTimeout(() => {
           waiters.delete(w);
-          reject(new Error(`${name}: no output line matching ${re} within ${timeoutMs} ms; last lines:\n${out.slice(-15).join('\n')}`));
+          reject(
+            new Error(
+              `${name}: no output line matching ${re} within ${timeoutMs} ms; last lines:\n${out.slice(-15).join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(w);
         void exited.then((code) => {
           if (!waiters.has(w)) return;
           waiters.delete(w);
           clearTimeout(timer);
-          reject(new Error(`${name} exited (${code}) before printing ${re}; last lines:\n${out.slice(-15).join('\n')}`));
+          reject(
+            new Error(
+              `${name} exited (${code}) before printing ${re}; last lines:\n${out.slice(-15).join('\n')}`,
+            ),
+          );
         });
       });
     },

@@ -23,8 +23,13 @@ export async function ensureRendererBuilt(): Promise<void> {
   }
   try {
     if (existsSync(join(RENDERER_DIR, 'index.html'))) return;
-    const r = spawnSync(join(ROOT, 'node_modules/.bin/vite'), ['build', '--config', 'vite.renderer.config.ts'], { cwd: ROOT, stdio: 'inherit' });
-    if (r.status !== 0) throw new Error('the renderer build (vite build --config vite.renderer.config.ts) failed');
+    const r = spawnSync(
+      join(ROOT, 'node_modules/.bin/vite'),
+      ['build', '--config', 'vite.renderer.config.ts'],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    if (r.status !== 0)
+      throw new Error('the renderer build (vite build --config vite.renderer.config.ts) failed');
   } finally {
     rmdirSync(lock);
   }

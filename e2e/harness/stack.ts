@@ -22,7 +22,11 @@ import { ensureRendererBuilt, ROOT } from './renderer-build.js';
 
 export const SYSTEMS = ['shop-a', 'shop-b', 'inventory'] as const;
 export type SystemId = (typeof SYSTEMS)[number];
-export const AUTH_REF: Record<SystemId, string> = { 'shop-a': 'auth-shop-a', 'shop-b': 'auth-shop-b', inventory: 'auth-inventory' };
+export const AUTH_REF: Record<SystemId, string> = {
+  'shop-a': 'auth-shop-a',
+  'shop-b': 'auth-shop-b',
+  inventory: 'auth-inventory',
+};
 export const CLIENT_ID = 'desk-e2e';
 
 export interface HostHandle {
@@ -136,7 +140,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     systems: { system_id: SystemId; name: string; base_url: string; signing_secret: string }[];
   };
   rmSync(systemsFile);
-  const systemUrls = Object.fromEntries(systemsDoc.systems.map((s) => [s.system_id, s.base_url])) as Record<SystemId, string>;
+  const systemUrls = Object.fromEntries(systemsDoc.systems.map((s) => [s.system_id, s.base_url])) as Record<
+    SystemId,
+    string
+  >;
 
   const model = await startScriptedModel({ script: opts.script ?? [] });
 
@@ -178,11 +185,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     hub: null,
     async startHub() {
       if (stack.hub?.alive()) throw new Error('the Hub is already running');
-      const hub = spawnTs('hub', 'src-hub/cli.ts', ['--port', String(hubPort), '--data', join(dir, 'hub'), '--config', configFile], {
-        cwd: ROOT,
-        logFile,
-        env: { HUB_LOG_LEVEL: 'warn' },
-      });
+      const hub = spawnTs(
+        'hub',
+        'src-hub/cli.ts',
+        ['--port', String(hubPort), '--data', join(dir, 'hub'), '--config', configFile],
+        {
+          cwd: ROOT,
+          logFile,
+          env: { HUB_LOG_LEVEL: 'warn' },
+        },
+      );
       procs.push(hub);
       stack.hub = hub;
       await waitHealthy(hubDirectUrl, 60_000, () => hub.alive());
@@ -222,7 +234,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     async admin<T>(method: string, path: string, body?: unknown): Promise<T> {
       const res = await fetch(`${hubDirectUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return json<T>(res, `${method} ${path}`);
@@ -233,16 +248,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     metrics: () => stack.admin<MetricsLike>('GET', '/admin/v1/metrics'),
     async ledger(system) {
-      return (await json<{ ledger: LedgerEntry[] }>(await fetch(`${systemUrls[system]}/__demo/ledger`), 'ledger')).ledger;
+      return (
+        await json<{ ledger: LedgerEntry[] }>(await fetch(`${systemUrls[system]}/__demo/ledger`), 'ledger')
+      ).ledger;
     },
     async requests(system) {
-      return (await json<{ requests: RequestLogEntry[] }>(await fetch(`${systemUrls[system]}/__demo/requests`), 'requests')).requests;
+      return (
+        await json<{ requests: RequestLogEntry[] }>(
+          await fetch(`${systemUrls[system]}/__demo/requests`),
+          'requests',
+        )
+      ).requests;
     },
     async demoState(system) {
-      return (await json<{ state: unknown }>(await fetch(`${systemUrls[system]}/__demo/state`), 'state')).state;
+      return (await json<{ state: unknown }>(await fetch(`${systemUrls[system]}/__demo/state`), 'state'))
+        .state;
     },
     async setFault(system, fault) {
-      await json(await fetch(`${systemUrls[system]}/__demo/faults`, { method: 'POST', body: JSON.stringify(fault) }), 'set fault');
+      await json(
+        await fetch(`${systemUrls[system]}/__demo/faults`, { method: 'POST', body: JSON.stringify(fault) }),
+        'set fault',
+      );
     },
     async clearFaults(system) {
       await json(await fetch(`${systemUrls[system]}/__demo/faults`, { method: 'DELETE' }), 'clear faults');

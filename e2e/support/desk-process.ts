@@ -15,14 +15,20 @@ export interface DeskProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startDeskProcess(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<DeskProcess> {
+export async function startDeskProcess(
+  opts: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<DeskProcess> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'bailing-e2e-'));
   const ownDir = opts.dataDir === undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src-main/browser-host/cli.ts'), '--data', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src-main/browser-host/cli.ts'), '--data', dataDir],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {

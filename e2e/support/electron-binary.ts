@@ -14,5 +14,6 @@ export function electronBinary(): string | null {
 /** Throws, with the reason and the fix, when the binary cannot load the app's native modules. */
 export function assertElectronRunnable(binary: string): void {
   const fit = nativeModulesFit(binary);
-  if (!fit.ok) throw new Error(`Electron ${binary} cannot load the app's native modules (${fit.why}). ${REBUILD_HINT}`);
+  if (!fit.ok)
+    throw new Error(`Electron ${binary} cannot load the app's native modules (${fit.why}). ${REBUILD_HINT}`);
 }

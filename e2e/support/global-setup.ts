@@ -4,9 +4,13 @@ import { resolve } from 'node:path';
 
 export default function globalSetup(): void {
   const root = resolve(import.meta.dirname, '../..');
-  const r = spawnSync(resolve(root, 'node_modules/.bin/vite'), ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    resolve(root, 'node_modules/.bin/vite'),
+    ['build', '--config', 'vite.renderer.config.ts', '--logLevel', 'warn'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   if (r.status !== 0) throw new Error('renderer build failed');
 }

@@ -10,7 +10,10 @@ export async function seeDemoConversation(page: Page): Promise<void> {
 }
 
 export async function createTask(page: Page, title: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('button', { name: 'Tasks' }).click();
+  await page
+    .getByRole('navigation', { name: 'Main navigation' })
+    .getByRole('button', { name: 'Tasks' })
+    .click();
   await page.getByRole('button', { name: 'Create task' }).first().click();
   const form = page.getByRole('form', { name: 'Create task' });
   await form.getByLabel('Title').fill(title);
@@ -35,7 +38,9 @@ export async function createTask(page: Page, title: string): Promise<void> {
 export async function pauseAndContinue(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Pause' }).click();
   await expect(page.getByTestId('task-state')).toHaveText('Paused');
-  await expect(page.getByTestId('task-sentence')).toHaveText('Further dispatch is paused. Nothing is waiting.');
+  await expect(page.getByTestId('task-sentence')).toHaveText(
+    'Further dispatch is paused. Nothing is waiting.',
+  );
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByTestId('task-state')).toHaveText('Active');
   await expect(page.getByTestId('task-sentence')).toHaveText('Dispatch is allowed: 6 of 6 writes left.');

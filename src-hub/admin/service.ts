@@ -14,11 +14,21 @@ export async function createClient(
   const clientId = input.client_id ?? newId('cli');
   const token = input.token ?? newClientToken(clientId);
   if (clientIdOfToken(token) !== clientId) {
-    throw new HubError(400, 'invalid_request', `a client token must look like bdc_${clientId}.<at least 16 url-safe characters>`);
+    throw new HubError(
+      400,
+      'invalid_request',
+      `a client token must look like bdc_${clientId}.<at least 16 url-safe characters>`,
+    );
   }
-  if (await ctx.store.getClient(clientId)) throw conflict('already_exists', `client ${clientId} already exists`);
+  if (await ctx.store.getClient(clientId))
+    throw conflict('already_exists', `client ${clientId} already exists`);
   await ctx.store.createClient(
-    { client_id: clientId, name: input.name, token_hash: hashToken(ctx.store.tokenSalt(), token), created_at: ctx.now().toISOString() },
+    {
+      client_id: clientId,
+      name: input.name,
+      token_hash: hashToken(ctx.store.tokenSalt(), token),
+      created_at: ctx.now().toISOString(),
+    },
     { actor, kind: 'client.created', detail: { client_id: clientId, name: input.name } },
   );
   return { client_id: clientId, name: input.name, token };
@@ -50,7 +60,8 @@ export async function createAuthorization(
   const sys = await ctx.store.getSystem(input.system_id);
   if (!sys) throw notFound('system_not_found', `no system ${input.system_id}`);
   const ref = input.authorization_ref ?? `${input.system_id}:${newId('cli').slice(4, 16)}`;
-  if (await ctx.store.getAuthorization(ref)) throw conflict('already_exists', `authorization ${ref} already exists`);
+  if (await ctx.store.getAuthorization(ref))
+    throw conflict('already_exists', `authorization ${ref} already exists`);
   const at = ctx.now().toISOString();
   const rec: AuthorizationRecord = {
     authorization_ref: ref,
@@ -62,15 +73,28 @@ export async function createAuthorization(
     created_at: at,
     updated_at: at,
   };
-  await ctx.store.createAuthorization(rec, { actor, kind: 'authorization.created', detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account } });
+  await ctx.store.createAuthorization(rec, {
+    actor,
+    kind: 'authorization.created',
+    detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account },
+  });
   return toAuthorization(ctx.hubId, rec, sys.name);
 }
 
-export async function grantAuthorization(ctx: HubContext, ref: string, clientId: string, actor: string): Promise<Authorization> {
+export async function grantAuthorization(
+  ctx: HubContext,
+  ref: string,
+  clientId: string,
+  actor: string,
+): Promise<Authorization> {
   const a = await ctx.store.getAuthorization(ref);
   if (!a) throw notFound('authorization_not_found', `no authorization ${ref}`);
   if (!(await ctx.store.getClient(clientId))) throw notFound('not_found', `no client ${clientId}`);
-  await ctx.store.grant(ref, clientId, { actor, kind: 'authorization.granted', detail: { authorization_ref: ref, client_id: clientId } });
+  await ctx.store.grant(ref, clientId, {
+    actor,
+    kind: 'authorization.granted',
+    detail: { authorization_ref: ref, client_id: clientId },
+  });
   return authorizationView(ctx, a);
 }
 
@@ -82,14 +106,19 @@ export async function changeAuthorization(
 ): Promise<Authorization> {
   const cur = await ctx.store.getAuthorization(ref);
   if (!cur) throw notFound('authorization_not_found', `no authorization ${ref}`);
-  if (cur.state === 'revoked') throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
+  if (cur.state === 'revoked')
+    throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
   const sys = await ctx.store.getSystem(cur.system_id);
   const name = sys?.name ?? cur.system_id;
   const next = await ctx.store.updateAuthorization(
     ref,
     patch,
     ctx.now().toISOString(),
-    { actor, kind: `authorization.${patch.state}`, detail: { authorization_ref: ref, account: patch.account ?? null } },
+    {
+      actor,
+      kind: `authorization.${patch.state}`,
+      detail: { authorization_ref: ref, account: patch.account ?? null },
+    },
     (a) => ({ type: 'authorization.changed', authorization: toAuthorization(ctx.hubId, a, name) }),
   );
   if (!next) throw notFound('authorization_not_found', `no authorization ${ref}`);

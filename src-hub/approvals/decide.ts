@@ -40,7 +40,12 @@ function alreadyDecided(a: ApprovalRecord, input: DecisionInput): Approval {
   throw conflict('decision_conflict', `approval ${a.approval_id} is already ${a.state}`);
 }
 
-export async function decideApproval(ctx: HubContext, approvalId: string, input: DecisionInput, actor: string): Promise<Approval> {
+export async function decideApproval(
+  ctx: HubContext,
+  approvalId: string,
+  input: DecisionInput,
+  actor: string,
+): Promise<Approval> {
   const a = await ctx.store.getApproval(approvalId);
   if (!a) throw notFound('approval_not_found', `no approval ${approvalId}`);
   if (a.state !== 'pending') return alreadyDecided(a, input);
@@ -49,8 +54,18 @@ export async function decideApproval(ctx: HubContext, approvalId: string, input:
     invocation_id: a.invocation_id,
     from: 'awaiting_approval',
     to,
-    decide_approval: { approval_id: a.approval_id, decision_id: input.decision_id, state: to, decided_by: actor, note: input.note ?? null },
-    audit: { actor, kind: 'approval.decided', detail: { approval_id: a.approval_id, decision_id: input.decision_id, decision: input.decision } },
+    decide_approval: {
+      approval_id: a.approval_id,
+      decision_id: input.decision_id,
+      state: to,
+      decided_by: actor,
+      note: input.note ?? null,
+    },
+    audit: {
+      actor,
+      kind: 'approval.decided',
+      detail: { approval_id: a.approval_id, decision_id: input.decision_id, decision: input.decision },
+    },
   });
   const after = await ctx.store.getApproval(approvalId);
   if (!after) throw new HubError(500, 'internal_error', 'approval vanished');

@@ -34,38 +34,50 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
     return { authorizations: await Promise.all(list.map((a) => authorizationView(ctx, a))) };
   });
 
-  app.post<{ Body: ToolSearchRequest }>('/agent/v1/tools/search', { onRequest, schema: { body: bodies.toolSearch } }, async (req) =>
-    searchTools(ctx, requireClientId(req), req.body),
+  app.post<{ Body: ToolSearchRequest }>(
+    '/agent/v1/tools/search',
+    { onRequest, schema: { body: bodies.toolSearch } },
+    async (req) => searchTools(ctx, requireClientId(req), req.body),
   );
 
-  app.post<{ Body: CreateRunRequest }>('/agent/v1/runs', { onRequest, schema: { body: bodies.createRun } }, async (req, reply) => {
-    const clientId = requireClientId(req);
-    const a = await ctx.store.getAuthorization(req.body.authorization_ref);
-    if (!a || !(await ctx.store.isGranted(a.authorization_ref, clientId))) {
-      throw notFound('authorization_not_found', `authorization ${req.body.authorization_ref} is not granted to this client`);
-    }
-    if (a.state === 'revoked') throw conflict('authorization_revoked', `authorization ${a.authorization_ref} is revoked`);
-    const run: RunRecord = {
-      run_id: newId('run'),
-      client_id: clientId,
-      agent_session_id: req.body.agent_session_id,
-      turn_id: req.body.turn_id,
-      authorization_ref: a.authorization_ref,
-      state: 'open',
-      created_at: ctx.now().toISOString(),
-      ended_at: null,
-    };
-    await ctx.store.createRun(run);
-    return reply.code(201).send(toRun(run));
-  });
+  app.post<{ Body: CreateRunRequest }>(
+    '/agent/v1/runs',
+    { onRequest, schema: { body: bodies.createRun } },
+    async (req, reply) => {
+      const clientId = requireClientId(req);
+      const a = await ctx.store.getAuthorization(req.body.authorization_ref);
+      if (!a || !(await ctx.store.isGranted(a.authorization_ref, clientId))) {
+        throw notFound(
+          'authorization_not_found',
+          `authorization ${req.body.authorization_ref} is not granted to this client`,
+        );
+      }
+      if (a.state === 'revoked')
+        throw conflict('authorization_revoked', `authorization ${a.authorization_ref} is revoked`);
+      const run: RunRecord = {
+        run_id: newId('run'),
+        client_id: clientId,
+        agent_session_id: req.body.agent_session_id,
+        turn_id: req.body.turn_id,
+        authorization_ref: a.authorization_ref,
+        state: 'open',
+        created_at: ctx.now().toISOString(),
+        ended_at: null,
+      };
+      await ctx.store.createRun(run);
+      return reply.code(201).send(toRun(run));
+    },
+  );
 
   const ownRun = async (clientId: string, id: string) => {
     const r = await ctx.store.getRun(id);
     if (!r || r.client_id !== clientId) throw notFound('run_not_found', `no run ${id} for this client`);
     return r;
   };
-  app.get<{ Params: { id: string } }>('/agent/v1/runs/:id', { onRequest, schema: { params: idParams('id') } }, async (req) =>
-    toRun(await ownRun(requireClientId(req), req.params.id)),
+  app.get<{ Params: { id: string } }>(
+    '/agent/v1/runs/:id',
+    { onRequest, schema: { params: idParams('id') } },
+    async (req) => toRun(await ownRun(requireClientId(req), req.params.id)),
   );
   app.post<{ Params: { id: string } }>(
     '/agent/v1/runs/:id/end',
@@ -76,16 +88,24 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
     },
   );
 
-  app.post<{ Body: InvokeRequest }>('/agent/v1/invocations', { onRequest, schema: { body: bodies.invoke } }, async (req, reply) => {
-    const out = await invoke(ctx, requireClientId(req), req.body);
-    return reply.code(out.created ? 201 : 200).send(out.receipt);
-  });
+  app.post<{ Body: InvokeRequest }>(
+    '/agent/v1/invocations',
+    { onRequest, schema: { body: bodies.invoke } },
+    async (req, reply) => {
+      const out = await invoke(ctx, requireClientId(req), req.body);
+      return reply.code(out.created ? 201 : 200).send(out.receipt);
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/agent/v1/invocations/:id', { onRequest, schema: { params: idParams('id') } }, async (req) => {
-    const rec = await loadOwnInvocation(ctx, requireClientId(req), req.params.id);
-    const approval = rec.approval_id ? await ctx.store.getApproval(rec.approval_id) : null;
-    return toReceipt(rec, approval);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/agent/v1/invocations/:id',
+    { onRequest, schema: { params: idParams('id') } },
+    async (req) => {
+      const rec = await loadOwnInvocation(ctx, requireClientId(req), req.params.id);
+      const approval = rec.approval_id ? await ctx.store.getApproval(rec.approval_id) : null;
+      return toReceipt(rec, approval);
+    },
+  );
 
   app.post<{ Params: { id: string } }>(
     '/agent/v1/invocations/:id/resume',

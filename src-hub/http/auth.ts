@@ -36,10 +36,16 @@ export function createAuth(ctx: HubContext) {
     },
     async client(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);
-      if (!token) throw new HubError(401, 'unauthorized', 'a client bearer token is required in the Authorization header');
+      if (!token)
+        throw new HubError(
+          401,
+          'unauthorized',
+          'a client bearer token is required in the Authorization header',
+        );
       const clientId = await clientOf(token);
       if (!clientId) {
-        if (await isAdmin(token)) throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
+        if (await isAdmin(token))
+          throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
         throw new HubError(401, 'unauthorized', 'unknown or invalid token');
       }
       request.clientId = clientId;
@@ -47,9 +53,15 @@ export function createAuth(ctx: HubContext) {
     },
     async admin(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);
-      if (!token) throw new HubError(401, 'unauthorized', 'the admin bearer token is required in the Authorization header');
+      if (!token)
+        throw new HubError(
+          401,
+          'unauthorized',
+          'the admin bearer token is required in the Authorization header',
+        );
       if (await isAdmin(token)) return;
-      if (await clientOf(token)) throw new HubError(403, 'forbidden', 'client tokens cannot use the admin API');
+      if (await clientOf(token))
+        throw new HubError(403, 'forbidden', 'client tokens cannot use the admin API');
       throw new HubError(401, 'unauthorized', 'unknown or invalid token');
     },
   };

@@ -17,15 +17,24 @@ export function mapError(err: FastifyError | HubError | Error): Mapped {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, error: 'invalid_json', message: 'the request body is not valid JSON' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, error: 'body_too_large', message: 'the request body exceeds the configured limit' };
+      return {
+        status: 413,
+        error: 'body_too_large',
+        message: 'the request body exceeds the configured limit',
+      };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, error: 'unsupported_media_type', message: 'request bodies must be application/json' };
+      return {
+        status: 415,
+        error: 'unsupported_media_type',
+        message: 'request bodies must be application/json',
+      };
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, error: 'invalid_request', message: 'invalid content-length' };
     default:
       break;
   }
-  if (e.statusCode === 413) return { status: 413, error: 'body_too_large', message: 'the request body exceeds the configured limit' };
+  if (e.statusCode === 413)
+    return { status: 413, error: 'body_too_large', message: 'the request body exceeds the configured limit' };
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
     return { status: e.statusCode, error: 'invalid_request', message: e.message };
   }
@@ -39,7 +48,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     void reply.code(m.status).send({ error: m.error, message: m.message });
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+    void reply
+      .code(404)
+      .send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
   });
 }
 
@@ -52,7 +63,10 @@ export function installJsonParser(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch {
-      const err = Object.assign(new Error('invalid JSON'), { code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 });
+      const err = Object.assign(new Error('invalid JSON'), {
+        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+        statusCode: 400,
+      });
       done(err as FastifyError, undefined);
     }
   });

@@ -65,14 +65,22 @@ export const bodies = {
   createClient: bodySchema(
     z.object({
       name: z.string().min(1).max(200),
-      client_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional(),
+      client_id: z
+        .string()
+        .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+        .optional(),
     }),
   ),
   grant: bodySchema(z.object({ client_id: z.string().min(1).max(200) })),
   rebind: {
     anyOf: [
       { type: 'null' },
-      bodySchema(z.object({ account: z.string().min(1).max(200).optional(), on_behalf_of: z.string().min(1).max(200).optional() })),
+      bodySchema(
+        z.object({
+          account: z.string().min(1).max(200).optional(),
+          on_behalf_of: z.string().min(1).max(200).optional(),
+        }),
+      ),
     ],
   },
 };

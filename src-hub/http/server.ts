@@ -20,7 +20,9 @@ export function buildApp(ctx: HubContext): HubApp {
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
+    },
   });
   installJsonParser(app);
   installErrorHandling(app);

@@ -11,12 +11,18 @@ const ACTIONS: TaskAction[] = ['pause', 'continue', 'cancel'];
 
 export function registerTaskRoutes(app: FastifyInstance, ctx: HubContext, auth: HubAuth): void {
   const client = { onRequest: auth.client };
-  app.post<{ Body: CreateTaskRequest }>('/agent/v1/tasks', { ...client, schema: { body: bodies.createTask } }, async (req, reply) =>
-    reply.code(201).send(await createTask(ctx, requireClientId(req), req.body)),
+  app.post<{ Body: CreateTaskRequest }>(
+    '/agent/v1/tasks',
+    { ...client, schema: { body: bodies.createTask } },
+    async (req, reply) => reply.code(201).send(await createTask(ctx, requireClientId(req), req.body)),
   );
-  app.get('/agent/v1/tasks', client, async (req) => ({ tasks: await listTaskViews(ctx, requireClientId(req)) }));
-  app.get<{ Params: { id: string } }>('/agent/v1/tasks/:id', { ...client, schema: { params: idParams('id') } }, async (req) =>
-    taskView(ctx, await loadTask(ctx, requireClientId(req), req.params.id)),
+  app.get('/agent/v1/tasks', client, async (req) => ({
+    tasks: await listTaskViews(ctx, requireClientId(req)),
+  }));
+  app.get<{ Params: { id: string } }>(
+    '/agent/v1/tasks/:id',
+    { ...client, schema: { params: idParams('id') } },
+    async (req) => taskView(ctx, await loadTask(ctx, requireClientId(req), req.params.id)),
   );
   for (const action of ACTIONS) {
     app.post<{ Params: { id: string } }>(
@@ -31,8 +37,10 @@ export function registerTaskRoutes(app: FastifyInstance, ctx: HubContext, auth: 
 
   const admin = { onRequest: auth.admin };
   app.get('/admin/v1/tasks', admin, async () => ({ tasks: await listTaskViews(ctx, null) }));
-  app.get<{ Params: { id: string } }>('/admin/v1/tasks/:id', { ...admin, schema: { params: idParams('id') } }, async (req) =>
-    taskView(ctx, await loadTask(ctx, null, req.params.id)),
+  app.get<{ Params: { id: string } }>(
+    '/admin/v1/tasks/:id',
+    { ...admin, schema: { params: idParams('id') } },
+    async (req) => taskView(ctx, await loadTask(ctx, null, req.params.id)),
   );
   for (const action of ACTIONS) {
     app.post<{ Params: { id: string } }>(

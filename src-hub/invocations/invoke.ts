@@ -10,7 +10,12 @@ import type { HubContext } from '../context.js';
 import { renderPrompt } from '../approvals/prompt.js';
 import { conflict, HubError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { InvocationChangeResult, InvocationRecord, OperationRecord, TaskRecord } from '../store/types.js';
+import type {
+  InvocationChangeResult,
+  InvocationRecord,
+  OperationRecord,
+  TaskRecord,
+} from '../store/types.js';
 import { checkBoundary } from '../tasks/boundary.js';
 import { evaluatePermit, WINDOW_MS } from '../tasks/policy.js';
 import { toReceipt } from './receipt.js';
@@ -29,17 +34,23 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   if (existing) return replay(ctx, clientId, req, digest, existing);
 
   const run = await ctx.store.getRun(req.run_id);
-  if (!run || run.client_id !== clientId) throw notFound('run_not_found', `no run ${req.run_id} for this client`);
+  if (!run || run.client_id !== clientId)
+    throw notFound('run_not_found', `no run ${req.run_id} for this client`);
   if (run.authorization_ref !== req.authorization_ref) {
     throw conflict('run_mismatch', `run ${run.run_id} belongs to authorization ${run.authorization_ref}`);
   }
-  if (run.state !== 'open') throw conflict('run_ended', `run ${run.run_id} has ended and accepts no new invocations`);
+  if (run.state !== 'open')
+    throw conflict('run_ended', `run ${run.run_id} has ended and accepts no new invocations`);
 
   const auth = await ctx.store.getAuthorization(req.authorization_ref);
   if (!auth || !(await ctx.store.isGranted(auth.authorization_ref, clientId))) {
-    throw notFound('authorization_not_found', `authorization ${req.authorization_ref} is not granted to this client`);
+    throw notFound(
+      'authorization_not_found',
+      `authorization ${req.authorization_ref} is not granted to this client`,
+    );
   }
-  if (auth.state === 'revoked') throw conflict('authorization_revoked', `authorization ${auth.authorization_ref} is revoked`);
+  if (auth.state === 'revoked')
+    throw conflict('authorization_revoked', `authorization ${auth.authorization_ref} is revoked`);
   if (req.authorization_revision !== undefined && req.authorization_revision !== auth.revision) {
     throw conflict(
       'authorization_rebound',
@@ -48,7 +59,11 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   }
 
   const op = await ctx.store.currentOperation(auth.system_id, req.tool);
-  if (!op) throw notFound('tool_not_found', `tool ${req.tool} is not declared for authorization ${auth.authorization_ref}`);
+  if (!op)
+    throw notFound(
+      'tool_not_found',
+      `tool ${req.tool} is not declared for authorization ${auth.authorization_ref}`,
+    );
   if (op.declaration_revision !== req.declaration_revision) {
     throw conflict(
       'declaration_changed',
@@ -59,7 +74,8 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   let task: TaskRecord | null = null;
   if (req.task_id !== undefined) {
     task = await ctx.store.getTask(req.task_id);
-    if (!task || task.client_id !== clientId) throw notFound('task_not_found', `no task ${req.task_id} for this client`);
+    if (!task || task.client_id !== clientId)
+      throw notFound('task_not_found', `no task ${req.task_id} for this client`);
   }
 
   const at = ctx.now();
@@ -75,7 +91,11 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
       ...rest,
     });
 
-  const args = ctx.schemas.validate(`op:${op.system_id}:${op.tool}:${op.declaration_revision}`, op.operation.input_schema, req.arguments);
+  const args = ctx.schemas.validate(
+    `op:${op.system_id}:${op.tool}:${op.declaration_revision}`,
+    op.operation.input_schema,
+    req.arguments,
+  );
   if (!args.ok) {
     const res = await created('not_dispatched', {
       patch: { reason_code: 'arguments_invalid', reason_message: args.message },
@@ -84,9 +104,16 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   }
 
   if (task) {
-    const refusal = checkBoundary(task, { authorization_ref: auth.authorization_ref, tool: req.tool, arguments: req.arguments }, ctx.schemas, at.getTime());
+    const refusal = checkBoundary(
+      task,
+      { authorization_ref: auth.authorization_ref, tool: req.tool, arguments: req.arguments },
+      ctx.schemas,
+      at.getTime(),
+    );
     if (refusal) {
-      const res = await created('not_dispatched', { patch: { reason_code: refusal.code, reason_message: refusal.message } });
+      const res = await created('not_dispatched', {
+        patch: { reason_code: refusal.code, reason_message: refusal.message },
+      });
       return settle(ctx, clientId, req, digest, res);
     }
   }
@@ -101,7 +128,11 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
         tool: req.tool,
         parameter_digest: digest,
         arguments_preview: op.operation.audit_sensitive ? null : req.arguments,
-        prompt: renderPrompt(op.operation.approval.prompt ?? null, req.arguments, op.operation.audit_sensitive),
+        prompt: renderPrompt(
+          op.operation.approval.prompt ?? null,
+          req.arguments,
+          op.operation.audit_sensitive,
+        ),
         state: 'pending',
         decision_id: null,
         decided_by: null,

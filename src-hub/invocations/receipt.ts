@@ -4,7 +4,12 @@ import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ApprovalRecord, InvocationRecord } from '../store/types.js';
 
 /** sha256 over the canonical JSON of the facts a receipt asserts. */
-export function receiptDigest(r: Pick<InvocationRecord, 'state' | 'dispatch' | 'result' | 'business_status' | 'reason_code' | 'reconciliation'>): string {
+export function receiptDigest(
+  r: Pick<
+    InvocationRecord,
+    'state' | 'dispatch' | 'result' | 'business_status' | 'reason_code' | 'reconciliation'
+  >,
+): string {
   return sha256Hex(
     canonicalJson({
       state: r.state,
@@ -42,7 +47,12 @@ export function toReceipt(rec: InvocationRecord, approval: ApprovalRecord | null
     task_id: rec.task_id,
     effect: rec.effect,
     approval: approval
-      ? { approval_id: approval.approval_id, state: approval.state, decided_at: approval.decided_at, prompt: approval.prompt }
+      ? {
+          approval_id: approval.approval_id,
+          state: approval.state,
+          decided_at: approval.decided_at,
+          prompt: approval.prompt,
+        }
       : null,
     reconciliation: rec.reconciliation,
     created_at: rec.created_at,

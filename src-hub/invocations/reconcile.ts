@@ -9,7 +9,11 @@ import type { HubContext, LookupResult } from '../context.js';
 import type { InvocationRecord } from '../store/types.js';
 import { transitionInvocation } from './transition.js';
 
-export async function reconcile(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+export async function reconcile(
+  ctx: HubContext,
+  rec: InvocationRecord,
+  actor: string,
+): Promise<InvocationRecord> {
   if (rec.state !== 'unknown' && rec.state !== 'unverified') return rec;
   const system = await ctx.store.getSystem(rec.system_id);
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
@@ -62,7 +66,8 @@ export async function reconcile(ctx: HubContext, rec: InvocationRecord, actor: s
             result_truncated: false,
             business_status: result.http_status,
             reason_code: result.outcome === 'failed' ? 'business_rejected' : null,
-            reason_message: result.outcome === 'failed' ? 'the business system reports the operation failed' : null,
+            reason_message:
+              result.outcome === 'failed' ? 'the business system reports the operation failed' : null,
             add_evidence: evidence,
           },
         })

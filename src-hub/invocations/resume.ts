@@ -16,13 +16,22 @@ import { toReceipt } from './receipt.js';
 import { sendAndRecord } from './send.js';
 import { transitionInvocation } from './transition.js';
 
-export async function loadOwnInvocation(ctx: HubContext, clientId: string, id: string): Promise<InvocationRecord> {
+export async function loadOwnInvocation(
+  ctx: HubContext,
+  clientId: string,
+  id: string,
+): Promise<InvocationRecord> {
   const rec = await ctx.store.getInvocation(id);
-  if (!rec || rec.client_id !== clientId) throw notFound('invocation_not_found', `no invocation ${id} for this client`);
+  if (!rec || rec.client_id !== clientId)
+    throw notFound('invocation_not_found', `no invocation ${id} for this client`);
   return rec;
 }
 
-async function respond(ctx: HubContext, action: ResumeResponse['action'], rec: InvocationRecord): Promise<ResumeResponse> {
+async function respond(
+  ctx: HubContext,
+  action: ResumeResponse['action'],
+  rec: InvocationRecord,
+): Promise<ResumeResponse> {
   const approval = rec.approval_id ? await ctx.store.getApproval(rec.approval_id) : null;
   return { action, receipt: toReceipt(rec, approval) };
 }
@@ -44,7 +53,11 @@ export async function resume(ctx: HubContext, clientId: string, id: string): Pro
       patch: { reason_code: code, reason_message: message, retry_after_ms: null },
       audit: { actor, kind: 'invocation.resume_refused', detail: { code } },
     });
-    return respond(ctx, res.kind === 'stale' ? 'unchanged' : 'refused', res.kind === 'stale' ? (res.current ?? rec) : res.record);
+    return respond(
+      ctx,
+      res.kind === 'stale' ? 'unchanged' : 'refused',
+      res.kind === 'stale' ? (res.current ?? rec) : res.record,
+    );
   };
 
   const approval = rec.approval_id ? await ctx.store.getApproval(rec.approval_id) : null;
@@ -52,9 +65,13 @@ export async function resume(ctx: HubContext, clientId: string, id: string): Pro
     return refuse('approval_mismatch', 'the approval does not cover these exact arguments');
   }
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
-  if (!auth || auth.state === 'revoked') return refuse('authorization_revoked', `authorization ${rec.authorization_ref} is revoked`);
+  if (!auth || auth.state === 'revoked')
+    return refuse('authorization_revoked', `authorization ${rec.authorization_ref} is revoked`);
   if (auth.revision !== rec.authorization_revision) {
-    return refuse('authorization_rebound', `authorization ${rec.authorization_ref} changed since the call was approved`);
+    return refuse(
+      'authorization_rebound',
+      `authorization ${rec.authorization_ref} changed since the call was approved`,
+    );
   }
   const task = rec.task_id ? await ctx.store.getTask(rec.task_id) : null;
   const now = ctx.now();

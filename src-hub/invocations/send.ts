@@ -12,19 +12,31 @@ import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { transitionInvocation } from './transition.js';
 
-export function sendAndRecord(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+export function sendAndRecord(
+  ctx: HubContext,
+  rec: InvocationRecord,
+  actor: string,
+): Promise<InvocationRecord> {
   const p = sendAndRecordOnce(ctx, rec, actor);
   ctx.inflight.add(p);
   void p.finally(() => ctx.inflight.delete(p)).catch(() => undefined);
   return p;
 }
 
-async function sendAndRecordOnce(ctx: HubContext, rec: InvocationRecord, actor: string): Promise<InvocationRecord> {
+async function sendAndRecordOnce(
+  ctx: HubContext,
+  rec: InvocationRecord,
+  actor: string,
+): Promise<InvocationRecord> {
   const system = await ctx.store.getSystem(rec.system_id);
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
   let result: SendResult;
   if (!system || !auth) {
-    result = { kind: 'no_response', reason: 'aborted', detail: 'system or authorization missing at send time; nothing was sent' };
+    result = {
+      kind: 'no_response',
+      reason: 'aborted',
+      detail: 'system or authorization missing at send time; nothing was sent',
+    };
   } else {
     ctx.metrics.count(rec.client_id, 'dispatches');
     try {
@@ -40,7 +52,10 @@ async function sendAndRecordOnce(ctx: HubContext, rec: InvocationRecord, actor: 
         signal: ctx.shutdown,
       });
     } catch (err) {
-      ctx.logger.error({ invocation_id: rec.invocation_id, err: String(err) }, 'send raised; recording unknown');
+      ctx.logger.error(
+        { invocation_id: rec.invocation_id, err: String(err) },
+        'send raised; recording unknown',
+      );
       result = { kind: 'no_response', reason: 'connection_lost', detail: 'the send failed unexpectedly' };
     }
   }
@@ -69,7 +84,10 @@ async function sendAndRecordOnce(ctx: HubContext, rec: InvocationRecord, actor: 
   return res.record;
 }
 
-function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed' | 'unknown'; patch: InvocationPatch } {
+function outcomeOf(
+  result: SendResult,
+  at: string,
+): { to: 'succeeded' | 'failed' | 'unknown'; patch: InvocationPatch } {
   if (result.kind === 'no_response') {
     const evidence: ReconciliationEvidence = {
       checked_at: at,
@@ -90,7 +108,11 @@ function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed'
     };
   }
   const digest = sha256Hex(canonicalJson(result.body ?? null));
-  const base = { result: result.body ?? null, result_truncated: result.truncated, business_status: result.status };
+  const base = {
+    result: result.body ?? null,
+    result_truncated: result.truncated,
+    business_status: result.status,
+  };
   if (result.status >= 200 && result.status < 300) {
     return {
       to: 'succeeded',
@@ -99,7 +121,14 @@ function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed'
         dispatch: 'confirmed',
         reason_code: null,
         reason_message: null,
-        add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'succeeded', http_status: result.status, evidence_digest: digest, detail: 'the business system confirmed the call' },
+        add_evidence: {
+          checked_at: at,
+          source: 'dispatch_response',
+          outcome: 'succeeded',
+          http_status: result.status,
+          evidence_digest: digest,
+          detail: 'the business system confirmed the call',
+        },
       },
     };
   }
@@ -111,7 +140,14 @@ function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed'
         dispatch: 'confirmed',
         reason_code: 'business_rejected',
         reason_message: `the business system rejected the call (HTTP ${result.status})`,
-        add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'failed', http_status: result.status, evidence_digest: digest, detail: 'the business system rejected the call' },
+        add_evidence: {
+          checked_at: at,
+          source: 'dispatch_response',
+          outcome: 'failed',
+          http_status: result.status,
+          evidence_digest: digest,
+          detail: 'the business system rejected the call',
+        },
       },
     };
   }
@@ -122,7 +158,14 @@ function outcomeOf(result: SendResult, at: string): { to: 'succeeded' | 'failed'
       dispatch: 'attempted',
       reason_code: 'business_server_error',
       reason_message: `the business system answered HTTP ${result.status}; it may or may not have committed the call`,
-      add_evidence: { checked_at: at, source: 'dispatch_response', outcome: 'inconclusive', http_status: result.status, evidence_digest: digest, detail: 'server error: the outcome needs checking' },
+      add_evidence: {
+        checked_at: at,
+        source: 'dispatch_response',
+        outcome: 'inconclusive',
+        http_status: result.status,
+        evidence_digest: digest,
+        detail: 'server error: the outcome needs checking',
+      },
     },
   };
 }

@@ -18,9 +18,15 @@ export class IllegalTransitionError extends Error {
   }
 }
 
-export type TransitionRequest = Omit<InvocationChange, 'render' | 'render_task' | 'at' | 'enrollment' | 'operation_rate'> & { at?: string };
+export type TransitionRequest = Omit<
+  InvocationChange,
+  'render' | 'render_task' | 'at' | 'enrollment' | 'operation_rate'
+> & { at?: string };
 
-export async function transitionInvocation(ctx: HubContext, req: TransitionRequest): Promise<InvocationChangeResult> {
+export async function transitionInvocation(
+  ctx: HubContext,
+  req: TransitionRequest,
+): Promise<InvocationChangeResult> {
   // from === to is an annotation (new evidence, a refusal reason) that moves no state.
   const at = req.at ?? ctx.now().toISOString();
   // Every creation and every move to `dispatching` passes the session's task enrollment; every
@@ -32,7 +38,12 @@ export async function transitionInvocation(ctx: HubContext, req: TransitionReque
   const gates: Pick<InvocationChange, 'enrollment' | 'operation_rate'> = {};
   if (gated) gates.enrollment = { evaluate: evaluateEnrollment, refused_to: refusedTo };
   if (req.to === 'dispatching') {
-    gates.operation_rate = { now_ms: Date.parse(at), window_ms: (w) => WINDOW_MS[w], evaluate: evaluateOperationRate, refused_to: refusedTo };
+    gates.operation_rate = {
+      now_ms: Date.parse(at),
+      window_ms: (w) => WINDOW_MS[w],
+      evaluate: evaluateOperationRate,
+      refused_to: refusedTo,
+    };
   }
   const targets: InvocationState[] = req.from === req.to ? [] : [req.to];
   for (const r of [req.permit?.refused_to, gates.enrollment?.refused_to, gates.operation_rate?.refused_to]) {

@@ -168,10 +168,13 @@ export interface PermitSnapshot {
 }
 
 export type PermitDecision =
-  | { ok: true }
-  | { ok: false; code: string; message: string; retry_after_ms: number | null };
+  { ok: true } | { ok: false; code: string; message: string; retry_after_ms: number | null };
 
-export type PermitEvaluator = (snapshot: PermitSnapshot, effect: 'read' | 'write', nowMs: number) => PermitDecision;
+export type PermitEvaluator = (
+  snapshot: PermitSnapshot,
+  effect: 'read' | 'write',
+  nowMs: number,
+) => PermitDecision;
 
 /** What the operation rate check sees inside the dispatch transaction: one (authorization_ref, tool). */
 export interface OperationRateSnapshot {
@@ -288,8 +291,20 @@ export interface InvocationChange {
 }
 
 export type InvocationChangeResult =
-  | { kind: 'applied'; record: InvocationRecord; approval: ApprovalRecord | null; permit: PermitRecord | null; event_seq: number }
-  | { kind: 'refused'; record: InvocationRecord; approval: ApprovalRecord | null; refusal: Extract<PermitDecision, { ok: false }>; event_seq: number }
+  | {
+      kind: 'applied';
+      record: InvocationRecord;
+      approval: ApprovalRecord | null;
+      permit: PermitRecord | null;
+      event_seq: number;
+    }
+  | {
+      kind: 'refused';
+      record: InvocationRecord;
+      approval: ApprovalRecord | null;
+      refusal: Extract<PermitDecision, { ok: false }>;
+      event_seq: number;
+    }
   | { kind: 'stale'; current: InvocationRecord | null };
 
 export interface TaskUsage {
@@ -298,7 +313,13 @@ export interface TaskUsage {
   window_start_ms: number | null;
   window_end_ms: number | null;
   counts: Partial<Record<InvocationState, number>>;
-  unresolved: Array<{ invocation_id: string; state: InvocationState; tool: string; authorization_ref: string; updated_at: string }>;
+  unresolved: Array<{
+    invocation_id: string;
+    state: InvocationState;
+    tool: string;
+    authorization_ref: string;
+    updated_at: string;
+  }>;
 }
 
 export interface TaskChange {
@@ -330,15 +351,30 @@ export interface HubStore {
   getClient(clientId: string): Promise<ClientRecord | null>;
   listClients(): Promise<ClientRecord[]>;
 
-  upsertSystem(s: Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>, at: string, audit: AuditInput): Promise<SystemRecord>;
+  upsertSystem(
+    s: Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>,
+    at: string,
+    audit: AuditInput,
+  ): Promise<SystemRecord>;
   getSystem(systemId: string): Promise<SystemRecord | null>;
   listSystems(): Promise<SystemRecord[]>;
   /** Replace the system's current operations (and its search index) in one transaction. */
-  replaceOperations(systemId: string, ops: OperationRecord[], specRevision: string, diagnostics: SpecDiagnostic[], at: string, audit: AuditInput): Promise<void>;
+  replaceOperations(
+    systemId: string,
+    ops: OperationRecord[],
+    specRevision: string,
+    diagnostics: SpecDiagnostic[],
+    at: string,
+    audit: AuditInput,
+  ): Promise<void>;
   recordDiagnostics(systemId: string, diagnostics: SpecDiagnostic[], audit: AuditInput): Promise<void>;
   currentOperation(systemId: string, tool: string): Promise<OperationRecord | null>;
   currentOperations(systemIds: string[]): Promise<OperationRecord[]>;
-  searchOperations(ftsQuery: string, systemIds: string[], limit: number): Promise<Array<{ op: OperationRecord; score: number }>>;
+  searchOperations(
+    ftsQuery: string,
+    systemIds: string[],
+    limit: number,
+  ): Promise<Array<{ op: OperationRecord; score: number }>>;
 
   createAuthorization(a: AuthorizationRecord, audit: AuditInput): Promise<void>;
   getAuthorization(ref: string): Promise<AuthorizationRecord | null>;
@@ -366,8 +402,22 @@ export interface HubStore {
   getApproval(approvalId: string): Promise<ApprovalRecord | null>;
   listApprovals(state?: ApprovalState): Promise<ApprovalRecord[]>;
 
-  appendAudit(entry: AuditInput & { invocation_id?: string | null; task_id?: string | null; from_state?: string | null; to_state?: string | null }, at: string): Promise<void>;
-  listAudit(filter: { invocation_id?: string; task_id?: string; kind?: string; after_seq?: number; limit?: number }): Promise<AuditRecord[]>;
+  appendAudit(
+    entry: AuditInput & {
+      invocation_id?: string | null;
+      task_id?: string | null;
+      from_state?: string | null;
+      to_state?: string | null;
+    },
+    at: string,
+  ): Promise<void>;
+  listAudit(filter: {
+    invocation_id?: string;
+    task_id?: string;
+    kind?: string;
+    after_seq?: number;
+    limit?: number;
+  }): Promise<AuditRecord[]>;
 
   listEvents(clientId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
   /**

@@ -3,7 +3,12 @@ import type { Declaration, ToolSearchRequest, ToolSearchResponse } from '../../s
 import type { HubContext } from '../context.js';
 import type { AuthorizationRecord, OperationRecord, SystemRecord } from '../store/types.js';
 
-export function toDeclaration(hubId: string, auth: AuthorizationRecord, sys: SystemRecord, op: OperationRecord): Declaration {
+export function toDeclaration(
+  hubId: string,
+  auth: AuthorizationRecord,
+  sys: SystemRecord,
+  op: OperationRecord,
+): Declaration {
   const o = op.operation;
   return {
     hub_id: hubId,
@@ -17,7 +22,11 @@ export function toDeclaration(hubId: string, auth: AuthorizationRecord, sys: Sys
     effect: o.effect,
     side_effect: o.side_effect,
     risk_level: o.risk_level,
-    approval: { required: o.approval.required || o.risk_level === 'high', prompt: o.approval.prompt, when: o.approval.when },
+    approval: {
+      required: o.approval.required || o.risk_level === 'high',
+      prompt: o.approval.prompt,
+      when: o.approval.when,
+    },
     idempotent: o.idempotent,
     timeout_ms: o.timeout_ms,
     scope: o.scope,
@@ -34,7 +43,11 @@ export function ftsQuery(text: string): string | null {
   return words.map((w) => `"${w}"*`).join(' OR ');
 }
 
-export async function searchTools(ctx: HubContext, clientId: string, req: ToolSearchRequest): Promise<ToolSearchResponse> {
+export async function searchTools(
+  ctx: HubContext,
+  clientId: string,
+  req: ToolSearchRequest,
+): Promise<ToolSearchResponse> {
   const limit = req.limit ?? 10;
   let auths = (await ctx.store.listAuthorizations(clientId)).filter((a) => a.state !== 'revoked');
   if (req.authorization_refs) {

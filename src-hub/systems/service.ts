@@ -33,15 +33,33 @@ export async function registerSystem(
   const specPath = req.spec_path ?? DEFAULT_SPEC_PATH;
   const fetched = await ctx.edge.fetchSpec(req.base_url, specPath, ctx.settings.specTimeoutMs);
   if (!fetched.ok && opts.requireSpec) {
-    throw new HubError(502, 'system_unreachable', `could not fetch ${specPath} from ${req.base_url}: ${fetched.message}; nothing was registered`);
+    throw new HubError(
+      502,
+      'system_unreachable',
+      `could not fetch ${specPath} from ${req.base_url}: ${fetched.message}; nothing was registered`,
+    );
   }
   const sys = await ctx.store.upsertSystem(
-    { system_id: req.system_id, name: req.name, base_url: req.base_url, spec_path: specPath, signing_secret: req.signing_secret },
+    {
+      system_id: req.system_id,
+      name: req.name,
+      base_url: req.base_url,
+      spec_path: specPath,
+      signing_secret: req.signing_secret,
+    },
     ctx.now().toISOString(),
-    { actor, kind: 'system.registered', detail: { system_id: req.system_id, base_url: req.base_url, spec_path: specPath } },
+    {
+      actor,
+      kind: 'system.registered',
+      detail: { system_id: req.system_id, base_url: req.base_url, spec_path: specPath },
+    },
   );
   if (fetched.ok) await applySpec(ctx, sys, fetched.doc, actor);
-  else ctx.logger.warn({ system_id: sys.system_id, code: fetched.code }, 'system registered without a spec; refresh it later');
+  else
+    ctx.logger.warn(
+      { system_id: sys.system_id, code: fetched.code },
+      'system registered without a spec; refresh it later',
+    );
   const after = await ctx.store.getSystem(sys.system_id);
   return systemView(ctx, after ?? sys);
 }
@@ -51,7 +69,11 @@ export async function refreshSystem(ctx: HubContext, systemId: string, actor: st
   if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
   const fetched = await ctx.edge.fetchSpec(sys.base_url, sys.spec_path, ctx.settings.specTimeoutMs);
   if (!fetched.ok) {
-    throw new HubError(502, 'system_unreachable', `could not fetch the spec of ${systemId}: ${fetched.message}; the previous spec is kept`);
+    throw new HubError(
+      502,
+      'system_unreachable',
+      `could not fetch the spec of ${systemId}: ${fetched.message}; the previous spec is kept`,
+    );
   }
   await applySpec(ctx, sys, fetched.doc, actor);
   const after = await ctx.store.getSystem(systemId);
@@ -74,14 +96,24 @@ async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor
   }
   await ctx.store.replaceOperations(
     sys.system_id,
-    compiled.operations.map((op) => ({ system_id: sys.system_id, tool: op.tool, declaration_revision: op.declaration_revision, operation: op })),
+    compiled.operations.map((op) => ({
+      system_id: sys.system_id,
+      tool: op.tool,
+      declaration_revision: op.declaration_revision,
+      operation: op,
+    })),
     compiled.spec_revision,
     compiled.diagnostics,
     ctx.now().toISOString(),
     {
       actor,
       kind: 'system.spec_refreshed',
-      detail: { system_id: sys.system_id, spec_revision: compiled.spec_revision, tools: compiled.operations.length, diagnostics: compiled.diagnostics.length },
+      detail: {
+        system_id: sys.system_id,
+        spec_revision: compiled.spec_revision,
+        tools: compiled.operations.length,
+        diagnostics: compiled.diagnostics.length,
+      },
     },
   );
 }

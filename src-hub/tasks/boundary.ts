@@ -25,13 +25,20 @@ export function checkBoundary(
 ): BoundaryRefusal | null {
   const b = task.boundary;
   if (task.state === 'cancelled') return { code: 'task_cancelled', message: 'the task is cancelled' };
-  if (isExpired(b.expires_at, nowMs)) return { code: 'task_expired', message: `the task expired at ${b.expires_at}` };
+  if (isExpired(b.expires_at, nowMs))
+    return { code: 'task_expired', message: `the task expired at ${b.expires_at}` };
   const member = b.authorizations.find((a) => a.authorization_ref === call.authorization_ref);
   if (!member) {
-    return { code: 'authorization_not_in_task', message: `authorization ${call.authorization_ref} is not part of this task` };
+    return {
+      code: 'authorization_not_in_task',
+      message: `authorization ${call.authorization_ref} is not part of this task`,
+    };
   }
   if (!member.tools.includes(call.tool)) {
-    return { code: 'tool_not_in_task', message: `tool ${call.tool} is not allowed for ${call.authorization_ref} in this task` };
+    return {
+      code: 'tool_not_in_task',
+      message: `tool ${call.tool} is not allowed for ${call.authorization_ref} in this task`,
+    };
   }
   for (const [i, c] of b.constraints.entries()) {
     if (c.tool !== call.tool) continue;

@@ -15,7 +15,11 @@ export const WINDOW_MS: Readonly<Record<RateWindow, number>> = {
   '1d': 86_400_000,
 };
 
-const refuse = (code: TaskRefusalCode, message: string, retry_after_ms: number | null = null): PermitDecision => ({
+const refuse = (
+  code: TaskRefusalCode,
+  message: string,
+  retry_after_ms: number | null = null,
+): PermitDecision => ({
   ok: false,
   code,
   message,
@@ -29,17 +33,28 @@ export function isExpired(expiresAt: string | null, nowMs: number): boolean {
 export const evaluatePermit: PermitEvaluator = (snap, effect, nowMs) => {
   const { task } = snap;
   const b = task.boundary;
-  if (task.state === 'cancelled') return refuse('task_cancelled', 'the task is cancelled; no further calls are dispatched');
+  if (task.state === 'cancelled')
+    return refuse('task_cancelled', 'the task is cancelled; no further calls are dispatched');
   if (isExpired(b.expires_at, nowMs)) return refuse('task_expired', `the task expired at ${b.expires_at}`);
-  if (task.state === 'paused') return refuse('task_paused', 'the task is paused; no further calls are dispatched until it continues');
+  if (task.state === 'paused')
+    return refuse('task_paused', 'the task is paused; no further calls are dispatched until it continues');
   if (effect === 'write' && task.writes_used >= b.write_budget) {
     return refuse('budget_exhausted', `the task's write budget (${b.write_budget}) is spent`);
   }
   if (snap.in_flight >= b.in_flight_limit) {
-    return refuse('in_flight_limit', `the task already has ${snap.in_flight} calls in flight (limit ${b.in_flight_limit})`);
+    return refuse(
+      'in_flight_limit',
+      `the task already has ${snap.in_flight} calls in flight (limit ${b.in_flight_limit})`,
+    );
   }
   if (b.rate_limit) {
-    const limited = rateWindowRefusal(b.rate_limit, snap.used_in_window, snap.window_end_ms, nowMs, "the task's rate limit");
+    const limited = rateWindowRefusal(
+      b.rate_limit,
+      snap.used_in_window,
+      snap.window_end_ms,
+      nowMs,
+      "the task's rate limit",
+    );
     if (limited) return limited;
   }
   return { ok: true };

@@ -11,7 +11,11 @@ import type { TaskRecord } from '../store/types.js';
 import { constraintKey } from './boundary.js';
 import { taskView } from './view.js';
 
-export async function createTask(ctx: HubContext, clientId: string, req: CreateTaskRequest): Promise<TaskView> {
+export async function createTask(
+  ctx: HubContext,
+  clientId: string,
+  req: CreateTaskRequest,
+): Promise<TaskView> {
   const boundary: TaskBoundary = {
     authorizations: req.authorizations,
     write_budget: req.write_budget,
@@ -23,7 +27,8 @@ export async function createTask(ctx: HubContext, clientId: string, req: CreateT
   const seen = new Set<string>();
   const toolsByRef = new Map<string, string[]>();
   for (const member of boundary.authorizations) {
-    if (seen.has(member.authorization_ref)) throw badRequest(`authorization ${member.authorization_ref} appears twice in the boundary`);
+    if (seen.has(member.authorization_ref))
+      throw badRequest(`authorization ${member.authorization_ref} appears twice in the boundary`);
     seen.add(member.authorization_ref);
     const auth = await ctx.store.getAuthorization(member.authorization_ref);
     if (!auth || !(await ctx.store.isGranted(auth.authorization_ref, clientId))) {
@@ -32,7 +37,8 @@ export async function createTask(ctx: HubContext, clientId: string, req: CreateT
     if (auth.state === 'revoked') throw badRequest(`authorization ${member.authorization_ref} is revoked`);
     const declared = new Set((await ctx.store.currentOperations([auth.system_id])).map((o) => o.tool));
     for (const tool of member.tools) {
-      if (!declared.has(tool)) throw badRequest(`tool ${tool} is not declared for authorization ${member.authorization_ref}`);
+      if (!declared.has(tool))
+        throw badRequest(`tool ${tool} is not declared for authorization ${member.authorization_ref}`);
     }
     toolsByRef.set(member.authorization_ref, member.tools);
   }
@@ -41,8 +47,12 @@ export async function createTask(ctx: HubContext, clientId: string, req: CreateT
   }
   const taskId = newId('task');
   for (const [i, c] of boundary.constraints.entries()) {
-    const tools = c.authorization_ref === null ? [...toolsByRef.values()].flat() : (toolsByRef.get(c.authorization_ref) ?? null);
-    if (tools === null) throw badRequest(`constraint ${i}: authorization ${c.authorization_ref} is not in the boundary`);
+    const tools =
+      c.authorization_ref === null
+        ? [...toolsByRef.values()].flat()
+        : (toolsByRef.get(c.authorization_ref) ?? null);
+    if (tools === null)
+      throw badRequest(`constraint ${i}: authorization ${c.authorization_ref} is not in the boundary`);
     if (!tools.includes(c.tool)) throw badRequest(`constraint ${i}: tool ${c.tool} is not in the boundary`);
     try {
       ctx.schemas.compile(constraintKey(taskId, i), c.schema);
@@ -64,28 +74,51 @@ export async function createTask(ctx: HubContext, clientId: string, req: CreateT
     paused_at: null,
     cancelled_at: null,
   };
-  await ctx.store.createTask(task, { actor: `client:${clientId}`, kind: 'task.created', detail: { title: task.title, boundary } });
+  await ctx.store.createTask(task, {
+    actor: `client:${clientId}`,
+    kind: 'task.created',
+    detail: { title: task.title, boundary },
+  });
   return emit(ctx, task);
 }
 
 async function emit(ctx: HubContext, task: TaskRecord): Promise<TaskView> {
   const view = await taskView(ctx, task);
-  await ctx.store.appendEvent(task.client_id, 'task.changed', { type: 'task.changed', task: view }, ctx.now().toISOString());
+  await ctx.store.appendEvent(
+    task.client_id,
+    'task.changed',
+    { type: 'task.changed', task: view },
+    ctx.now().toISOString(),
+  );
   ctx.bus.notify(task.client_id);
   return view;
 }
 
 /** The task, if `clientId` (null = operator) may see it. */
-export async function loadTask(ctx: HubContext, clientId: string | null, taskId: string): Promise<TaskRecord> {
+export async function loadTask(
+  ctx: HubContext,
+  clientId: string | null,
+  taskId: string,
+): Promise<TaskRecord> {
   const task = await ctx.store.getTask(taskId);
-  if (!task || (clientId !== null && task.client_id !== clientId)) throw notFound('task_not_found', `no task ${taskId}`);
+  if (!task || (clientId !== null && task.client_id !== clientId))
+    throw notFound('task_not_found', `no task ${taskId}`);
   return task;
 }
 
-const ACTION_TARGET = { pause: 'paused', continue: 'active', cancel: 'cancelled' } as const satisfies Record<string, TaskState>;
+const ACTION_TARGET = { pause: 'paused', continue: 'active', cancel: 'cancelled' } as const satisfies Record<
+  string,
+  TaskState
+>;
 export type TaskAction = keyof typeof ACTION_TARGET;
 
-export async function changeTask(ctx: HubContext, clientId: string | null, taskId: string, action: TaskAction, actor: string): Promise<TaskView> {
+export async function changeTask(
+  ctx: HubContext,
+  clientId: string | null,
+  taskId: string,
+  action: TaskAction,
+  actor: string,
+): Promise<TaskView> {
   const task = await loadTask(ctx, clientId, taskId);
   const to = ACTION_TARGET[action];
   if (task.state === to) return taskView(ctx, task); // repeating an action is harmless

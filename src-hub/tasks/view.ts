@@ -17,7 +17,9 @@ export async function taskView(ctx: HubContext, task: TaskRecord): Promise<TaskV
 /** Pure rendering (also used inside the invocation transaction for `task.changed` events). */
 export function toTaskView(task: TaskRecord, usage: TaskUsage, nowMs: number): TaskView {
   const rl = task.boundary.rate_limit;
-  const counts = Object.fromEntries(INVOCATION_STATES.map((s) => [s, usage.counts[s] ?? 0])) as TaskView['counts'];
+  const counts = Object.fromEntries(
+    INVOCATION_STATES.map((s) => [s, usage.counts[s] ?? 0]),
+  ) as TaskView['counts'];
   return {
     task_id: task.task_id,
     client_id: task.client_id,
@@ -30,7 +32,12 @@ export function toTaskView(task: TaskRecord, usage: TaskUsage, nowMs: number): T
     in_flight: usage.in_flight,
     rate:
       rl && usage.window_end_ms !== null
-        ? { count: rl.count, window: rl.window, used_in_window: usage.used_in_window, resets_at: new Date(usage.window_end_ms).toISOString() }
+        ? {
+            count: rl.count,
+            window: rl.window,
+            used_in_window: usage.used_in_window,
+            resets_at: new Date(usage.window_end_ms).toISOString(),
+          }
         : null,
     counts,
     permits_granted: task.permits_granted,

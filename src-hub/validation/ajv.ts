@@ -10,7 +10,11 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export interface SchemaValidator {
   /** Throws with a readable message when the schema itself is not valid JSON Schema. */
   compile(key: string, schema: Record<string, unknown>): ValidateFunction;
-  validate(key: string, schema: Record<string, unknown>, data: unknown): { ok: true } | { ok: false; message: string };
+  validate(
+    key: string,
+    schema: Record<string, unknown>,
+    data: unknown,
+  ): { ok: true } | { ok: false; message: string };
 }
 
 export function createSchemaValidator(): SchemaValidator {

@@ -30,14 +30,20 @@ export function registerIpc(opts: RegisterIpcOptions): IpcRegistration {
   for (const name of CALL_NAMES) {
     const channel = channelOf(name);
     channels.push(channel);
-    opts.ipcMain.handle(channel, async (event: IpcMainInvokeEvent, payload: unknown): Promise<CallResult<CallName>> => {
-      const wc = opts.webContents();
-      if (!isTrustedSender(event, wc ? wc.id : null, opts.origin)) {
-        opts.log?.(`refused ${name} from an unexpected frame`);
-        return { ok: false, error: { error: 'forbidden_sender', message: 'This call is only accepted from the app window.' } };
-      }
-      return opts.dispatcher.call(name, payload, { transport: 'electron' });
-    });
+    opts.ipcMain.handle(
+      channel,
+      async (event: IpcMainInvokeEvent, payload: unknown): Promise<CallResult<CallName>> => {
+        const wc = opts.webContents();
+        if (!isTrustedSender(event, wc ? wc.id : null, opts.origin)) {
+          opts.log?.(`refused ${name} from an unexpected frame`);
+          return {
+            ok: false,
+            error: { error: 'forbidden_sender', message: 'This call is only accepted from the app window.' },
+          };
+        }
+        return opts.dispatcher.call(name, payload, { transport: 'electron' });
+      },
+    );
   }
   const eventNames = new Set<string>(EVENT_NAMES);
   const off = opts.bus.subscribe((name, payload) => {

@@ -44,8 +44,18 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       serveRenderer(join(import.meta.dirname, '../renderer'));
-      boot = await bootDesk({ dataDir: dataDirOverride ?? app.getPath('userData'), version: app.getVersion(), log });
-      ipc = registerIpc({ ipcMain, dispatcher: boot.dispatcher, bus: boot.bus, webContents: () => (win && !win.isDestroyed() ? win.webContents : null), log });
+      boot = await bootDesk({
+        dataDir: dataDirOverride ?? app.getPath('userData'),
+        version: app.getVersion(),
+        log,
+      });
+      ipc = registerIpc({
+        ipcMain,
+        dispatcher: boot.dispatcher,
+        bus: boot.bus,
+        webContents: () => (win && !win.isDestroyed() ? win.webContents : null),
+        log,
+      });
       win = createMainWindow(join(import.meta.dirname, '../preload/index.cjs'));
       win.on('closed', () => {
         win = null;

@@ -15,7 +15,11 @@ export interface SenderEventLike {
   sender: { id: number };
 }
 
-export function isTrustedSender(event: SenderEventLike, windowWebContentsId: number | null, origin: string = APP_ORIGIN): boolean {
+export function isTrustedSender(
+  event: SenderEventLike,
+  windowWebContentsId: number | null,
+  origin: string = APP_ORIGIN,
+): boolean {
   if (windowWebContentsId === null || event.sender.id !== windowWebContentsId) return false;
   const frame = event.senderFrame;
   if (!frame || frame.parent !== null) return false;

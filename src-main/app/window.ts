@@ -11,7 +11,9 @@ import { APP_HOST, APP_ORIGIN, APP_SCHEME } from './sender.js';
 
 /** Must run before app `ready`. */
 export function registerAppScheme(): void {
-  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  protocol.registerSchemesAsPrivileged([
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+  ]);
 }
 
 export function serveRenderer(rendererDir: string): void {
@@ -19,7 +21,10 @@ export function serveRenderer(rendererDir: string): void {
   protocol.handle(APP_SCHEME, (request) => {
     const url = new URL(request.url);
     if (url.host !== APP_HOST) return new Response('not found', { status: 404 });
-    const rel = url.pathname === '/' ? 'index.html' : normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
+    const rel =
+      url.pathname === '/'
+        ? 'index.html'
+        : normalize(decodeURIComponent(url.pathname)).replace(/^([/\\])+/, '');
     const full = resolve(join(base, rel));
     if (!full.startsWith(base + sep)) return new Response('not found', { status: 404 });
     return net.fetch(pathToFileURL(full).toString());

@@ -3,7 +3,8 @@
  * occurrence of a known secret value (model API key, Hub token — supplied by the caller, never
  * stored) is masked wherever it appears in a payload.
  */
-const SECRET_KEY = /^(api[_-]?key|apikey|token|access[_-]?token|authorization|password|secret|signing[_-]?secret|bearer)$/i;
+const SECRET_KEY =
+  /^(api[_-]?key|apikey|token|access[_-]?token|authorization|password|secret|signing[_-]?secret|bearer)$/i;
 export const REDACTED = '[redacted]';
 
 export function redactPayload(value: unknown, secrets: readonly string[]): unknown {

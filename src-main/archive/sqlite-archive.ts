@@ -76,7 +76,9 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
   db.pragma('synchronous = FULL');
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 2000))}`);
   db.exec(SCHEMA);
-  db.prepare(`INSERT OR IGNORE INTO archive_meta (key, value) VALUES ('schema', 'bailing.desk-archive.v1')`).run();
+  db.prepare(
+    `INSERT OR IGNORE INTO archive_meta (key, value) VALUES ('schema', 'bailing.desk-archive.v1')`,
+  ).run();
   const maxPayload = opts.maxPayloadBytes ?? 1024 * 1024;
   const now = opts.now ?? (() => new Date().toISOString());
   const secrets = opts.secrets ?? (() => []);
@@ -94,7 +96,17 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
     'INSERT INTO archive_attachments (attachment_id, session_id, name, media_type, size_bytes, sha256, created_at, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const insertAttachmentsTx = db.transaction((records: ArchiveAttachmentRecord[]) => {
-    for (const r of records) insertAttachmentStmt.run(r.attachmentId, r.sessionId, r.name, r.mediaType, r.sizeBytes, r.sha256, r.createdAt, r.text);
+    for (const r of records)
+      insertAttachmentStmt.run(
+        r.attachmentId,
+        r.sessionId,
+        r.name,
+        r.mediaType,
+        r.sizeBytes,
+        r.sha256,
+        r.createdAt,
+        r.text,
+      );
   });
   const touchStmt = db.prepare('UPDATE archive_sessions SET updated_at = ? WHERE session_id = ?');
   const insertTx = db.transaction((sessionId: string, e: NewArchiveEvent, payloadText: string): number => {
@@ -107,7 +119,8 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
   function serialize(e: NewArchiveEvent): { text: string; payload: Record<string, unknown> } {
     const payload = redactPayload(e.payload, secrets()) as Record<string, unknown>;
     const text = JSON.stringify(payload);
-    if (Buffer.byteLength(text) > maxPayload) throw new ArchiveInputError(`payload of ${e.kind} exceeds ${maxPayload} bytes`);
+    if (Buffer.byteLength(text) > maxPayload)
+      throw new ArchiveInputError(`payload of ${e.kind} exceeds ${maxPayload} bytes`);
     return { text, payload };
   }
 
@@ -141,10 +154,13 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
   }
 
   function readGap(sessionId: string): ArchiveGap | null {
-    const rows = db.prepare<[string], { seq: number }>('SELECT seq FROM archive_events WHERE session_id = ? ORDER BY seq').all(sessionId);
+    const rows = db
+      .prepare<[string], { seq: number }>('SELECT seq FROM archive_events WHERE session_id = ? ORDER BY seq')
+      .all(sessionId);
     let expected = 1;
     for (const { seq } of rows) {
-      if (seq !== expected) return { afterSeq: expected - 1, nextSeq: seq, detail: `events ${expected}..${seq - 1} are missing` };
+      if (seq !== expected)
+        return { afterSeq: expected - 1, nextSeq: seq, detail: `events ${expected}..${seq - 1} are missing` };
       expected = seq + 1;
     }
     return null;
@@ -160,15 +176,25 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
       reason = reasonOf(err);
       return { state: 'storage_error', unsavedEvents, recoveryGap, reason };
     }
-    if (unsavedEvents.length > 0) return { state: 'storage_error', unsavedEvents, recoveryGap, reason: lastFailure.get(sessionId) ?? 'archive_store_unavailable' };
-    if (recoveryGap) return { state: 'recovery_gap', unsavedEvents, recoveryGap, reason: 'archive_recovery_gap' };
+    if (unsavedEvents.length > 0)
+      return {
+        state: 'storage_error',
+        unsavedEvents,
+        recoveryGap,
+        reason: lastFailure.get(sessionId) ?? 'archive_store_unavailable',
+      };
+    if (recoveryGap)
+      return { state: 'recovery_gap', unsavedEvents, recoveryGap, reason: 'archive_recovery_gap' };
     return { state: 'ready', unsavedEvents, recoveryGap: null, reason: null };
   }
 
   return {
     append(sessionId, event) {
       serialize(event); // reject bad input before anything is queued
-      const entry: Pending = { event, unsaved: { eventId: event.eventId, kind: event.kind, reason: '', since: now() } };
+      const entry: Pending = {
+        event,
+        unsaved: { eventId: event.eventId, kind: event.kind, reason: '', since: now() },
+      };
       const earlierSaved = pending.has(sessionId) ? flushQueue(sessionId) : true;
       if (!earlierSaved) {
         entry.unsaved.reason = lastFailure.get(sessionId) ?? 'archive_store_unavailable';
@@ -190,7 +216,10 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
     },
     load(sessionId, loadOpts) {
       const rows = db
-        .prepare<[string, number, number], { seq: number; event_id: string; turn_id: string | null; at: string; kind: string; payload: string }>(
+        .prepare<
+          [string, number, number],
+          { seq: number; event_id: string; turn_id: string | null; at: string; kind: string; payload: string }
+        >(
           'SELECT seq, event_id, turn_id, at, kind, payload FROM archive_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
         )
         .all(sessionId, loadOpts?.afterSeq ?? 0, loadOpts?.limit ?? -1);
@@ -203,11 +232,24 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
         } catch {
           payload = null;
         }
-        if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || typeof r.kind !== 'string') {
+        if (
+          payload === null ||
+          typeof payload !== 'object' ||
+          Array.isArray(payload) ||
+          typeof r.kind !== 'string'
+        ) {
           unreadable ??= { afterSeq: r.seq - 1, nextSeq: r.seq + 1, detail: `event ${r.seq} is unreadable` };
           continue;
         }
-        events.push({ seq: r.seq, sessionId, eventId: r.event_id, turnId: r.turn_id, at: r.at, kind: r.kind, payload: payload as Record<string, unknown> });
+        events.push({
+          seq: r.seq,
+          sessionId,
+          eventId: r.event_id,
+          turnId: r.turn_id,
+          at: r.at,
+          kind: r.kind,
+          payload: payload as Record<string, unknown>,
+        });
       }
       return { events, status: statusOf(sessionId, unreadable) };
     },
@@ -220,31 +262,44 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
       db.prepare(
         `INSERT INTO archive_sessions (session_id, title, created_at, updated_at, settings) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT(session_id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at, settings = excluded.settings`,
-      ).run(record.sessionId, record.title, record.createdAt, record.updatedAt, JSON.stringify(redactPayload(record.settings, secrets())));
+      ).run(
+        record.sessionId,
+        record.title,
+        record.createdAt,
+        record.updatedAt,
+        JSON.stringify(redactPayload(record.settings, secrets())),
+      );
     },
     getSession(sessionId) {
       const row = db
-        .prepare<[string], { session_id: string; title: string; created_at: string; updated_at: string; settings: string }>(
-          'SELECT * FROM archive_sessions WHERE session_id = ?',
-        )
+        .prepare<
+          [string],
+          { session_id: string; title: string; created_at: string; updated_at: string; settings: string }
+        >('SELECT * FROM archive_sessions WHERE session_id = ?')
         .get(sessionId);
       return row ? toSession(row) : null;
     },
     listSessions() {
       return db
-        .prepare<[], { session_id: string; title: string; created_at: string; updated_at: string; settings: string }>(
-          'SELECT * FROM archive_sessions ORDER BY updated_at DESC, session_id',
-        )
+        .prepare<
+          [],
+          { session_id: string; title: string; created_at: string; updated_at: string; settings: string }
+        >('SELECT * FROM archive_sessions ORDER BY updated_at DESC, session_id')
         .all()
         .map(toSession);
     },
     saveAttachments(sessionId, inputs) {
       // The same masking as message text: a known secret value never reaches the file.
       const records = inputs.map((input): ArchiveAttachmentRecord => {
-        const masked = redactPayload({ name: input.name, text: input.text }, secrets()) as { name: string; text: string };
+        const masked = redactPayload({ name: input.name, text: input.text }, secrets()) as {
+          name: string;
+          text: string;
+        };
         const sizeBytes = Buffer.byteLength(masked.text, 'utf8');
-        if (sizeBytes > maxAttachmentBytes) throw new ArchiveInputError(`attachment ${input.attachmentId} exceeds ${maxAttachmentBytes} bytes`);
-        if (masked.text.includes('\u0000') || masked.name.includes('\u0000')) throw new ArchiveInputError('an attachment may not contain NUL characters');
+        if (sizeBytes > maxAttachmentBytes)
+          throw new ArchiveInputError(`attachment ${input.attachmentId} exceeds ${maxAttachmentBytes} bytes`);
+        if (masked.text.includes('\u0000') || masked.name.includes('\u0000'))
+          throw new ArchiveInputError('an attachment may not contain NUL characters');
         return {
           attachmentId: input.attachmentId,
           sessionId,
@@ -259,7 +314,11 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
       try {
         insertAttachmentsTx.immediate(records); // all of a message's attachments, or none
       } catch (err) {
-        if (err instanceof Error && 'code' in err && String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')) {
+        if (
+          err instanceof Error &&
+          'code' in err &&
+          String((err as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY')
+        ) {
           throw new ArchiveInputError('attachment id already saved');
         }
         return { saved: false, reason: reasonOf(err) };
@@ -275,7 +334,11 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
       return row ? toAttachment(row) : null;
     },
     eventCount(sessionId) {
-      return db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM archive_events WHERE session_id = ?').get(sessionId)?.n ?? 0;
+      return (
+        db
+          .prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM archive_events WHERE session_id = ?')
+          .get(sessionId)?.n ?? 0
+      );
     },
     close() {
       for (const sessionId of [...pending.keys()]) {
@@ -290,15 +353,28 @@ export function createSqliteArchive(opts: SqliteArchiveOptions): ArchiveStore {
   };
 }
 
-function toSession(row: { session_id: string; title: string; created_at: string; updated_at: string; settings: string }): ArchiveSessionRecord {
+function toSession(row: {
+  session_id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  settings: string;
+}): ArchiveSessionRecord {
   let settings: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(row.settings);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) settings = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+      settings = parsed as Record<string, unknown>;
   } catch {
     settings = {};
   }
-  return { sessionId: row.session_id, title: row.title, createdAt: row.created_at, updatedAt: row.updated_at, settings };
+  return {
+    sessionId: row.session_id,
+    title: row.title,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    settings,
+  };
 }
 
 interface AttachmentRow {
@@ -331,7 +407,12 @@ export class ArchiveInputError extends Error {
 }
 
 function isDuplicateEventId(err: unknown): boolean {
-  return err instanceof Error && 'code' in err && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' && err.message.includes('event_id');
+  return (
+    err instanceof Error &&
+    'code' in err &&
+    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    err.message.includes('event_id')
+  );
 }
 
 function reasonOf(err: unknown): string {

@@ -26,7 +26,8 @@ export function createStreamRedactor(secrets: readonly string[]): StreamRedactor
     }
     return best;
   };
-  const mask = (t: string) => live.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(REDACTED) : acc), t);
+  const mask = (t: string) =>
+    live.reduce((acc, s) => (acc.includes(s) ? acc.split(s).join(REDACTED) : acc), t);
   return {
     push(piece) {
       pending = mask(pending + piece);

@@ -76,13 +76,17 @@ export interface NewArchiveAttachment {
   createdAt: string;
 }
 
-export type SaveAttachmentResult = { saved: true; attachments: ArchiveAttachmentRecord[] } | { saved: false; reason: string };
+export type SaveAttachmentResult =
+  { saved: true; attachments: ArchiveAttachmentRecord[] } | { saved: false; reason: string };
 
 export interface ArchiveStore {
   /** Saves the event durably (after any earlier unsaved events of the session) and returns it. */
   append(sessionId: string, event: NewArchiveEvent): AppendResult;
   /** Reads every event in order and checks the sequence; a hole becomes a visible `recovery_gap`. */
-  load(sessionId: string, opts?: { afterSeq?: number; limit?: number }): { events: StoredArchiveEvent[]; status: ArchiveStatusRecord };
+  load(
+    sessionId: string,
+    opts?: { afterSeq?: number; limit?: number },
+  ): { events: StoredArchiveEvent[]; status: ArchiveStatusRecord };
   status(sessionId: string): ArchiveStatusRecord;
   /** Retry saving unsaved events in order. */
   flush(sessionId: string): ArchiveStatusRecord;

@@ -28,14 +28,25 @@ async function main(): Promise<void> {
   const staticDir = resolve(arg('static') ?? resolve(root, 'out/renderer'));
   const port = Number(arg('port') ?? process.env.BAILING_PORT ?? 0);
   if (!existsSync(resolve(staticDir, 'index.html'))) {
-    console.error(`The renderer is not built (${staticDir}/index.html is missing); run npm run build:renderer first.`);
+    console.error(
+      `The renderer is not built (${staticDir}/index.html is missing); run npm run build:renderer first.`,
+    );
     process.exit(2);
   }
-  const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const boot = await bootDesk({ dataDir, version, log: (m) => console.error(`[bailing] ${m}`) });
-  const host = await startBrowserHost({ dispatcher: boot.dispatcher, bus: boot.bus, staticDir, port, log: (m) => console.error(`[bailing] ${m}`) });
+  const host = await startBrowserHost({
+    dispatcher: boot.dispatcher,
+    bus: boot.bus,
+    staticDir,
+    port,
+    log: (m) => console.error(`[bailing] ${m}`),
+  });
   console.log(`BAILING_URL=${host.url}`);
-  console.error(`[bailing] Open ${host.url} in a browser (the link carries this launch's access token). Data: ${dataDir}`);
+  console.error(
+    `[bailing] Open ${host.url} in a browser (the link carries this launch's access token). Data: ${dataDir}`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -18,7 +18,13 @@ import { MAX_PAYLOAD_BYTES } from '../../src-shared/ipc/contract.js';
 import type { Dispatcher } from '../handlers/dispatch.js';
 import type { EventBus } from '../handlers/event-bus.js';
 import { contentSecurityPolicy } from './csp.js';
-import { WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON, WS_HELLO_FRAME, WS_MAX_FRAME_BYTES, WsCallFrameSchema } from './protocol.js';
+import {
+  WS_CLOSE_LAUNCH_TOKEN_REJECTED,
+  WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON,
+  WS_HELLO_FRAME,
+  WS_MAX_FRAME_BYTES,
+  WsCallFrameSchema,
+} from './protocol.js';
 import { readStatic } from './static-files.js';
 import { newLaunchToken, tokenMatches } from './token.js';
 
@@ -57,17 +63,25 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
   const server: Server = createServer((req, res) => {
     void (async () => {
       if (req.headers.host !== hostHeader) {
-        res.writeHead(421, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'misdirected', message: 'Wrong Host header.' }));
+        res
+          .writeHead(421, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'misdirected', message: 'Wrong Host header.' }));
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'method_not_allowed', message: 'Only GET.' }));
+        res
+          .writeHead(405, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'method_not_allowed', message: 'Only GET.' }));
         return;
       }
       const path = (req.url ?? '/').split('#')[0] ?? '/';
-      const file = (await readStatic(opts.staticDir, path)) ?? (path.startsWith('/assets/') ? null : await readStatic(opts.staticDir, '/'));
+      const file =
+        (await readStatic(opts.staticDir, path)) ??
+        (path.startsWith('/assets/') ? null : await readStatic(opts.staticDir, '/'));
       if (!file) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not_found', message: 'No such file.' }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'not_found', message: 'No such file.' }));
         return;
       }
       res.writeHead(200, {
@@ -89,7 +103,9 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
 
   const refuse = (socket: Duplex, status: number, code: string) => {
     const body = JSON.stringify({ error: code, message: code });
-    socket.end(`HTTP/1.1 ${status} ${code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
   };
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -100,8 +116,13 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     if (!tokenMatches(token, url.searchParams.get('token'))) {
       rejectedTokens += 1;
       // Logged once per launch (a page does not retry after this close; other clients might).
-      if (rejectedTokens === 1) log('browser host: a page presented a token that is not this launch\'s (a tab from an earlier launch?); told it so and closed it');
-      wss.handleUpgrade(req, socket, head, (ws) => ws.close(WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON));
+      if (rejectedTokens === 1)
+        log(
+          "browser host: a page presented a token that is not this launch's (a tab from an earlier launch?); told it so and closed it",
+        );
+      wss.handleUpgrade(req, socket, head, (ws) =>
+        ws.close(WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON),
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws));
@@ -119,24 +140,47 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     ws.on('message', (data, isBinary) => {
       void (async () => {
         const raw = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
-        if (isBinary) return send(ws, { id: null, result: { ok: false, error: { error: 'invalid_payload', message: 'Text frames only.' } } });
+        if (isBinary)
+          return send(ws, {
+            id: null,
+            result: { ok: false, error: { error: 'invalid_payload', message: 'Text frames only.' } },
+          });
         if (raw.byteLength > MAX_PAYLOAD_BYTES + 512) {
           let id: unknown = null;
-          const m = /^\s*\{\s*"id"\s*:\s*("?[A-Za-z0-9_-]{1,64}"?)/.exec(raw.subarray(0, 200).toString('utf8'));
+          const m = /^\s*\{\s*"id"\s*:\s*("?[A-Za-z0-9_-]{1,64}"?)/.exec(
+            raw.subarray(0, 200).toString('utf8'),
+          );
           if (m?.[1]) id = m[1].startsWith('"') ? m[1].slice(1, -1) : Number(m[1]);
-          return send(ws, { id, result: { ok: false, error: { error: 'payload_too_large', message: `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.` } } });
+          return send(ws, {
+            id,
+            result: {
+              ok: false,
+              error: {
+                error: 'payload_too_large',
+                message: `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`,
+              },
+            },
+          });
         }
         let json: unknown;
         try {
           json = JSON.parse(raw.toString('utf8'));
         } catch {
-          return send(ws, { id: null, result: { ok: false, error: { error: 'invalid_payload', message: 'Not JSON.' } } });
+          return send(ws, {
+            id: null,
+            result: { ok: false, error: { error: 'invalid_payload', message: 'Not JSON.' } },
+          });
         }
         const frame = WsCallFrameSchema.safeParse(json);
         if (!frame.success) {
-          return send(ws, { id: null, result: { ok: false, error: { error: 'invalid_payload', message: 'Malformed call frame.' } } });
+          return send(ws, {
+            id: null,
+            result: { ok: false, error: { error: 'invalid_payload', message: 'Malformed call frame.' } },
+          });
         }
-        const result = await opts.dispatcher.call(frame.data.call, frame.data.input, { transport: 'browser' });
+        const result = await opts.dispatcher.call(frame.data.call, frame.data.input, {
+          transport: 'browser',
+        });
         send(ws, { id: frame.data.id, result });
       })();
     });

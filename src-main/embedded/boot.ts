@@ -19,7 +19,12 @@ import { createHandlerTable } from '../handlers/table.js';
 import { createKeychain, KEYCHAIN_ACCOUNTS, type Keychain } from '../keychain/index.js';
 import { createDeskRuntimeFromDataDir } from '../runtime/from-data-dir.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
-import { createSettingsFileStore, createSettingsService, defaultSettings, type DeskSettings } from '../settings/index.js';
+import {
+  createSettingsFileStore,
+  createSettingsService,
+  defaultSettings,
+  type DeskSettings,
+} from '../settings/index.js';
 import { launchHubFromEnv, type LaunchHub } from './launch-hub.js';
 import { startLocalHub, type LocalHub } from './local-hub.js';
 
@@ -55,7 +60,8 @@ export interface DeskBoot {
   close(): Promise<void>;
 }
 
-const clientIdOfToken = (token: string): string | null => /^bdc_([A-Za-z0-9_.:-]{1,128})\./.exec(token)?.[1] ?? null;
+const clientIdOfToken = (token: string): string | null =>
+  /^bdc_([A-Za-z0-9_.:-]{1,128})\./.exec(token)?.[1] ?? null;
 
 export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   const env = opts.env ?? process.env;
@@ -63,18 +69,29 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const keychain = opts.keychain ?? (await createKeychain({ sessionOnlyFallback: true }));
   const ks = keychain.status();
-  if (ks.state === 'unavailable') log(`OS keychain unavailable (${ks.reason ?? 'unknown'}); secrets are kept for this session only.`);
+  if (ks.state === 'unavailable')
+    log(`OS keychain unavailable (${ks.reason ?? 'unknown'}); secrets are kept for this session only.`);
 
   // Read once, before anything else: an incomplete or unsafe route stops the launch.
   const launch = opts.launchHub !== undefined ? opts.launchHub : launchHubFromEnv(env);
-  if (launch) log(`Remote Hub for this launch: ${launch.url} (client token from BAILING_HUB_TOKEN_FILE, held in memory only).`);
+  if (launch)
+    log(
+      `Remote Hub for this launch: ${launch.url} (client token from BAILING_HUB_TOKEN_FILE, held in memory only).`,
+    );
 
   const store = createSettingsFileStore(opts.dataDir);
   const firstStart = store.load() === null;
   let file = store.load() ?? defaultSettings();
   const mode: 'local' | 'remote' = launch ? 'remote' : file.hub.mode;
   if (file.hub.mode === 'local' && file.embedded === null) {
-    file = { ...file, embedded: { client_id: `desk-${randomBytes(6).toString('hex')}`, hub_port: null, default_session_id: null } };
+    file = {
+      ...file,
+      embedded: {
+        client_id: `desk-${randomBytes(6).toString('hex')}`,
+        hub_port: null,
+        default_session_id: null,
+      },
+    };
   }
   store.save(file);
 
@@ -105,8 +122,17 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   } else if (file.hub.mode === 'local') {
     const emb = file.embedded;
     if (!emb) throw new Error('embedded settings missing');
-    local = await startLocalHub({ dataDir: join(opts.dataDir, 'hub'), keychain, clientId: emb.client_id, port: emb.hub_port });
-    if (emb.hub_port !== local.hub.port) settings.update((s) => ({ ...s, embedded: s.embedded && { ...s.embedded, hub_port: local?.hub.port ?? null } }));
+    local = await startLocalHub({
+      dataDir: join(opts.dataDir, 'hub'),
+      keychain,
+      clientId: emb.client_id,
+      port: emb.hub_port,
+    });
+    if (emb.hub_port !== local.hub.port)
+      settings.update((s) => ({
+        ...s,
+        embedded: s.embedded && { ...s.embedded, hub_port: local?.hub.port ?? null },
+      }));
     hubUrl = local.url;
     hubToken = local.clientToken;
     clientId = local.clientId;
@@ -115,7 +141,10 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   } else {
     const url = file.hub.remote_url;
     const token = await keychain.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken);
-    if (!url || !token) throw new Error('A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.');
+    if (!url || !token)
+      throw new Error(
+        'A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.',
+      );
     hubUrl = url;
     hubToken = token;
     clientId = clientIdOfToken(token) ?? 'remote-client';
@@ -131,7 +160,11 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
       ...(hubId ? { hubId } : {}),
       clientId,
       modelSettings: settings.modelProvider,
-      secrets: () => [hubToken, ...(adminToken ? [adminToken] : []), ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : [])],
+      secrets: () => [
+        hubToken,
+        ...(adminToken ? [adminToken] : []),
+        ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : []),
+      ],
     });
     runtime = made.runtime;
     if (!launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id) {
@@ -149,7 +182,10 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   // The embedded default's first conversation, with the operator's three authorizations.
   let defaultSessionId = settings.current().embedded?.default_session_id ?? null;
   if (local && defaultSessionId === null) {
-    const s = await runtime.createSession({ title: DEMO_SESSION_TITLE, authorizationRefs: local.authorizationRefs });
+    const s = await runtime.createSession({
+      title: DEMO_SESSION_TITLE,
+      authorizationRefs: local.authorizationRefs,
+    });
     defaultSessionId = s.sessionId;
     const id = s.sessionId;
     settings.update((f) => ({ ...f, embedded: f.embedded && { ...f.embedded, default_session_id: id } }));
@@ -178,7 +214,8 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
   const dispatcher = createDispatcher({
     table,
     onError: (name, error, cause) => {
-      if (error.error === 'internal_error') log(`call ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+      if (error.error === 'internal_error')
+        log(`call ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     },
   });
 

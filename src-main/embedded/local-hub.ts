@@ -42,8 +42,16 @@ async function tokenFor(kc: Keychain, account: string, make: () => string): Prom
 
 export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
   // Keychain entries are per embedded installation (its client id), so two data folders never share tokens.
-  const adminToken = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubAdminToken}:${opts.clientId}`, () => `bda_${secretPart()}`);
-  const clientToken = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubClientToken}:${opts.clientId}`, () => `bdc_${opts.clientId}.${secretPart()}`);
+  const adminToken = await tokenFor(
+    opts.keychain,
+    `${KEYCHAIN_ACCOUNTS.hubAdminToken}:${opts.clientId}`,
+    () => `bda_${secretPart()}`,
+  );
+  const clientToken = await tokenFor(
+    opts.keychain,
+    `${KEYCHAIN_ACCOUNTS.hubClientToken}:${opts.clientId}`,
+    () => `bdc_${opts.clientId}.${secretPart()}`,
+  );
   const demo = await startDemoSystems();
   try {
     const byId = new Map(demo.all().map((s) => [s.systemId, s]));
@@ -52,7 +60,13 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
       systems: DEMO_CONFIG.systems.map((s) => {
         const handle = byId.get(s.system_id);
         if (!handle) throw new Error(`demo system ${s.system_id} did not start`);
-        return { system_id: s.system_id, name: s.name, base_url: handle.url, signing_secret: handle.secret, spec_path: s.spec_path };
+        return {
+          system_id: s.system_id,
+          name: s.name,
+          base_url: handle.url,
+          signing_secret: handle.secret,
+          spec_path: s.spec_path,
+        };
       }),
       clients: [{ client_id: opts.clientId, name: DEMO_CONFIG.client_name, token: clientToken }],
       authorizations: DEMO_CONFIG.systems.map((s) => ({

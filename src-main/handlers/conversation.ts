@@ -14,7 +14,8 @@ import { toolCallItem, userMessageItem } from './views.js';
 
 type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
 
-const isInvocationState = (s: string): s is InvocationState => (INVOCATION_STATES as readonly string[]).includes(s);
+const isInvocationState = (s: string): s is InvocationState =>
+  (INVOCATION_STATES as readonly string[]).includes(s);
 
 /** The state of a call whose result event carries none (older archives). */
 export function legacyResultState(
@@ -24,7 +25,8 @@ export function legacyResultState(
   const fromFeedback = (f: Feedback | null): ToolCallCard['state'] | null => {
     if (!f) return null;
     if (f.category === 'not_dispatched') return 'not_dispatched';
-    if (f.category === 'invocation_outcome_unknown') return f.original_outcome === 'unverified' ? 'unverified' : 'unknown';
+    if (f.category === 'invocation_outcome_unknown')
+      return f.original_outcome === 'unverified' ? 'unverified' : 'unknown';
     return null;
   };
   if (e.invocation_id === null) {
@@ -68,7 +70,8 @@ export function conversationItems(
       items.push(toolCallItem(card, at));
     }
     // The first card of an id is the original call; a later inspect/resume call naming it must not take it over.
-    if (card.invocation_id && !byInvocation.has(card.invocation_id)) byInvocation.set(card.invocation_id, card.callId);
+    if (card.invocation_id && !byInvocation.has(card.invocation_id))
+      byInvocation.set(card.invocation_id, card.callId);
   };
   for (const e of events) {
     switch (e.kind) {
@@ -76,7 +79,8 @@ export function conversationItems(
         items.push(userMessageItem(e));
         break;
       case 'assistant_message':
-        if (e.text.length > 0) items.push({ kind: 'assistant_text', id: e.messageId, at: e.at, text: e.text, streaming: false });
+        if (e.text.length > 0)
+          items.push({ kind: 'assistant_text', id: e.messageId, at: e.at, text: e.text, streaming: false });
         break;
       case 'tool_call':
         put(
@@ -145,7 +149,10 @@ export function conversationItems(
   // A call without a recorded result outside the running turn was interrupted (a crash): its
   // outcome is unknown, never "Checking" forever and never "did not happen".
   for (const c of cards.values()) {
-    if (c.card.state === 'validating' && (c.card.turnId === null || c.card.turnId !== (opts.activeTurnId ?? null))) {
+    if (
+      c.card.state === 'validating' &&
+      (c.card.turnId === null || c.card.turnId !== (opts.activeTurnId ?? null))
+    ) {
       put({ ...c.card, state: 'unknown', feedback: INTERRUPTED_FEEDBACK }, c.at);
     }
   }
@@ -181,12 +188,16 @@ const detailOf = (s: string | undefined): string | null => {
 };
 
 /** The notice for a turn that did not complete (null for a completed turn). Its text stays the English of older builds. */
-export function turnEndedNotice(e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outcome' | 'error'>): NoticeItem | null {
+export function turnEndedNotice(
+  e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outcome' | 'error'>,
+): NoticeItem | null {
   if (e.outcome === 'completed') return null;
   const base = { kind: 'notice' as const, id: e.eventId, at: e.at, invocation_id: null };
-  if (e.outcome === 'cancelled') return { ...base, level: 'warning', text: 'Turn cancelled.', code: 'turn_cancelled', detail: null };
+  if (e.outcome === 'cancelled')
+    return { ...base, level: 'warning', text: 'Turn cancelled.', code: 'turn_cancelled', detail: null };
   const fallback: NoticeCode = e.outcome === 'refused' ? 'turn_refused' : 'turn_failed';
-  if (e.error === null) return { ...base, level: 'error', text: `Turn ${e.outcome}.`, code: fallback, detail: null };
+  if (e.error === null)
+    return { ...base, level: 'error', text: `Turn ${e.outcome}.`, code: fallback, detail: null };
   const m = CODED_ERROR.exec(e.error.trim());
   // An error that is not a code (none is written today) is kept whole as the detail of the outcome.
   const code = m?.[1] ?? fallback;
@@ -195,13 +206,28 @@ export function turnEndedNotice(e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outc
 }
 
 /** The notice for an inspect, resume or journal restore the operator asked for (null for other controls). */
-export function controlNotice(e: Pick<ControlEvent, 'eventId' | 'at' | 'action' | 'detail'>): NoticeItem | null {
+export function controlNotice(
+  e: Pick<ControlEvent, 'eventId' | 'at' | 'action' | 'detail'>,
+): NoticeItem | null {
   const raw = e.detail.invocation_id;
   const invocationId = typeof raw === 'string' && raw.length > 0 && raw.length <= MAX_ID ? raw : null;
   const id = invocationId ? ` ${invocationId}` : '';
   const base = { kind: 'notice' as const, id: e.eventId, at: e.at, level: 'info' as const, detail: null };
-  if (e.action === 'inspect') return { ...base, text: `Inspected${id}.`, code: 'invocation_inspected', invocation_id: invocationId };
-  if (e.action === 'resume') return { ...base, text: `Resume requested for${id}.`, code: 'resume_requested', invocation_id: invocationId };
-  if (e.action === 'restore') return { ...base, text: 'Journal restore requested.', code: 'journal_restore_requested', invocation_id: null };
+  if (e.action === 'inspect')
+    return { ...base, text: `Inspected${id}.`, code: 'invocation_inspected', invocation_id: invocationId };
+  if (e.action === 'resume')
+    return {
+      ...base,
+      text: `Resume requested for${id}.`,
+      code: 'resume_requested',
+      invocation_id: invocationId,
+    };
+  if (e.action === 'restore')
+    return {
+      ...base,
+      text: 'Journal restore requested.',
+      code: 'journal_restore_requested',
+      invocation_id: null,
+    };
   return null;
 }

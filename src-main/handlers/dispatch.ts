@@ -44,18 +44,25 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   return {
     async call(name, payload, ctx) {
       const label = typeof name === 'string' ? name.slice(0, 100) : '(invalid)';
-      if (!isCallName(name)) return fail(label, new AppError('unknown_channel', 'No such call in the contract.'));
+      if (!isCallName(name))
+        return fail(label, new AppError('unknown_channel', 'No such call in the contract.'));
       const size = jsonSize(payload ?? {});
       if (size === null) return fail(name, new AppError('invalid_payload', 'The payload is not plain JSON.'));
       if (size > MAX_PAYLOAD_BYTES) {
-        return fail(name, new AppError('payload_too_large', `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`));
+        return fail(
+          name,
+          new AppError('payload_too_large', `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`),
+        );
       }
       const spec = CALLS[name];
       const parsed = spec.input.safeParse(payload ?? {});
       if (!parsed.success) {
         const first = parsed.error.issues[0];
         const where = first && first.path.length > 0 ? ` at ${first.path.join('.')}` : '';
-        return fail(name, new AppError('invalid_payload', `Invalid input${where}: ${first?.message ?? 'invalid'}`));
+        return fail(
+          name,
+          new AppError('invalid_payload', `Invalid input${where}: ${first?.message ?? 'invalid'}`),
+        );
       }
       let value: unknown;
       try {
@@ -66,7 +73,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       const out = spec.output.safeParse(value);
       if (!out.success) {
-        return fail(name, new Error(`response of ${name} does not match the contract: ${out.error.issues[0]?.message}`));
+        return fail(
+          name,
+          new Error(`response of ${name} does not match the contract: ${out.error.issues[0]?.message}`),
+        );
       }
       const outSize = jsonSize(out.data);
       if (outSize === null || outSize > MAX_RESPONSE_BYTES) {

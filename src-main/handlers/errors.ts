@@ -20,7 +20,13 @@ interface CodedLike {
 }
 
 const HUB_CONFLICT_CODES = new Set(['task_state_conflict', 'decision_conflict', 'invocation_conflict']);
-const HUB_NOT_FOUND_CODES = new Set(['task_not_found', 'approval_not_found', 'invocation_not_found', 'authorization_not_found', 'not_found']);
+const HUB_NOT_FOUND_CODES = new Set([
+  'task_not_found',
+  'approval_not_found',
+  'invocation_not_found',
+  'authorization_not_found',
+  'not_found',
+]);
 
 /**
  * Maps a thrown value to a coded error. Messages of unknown errors are not forwarded (they may
@@ -34,10 +40,16 @@ export function toIpcError(err: unknown): IpcError {
   if (code !== null) {
     // The runtime's refusals of a message's attachments (create-desk-runtime sendMessage).
     if (code === 'attachment_contains_secret') return { error: 'attachment_contains_secret', message };
-    if (code === 'invalid_attachment') return { error: 'invalid_payload', message: `Invalid attachment: ${message}` };
+    if (code === 'invalid_attachment')
+      return { error: 'invalid_payload', message: `Invalid attachment: ${message}` };
     if (HUB_CONFLICT_CODES.has(code)) return { error: 'conflict', message: `${code}: ${message}` };
     if (HUB_NOT_FOUND_CODES.has(code)) return { error: 'not_found', message: `${code}: ${message}` };
-    if (code === 'hub_unavailable' || code === 'network_error' || code === 'ECONNREFUSED' || code === 'timeout') {
+    if (
+      code === 'hub_unavailable' ||
+      code === 'network_error' ||
+      code === 'ECONNREFUSED' ||
+      code === 'timeout'
+    ) {
       return { error: 'hub_unavailable', message: 'The Hub cannot be reached right now.' };
     }
     if (typeof e.status === 'number') return { error: 'hub_error', message: `${code}: ${message}` };

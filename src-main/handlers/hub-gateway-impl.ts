@@ -98,7 +98,8 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
         emit({ type: 'invocation', receipt: e.receipt });
         if (e.receipt.approval) refreshApprovals();
       } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
-      else if (e.type === 'authorization.changed') emit({ type: 'authorization', authorization: e.authorization });
+      else if (e.type === 'authorization.changed')
+        emit({ type: 'authorization', authorization: e.authorization });
       else resync();
     },
   });

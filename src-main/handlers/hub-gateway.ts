@@ -3,7 +3,13 @@
  * the live connection state. Implemented over the hub-client by `createHubGateway`
  * (src-main/embedded/hub-gateway.ts); tokens stay inside that implementation.
  */
-import type { Approval, Authorization, CreateTaskRequest, Receipt, TaskView } from '../../src-shared/hub-api.js';
+import type {
+  Approval,
+  Authorization,
+  CreateTaskRequest,
+  Receipt,
+  TaskView,
+} from '../../src-shared/hub-api.js';
 import type { HubConnection, TimelineEntry } from '../../src-shared/ipc/views.js';
 
 export type HubGatewayEvent =

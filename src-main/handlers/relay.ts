@@ -40,7 +40,10 @@ export function startRelay(deps: RelayDeps): () => void {
   const journalSigs = new Map<string, string>();
   const archiveSigs = new Map<string, string>();
   // The idle panel re-reads on this signal: bursts (an event replay after a reconnect) are coalesced.
-  const unresolved = createCoalescer<'journal' | 'invocation' | 'tool_call'>((source) => bus.emit('unresolvedChanged', { source }), 100);
+  const unresolved = createCoalescer<'journal' | 'invocation' | 'tool_call'>(
+    (source) => bus.emit('unresolvedChanged', { source }),
+    100,
+  );
 
   const storageOf = (sessionId: string) => {
     let s = storage.get(sessionId);
@@ -97,7 +100,14 @@ export function startRelay(deps: RelayDeps): () => void {
         bus.emit('turnState', {
           session_id: e.sessionId,
           turn_id: e.turnId,
-          state: e.state === 'running' ? 'running' : e.state === 'completed' ? 'done' : e.state === 'cancelled' ? 'cancelled' : 'failed',
+          state:
+            e.state === 'running'
+              ? 'running'
+              : e.state === 'completed'
+                ? 'done'
+                : e.state === 'cancelled'
+                  ? 'cancelled'
+                  : 'failed',
           message: e.error,
         });
         break;
@@ -113,7 +123,12 @@ export function startRelay(deps: RelayDeps): () => void {
         break;
       }
       case 'archive.state': {
-        const sig = JSON.stringify([e.archive.state, e.archive.reason, e.archive.unsavedEvents.length, e.archive.recoveryGap]);
+        const sig = JSON.stringify([
+          e.archive.state,
+          e.archive.reason,
+          e.archive.unsavedEvents.length,
+          e.archive.recoveryGap,
+        ]);
         if (archiveSigs.get(e.sessionId) === sig) break;
         archiveSigs.set(e.sessionId, sig);
         const s = storageOf(e.sessionId);

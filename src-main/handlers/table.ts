@@ -55,7 +55,11 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     },
     async createSession(input) {
       if (input.authorization_refs.length > 0 || input.task_id) needHub();
-      const s = await runtime.createSession({ title: input.title, authorizationRefs: input.authorization_refs, taskId: input.task_id });
+      const s = await runtime.createSession({
+        title: input.title,
+        authorizationRefs: input.authorization_refs,
+        taskId: input.task_id,
+      });
       return sessionView(s);
     },
     async getConversation(input) {
@@ -63,7 +67,9 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       const opened = await runtime.openSession(input.session_id);
       return {
         session: sessionView(opened.session),
-        items: conversationItems(opened.events, opened.journal.entries, { activeTurnId: opened.session.activeTurnId }),
+        items: conversationItems(opened.events, opened.journal.entries, {
+          activeTurnId: opened.session.activeTurnId,
+        }),
         storage: storageView(opened.journal, opened.archive),
       };
     },
@@ -71,7 +77,10 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       const s = await requireSession(input.session_id);
       if (s.activeTurnId) throw new AppError('conflict', 'A turn is already running in this conversation.');
       if (!deps.modelConfigured()) {
-        throw new AppError('model_not_configured', 'No model is configured. Set one in Settings, or run a tool by hand.');
+        throw new AppError(
+          'model_not_configured',
+          'No model is configured. Set one in Settings, or run a tool by hand.',
+        );
       }
       // The turn runs in the background; progress arrives as events (turnState, conversationItem).
       const started = new Promise<string>((resolve, reject) => {
@@ -81,7 +90,11 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
             resolve(e.turnId);
           }
         });
-        const files = input.attachments?.map((a) => ({ name: a.name, mediaType: a.media_type, text: a.text }));
+        const files = input.attachments?.map((a) => ({
+          name: a.name,
+          mediaType: a.media_type,
+          text: a.text,
+        }));
         runtime.sendMessage(input.session_id, input.text, files).then(
           (r) => {
             off();
@@ -174,11 +187,14 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       if (!hub.canApprove()) return { can_approve: false, approvals: [] };
       needHub();
       const approvals = await hub.listApprovals();
-      const withExecution = await Promise.all(approvals.map(async (a) => ({ ...a, execution_state: await hub.executionState(a.invocation_id) })));
+      const withExecution = await Promise.all(
+        approvals.map(async (a) => ({ ...a, execution_state: await hub.executionState(a.invocation_id) })),
+      );
       return { can_approve: true, approvals: withExecution };
     },
     async decideApproval(input) {
-      if (!hub.canApprove()) throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
+      if (!hub.canApprove())
+        throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
       needHub();
       const a = await hub.decideApproval(input.approval_id, input.decision);
       return { ...a, execution_state: await hub.executionState(a.invocation_id) };

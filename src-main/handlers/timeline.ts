@@ -23,10 +23,22 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
     const tool = a.invocation_id ? (tools.get(a.invocation_id) ?? null) : null;
     const k = a.kind;
     const reasonCode = typeof a.detail.reason_code === 'string' ? a.detail.reason_code : null;
-    const base = { at: a.at, invocation_id: a.invocation_id, tool, state: a.to_state, task_action: null, reason_code: null };
+    const base = {
+      at: a.at,
+      invocation_id: a.invocation_id,
+      tool,
+      state: a.to_state,
+      task_action: null,
+      reason_code: null,
+    };
     const reason = reasonCode ? ` (${reasonCode})` : '';
     if (k.startsWith('task.')) {
-      out.push({ ...base, kind: 'control', task_action: k.slice(5), label: `Task ${k.slice(5).replace(/_/g, ' ')}` });
+      out.push({
+        ...base,
+        kind: 'control',
+        task_action: k.slice(5),
+        label: `Task ${k.slice(5).replace(/_/g, ' ')}`,
+      });
     } else if (k === 'approval.decided') {
       out.push({ ...base, kind: 'approval', label: `Approval ${a.to_state ?? 'decided'}` });
     } else if (a.to_state === 'not_dispatched') {

@@ -14,11 +14,17 @@ import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import type { HubGateway } from './hub-gateway.js';
 import { RESUMABLE_STATES } from './views.js';
 
-export async function listUnresolved(deps: { runtime: DeskRuntime; hub: Pick<HubGateway, 'lastReceipt'> }): Promise<UnresolvedItem[]> {
+export async function listUnresolved(deps: {
+  runtime: DeskRuntime;
+  hub: Pick<HubGateway, 'lastReceipt'>;
+}): Promise<UnresolvedItem[]> {
   const sessions = await deps.runtime.listSessions();
   const out: UnresolvedItem[] = [];
   for (const s of sessions) {
-    const [journal, archive] = await Promise.all([deps.runtime.journalStatus(s.sessionId), deps.runtime.archiveStatus(s.sessionId)]);
+    const [journal, archive] = await Promise.all([
+      deps.runtime.journalStatus(s.sessionId),
+      deps.runtime.archiveStatus(s.sessionId),
+    ]);
     const unsaved = new Map(journal.unsavedRecords.map((u) => [u.invocation_id, u]));
     const seen = new Set<string>();
     for (const e of journal.entries) {
@@ -26,7 +32,10 @@ export async function listUnresolved(deps: { runtime: DeskRuntime; hub: Pick<Hub
       const hubState: InvocationState | null = receipt?.state ?? null;
       const effective = hubState ?? (e.last_known_state === 'pending_dispatch' ? null : e.last_known_state);
       const u = unsaved.get(e.invocation_id);
-      const open = u !== undefined || e.last_known_state === 'pending_dispatch' || (effective !== null && isUnresolved(effective));
+      const open =
+        u !== undefined ||
+        e.last_known_state === 'pending_dispatch' ||
+        (effective !== null && isUnresolved(effective));
       if (!open) continue;
       seen.add(e.invocation_id);
       out.push({
@@ -42,7 +51,9 @@ export async function listUnresolved(deps: { runtime: DeskRuntime; hub: Pick<Hub
         unsaved: u !== undefined,
         unsaved_reason: u?.reason ?? null,
         can_inspect: true,
-        can_resume: u === undefined && (effective !== null ? RESUMABLE_STATES.has(effective) : e.last_known_state === 'pending_dispatch'),
+        can_resume:
+          u === undefined &&
+          (effective !== null ? RESUMABLE_STATES.has(effective) : e.last_known_state === 'pending_dispatch'),
         updated_at: receipt?.updated_at ?? u?.since ?? s.updatedAt,
       });
     }

@@ -1,8 +1,20 @@
 /** Maps runtime DTOs to the IPC contract's view shapes (explicit field lists: nothing else passes). */
-import type { ConversationItem, SessionSummary as SessionView, StorageView, ToolView } from '../../src-shared/ipc/views.js';
+import type {
+  ConversationItem,
+  SessionSummary as SessionView,
+  StorageView,
+  ToolView,
+} from '../../src-shared/ipc/views.js';
 import type { InvocationActionView } from '../../src-shared/ipc/views.js';
 import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/contracts.js';
-import type { ArchiveEvent, ArchiveStatus, AttachmentRef, DeclarationView, SessionSummary, ToolCallCard } from '../runtime/desk-runtime.js';
+import type {
+  ArchiveEvent,
+  ArchiveStatus,
+  AttachmentRef,
+  DeclarationView,
+  SessionSummary,
+  ToolCallCard,
+} from '../runtime/desk-runtime.js';
 import { ATTACHMENT_MEDIA_TYPES } from '../../src-shared/ipc/views.js';
 
 export function sessionView(s: SessionSummary): SessionView {
@@ -12,7 +24,11 @@ export function sessionView(s: SessionSummary): SessionView {
     created_at: s.createdAt,
     updated_at: s.updatedAt,
     task_id: s.taskId,
-    members: s.members.map((m) => ({ authorization_ref: m.authorization_ref, system_id: m.system_id, account: m.account })),
+    members: s.members.map((m) => ({
+      authorization_ref: m.authorization_ref,
+      system_id: m.system_id,
+      account: m.account,
+    })),
     availability: s.availability,
     availability_reason: s.availabilityReason,
     turn_running: s.activeTurnId !== null,
@@ -34,14 +50,19 @@ export function storageView(journal: InvocationStatus, archive: ArchiveStatus): 
   };
 }
 
-export function feedbackView(f: Feedback | null): { category: string; code: string; message: string; next_action: string } | null {
+export function feedbackView(
+  f: Feedback | null,
+): { category: string; code: string; message: string; next_action: string } | null {
   return f ? { category: f.category, code: f.code, message: f.message, next_action: f.next_action } : null;
 }
 
 /** Resume is offered only where it can continue the original call: approved-not-run, or result unknown. */
 export const RESUMABLE_STATES: ReadonlySet<string> = new Set(['approved', 'unknown']);
 
-export function toolCallItem(card: ToolCallCard, at: string): Extract<ConversationItem, { kind: 'tool_call' }> {
+export function toolCallItem(
+  card: ToolCallCard,
+  at: string,
+): Extract<ConversationItem, { kind: 'tool_call' }> {
   const t = card.target;
   return {
     kind: 'tool_call',
@@ -92,18 +113,40 @@ export function actionView(env: InvocationActionEnvelope): InvocationActionView 
   };
 }
 
-export function journalSummary(s: InvocationStatus): { state: InvocationStatus['state']; entries: number; unsaved_records: number; reason: string | null } {
-  return { state: s.state, entries: s.entries.length, unsaved_records: s.unsavedRecords.length, reason: s.reason ?? null };
+export function journalSummary(s: InvocationStatus): {
+  state: InvocationStatus['state'];
+  entries: number;
+  unsaved_records: number;
+  reason: string | null;
+} {
+  return {
+    state: s.state,
+    entries: s.entries.length,
+    unsaved_records: s.unsavedRecords.length,
+    reason: s.reason ?? null,
+  };
 }
 
 type UserMessageEvent = Extract<ArchiveEvent, { kind: 'user_message' }>;
 
 /** A user message as the conversation shows it: its text and its attachments by reference (never their text). */
-export function userMessageItem(e: Pick<UserMessageEvent, 'eventId' | 'at' | 'text' | 'attachments'>): Extract<ConversationItem, { kind: 'user_message' }> {
-  const item: Extract<ConversationItem, { kind: 'user_message' }> = { kind: 'user_message', id: e.eventId, at: e.at, text: e.text };
+export function userMessageItem(
+  e: Pick<UserMessageEvent, 'eventId' | 'at' | 'text' | 'attachments'>,
+): Extract<ConversationItem, { kind: 'user_message' }> {
+  const item: Extract<ConversationItem, { kind: 'user_message' }> = {
+    kind: 'user_message',
+    id: e.eventId,
+    at: e.at,
+    text: e.text,
+  };
   const list = Array.isArray(e.attachments) ? e.attachments.filter(isAttachmentRef) : [];
   if (list.length > 0) {
-    item.attachments = list.map((a) => ({ attachment_id: a.attachment_id, name: a.name, media_type: a.media_type, size_bytes: a.size_bytes }));
+    item.attachments = list.map((a) => ({
+      attachment_id: a.attachment_id,
+      name: a.name,
+      media_type: a.media_type,
+      size_bytes: a.size_bytes,
+    }));
   }
   return item;
 }

@@ -213,7 +213,15 @@ export const enc = encodeURIComponent;
  * Failures of opening the connection itself: no byte of the request was written. (Node tries
  * every address of a name in turn; when all fail the cause is an AggregateError of such errors.)
  */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function connectionNeverOpened(err: unknown): boolean {
   const cause = (err as { cause?: unknown })?.cause;

@@ -31,7 +31,9 @@ export interface KeychainStatus {
 export class KeychainUnavailableError extends Error {
   readonly code = 'keychain_unavailable';
   constructor(reason: string) {
-    super(`The OS keychain is unavailable (${reason}); choose session-only use to keep this secret until the app exits.`);
+    super(
+      `The OS keychain is unavailable (${reason}); choose session-only use to keep this secret until the app exits.`,
+    );
     this.name = 'KeychainUnavailableError';
   }
 }
@@ -90,7 +92,11 @@ export async function createKeychain(opts: KeychainOptions = {}): Promise<Keycha
   };
 
   return {
-    status: () => ({ state: backend ? 'available' : 'unavailable', reason, sessionOnly: backend === null && sessionOnly }),
+    status: () => ({
+      state: backend ? 'available' : 'unavailable',
+      reason,
+      sessionOnly: backend === null && sessionOnly,
+    }),
     useSessionOnly() {
       if (backend === null) sessionOnly = true;
     },

@@ -7,7 +7,9 @@ import addFormatsModule from 'ajv-formats';
 import type { Declaration } from '../../src-shared/hub-api.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module namespace.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 export interface ArgumentCheck {
   ok: boolean;
@@ -57,22 +59,38 @@ export function createArgumentValidator() {
       const v = validatorFor(key, schema as Record<string, unknown>);
       if (v instanceof Error) return { ok: false, errors: [v.message] };
       if (v(args)) return { ok: true, errors: [] };
-      return { ok: false, errors: (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`) };
+      return {
+        ok: false,
+        errors: (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`),
+      };
     },
     /** `foreignTargets`: refs, system ids and accounts of OTHER scope members and other Hubs, refused as values. */
-    check(key: string, declaration: Declaration, args: unknown, foreignTargets: readonly string[] = []): ArgumentCheck {
-      if (args === null || typeof args !== 'object' || Array.isArray(args)) return { ok: false, errors: ['arguments must be a JSON object'] };
+    check(
+      key: string,
+      declaration: Declaration,
+      args: unknown,
+      foreignTargets: readonly string[] = [],
+    ): ArgumentCheck {
+      if (args === null || typeof args !== 'object' || Array.isArray(args))
+        return { ok: false, errors: ['arguments must be a JSON object'] };
       const targetErrors = [
         ...targetOverrides(declaration, args as Record<string, unknown>),
-        ...foreignMentions(undeclaredPart(declaration, args as Record<string, unknown>), new Set(foreignTargets.filter((t) => t.length > 0))),
+        ...foreignMentions(
+          undeclaredPart(declaration, args as Record<string, unknown>),
+          new Set(foreignTargets.filter((t) => t.length > 0)),
+        ),
       ];
       if (targetErrors.length > 0) return { ok: false, errors: targetErrors };
       const v = validatorFor(key, declaration.input_schema);
-      if (v instanceof Error) return { ok: false, errors: [`the declaration's schema cannot be compiled: ${v.message}`] };
+      if (v instanceof Error)
+        return { ok: false, errors: [`the declaration's schema cannot be compiled: ${v.message}`] };
       if (v(args)) return { ok: true, errors: [] };
       return {
         ok: false,
-        errors: (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`),
+        errors: (v.errors ?? []).map(
+          (e) =>
+            `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+        ),
       };
     },
   };
@@ -81,11 +99,16 @@ export function createArgumentValidator() {
 /** Keys that select a target are refused unless the declaration's own schema defines them as business fields. */
 function targetOverrides(declaration: Declaration, args: Record<string, unknown>): string[] {
   const props = declaration.input_schema.properties;
-  const declared = props && typeof props === 'object' ? new Set(Object.keys(props as Record<string, unknown>)) : new Set<string>();
+  const declared =
+    props && typeof props === 'object'
+      ? new Set(Object.keys(props as Record<string, unknown>))
+      : new Set<string>();
   const errors: string[] = [];
   for (const key of Object.keys(args)) {
     if (TARGET_KEYS.has(key) && !declared.has(key)) {
-      errors.push(`/${key} selects a target; targets come only from the loaded declaration (${declaration.system_name}, account ${declaration.account}), never from arguments`);
+      errors.push(
+        `/${key} selects a target; targets come only from the loaded declaration (${declaration.system_name}, account ${declaration.account}), never from arguments`,
+      );
     }
   }
   return errors;
@@ -100,15 +123,26 @@ export type ArgumentValidator = ReturnType<typeof createArgumentValidator>;
  */
 function undeclaredPart(declaration: Declaration, args: Record<string, unknown>): Record<string, unknown> {
   const props = declaration.input_schema.properties;
-  const declared = props && typeof props === 'object' ? new Set(Object.keys(props as Record<string, unknown>)) : new Set<string>();
+  const declared =
+    props && typeof props === 'object'
+      ? new Set(Object.keys(props as Record<string, unknown>))
+      : new Set<string>();
   return Object.fromEntries(Object.entries(args).filter(([k]) => !declared.has(k)));
 }
 
 /** String values that exactly name another system, account, authorization or Hub of the session. */
 function foreignMentions(args: unknown, foreign: ReadonlySet<string>, path = ''): string[] {
   if (foreign.size === 0) return [];
-  if (typeof args === 'string') return foreign.has(args) ? [`${path || '/'} names "${args}", which is another system, account or Hub; the target comes only from the loaded declaration`] : [];
+  if (typeof args === 'string')
+    return foreign.has(args)
+      ? [
+          `${path || '/'} names "${args}", which is another system, account or Hub; the target comes only from the loaded declaration`,
+        ]
+      : [];
   if (Array.isArray(args)) return args.flatMap((v, i) => foreignMentions(v, foreign, `${path}/${i}`));
-  if (args && typeof args === 'object') return Object.entries(args as Record<string, unknown>).flatMap(([k, v]) => foreignMentions(v, foreign, `${path}/${k}`));
+  if (args && typeof args === 'object')
+    return Object.entries(args as Record<string, unknown>).flatMap(([k, v]) =>
+      foreignMentions(v, foreign, `${path}/${k}`),
+    );
   return [];
 }

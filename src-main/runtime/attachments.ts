@@ -33,21 +33,41 @@ function containsSecret(text: string, secrets: readonly string[]): boolean {
 export function checkAttachments(list: unknown, secrets: readonly string[]): AttachmentProblem | null {
   if (list === undefined) return null;
   if (!Array.isArray(list)) return { code: 'invalid_attachment', message: 'attachments must be a list' };
-  if (list.length > MAX_ATTACHMENTS) return { code: 'invalid_attachment', message: `at most ${MAX_ATTACHMENTS} attachments per message` };
+  if (list.length > MAX_ATTACHMENTS)
+    return { code: 'invalid_attachment', message: `at most ${MAX_ATTACHMENTS} attachments per message` };
   for (const [i, raw] of list.entries()) {
     const a = raw as Partial<AttachmentInput> | null;
     const where = `attachment ${i + 1}`;
-    if (!a || typeof a !== 'object') return { code: 'invalid_attachment', message: `${where} is not an object` };
-    if (typeof a.name !== 'string' || a.name.trim().length === 0 || a.name.length > NAME_MAX || CONTROL.test(a.name)) {
-      return { code: 'invalid_attachment', message: `${where}: a name must be 1..${NAME_MAX} characters without control characters` };
+    if (!a || typeof a !== 'object')
+      return { code: 'invalid_attachment', message: `${where} is not an object` };
+    if (
+      typeof a.name !== 'string' ||
+      a.name.trim().length === 0 ||
+      a.name.length > NAME_MAX ||
+      CONTROL.test(a.name)
+    ) {
+      return {
+        code: 'invalid_attachment',
+        message: `${where}: a name must be 1..${NAME_MAX} characters without control characters`,
+      };
     }
-    if (typeof a.mediaType !== 'string' || !(ATTACHMENT_MEDIA_TYPES as readonly string[]).includes(a.mediaType)) {
-      return { code: 'invalid_attachment', message: `${where}: media type must be one of ${ATTACHMENT_MEDIA_TYPES.join(', ')}` };
+    if (
+      typeof a.mediaType !== 'string' ||
+      !(ATTACHMENT_MEDIA_TYPES as readonly string[]).includes(a.mediaType)
+    ) {
+      return {
+        code: 'invalid_attachment',
+        message: `${where}: media type must be one of ${ATTACHMENT_MEDIA_TYPES.join(', ')}`,
+      };
     }
     if (typeof a.text !== 'string' || a.text.length > MAX_ATTACHMENT_CHARS) {
-      return { code: 'invalid_attachment', message: `${where}: text must be at most ${MAX_ATTACHMENT_CHARS} characters` };
+      return {
+        code: 'invalid_attachment',
+        message: `${where}: text must be at most ${MAX_ATTACHMENT_CHARS} characters`,
+      };
     }
-    if (a.text.includes('\u0000')) return { code: 'invalid_attachment', message: `${where} contains NUL characters (not a text file)` };
+    if (a.text.includes('\u0000'))
+      return { code: 'invalid_attachment', message: `${where} contains NUL characters (not a text file)` };
     if (containsSecret(a.text, secrets) || containsSecret(a.name, secrets)) {
       return {
         code: 'attachment_contains_secret',
@@ -67,7 +87,11 @@ const CACHE_MAX = 64;
 const UNAVAILABLE = '[The text of this attachment could not be read from the attachment space.]';
 
 /** The user message as the model reads it: the user's words, then each attachment as labelled data. */
-export function userMessageContent(text: string, attachments: readonly AttachmentRef[] | undefined, lookup: AttachmentTextLookup): string {
+export function userMessageContent(
+  text: string,
+  attachments: readonly AttachmentRef[] | undefined,
+  lookup: AttachmentTextLookup,
+): string {
   if (!attachments || attachments.length === 0) return text;
   const parts = [text];
   attachments.forEach((a, i) => {
@@ -87,7 +111,10 @@ export function userMessageContent(text: string, attachments: readonly Attachmen
 /** The runtime's view of the archive's attachment space: save before the message, read for the model. */
 export interface AttachmentSpace {
   /** Saves every attachment; `saved: false` (with the archive's reason) when the store cannot save one. */
-  save(sessionId: string, list: readonly AttachmentInput[]): { saved: true; refs: AttachmentRef[] } | { saved: false; reason: string };
+  save(
+    sessionId: string,
+    list: readonly AttachmentInput[],
+  ): { saved: true; refs: AttachmentRef[] } | { saved: false; reason: string };
   /** The stored text of this session's attachment (null when unknown or unreadable). */
   text(sessionId: string, attachmentId: string): string | null;
   get(sessionId: string, attachmentId: string): AttachmentContent | null;
@@ -113,7 +140,12 @@ export function createAttachmentSpace(deps: {
     const r = deps.archive.getAttachment(sessionId, attachmentId);
     if (!r || !(ATTACHMENT_MEDIA_TYPES as readonly string[]).includes(r.mediaType)) return null;
     return {
-      attachment: { attachment_id: r.attachmentId, name: r.name, media_type: r.mediaType as AttachmentRef['media_type'], size_bytes: r.sizeBytes },
+      attachment: {
+        attachment_id: r.attachmentId,
+        name: r.name,
+        media_type: r.mediaType as AttachmentRef['media_type'],
+        size_bytes: r.sizeBytes,
+      },
       text: r.text,
       sha256: r.sha256,
       createdAt: r.createdAt,
@@ -126,7 +158,13 @@ export function createAttachmentSpace(deps: {
         const now = deps.now();
         result = deps.archive.saveAttachments(
           sessionId,
-          list.map((a) => ({ attachmentId: deps.newId(), name: a.name, mediaType: a.mediaType, text: a.text, createdAt: now })),
+          list.map((a) => ({
+            attachmentId: deps.newId(),
+            name: a.name,
+            mediaType: a.mediaType,
+            text: a.text,
+            createdAt: now,
+          })),
         );
       } catch (err) {
         if (err instanceof ArchiveInputError) throw err;
@@ -137,7 +175,12 @@ export function createAttachmentSpace(deps: {
         saved: true,
         refs: result.attachments.map((r, i) => {
           remember(key(sessionId, r.attachmentId), r.text);
-          return { attachment_id: r.attachmentId, name: r.name, media_type: (list[i] as AttachmentInput).mediaType, size_bytes: r.sizeBytes };
+          return {
+            attachment_id: r.attachmentId,
+            name: r.name,
+            media_type: (list[i] as AttachmentInput).mediaType,
+            size_bytes: r.sizeBytes,
+          };
         }),
       };
     },

@@ -144,13 +144,26 @@ export interface InvocationRuntime {
   ): Promise<GovernedCallOutcome>;
   getSessionInvocationStatus(sessionId: string): Promise<InvocationStatus>;
   restoreSessionInvocations(sessionId: string): Promise<InvocationStatus>;
-  inspectSessionInvocation(session: RealSessionHandle, invocationId: string, opts?: { signal?: AbortSignal }): Promise<InvocationActionEnvelope>;
-  resumeSessionInvocation(session: RealSessionHandle, invocationId: string, opts?: { signal?: AbortSignal }): Promise<InvocationActionEnvelope>;
+  inspectSessionInvocation(
+    session: RealSessionHandle,
+    invocationId: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<InvocationActionEnvelope>;
+  resumeSessionInvocation(
+    session: RealSessionHandle,
+    invocationId: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<InvocationActionEnvelope>;
   /** Whole-scope revalidation against the Hub: every member must be active at its original revision. */
   revalidateScope(scope: SessionScope, opts?: { signal?: AbortSignal }): Promise<ScopeCheck>;
 }
 
 export type ScopeCheck =
   | { state: 'ok' }
-  | { state: 'blocked'; reason: 'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict'; authorization_ref: string }
+  | {
+      state: 'blocked';
+      reason:
+        'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict';
+      authorization_ref: string;
+    }
   | { state: 'offline'; reason: string };

@@ -3,7 +3,10 @@
  * model sees. Rebuilding after a restart uses exactly these events: no user message is replayed
  * as a new turn, and a call without a recorded result is described as such (never as "did not happen").
  */
-import type { ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+} from 'openai/resources/chat/completions';
 import type { StoredArchiveEvent } from '../archive/types.js';
 import type { ArchiveEvent, ArchiveEventKind, ArchiveEventPayload } from './desk-runtime.js';
 import type { SessionScope } from './contracts.js';
@@ -24,7 +27,15 @@ const KINDS: readonly ArchiveEventKind[] = [
 /** Stored row -> DTO. Rows of unknown kind are dropped by the caller's gap check (they are reported, not hidden). */
 export function toArchiveEvent(e: StoredArchiveEvent): ArchiveEvent | null {
   if (!(KINDS as readonly string[]).includes(e.kind)) return null;
-  return { seq: e.seq, eventId: e.eventId, sessionId: e.sessionId, turnId: e.turnId, at: e.at, ...(e.payload as object), kind: e.kind } as ArchiveEvent;
+  return {
+    seq: e.seq,
+    eventId: e.eventId,
+    sessionId: e.sessionId,
+    turnId: e.turnId,
+    at: e.at,
+    ...(e.payload as object),
+    kind: e.kind,
+  } as ArchiveEvent;
 }
 
 export function payloadOf(p: ArchiveEventPayload): { kind: string; payload: Record<string, unknown> } {
@@ -40,18 +51,23 @@ export interface SystemPromptInput {
 
 export function systemPrompt({ scope, memberNames, extra }: SystemPromptInput): string {
   const lines = [
-    'You are Bailing Desk, an operator\'s assistant that performs business actions only through governed tools.',
+    "You are Bailing Desk, an operator's assistant that performs business actions only through governed tools.",
   ];
   if (scope.members.length === 0) {
-    lines.push('This conversation has no selected business systems: answer in text only; no business tools are available.');
+    lines.push(
+      'This conversation has no selected business systems: answer in text only; no business tools are available.',
+    );
   } else {
     lines.push('Selected business authorizations (the only possible targets):');
-    for (const m of scope.members) lines.push(`- ${memberNames[m.authorization_ref] ?? m.system_id} (system ${m.system_id}, account ${m.account})`);
+    for (const m of scope.members)
+      lines.push(
+        `- ${memberNames[m.authorization_ref] ?? m.system_id} (system ${m.system_id}, account ${m.account})`,
+      );
     lines.push(
       'Call search_tools to load business tools; loaded tools stay available across searches and, when reuse is on, later messages.',
       'Each loaded function is bound to ONE system and account (its name starts with that authorization). Pick the function of the intended system; never put system, account or Hub names in arguments.',
       'Use a tool only with arguments that satisfy its full schema. Do not guess product mappings between systems: use an explicit mapping tool (such as an SKU look-up).',
-      'If a call\'s result is unknown or awaiting approval, do not send it again: use inspect_governed_tool_invocation or, when asked to continue it, resume_governed_tool_invocation with its invocation_id.',
+      "If a call's result is unknown or awaiting approval, do not send it again: use inspect_governed_tool_invocation or, when asked to continue it, resume_governed_tool_invocation with its invocation_id.",
       'Ordinary conversation (greetings, thanks) needs no tools.',
     );
   }
@@ -87,17 +103,24 @@ export function eventsToMessages(
   return all;
 }
 
-function buildMessages(events: readonly ArchiveEvent[], system: string, attachmentText: AttachmentTextLookup): ChatCompletionMessageParam[] {
+function buildMessages(
+  events: readonly ArchiveEvent[],
+  system: string,
+  attachmentText: AttachmentTextLookup,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   // Turns refused before the model saw them (their user message could not be saved at the time):
   // the message is in the transcript, but it was never an instruction the model received.
   const refusedTurns = new Set(
-    events.filter((e) => e.kind === 'turn_ended' && e.outcome === 'refused' && e.turnId !== null).map((e) => e.turnId as string),
+    events
+      .filter((e) => e.kind === 'turn_ended' && e.outcome === 'refused' && e.turnId !== null)
+      .map((e) => e.turnId as string),
   );
   let openCalls: string[] = [];
   let answered = new Set<string>();
   const closeOpenCalls = () => {
-    for (const id of openCalls) if (!answered.has(id)) out.push({ role: 'tool', tool_call_id: id, content: NO_RESULT });
+    for (const id of openCalls)
+      if (!answered.has(id)) out.push({ role: 'tool', tool_call_id: id, content: NO_RESULT });
     openCalls = [];
     answered = new Set();
   };
@@ -121,7 +144,11 @@ function buildMessages(events: readonly ArchiveEvent[], system: string, attachme
         const msg = out[assistantIndex];
         // Calls an operator ran by hand (no assistant message of that turn) are not part of the model's history.
         if (!msg || msg.role !== 'assistant' || e.turnId !== assistantTurn) break;
-        const call: ChatCompletionMessageToolCall = { id: e.callId, type: 'function', function: { name: e.functionName, arguments: e.argumentsText ?? '{}' } };
+        const call: ChatCompletionMessageToolCall = {
+          id: e.callId,
+          type: 'function',
+          function: { name: e.functionName, arguments: e.argumentsText ?? '{}' },
+        };
         msg.tool_calls = [...(msg.tool_calls ?? []), call];
         openCalls.push(e.callId);
         break;
@@ -134,7 +161,11 @@ function buildMessages(events: readonly ArchiveEvent[], system: string, attachme
       case 'turn_ended':
         closeOpenCalls();
         assistantIndex = -1;
-        if (e.outcome === 'cancelled') out.push({ role: 'system', content: 'The user cancelled the previous turn. Its remaining calls were not sent.' });
+        if (e.outcome === 'cancelled')
+          out.push({
+            role: 'system',
+            content: 'The user cancelled the previous turn. Its remaining calls were not sent.',
+          });
         break;
       default:
         break;

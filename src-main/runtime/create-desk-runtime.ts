@@ -7,7 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { redactPayload } from '../archive/index.js';
 import type { ArchiveStore } from '../archive/types.js';
 import { createArgumentValidator } from './argument-validation.js';
-import type { InvocationActionEnvelope, InvocationRuntime, InvocationStatus, ScopeCheck, ScopeStore, SessionScope } from './contracts.js';
+import type {
+  InvocationActionEnvelope,
+  InvocationRuntime,
+  InvocationStatus,
+  ScopeCheck,
+  ScopeStore,
+  SessionScope,
+} from './contracts.js';
 import { systemPrompt, toArchiveEvent } from './conversation.js';
 import { createDeclarationCache, type DeclarationCacheOptions } from './declaration-cache.js';
 import type { DispatchObserver } from './dispatch-observer.js';
@@ -158,7 +165,17 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     return systemPrompt({ scope: s.scope, memberNames: s.memberNames, extra: extra.trim() || undefined });
   };
 
-  function newLive(scope: SessionScope, meta: { title: string; createdAt: string; updatedAt: string; reuse: boolean; names: Record<string, string> }, events: ArchiveEvent[]): LiveSession {
+  function newLive(
+    scope: SessionScope,
+    meta: {
+      title: string;
+      createdAt: string;
+      updatedAt: string;
+      reuse: boolean;
+      names: Record<string, string>;
+    },
+    events: ArchiveEvent[],
+  ): LiveSession {
     return {
       sessionId: scope.sessionId,
       title: meta.title,
@@ -202,7 +219,8 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
    * they are (a blocked scope is re-checked only by an explicit openSession).
    */
   function ensureScope(s: LiveSession): Promise<void> {
-    if (s.availability !== 'offline' && s.availability !== 'not_opened') return rechecks.get(s) ?? Promise.resolve();
+    if (s.availability !== 'offline' && s.availability !== 'not_opened')
+      return rechecks.get(s) ?? Promise.resolve();
     return revalidate(s);
   }
 
@@ -284,7 +302,10 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     return p;
   }
 
-  function declarationView(c: { functionName: string; declaration: import('../../src-shared/hub-api.js').Declaration }): DeclarationView {
+  function declarationView(c: {
+    functionName: string;
+    declaration: import('../../src-shared/hub-api.js').Declaration;
+  }): DeclarationView {
     const d = c.declaration;
     return {
       functionName: c.functionName,
@@ -298,7 +319,9 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   }
 
   async function journalStatus(sessionId: string, restore: boolean): Promise<InvocationStatus> {
-    const raw = restore ? await deps.invocations.restoreSessionInvocations(sessionId) : await deps.invocations.getSessionInvocationStatus(sessionId);
+    const raw = restore
+      ? await deps.invocations.restoreSessionInvocations(sessionId)
+      : await deps.invocations.getSessionInvocationStatus(sessionId);
     const status = withLiveScope(sessionId, raw);
     emit({ type: 'journal.state', sessionId, status });
     return status;
@@ -314,13 +337,21 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     if (!s || s.availability !== 'blocked' || status.scope_state === 'blocked') return status;
     const reason = s.availabilityReason ?? 'scope_blocked';
     if (status.state === 'storage_error') return { ...status, scope_state: 'blocked', scope_reason: reason };
-    if (status.state === 'ready') return { ...status, state: 'blocked', reason, scope_state: 'blocked', scope_reason: reason };
+    if (status.state === 'ready')
+      return { ...status, state: 'blocked', reason, scope_state: 'blocked', scope_reason: reason };
     return status;
   }
 
-  async function recoveryAction(sessionId: string, invocationId: string, action: 'inspect' | 'resume'): Promise<InvocationActionEnvelope> {
+  async function recoveryAction(
+    sessionId: string,
+    invocationId: string,
+    action: 'inspect' | 'resume',
+  ): Promise<InvocationActionEnvelope> {
     const s = await getLive(sessionId);
-    if (s.scope.members.length > 0 && (s.scope.hubId !== deps.connection.hubId || s.scope.connectionKey !== connectionKeyOf(deps.connection))) {
+    if (
+      s.scope.members.length > 0 &&
+      (s.scope.hubId !== deps.connection.hubId || s.scope.connectionKey !== connectionKeyOf(deps.connection))
+    ) {
       // The call lives on the session's original Hub/connection. Asking the Hub this host is now
       // connected to would turn its 404 into a false "invocation_not_found": ask nothing.
       const status = await deps.invocations.getSessionInvocationStatus(sessionId);
@@ -334,7 +365,8 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
         feedback: {
           category: 'blocked',
           code: 'invocation_binding_conflict',
-          message: 'This conversation belongs to another Hub connection than the one this host uses now; its calls can only be inspected or resumed through their original Hub. Nothing was asked.',
+          message:
+            'This conversation belongs to another Hub connection than the one this host uses now; its calls can only be inspected or resumed through their original Hub. Nothing was asked.',
           next_action: 'inspect_original',
           retryable: false,
           invocation_id: invocationId,
@@ -347,9 +379,18 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     recorder.record(s, null, { kind: 'control', action, detail: { invocation_id: invocationId } });
     const handle = handleOf(s, null);
     const env =
-      action === 'inspect' ? await deps.invocations.inspectSessionInvocation(handle, invocationId) : await deps.invocations.resumeSessionInvocation(handle, invocationId);
+      action === 'inspect'
+        ? await deps.invocations.inspectSessionInvocation(handle, invocationId)
+        : await deps.invocations.resumeSessionInvocation(handle, invocationId);
     if (env.receipt) {
-      recorder.record(s, null, { kind: 'receipt', callId: null, invocation_id: env.receipt.invocation_id, state: env.receipt.state, receipt: env.receipt, late: false });
+      recorder.record(s, null, {
+        kind: 'receipt',
+        callId: null,
+        invocation_id: env.receipt.invocation_id,
+        state: env.receipt.state,
+        receipt: env.receipt,
+        late: false,
+      });
     }
     return redactPayload(env, secrets()) as InvocationActionEnvelope;
   }
@@ -365,8 +406,11 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
           createdAt: rec.createdAt,
           updatedAt: rec.updatedAt,
           hubId: typeof rec.settings.hubId === 'string' ? rec.settings.hubId : deps.connection.hubId,
-          members: Array.isArray(rec.settings.members) ? (rec.settings.members as SessionSummary['members']) : [],
-          scopeFingerprint: typeof rec.settings.scopeFingerprint === 'string' ? rec.settings.scopeFingerprint : '',
+          members: Array.isArray(rec.settings.members)
+            ? (rec.settings.members as SessionSummary['members'])
+            : [],
+          scopeFingerprint:
+            typeof rec.settings.scopeFingerprint === 'string' ? rec.settings.scopeFingerprint : '',
           scopeRevision: typeof rec.settings.scopeRevision === 'number' ? rec.settings.scopeRevision : 1,
           taskId: typeof rec.settings.taskId === 'string' ? rec.settings.taskId : null,
           reuseDeclarations: rec.settings.reuseDeclarations !== false,
@@ -388,11 +432,15 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       try {
         scope = buildScope(sessionId, deps.connection, refs, available, input.taskId ?? null);
       } catch (err) {
-        const code = err && typeof err === 'object' && 'code' in err ? String((err as { code: unknown }).code) : 'invalid_scope';
+        const code =
+          err && typeof err === 'object' && 'code' in err
+            ? String((err as { code: unknown }).code)
+            : 'invalid_scope';
         throw new DeskRuntimeError(code, err instanceof Error ? err.message : String(err));
       }
       const names: Record<string, string> = {};
-      for (const ref of refs) names[ref] = available.find((a) => a.authorization_ref === ref)?.system_name ?? ref;
+      for (const ref of refs)
+        names[ref] = available.find((a) => a.authorization_ref === ref)?.system_name ?? ref;
       const now = clock.now().toISOString();
       const title = (input.title ?? '').trim().slice(0, 200) || 'New conversation';
       const reuse = input.reuseDeclarations !== false;
@@ -415,7 +463,12 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const s = newLive(scope, { title, createdAt: now, updatedAt: now, reuse, names }, []);
       s.availability = 'open';
       live.set(sessionId, s);
-      recorder.record(s, null, { kind: 'session_created', title, members: scope.members, taskId: scope.taskId });
+      recorder.record(s, null, {
+        kind: 'session_created',
+        title,
+        members: scope.members,
+        taskId: scope.taskId,
+      });
       changed(s);
       return summaryOf(s);
     },
@@ -425,7 +478,12 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const s = await getLive(sessionId);
       // Opening is an explicit request to check the scope: every member, with one Hub request.
       if (s.availability === 'offline' || s.availability === 'not_opened') await ensureScope(s);
-      else if (wasLive && s.availability === 'blocked' && s.availabilityReason !== 'scope_missing' && !s.availabilityReason?.startsWith('binding_conflict')) {
+      else if (
+        wasLive &&
+        s.availability === 'blocked' &&
+        s.availabilityReason !== 'scope_missing' &&
+        !s.availabilityReason?.startsWith('binding_conflict')
+      ) {
         await revalidate(s);
       }
       const journal = await journalStatus(sessionId, false);
@@ -448,13 +506,24 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       // Checked before anything is recorded: a refused attachment leaves no trace and reaches no model.
       const problem = checkAttachments(files, secrets());
       if (problem) throw new DeskRuntimeError(problem.code, problem.message);
-      if (s.activeTurn) throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
+      if (s.activeTurn)
+        throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
       // No scope check here (invariant 8): a turn that needs the Hub re-checks it in the tool executor.
       const turn = startTurn(deps.hub, s, ids.turnId());
       s.activeTurn = turn;
       changed(s);
       const running = runTurn(
-        { model, executor, recorder, hub: deps.hub, ids, maxModelRequests: deps.maxModelRequestsPerTurn ?? 12, systemPromptOf, secrets, attachments },
+        {
+          model,
+          executor,
+          recorder,
+          hub: deps.hub,
+          ids,
+          maxModelRequests: deps.maxModelRequestsPerTurn ?? 12,
+          systemPromptOf,
+          secrets,
+          attachments,
+        },
         s,
         turn,
         text,
@@ -481,7 +550,11 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const s = live.get(sessionId);
       const turn = s?.activeTurn;
       if (!s || !turn || turn.cancelled) return;
-      recorder.record(s, turn.turnId, { kind: 'control', action: 'cancel_turn', detail: { turnId: turn.turnId } });
+      recorder.record(s, turn.turnId, {
+        kind: 'control',
+        action: 'cancel_turn',
+        detail: { turnId: turn.turnId },
+      });
       cancelTurn(turn);
     },
 
@@ -489,7 +562,12 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const s = await getLive(sessionId);
       s.reuseDeclarations = reuse;
       const rec = deps.archive.getSession(sessionId);
-      if (rec) deps.archive.upsertSession({ ...rec, updatedAt: clock.now().toISOString(), settings: { ...rec.settings, reuseDeclarations: reuse } });
+      if (rec)
+        deps.archive.upsertSession({
+          ...rec,
+          updatedAt: clock.now().toISOString(),
+          settings: { ...rec.settings, reuseDeclarations: reuse },
+        });
       changed(s);
       return summaryOf(s);
     },
@@ -515,16 +593,28 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       const s = await getLive(sessionId);
       if (s.scope.members.length === 0) return [];
       await ensureScope(s);
-      if (s.availability !== 'open') throw new DeskRuntimeError('scope_unavailable', `the session's scope is ${s.availability}`);
+      if (s.availability !== 'open')
+        throw new DeskRuntimeError('scope_unavailable', `the session's scope is ${s.availability}`);
       const refs = s.scope.members.map((m) => m.authorization_ref);
       let found;
       try {
-        found = await deps.hub.searchTools({ query: query.slice(0, 500), authorization_refs: refs, limit: 20 });
+        found = await deps.hub.searchTools({
+          query: query.slice(0, 500),
+          authorization_refs: refs,
+          limit: 20,
+        });
       } catch (err) {
         const he = hubErrorOf(err);
-        throw new DeskRuntimeError(he?.publicCode ?? 'hub_unavailable', he?.message ?? 'the Hub could not be reached');
+        throw new DeskRuntimeError(
+          he?.publicCode ?? 'hub_unavailable',
+          he?.message ?? 'the Hub could not be reached',
+        );
       }
-      const cached = s.cache.put(found.filter((d) => d.hub_id === s.scope.hubId && refs.includes(d.authorization_ref)).map(({ score: _s, ...d }) => d));
+      const cached = s.cache.put(
+        found
+          .filter((d) => d.hub_id === s.scope.hubId && refs.includes(d.authorization_ref))
+          .map(({ score: _s, ...d }) => d),
+      );
       return cached.map(declarationView);
     },
 
@@ -535,13 +625,22 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
 
     async runToolManually(sessionId, functionName, args) {
       const s = await getLive(sessionId);
-      if (s.activeTurn) throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
+      if (s.activeTurn)
+        throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
       const turn = startTurn(deps.hub, s, ids.turnId());
       s.activeTurn = turn;
       try {
         const entry = s.cache.byFunctionName(functionName);
-        const call = { callId: `${turn.turnId}.manual`, name: functionName, argumentsText: JSON.stringify(args ?? {}) };
-        recorder.record(s, turn.turnId, { kind: 'control', action: 'manual_tool_run', detail: { functionName } });
+        const call = {
+          callId: `${turn.turnId}.manual`,
+          name: functionName,
+          argumentsText: JSON.stringify(args ?? {}),
+        };
+        recorder.record(s, turn.turnId, {
+          kind: 'control',
+          action: 'manual_tool_run',
+          detail: { functionName },
+        });
         recorder.record(s, turn.turnId, {
           kind: 'tool_call',
           callId: call.callId,
@@ -564,9 +663,18 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       for (const s of live.values()) {
         const m = s.scope.members.find((x) => x.authorization_ref === a.authorization_ref);
         if (!m || a.hub_id !== s.scope.hubId) continue;
-        if (a.state === 'revoked') setAvailability(s, { state: 'blocked', reason: 'authorization_revoked', authorization_ref: a.authorization_ref });
+        if (a.state === 'revoked')
+          setAvailability(s, {
+            state: 'blocked',
+            reason: 'authorization_revoked',
+            authorization_ref: a.authorization_ref,
+          });
         else if (a.state === 'rebound' || a.revision !== m.authorization_revision) {
-          setAvailability(s, { state: 'blocked', reason: 'authorization_rebound', authorization_ref: a.authorization_ref });
+          setAvailability(s, {
+            state: 'blocked',
+            reason: 'authorization_rebound',
+            authorization_ref: a.authorization_ref,
+          });
         }
       }
     },
@@ -585,9 +693,16 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       for (const s of live.values()) deps.archive.flush(s.sessionId);
       await deps.onClose?.();
     },
-  } satisfies DeskRuntime & { sendMessage(sessionId: string, text: string, files?: AttachmentInput[]): Promise<TurnResult> };
+  } satisfies DeskRuntime & {
+    sendMessage(sessionId: string, text: string, files?: AttachmentInput[]): Promise<TurnResult>;
+  };
 }
 
 function isStringRecord(v: unknown): v is Record<string, string> {
-  return !!v && typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every((x) => typeof x === 'string');
+  return (
+    !!v &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    Object.values(v as object).every((x) => typeof x === 'string')
+  );
 }

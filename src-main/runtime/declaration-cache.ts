@@ -20,7 +20,8 @@ export interface DeclarationCacheOptions {
   maxBytes?: number;
 }
 
-export type EvictionReason = 'capacity' | 'declaration_changed' | 'authorization_changed' | 'replaced' | 'cleared';
+export type EvictionReason =
+  'capacity' | 'declaration_changed' | 'authorization_changed' | 'replaced' | 'cleared';
 
 export interface DeclarationCache {
   /** Adds or refreshes declarations; returns the cached entries in input order (skipping ones too large to hold). */
@@ -39,7 +40,9 @@ export interface DeclarationCache {
   evictedReason(functionName: string): EvictionReason | null;
 }
 
-export function declarationKey(d: Pick<Declaration, 'hub_id' | 'authorization_ref' | 'tool' | 'declaration_revision'>): string {
+export function declarationKey(
+  d: Pick<Declaration, 'hub_id' | 'authorization_ref' | 'tool' | 'declaration_revision'>,
+): string {
   return JSON.stringify([d.hub_id, d.authorization_ref, d.tool, d.declaration_revision]);
 }
 
@@ -60,7 +63,8 @@ export function createDeclarationCache(opts: DeclarationCacheOptions = {}): Decl
     const known = names.get(id);
     if (known) return known;
     let name = baseFunctionName(d.authorization_ref, d.tool);
-    const taken = (n: string) => (RESERVED_FUNCTIONS as readonly string[]).includes(n) || [...names.values()].includes(n);
+    const taken = (n: string) =>
+      (RESERVED_FUNCTIONS as readonly string[]).includes(n) || [...names.values()].includes(n);
     if (taken(name)) name = disambiguatedName(d.authorization_ref, d.tool);
     let i = 2;
     const base = name;

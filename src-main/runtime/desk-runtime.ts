@@ -113,7 +113,12 @@ export type ArchiveEventPayload =
       /** Attached text files, by reference only: their text lives in the attachment space (absent in older archives). */
       attachments?: AttachmentRef[];
     }
-  | { kind: 'assistant_message'; messageId: string; text: string; finish: 'stop' | 'tool_calls' | 'cancelled' | 'error' | 'length' }
+  | {
+      kind: 'assistant_message';
+      messageId: string;
+      text: string;
+      finish: 'stop' | 'tool_calls' | 'cancelled' | 'error' | 'length';
+    }
   | {
       kind: 'tool_call';
       callId: string; // the model's tool_call id (also the host_call_id for governed calls)
@@ -135,8 +140,20 @@ export type ArchiveEventPayload =
       /** The declaration's effect (null for built-in functions); absent in older archives. */
       effect?: 'read' | 'write' | null;
     }
-  | { kind: 'receipt'; callId: string | null; invocation_id: string; state: InvocationState; receipt: Receipt; late: boolean }
-  | { kind: 'control'; action: 'cancel_turn' | 'open_session' | 'inspect' | 'resume' | 'restore' | 'manual_tool_run' | 'scope_check'; detail: Record<string, unknown> }
+  | {
+      kind: 'receipt';
+      callId: string | null;
+      invocation_id: string;
+      state: InvocationState;
+      receipt: Receipt;
+      late: boolean;
+    }
+  | {
+      kind: 'control';
+      action:
+        'cancel_turn' | 'open_session' | 'inspect' | 'resume' | 'restore' | 'manual_tool_run' | 'scope_check';
+      detail: Record<string, unknown>;
+    }
   | { kind: 'turn_started'; turnId: string }
   | { kind: 'turn_ended'; turnId: string; outcome: TurnOutcome; error: string | null };
 
@@ -225,7 +242,13 @@ export type RuntimeEvent =
   | { type: 'archive.event'; sessionId: string; event: ArchiveEvent } // emitted only after it was saved
   | { type: 'archive.state'; sessionId: string; archive: ArchiveStatus }
   | { type: 'journal.state'; sessionId: string; status: InvocationStatus }
-  | { type: 'turn.state'; sessionId: string; turnId: string; state: 'running' | TurnOutcome; error: string | null }
+  | {
+      type: 'turn.state';
+      sessionId: string;
+      turnId: string;
+      state: 'running' | TurnOutcome;
+      error: string | null;
+    }
   | { type: 'message.delta'; sessionId: string; turnId: string; messageId: string; delta: string }
   | { type: 'tool.card'; card: ToolCallCard };
 
@@ -275,7 +298,11 @@ export interface DeskRuntime {
   // operator tools without a model
   searchTools(sessionId: string, query: string): Promise<DeclarationView[]>;
   cachedDeclarations(sessionId: string): Promise<DeclarationView[]>;
-  runToolManually(sessionId: string, functionName: string, args: Record<string, unknown>): Promise<ManualToolRunResult>;
+  runToolManually(
+    sessionId: string,
+    functionName: string,
+    args: Record<string, unknown>,
+  ): Promise<ManualToolRunResult>;
   /**
    * Feed an `authorization.changed` Hub event (the app owns the event stream). A revoked or rebound
    * member blocks every living session that holds it and drops their declarations. No Hub request.

@@ -30,7 +30,12 @@ export interface DataDirRuntimeOptions {
   modelSettings: ModelSettingsProvider;
   /** Other secret values to keep out of the archive (e.g. the model API key from the keychain). */
   secrets?: () => readonly string[];
-  overrides?: Partial<Pick<DeskRuntimeDeps, 'cache' | 'maxModelRequestsPerTurn' | 'clock' | 'ids' | 'model' | 'systemPromptExtra'>>;
+  overrides?: Partial<
+    Pick<
+      DeskRuntimeDeps,
+      'cache' | 'maxModelRequestsPerTurn' | 'clock' | 'ids' | 'model' | 'systemPromptExtra'
+    >
+  >;
 }
 
 export interface DataDirRuntime {
@@ -45,7 +50,11 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
   } catch {
     // best effort (e.g. a directory owned by someone else)
   }
-  const hubClient = createHubClient({ baseUrl: opts.hubUrl, token: opts.hubToken, ...(opts.hubId ? { hubId: opts.hubId } : {}) });
+  const hubClient = createHubClient({
+    baseUrl: opts.hubUrl,
+    token: opts.hubToken,
+    ...(opts.hubId ? { hubId: opts.hubId } : {}),
+  });
   let hubId = opts.hubId;
   if (!hubId) {
     const health = await hubClient.health();
@@ -70,21 +79,37 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
   }
   const secrets = () => [opts.hubToken, ...(opts.secrets?.() ?? []), ...modelKeys];
   // A short busy timeout: better-sqlite3 waits synchronously, and a locked archive must surface as storage_error quickly.
-  const archive = createSqliteArchive({ file: join(opts.dataDir, 'archive.sqlite'), secrets, busyTimeoutMs: 500 });
+  const archive = createSqliteArchive({
+    file: join(opts.dataDir, 'archive.sqlite'),
+    secrets,
+    busyTimeoutMs: 500,
+  });
   const scopeStore = createSqliteScopeStore({ path: join(opts.dataDir, 'scopes.sqlite') });
   // Same reason for the journal: a locked file must become storage_error (nothing sent) without
   // freezing the process for the 5 s default.
-  const invocationStore = createSqliteInvocationStore({ path: join(opts.dataDir, 'invocations.sqlite'), busyTimeoutMs: 1000 });
+  const invocationStore = createSqliteInvocationStore({
+    path: join(opts.dataDir, 'invocations.sqlite'),
+    busyTimeoutMs: 1000,
+  });
   // The invocation runtime sends through a client that reports each governed request as it leaves.
   const dispatches = createDispatchObserver();
-  const invocations = createInvocationRuntime({ hub: dispatches.wrap(hubClient), invocationStore, scopeStore });
+  const invocations = createInvocationRuntime({
+    hub: dispatches.wrap(hubClient),
+    invocationStore,
+    scopeStore,
+  });
   const runtime = createDeskRuntime({
     dispatches,
     hub: adaptHubClient(hubClient),
     invocations,
     archive,
     scopeStore,
-    connection: { hubUrl: opts.hubUrl, hubId, clientId: opts.clientId, workspaceId: opts.workspaceId ?? 'default' },
+    connection: {
+      hubUrl: opts.hubUrl,
+      hubId,
+      clientId: opts.clientId,
+      workspaceId: opts.workspaceId ?? 'default',
+    },
     modelSettings,
     secrets,
     ...opts.overrides,

@@ -7,7 +7,11 @@
  */
 import { sha256Hex } from '../../src-shared/digest.js';
 
-export const RESERVED_FUNCTIONS = ['search_tools', 'inspect_governed_tool_invocation', 'resume_governed_tool_invocation'] as const;
+export const RESERVED_FUNCTIONS = [
+  'search_tools',
+  'inspect_governed_tool_invocation',
+  'resume_governed_tool_invocation',
+] as const;
 
 export function slug(text: string): string {
   const s = text.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');

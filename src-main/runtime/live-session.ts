@@ -6,7 +6,14 @@
 import type { ArchiveStore } from '../archive/types.js';
 import type { SessionScope } from './contracts.js';
 import type { DeclarationCache } from './declaration-cache.js';
-import type { ArchiveEvent, ArchiveEventPayload, ArchiveStatus, RuntimeEvent, SessionAvailability, ToolCallCard } from './desk-runtime.js';
+import type {
+  ArchiveEvent,
+  ArchiveEventPayload,
+  ArchiveStatus,
+  RuntimeEvent,
+  SessionAvailability,
+  ToolCallCard,
+} from './desk-runtime.js';
 import { payloadOf, toArchiveEvent } from './conversation.js';
 import type { IdSource, Clock } from './ids.js';
 import type { TurnRuns } from './turn-runs.js';
@@ -46,12 +53,20 @@ export interface Recorder {
   archiveStatus(sessionId: string): ArchiveStatus;
 }
 
-export function createRecorder(archive: ArchiveStore, ids: IdSource, clock: Clock, emit: (e: RuntimeEvent) => void): Recorder {
+export function createRecorder(
+  archive: ArchiveStore,
+  ids: IdSource,
+  clock: Clock,
+  emit: (e: RuntimeEvent) => void,
+): Recorder {
   const archiveStatus = (sessionId: string): ArchiveStatus => {
     const s = archive.status(sessionId);
     return {
       state: s.state,
-      unsavedEvents: s.unsavedEvents.map((u) => ({ ...u, kind: u.kind as ArchiveStatus['unsavedEvents'][number]['kind'] })),
+      unsavedEvents: s.unsavedEvents.map((u) => ({
+        ...u,
+        kind: u.kind as ArchiveStatus['unsavedEvents'][number]['kind'],
+      })),
       recoveryGap: s.recoveryGap,
       reason: s.reason,
     };
@@ -65,16 +80,30 @@ export function createRecorder(archive: ArchiveStore, ids: IdSource, clock: Cloc
         result = archive.append(session.sessionId, { eventId: ids.eventId(), turnId, at, kind, payload });
       } catch (err) {
         // bad input (oversized payload): nothing saved, nothing shown; report on the archive channel
-        emit({ type: 'archive.state', sessionId: session.sessionId, archive: { ...archiveStatus(session.sessionId), reason: err instanceof Error ? err.message : String(err) } });
+        emit({
+          type: 'archive.state',
+          sessionId: session.sessionId,
+          archive: {
+            ...archiveStatus(session.sessionId),
+            reason: err instanceof Error ? err.message : String(err),
+          },
+        });
         return null;
       }
       if (!result.saved) {
-        emit({ type: 'archive.state', sessionId: session.sessionId, archive: archiveStatus(session.sessionId) });
+        emit({
+          type: 'archive.state',
+          sessionId: session.sessionId,
+          archive: archiveStatus(session.sessionId),
+        });
         return null;
       }
       const lastSeq = session.events[session.events.length - 1]?.seq ?? 0;
       // Earlier unsaved events may just have been flushed ahead of this one: show them first, in order.
-      const saved = result.event.seq === lastSeq + 1 ? [result.event] : archive.load(session.sessionId, { afterSeq: lastSeq }).events;
+      const saved =
+        result.event.seq === lastSeq + 1
+          ? [result.event]
+          : archive.load(session.sessionId, { afterSeq: lastSeq }).events;
       let event: ArchiveEvent | null = null;
       for (const stored of saved) {
         const e = toArchiveEvent(stored);
@@ -84,7 +113,12 @@ export function createRecorder(archive: ArchiveStore, ids: IdSource, clock: Cloc
         if (stored.eventId === result.event.eventId) event = e;
       }
       session.updatedAt = at;
-      if (saved.length > 1) emit({ type: 'archive.state', sessionId: session.sessionId, archive: archiveStatus(session.sessionId) });
+      if (saved.length > 1)
+        emit({
+          type: 'archive.state',
+          sessionId: session.sessionId,
+          archive: archiveStatus(session.sessionId),
+        });
       return event;
     },
     emit,

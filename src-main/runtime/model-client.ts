@@ -30,7 +30,10 @@ export interface ModelClient {
   complete(req: ModelRequest): Promise<ModelReply>;
 }
 
-export function createModelClient(settings: ModelSettingsProvider, opts: { timeoutMs?: number } = {}): ModelClient {
+export function createModelClient(
+  settings: ModelSettingsProvider,
+  opts: { timeoutMs?: number } = {},
+): ModelClient {
   return {
     async complete(outer) {
       // A child signal per request, so SDK listeners never pile up on the turn's signal.
@@ -50,7 +53,12 @@ export function createModelClient(settings: ModelSettingsProvider, opts: { timeo
     {
       const s = await settings.get();
       // A fresh SDK client per request: the key is never kept beyond this call.
-      const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey ?? 'no-key', maxRetries: 0, timeout: opts.timeoutMs ?? 120_000 });
+      const client = new OpenAI({
+        baseURL: s.baseUrl,
+        apiKey: s.apiKey ?? 'no-key',
+        maxRetries: 0,
+        timeout: opts.timeoutMs ?? 120_000,
+      });
       const base = {
         model: s.model,
         messages: req.messages,
@@ -65,7 +73,9 @@ export function createModelClient(settings: ModelSettingsProvider, opts: { timeo
         return {
           text,
           toolCalls: (choice?.message.tool_calls ?? []).flatMap((tc) =>
-            tc.type === 'function' ? [{ id: tc.id, name: tc.function.name, argumentsText: tc.function.arguments }] : [],
+            tc.type === 'function'
+              ? [{ id: tc.id, name: tc.function.name, argumentsText: tc.function.arguments }]
+              : [],
           ),
           finishReason: choice?.finish_reason ?? 'stop',
         };
@@ -92,7 +102,9 @@ export function createModelClient(settings: ModelSettingsProvider, opts: { timeo
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
       if (req.signal.aborted) finishReason = 'cancelled';
-      const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+      const toolCalls = [...calls.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
       return { text, toolCalls, finishReason };
     }
   }

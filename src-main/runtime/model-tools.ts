@@ -12,7 +12,12 @@ import type { CachedDeclaration } from './declaration-cache.js';
 export const SEARCH_TOOLS_SCHEMA = {
   type: 'object',
   properties: {
-    query: { type: 'string', minLength: 1, maxLength: 500, description: 'What you want to do, e.g. "edit product description" or "check stock".' },
+    query: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'What you want to do, e.g. "edit product description" or "check stock".',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 20 },
   },
   required: ['query'],
@@ -33,7 +38,8 @@ export function modelTools(cached: readonly CachedDeclaration[], hasScope: boole
       type: 'function',
       function: {
         name: 'search_tools',
-        description: 'Search the Hub for business tools of the selected systems. Found tools are loaded as functions and stay loaded.',
+        description:
+          'Search the Hub for business tools of the selected systems. Found tools are loaded as functions and stay loaded.',
         parameters: SEARCH_TOOLS_SCHEMA as unknown as Record<string, unknown>,
       },
     },
@@ -41,7 +47,8 @@ export function modelTools(cached: readonly CachedDeclaration[], hasScope: boole
       type: 'function',
       function: {
         name: 'inspect_governed_tool_invocation',
-        description: 'Read the current receipt of an earlier business call by its original invocation_id. Read-only; never sends the call again.',
+        description:
+          'Read the current receipt of an earlier business call by its original invocation_id. Read-only; never sends the call again.',
         parameters: INVOCATION_ID_SCHEMA as unknown as Record<string, unknown>,
       },
     },
@@ -74,7 +81,13 @@ export function modelTools(cached: readonly CachedDeclaration[], hasScope: boole
   return tools;
 }
 
-export function hostFeedback(category: FeedbackCategory, code: string, message: string, next_action: string, retryable = false): Feedback {
+export function hostFeedback(
+  category: FeedbackCategory,
+  code: string,
+  message: string,
+  next_action: string,
+  retryable = false,
+): Feedback {
   return { category, code, message, next_action, retryable };
 }
 
@@ -86,7 +99,11 @@ export function boundedJson(value: unknown, max = MAX_RESULT_CHARS): string {
   return JSON.stringify({ truncated: true, preview: text.slice(0, max - 200) });
 }
 
-export function receiptForModel(receipt: Receipt, feedback: Feedback | null, extra: Record<string, unknown> = {}): string {
+export function receiptForModel(
+  receipt: Receipt,
+  feedback: Feedback | null,
+  extra: Record<string, unknown> = {},
+): string {
   return boundedJson({
     invocation_id: receipt.invocation_id,
     state: receipt.state,

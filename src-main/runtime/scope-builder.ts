@@ -26,7 +26,8 @@ export function scopeFingerprint(connectionKey: string, members: ScopeMember[]):
 export class ScopeSelectionError extends Error {
   override name = 'ScopeSelectionError';
   constructor(
-    readonly code: 'authorization_not_found' | 'authorization_not_active' | 'cross_hub_scope' | 'duplicate_authorization',
+    readonly code:
+      'authorization_not_found' | 'authorization_not_active' | 'cross_hub_scope' | 'duplicate_authorization',
     message: string,
   ) {
     super(message);
@@ -40,13 +41,25 @@ export function buildScope(
   available: Authorization[],
   taskId: string | null,
 ): SessionScope {
-  if (new Set(selected).size !== selected.length) throw new ScopeSelectionError('duplicate_authorization', 'an authorization was selected twice');
+  if (new Set(selected).size !== selected.length)
+    throw new ScopeSelectionError('duplicate_authorization', 'an authorization was selected twice');
   const members: ScopeMember[] = selected.map((ref) => {
     const a = available.find((x) => x.authorization_ref === ref);
-    if (!a) throw new ScopeSelectionError('authorization_not_found', `authorization ${ref} is not granted to this client`);
-    if (a.state !== 'active') throw new ScopeSelectionError('authorization_not_active', `authorization ${ref} is ${a.state}`);
-    if (a.hub_id !== conn.hubId) throw new ScopeSelectionError('cross_hub_scope', `authorization ${ref} belongs to another Hub`);
-    return { authorization_ref: a.authorization_ref, authorization_revision: a.revision, system_id: a.system_id, account: a.account };
+    if (!a)
+      throw new ScopeSelectionError(
+        'authorization_not_found',
+        `authorization ${ref} is not granted to this client`,
+      );
+    if (a.state !== 'active')
+      throw new ScopeSelectionError('authorization_not_active', `authorization ${ref} is ${a.state}`);
+    if (a.hub_id !== conn.hubId)
+      throw new ScopeSelectionError('cross_hub_scope', `authorization ${ref} belongs to another Hub`);
+    return {
+      authorization_ref: a.authorization_ref,
+      authorization_revision: a.revision,
+      system_id: a.system_id,
+      account: a.account,
+    };
   });
   const connectionKey = connectionKeyOf(conn);
   return {

@@ -12,13 +12,25 @@
  */
 import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ArgumentValidator } from './argument-validation.js';
-import type { Feedback, InvocationActionEnvelope, InvocationRuntime, RealSessionHandle } from './contracts.js';
+import type {
+  Feedback,
+  InvocationActionEnvelope,
+  InvocationRuntime,
+  RealSessionHandle,
+} from './contracts.js';
 import type { CachedDeclaration } from './declaration-cache.js';
 import type { DispatchObserver } from './dispatch-observer.js';
 import type { ToolCallCard, ToolTarget } from './desk-runtime.js';
 import { hubErrorOf, type RuntimeHubPort } from './hub-port.js';
 import type { LiveSession, Recorder, TurnContext } from './live-session.js';
-import { boundedJson, feedbackForModel, hostFeedback, INVOCATION_ID_SCHEMA, receiptForModel, SEARCH_TOOLS_SCHEMA } from './model-tools.js';
+import {
+  boundedJson,
+  feedbackForModel,
+  hostFeedback,
+  INVOCATION_ID_SCHEMA,
+  receiptForModel,
+  SEARCH_TOOLS_SCHEMA,
+} from './model-tools.js';
 import type { Declaration } from '../../src-shared/hub-api.js';
 
 export interface ExecutableCall {
@@ -52,7 +64,12 @@ export interface ToolExecutorDeps {
  */
 function containsSecret(args: unknown, secrets: readonly string[]): boolean {
   const text = JSON.stringify(args ?? null);
-  return secrets.some((s) => typeof s === 'string' && s.length >= 12 && (text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))));
+  return secrets.some(
+    (s) =>
+      typeof s === 'string' &&
+      s.length >= 12 &&
+      (text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1))),
+  );
 }
 
 interface Outcome {
@@ -82,7 +99,12 @@ export function handleOf(session: LiveSession, turnId: string | null): RealSessi
 export function createToolExecutor(deps: ToolExecutorDeps) {
   const { hub, invocations, validator, recorder } = deps;
 
-  function card(session: LiveSession, turn: TurnContext | null, call: ExecutableCall, patch: Partial<ToolCallCard>): ToolCallCard {
+  function card(
+    session: LiveSession,
+    turn: TurnContext | null,
+    call: ExecutableCall,
+    patch: Partial<ToolCallCard>,
+  ): ToolCallCard {
     const prev = session.cards.get(call.callId);
     const next: ToolCallCard = {
       sessionId: session.sessionId,
@@ -104,7 +126,13 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     return next;
   }
 
-  const refuse = (category: Feedback['category'], code: string, message: string, next: string, state: ToolCallCard['state'] = 'refused'): Outcome => {
+  const refuse = (
+    category: Feedback['category'],
+    code: string,
+    message: string,
+    next: string,
+    state: ToolCallCard['state'] = 'refused',
+  ): Outcome => {
     const feedback = hostFeedback(category, code, message, next);
     return { content: feedbackForModel(feedback), feedback, invocation_id: null, receipt: null, state };
   };
@@ -113,7 +141,12 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
   const turnChecks = new WeakMap<TurnContext, Promise<void>>();
 
   const scopeUnavailable = (session: LiveSession): Outcome =>
-    refuse('blocked', session.availabilityReason ?? 'scope_unavailable', `The session's scope is ${session.availability}; nothing was sent.`, 'wait');
+    refuse(
+      'blocked',
+      session.availabilityReason ?? 'scope_unavailable',
+      `The session's scope is ${session.availability}; nothing was sent.`,
+      'wait',
+    );
 
   /**
    * Called right before a request to the Hub. Returns null when the scope is open (after a lazy
@@ -128,7 +161,14 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       }
       await Promise.race([check, turn.cancelledSignal]);
     }
-    if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
+    if (turn.cancelled)
+      return refuse(
+        'not_dispatched',
+        'turn_cancelled',
+        'The turn was cancelled; nothing was sent.',
+        'none',
+        'not_dispatched',
+      );
     return session.availability === 'open' ? null : scopeUnavailable(session);
   }
 
@@ -143,21 +183,38 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
 
   async function searchTools(session: LiveSession, turn: TurnContext, args: unknown): Promise<Outcome> {
     const check = validator.checkPlain('builtin:search_tools', SEARCH_TOOLS_SCHEMA, args);
-    if (!check.ok) return refuse('arguments_invalid', 'arguments_invalid', `search_tools arguments are invalid: ${check.errors.join('; ')}`, 'fix_arguments');
+    if (!check.ok)
+      return refuse(
+        'arguments_invalid',
+        'arguments_invalid',
+        `search_tools arguments are invalid: ${check.errors.join('; ')}`,
+        'fix_arguments',
+      );
     const gate = await hubGate(session, turn);
     if (gate) return gate;
     const a = args as { query: string; limit?: number };
     const refs = session.scope.members.map((m) => m.authorization_ref);
     let found: (Declaration & { score: number })[];
     try {
-      found = await hub.searchTools({ query: a.query, authorization_refs: refs, limit: a.limit ?? 10 }, { signal: turn.abort.signal });
+      found = await hub.searchTools(
+        { query: a.query, authorization_refs: refs, limit: a.limit ?? 10 },
+        { signal: turn.abort.signal },
+      );
     } catch (err) {
       const he = hubErrorOf(err);
       if (he) return refuse('hub_error', he.publicCode, he.message, 'wait');
-      return refuse('hub_unavailable', 'hub_unavailable', 'The Hub could not be reached for a tool search.', 'wait', 'refused');
+      return refuse(
+        'hub_unavailable',
+        'hub_unavailable',
+        'The Hub could not be reached for a tool search.',
+        'wait',
+        'refused',
+      );
     }
     // Only declarations of this session's own Hub and selected authorizations can be loaded.
-    const inScope = found.filter((d) => d.hub_id === session.scope.hubId && refs.includes(d.authorization_ref));
+    const inScope = found.filter(
+      (d) => d.hub_id === session.scope.hubId && refs.includes(d.authorization_ref),
+    );
     const cached = session.cache.put(inScope.map(({ score: _score, ...d }) => d));
     const loaded = cached.map((c: CachedDeclaration) => ({
       function: c.functionName,
@@ -182,10 +239,20 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
     };
   }
 
-  async function recoveryAction(session: LiveSession, turn: TurnContext, action: 'inspect' | 'resume', args: unknown): Promise<Outcome> {
+  async function recoveryAction(
+    session: LiveSession,
+    turn: TurnContext,
+    action: 'inspect' | 'resume',
+    args: unknown,
+  ): Promise<Outcome> {
     const check = validator.checkPlain('builtin:invocation_id', INVOCATION_ID_SCHEMA, args);
     if (!check.ok) {
-      return refuse('arguments_invalid', 'arguments_invalid', `Only the original invocation_id is accepted: ${check.errors.join('; ')}`, 'fix_arguments');
+      return refuse(
+        'arguments_invalid',
+        'arguments_invalid',
+        `Only the original invocation_id is accepted: ${check.errors.join('; ')}`,
+        'fix_arguments',
+      );
     }
     const gate = await hubGate(session, turn);
     if (gate) return gate;
@@ -198,25 +265,52 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
           ? await invocations.inspectSessionInvocation(handle, id, { signal: turn.abort.signal })
           : await invocations.resumeSessionInvocation(handle, id);
     } catch (err) {
-      return refuse('hub_unavailable', 'recovery_failed', `The ${action} request failed: ${err instanceof Error ? err.message : String(err)}`, 'inspect_original');
+      return refuse(
+        'hub_unavailable',
+        'recovery_failed',
+        `The ${action} request failed: ${err instanceof Error ? err.message : String(err)}`,
+        'inspect_original',
+      );
     }
-    if (action === 'resume' && env.receipt && session.scope.members.some((m) => m.authorization_ref === env.receipt?.authorization_ref)) {
+    if (
+      action === 'resume' &&
+      env.receipt &&
+      session.scope.members.some((m) => m.authorization_ref === env.receipt?.authorization_ref)
+    ) {
       // A recovery turn may open a current-turn run for the original target, for audit association only.
       await turn.runs.runFor(env.receipt.authorization_ref).catch(() => undefined);
     }
     const content = env.receipt
-      ? receiptForModel(env.receipt, env.feedback, { action, journal_state: env.state, resume_dispatched: env.resume_dispatched })
-      : boundedJson({ action, invocation_id: id, journal_state: env.state, resume_dispatched: env.resume_dispatched, feedback: env.feedback });
+      ? receiptForModel(env.receipt, env.feedback, {
+          action,
+          journal_state: env.state,
+          resume_dispatched: env.resume_dispatched,
+        })
+      : boundedJson({
+          action,
+          invocation_id: id,
+          journal_state: env.state,
+          resume_dispatched: env.resume_dispatched,
+          feedback: env.feedback,
+        });
     return {
       content,
       feedback: env.feedback,
       invocation_id: id,
       receipt: env.receipt,
-      state: env.receipt?.state ?? (env.feedback?.category === 'invocation_outcome_unknown' ? 'unverified' : 'refused'),
+      state:
+        env.receipt?.state ??
+        (env.feedback?.category === 'invocation_outcome_unknown' ? 'unverified' : 'refused'),
     };
   }
 
-  async function governed(session: LiveSession, turn: TurnContext, call: ExecutableCall, entry: CachedDeclaration, args: unknown): Promise<Outcome> {
+  async function governed(
+    session: LiveSession,
+    turn: TurnContext,
+    call: ExecutableCall,
+    entry: CachedDeclaration,
+    args: unknown,
+  ): Promise<Outcome> {
     const d = entry.declaration;
     if (session.availability === 'blocked') return scopeUnavailable(session);
     if (containsSecret(args, deps.secrets?.() ?? [])) {
@@ -242,7 +336,14 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
         'fix_arguments',
       );
     }
-    if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
+    if (turn.cancelled)
+      return refuse(
+        'not_dispatched',
+        'turn_cancelled',
+        'The turn was cancelled; nothing was sent.',
+        'none',
+        'not_dispatched',
+      );
     // Every local check passed: only now does this call need the Hub (and, if offline, a scope check).
     const gate = await hubGate(session, turn);
     if (gate) return gate;
@@ -255,12 +356,35 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       if (he && (he.publicCode === 'authorization_revoked' || he.publicCode === 'authorization_rebound')) {
         session.cache.dropAuthorization(d.authorization_ref, 'authorization_changed');
         deps.onScopeBlocked(session, `${he.publicCode}:${d.authorization_ref}`);
-        return refuse('blocked', he.publicCode, `${d.system_name} (${d.account}) is ${he.publicCode.replace('authorization_', '')}; the whole scope is blocked. Nothing was sent.`, 'none');
+        return refuse(
+          'blocked',
+          he.publicCode,
+          `${d.system_name} (${d.account}) is ${he.publicCode.replace('authorization_', '')}; the whole scope is blocked. Nothing was sent.`,
+          'none',
+        );
       }
-      if (he) return refuse('hub_error', he.publicCode, `No run could be created: ${he.message}. Nothing was sent.`, 'wait');
-      return refuse('hub_unavailable', 'hub_unavailable', 'The Hub could not be reached to start a run; nothing was sent.', 'wait');
+      if (he)
+        return refuse(
+          'hub_error',
+          he.publicCode,
+          `No run could be created: ${he.message}. Nothing was sent.`,
+          'wait',
+        );
+      return refuse(
+        'hub_unavailable',
+        'hub_unavailable',
+        'The Hub could not be reached to start a run; nothing was sent.',
+        'wait',
+      );
     }
-    if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; nothing was sent.', 'none', 'not_dispatched');
+    if (turn.cancelled)
+      return refuse(
+        'not_dispatched',
+        'turn_cancelled',
+        'The turn was cancelled; nothing was sent.',
+        'none',
+        'not_dispatched',
+      );
     // `pending_dispatch` lasts only until the fence is saved and the request leaves: then "Running".
     const stopWatching =
       deps.dispatches?.watch(runId, call.callId, (n) => {
@@ -280,16 +404,38 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
       stopWatching();
     }
     if (outcome.kind === 'receipt') {
-      return { content: receiptForModel(outcome.receipt, outcome.feedback), feedback: outcome.feedback, invocation_id: outcome.invocation_id, receipt: outcome.receipt, state: outcome.receipt.state };
+      return {
+        content: receiptForModel(outcome.receipt, outcome.feedback),
+        feedback: outcome.feedback,
+        invocation_id: outcome.invocation_id,
+        receipt: outcome.receipt,
+        state: outcome.receipt.state,
+      };
     }
     const fb = outcome.feedback;
     if (outcome.kind === 'sent_unconfirmed') {
-      return { content: feedbackForModel(fb, { invocation_id: outcome.invocation_id }), feedback: fb, invocation_id: outcome.invocation_id, receipt: null, state: 'unknown' };
+      return {
+        content: feedbackForModel(fb, { invocation_id: outcome.invocation_id }),
+        feedback: fb,
+        invocation_id: outcome.invocation_id,
+        receipt: null,
+        state: 'unknown',
+      };
     }
     if (fb.category === 'declaration_changed' || fb.code === 'declaration_changed') {
       session.cache.evict(entry.key, 'declaration_changed');
-      const feedback = { ...fb, next_action: 'search_tools', message: `${fb.message} The declaration of ${call.name} changed and was unloaded: search again before calling it.` };
-      return { content: feedbackForModel(feedback), feedback, invocation_id: outcome.invocation_id, receipt: null, state: 'not_dispatched' };
+      const feedback = {
+        ...fb,
+        next_action: 'search_tools',
+        message: `${fb.message} The declaration of ${call.name} changed and was unloaded: search again before calling it.`,
+      };
+      return {
+        content: feedbackForModel(feedback),
+        feedback,
+        invocation_id: outcome.invocation_id,
+        receipt: null,
+        state: 'not_dispatched',
+      };
     }
     if (fb.code === 'authorization_revoked' || fb.code === 'authorization_rebound') {
       session.cache.dropAuthorization(d.authorization_ref, 'authorization_changed');
@@ -305,18 +451,45 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
   }
 
   async function run(session: LiveSession, turn: TurnContext, call: ExecutableCall): Promise<Outcome> {
-    if (turn.cancelled) return refuse('not_dispatched', 'turn_cancelled', 'The turn was cancelled; this call was not sent.', 'none', 'not_dispatched');
+    if (turn.cancelled)
+      return refuse(
+        'not_dispatched',
+        'turn_cancelled',
+        'The turn was cancelled; this call was not sent.',
+        'none',
+        'not_dispatched',
+      );
     const parsed = parseArgs(call.argumentsText);
     if (!parsed.ok) {
-      return refuse('arguments_invalid', 'malformed_arguments', `The arguments of ${call.name} are not valid JSON; nothing was sent. Send a JSON object.`, 'fix_arguments');
+      return refuse(
+        'arguments_invalid',
+        'malformed_arguments',
+        `The arguments of ${call.name} are not valid JSON; nothing was sent. Send a JSON object.`,
+        'fix_arguments',
+      );
     }
     const hasScope = session.scope.members.length > 0;
-    if (call.name === 'search_tools' || call.name === 'inspect_governed_tool_invocation' || call.name === 'resume_governed_tool_invocation') {
-      if (!hasScope) return refuse('unsupported', 'no_business_scope', 'This conversation has no selected business systems; no tools are available.', 'none');
+    if (
+      call.name === 'search_tools' ||
+      call.name === 'inspect_governed_tool_invocation' ||
+      call.name === 'resume_governed_tool_invocation'
+    ) {
+      if (!hasScope)
+        return refuse(
+          'unsupported',
+          'no_business_scope',
+          'This conversation has no selected business systems; no tools are available.',
+          'none',
+        );
       // Blocked: refused at once. Offline / not yet checked: re-checked lazily once the arguments are valid.
       if (session.availability === 'blocked') return scopeUnavailable(session);
       if (call.name === 'search_tools') return searchTools(session, turn, parsed.value);
-      return recoveryAction(session, turn, call.name === 'inspect_governed_tool_invocation' ? 'inspect' : 'resume', parsed.value);
+      return recoveryAction(
+        session,
+        turn,
+        call.name === 'inspect_governed_tool_invocation' ? 'inspect' : 'resume',
+        parsed.value,
+      );
     }
     // A blocked scope blocks every member, including the surviving ones. An offline one is re-checked
     // in governed() once the call passed its local checks, right before it would need the Hub.
@@ -332,7 +505,12 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
             : why
               ? 'it was unloaded'
               : 'it is not loaded';
-      return refuse('tool_not_loaded', 'tool_not_loaded', `${call.name} is not available because ${reason}; nothing was sent. Use search_tools to load it again.`, 'search_tools');
+      return refuse(
+        'tool_not_loaded',
+        'tool_not_loaded',
+        `${call.name} is not available because ${reason}; nothing was sent. Use search_tools to load it again.`,
+        'search_tools',
+      );
     }
     card(session, turn, call, { target: targetOf(entry.declaration), effect: entry.declaration.effect });
     return governed(session, turn, call, entry, parsed.value);
@@ -355,7 +533,13 @@ export function createToolExecutor(deps: ToolExecutorDeps) {
         );
       }
       const late = turn.cancelled || turn.ended;
-      const final = card(session, turn, call, { state: outcome.state, feedback: outcome.feedback, invocation_id: outcome.invocation_id, receipt: outcome.receipt, late });
+      const final = card(session, turn, call, {
+        state: outcome.state,
+        feedback: outcome.feedback,
+        invocation_id: outcome.invocation_id,
+        receipt: outcome.receipt,
+        late,
+      });
       if (late && outcome.receipt) {
         recorder.record(session, turn.turnId, {
           kind: 'receipt',

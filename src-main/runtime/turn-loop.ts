@@ -36,7 +36,14 @@ export function startTurn(hub: RuntimeHubPort, session: LiveSession, turnId: str
   });
   const abort = new AbortController();
   abort.signal.addEventListener('abort', () => fire(), { once: true });
-  return { turnId, abort, cancelled: false, ended: false, runs: createTurnRuns(hub, session.sessionId, turnId), cancelledSignal };
+  return {
+    turnId,
+    abort,
+    cancelled: false,
+    ended: false,
+    runs: createTurnRuns(hub, session.sessionId, turnId),
+    cancelledSignal,
+  };
 }
 
 export function cancelTurn(turn: TurnContext): void {
@@ -79,25 +86,61 @@ export async function runTurn(
       recorder.emit({
         type: 'archive.state',
         sessionId: session.sessionId,
-        archive: { ...recorder.archiveStatus(session.sessionId), state: 'storage_error', reason: saved.reason },
+        archive: {
+          ...recorder.archiveStatus(session.sessionId),
+          state: 'storage_error',
+          reason: saved.reason,
+        },
       });
-      recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome: 'refused', error: 'archive_storage_error' });
-      recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: 'refused', error: 'archive_storage_error' });
+      recorder.record(session, turn.turnId, {
+        kind: 'turn_ended',
+        turnId: turn.turnId,
+        outcome: 'refused',
+        error: 'archive_storage_error',
+      });
+      recorder.emit({
+        type: 'turn.state',
+        sessionId: session.sessionId,
+        turnId: turn.turnId,
+        state: 'refused',
+        error: 'archive_storage_error',
+      });
       return result('refused', '', 'archive_storage_error');
     }
     refs = saved.refs;
   }
-  const user = recorder.record(session, turn.turnId, refs.length > 0 ? { kind: 'user_message', text, attachments: refs } : { kind: 'user_message', text });
+  const user = recorder.record(
+    session,
+    turn.turnId,
+    refs.length > 0 ? { kind: 'user_message', text, attachments: refs } : { kind: 'user_message', text },
+  );
   if (!user) {
     // Not saved: not shown and not sent to the model. The archive keeps the unsaved message queued
     // (it stays visible and is saved once the store works); the refusal is queued right behind it so
     // the rebuilt history never hands that message to the model as an instruction later.
     turn.ended = true;
-    recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome: 'refused', error: 'archive_storage_error' });
-    recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: 'refused', error: 'archive_storage_error' });
+    recorder.record(session, turn.turnId, {
+      kind: 'turn_ended',
+      turnId: turn.turnId,
+      outcome: 'refused',
+      error: 'archive_storage_error',
+    });
+    recorder.emit({
+      type: 'turn.state',
+      sessionId: session.sessionId,
+      turnId: turn.turnId,
+      state: 'refused',
+      error: 'archive_storage_error',
+    });
     return result('refused', '', 'archive_storage_error');
   }
-  recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: 'running', error: null });
+  recorder.emit({
+    type: 'turn.state',
+    sessionId: session.sessionId,
+    turnId: turn.turnId,
+    state: 'running',
+    error: null,
+  });
   if (!session.reuseDeclarations) session.cache.clear();
 
   let outcome: TurnOutcome = 'completed';
@@ -122,11 +165,20 @@ export async function runTurn(
       let partial = '';
       const redactor = createStreamRedactor(deps.secrets());
       const showDelta = (delta: string) => {
-        if (delta && !turn.cancelled) recorder.emit({ type: 'message.delta', sessionId: session.sessionId, turnId: turn.turnId, messageId, delta });
+        if (delta && !turn.cancelled)
+          recorder.emit({
+            type: 'message.delta',
+            sessionId: session.sessionId,
+            turnId: turn.turnId,
+            messageId,
+            delta,
+          });
       };
       try {
         reply = await model.complete({
-          messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) => deps.attachments.text(session.sessionId, id)),
+          messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) =>
+            deps.attachments.text(session.sessionId, id),
+          ),
           tools: modelTools(toolsEnabled ? session.cache.list() : [], toolsEnabled),
           signal: turn.abort.signal,
           onDelta: (delta) => {
@@ -137,7 +189,13 @@ export async function runTurn(
         showDelta(redactor.flush());
       } catch (err) {
         if (turn.cancelled) {
-          if (partial) recorder.record(session, turn.turnId, { kind: 'assistant_message', messageId, text: partial, finish: 'cancelled' });
+          if (partial)
+            recorder.record(session, turn.turnId, {
+              kind: 'assistant_message',
+              messageId,
+              text: partial,
+              finish: 'cancelled',
+            });
           outcome = 'cancelled';
           break;
         }
@@ -146,13 +204,27 @@ export async function runTurn(
         break;
       }
       if (turn.cancelled) {
-        recorder.record(session, turn.turnId, { kind: 'assistant_message', messageId, text: reply.text, finish: 'cancelled' });
+        recorder.record(session, turn.turnId, {
+          kind: 'assistant_message',
+          messageId,
+          text: reply.text,
+          finish: 'cancelled',
+        });
         outcome = 'cancelled';
         break;
       }
-      const calls = reply.toolCalls.map((tc, i) => ({ callId: hostCallId(turn.turnId, tc.id, i + step * 100), name: tc.name, argumentsText: tc.argumentsText }));
+      const calls = reply.toolCalls.map((tc, i) => ({
+        callId: hostCallId(turn.turnId, tc.id, i + step * 100),
+        name: tc.name,
+        argumentsText: tc.argumentsText,
+      }));
       const finish = calls.length > 0 ? 'tool_calls' : reply.finishReason === 'length' ? 'length' : 'stop';
-      const saved = recorder.record(session, turn.turnId, { kind: 'assistant_message', messageId, text: reply.text, finish });
+      const saved = recorder.record(session, turn.turnId, {
+        kind: 'assistant_message',
+        messageId,
+        text: reply.text,
+        finish,
+      });
       if (!saved) {
         outcome = 'failed';
         error = 'archive_storage_error';
@@ -209,7 +281,13 @@ export async function runTurn(
     const endErrors = ended.filter((r) => r.error).map((r) => `${r.run_id}: ${r.error}`);
     if (endErrors.length > 0 && !error) error = `run_end_failed: ${endErrors.join('; ')}`.slice(0, 500);
     recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome, error });
-    recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state: outcome, error });
+    recorder.emit({
+      type: 'turn.state',
+      sessionId: session.sessionId,
+      turnId: turn.turnId,
+      state: outcome,
+      error,
+    });
   }
   return result(outcome, finalText, error);
 }

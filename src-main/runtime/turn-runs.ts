@@ -24,7 +24,9 @@ export function createTurnRuns(hub: RuntimeHubPort, sessionId: string, turnId: s
       if (ended) return Promise.reject(new TurnEndedError('the turn has ended; its runs are closed'));
       let p = runs.get(authorizationRef);
       if (!p) {
-        p = hub.createRun({ agent_session_id: sessionId, turn_id: turnId, authorization_ref: authorizationRef }).then((r) => r.run_id);
+        p = hub
+          .createRun({ agent_session_id: sessionId, turn_id: turnId, authorization_ref: authorizationRef })
+          .then((r) => r.run_id);
         runs.set(authorizationRef, p);
         p.catch(() => runs.delete(authorizationRef));
       }

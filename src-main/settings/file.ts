@@ -39,7 +39,9 @@ export class SettingsFileError extends Error {
     readonly file: string,
     detail: string,
   ) {
-    super(`The settings file ${file} is not valid (${detail}); it was left unchanged. Fix or move it, then start again.`);
+    super(
+      `The settings file ${file} is not valid (${detail}); it was left unchanged. Fix or move it, then start again.`,
+    );
     this.name = 'SettingsFileError';
   }
 }

@@ -1,2 +1,9 @@
-export { createSettingsFileStore, defaultSettings, SettingsFileError, SettingsFileSchema, type SettingsFile, type SettingsFileStore } from './file.js';
+export {
+  createSettingsFileStore,
+  defaultSettings,
+  SettingsFileError,
+  SettingsFileSchema,
+  type SettingsFile,
+  type SettingsFileStore,
+} from './file.js';
 export { createSettingsService, type DeskSettings, type SettingsServiceDeps } from './service.js';

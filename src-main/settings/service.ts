@@ -37,7 +37,11 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
   /** A secret the operator typed goes to the keychain; without one, only with explicit session-only consent. */
   const storeSecret = async (account: string, secret: string, sessionOnly: boolean | undefined) => {
     if (kc.status().state === 'unavailable') {
-      if (!sessionOnly) throw new AppError('keychain_unavailable', new KeychainUnavailableError(kc.status().reason ?? 'unknown').message);
+      if (!sessionOnly)
+        throw new AppError(
+          'keychain_unavailable',
+          new KeychainUnavailableError(kc.status().reason ?? 'unknown').message,
+        );
       kc.useSessionOnly();
     }
     await kc.set(account, secret);
@@ -74,8 +78,16 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     view,
     async setHub(input: CallInput<'setHubSettings'>) {
       if (input.mode === 'remote') {
-        if (input.client_token) await storeSecret(KEYCHAIN_ACCOUNTS.remoteHubClientToken, input.client_token, input.session_only);
-        update((s) => ({ ...s, hub: { mode: 'remote', remote_url: input.url, remote_hub_id: s.hub.remote_url === input.url ? s.hub.remote_hub_id : null } }));
+        if (input.client_token)
+          await storeSecret(KEYCHAIN_ACCOUNTS.remoteHubClientToken, input.client_token, input.session_only);
+        update((s) => ({
+          ...s,
+          hub: {
+            mode: 'remote',
+            remote_url: input.url,
+            remote_hub_id: s.hub.remote_url === input.url ? s.hub.remote_hub_id : null,
+          },
+        }));
       } else {
         update((s) => ({ ...s, hub: { ...s.hub, mode: 'local' } }));
       }
@@ -90,11 +102,16 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
       await kc.delete(KEYCHAIN_ACCOUNTS.modelApiKey);
       return view();
     },
-    modelConfigured: () => Boolean((current.model.base_url ?? env.baseUrl) && (current.model.model ?? env.model)),
+    modelConfigured: () =>
+      Boolean((current.model.base_url ?? env.baseUrl) && (current.model.model ?? env.model)),
     modelProvider: {
       async get(): Promise<ModelSettings> {
         const apiKey = (await kc.get(KEYCHAIN_ACCOUNTS.modelApiKey)) ?? env.apiKey;
-        return { baseUrl: current.model.base_url ?? env.baseUrl ?? '', model: current.model.model ?? env.model ?? '', apiKey };
+        return {
+          baseUrl: current.model.base_url ?? env.baseUrl ?? '',
+          model: current.model.model ?? env.model ?? '',
+          apiKey,
+        };
       },
     },
   };

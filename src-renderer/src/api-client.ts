@@ -26,7 +26,9 @@ export function getApi(): BailingApi {
 }
 
 export async function call<K extends CallName>(name: K, input: CallInput<K>): Promise<CallOutput<K>> {
-  const fn = getApi()[name] as unknown as (i: CallInput<K>) => Promise<{ ok: true; value: CallOutput<K> } | { ok: false; error: { error: string; message: string } }>;
+  const fn = getApi()[name] as unknown as (
+    i: CallInput<K>,
+  ) => Promise<{ ok: true; value: CallOutput<K> } | { ok: false; error: { error: string; message: string } }>;
   const r = await fn(input);
   if (!r.ok) throw new ApiError(r.error.error, r.error.message);
   return r.value;

@@ -57,7 +57,11 @@ export const CALLS = {
   /** Opens the session in this runtime (revalidating its scope; no run, no invoke, no resume). */
   getConversation: call(
     SessionRef,
-    z.strictObject({ session: SessionSummarySchema, items: z.array(ConversationItemSchema), storage: StorageViewSchema }),
+    z.strictObject({
+      session: SessionSummarySchema,
+      items: z.array(ConversationItemSchema),
+      storage: StorageViewSchema,
+    }),
   ),
   sendMessage: call(
     z.strictObject({
@@ -68,11 +72,18 @@ export const CALLS = {
         .array(
           z.strictObject({
             // A file name, without control characters (it labels the data the model reads).
-            // eslint-disable-next-line no-control-regex
-            name: z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, 'a file name may not contain control characters'),
+            name: z
+              .string()
+              .min(1)
+              .max(200)
+              // eslint-disable-next-line no-control-regex
+              .regex(/^[^\u0000-\u001f\u007f]+$/, 'a file name may not contain control characters'),
             media_type: AttachmentMediaTypeSchema,
             // Any text is fine, also one not valid for its declared type; NUL marks a binary file.
-            text: z.string().max(MAX_ATTACHMENT_CHARS).refine((t) => !t.includes('\u0000'), 'an attachment may not contain NUL characters'),
+            text: z
+              .string()
+              .max(MAX_ATTACHMENT_CHARS)
+              .refine((t) => !t.includes('\u0000'), 'an attachment may not contain NUL characters'),
           }),
         )
         .max(MAX_ATTACHMENTS)
@@ -89,11 +100,21 @@ export const CALLS = {
 
   getJournalStatus: call(
     SessionRef,
-    z.strictObject({ state: JournalStateSchema, entries: z.number().int(), unsaved_records: z.number().int(), reason: z.string().nullable() }),
+    z.strictObject({
+      state: JournalStateSchema,
+      entries: z.number().int(),
+      unsaved_records: z.number().int(),
+      reason: z.string().nullable(),
+    }),
   ),
   restoreJournal: call(
     SessionRef,
-    z.strictObject({ state: JournalStateSchema, entries: z.number().int(), unsaved_records: z.number().int(), reason: z.string().nullable() }),
+    z.strictObject({
+      state: JournalStateSchema,
+      entries: z.number().int(),
+      unsaved_records: z.number().int(),
+      reason: z.string().nullable(),
+    }),
   ),
   inspectInvocation: call(InvocationRef, InvocationActionViewSchema),
   resumeInvocation: call(InvocationRef, InvocationActionViewSchema),
@@ -120,7 +141,10 @@ export const CALLS = {
   cancelTask: call(TaskRef, TaskViewSchema),
   getTaskTimeline: call(TaskRef, z.strictObject({ entries: z.array(TimelineEntrySchema) })),
 
-  listApprovals: call(Empty, z.strictObject({ can_approve: z.boolean(), approvals: z.array(ApprovalViewSchema) })),
+  listApprovals: call(
+    Empty,
+    z.strictObject({ can_approve: z.boolean(), approvals: z.array(ApprovalViewSchema) }),
+  ),
   decideApproval: call(
     z.strictObject({ approval_id: IdSchema, decision: z.enum(['approve', 'deny']) }),
     ApprovalViewSchema,
@@ -202,7 +226,8 @@ export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
 export const IpcErrorSchema = z.strictObject({ error: z.string(), message: z.string() });
 export type IpcError = z.infer<typeof IpcErrorSchema>;
 
-export type CallResult<K extends CallName> = { ok: true; value: CallOutput<K> } | { ok: false; error: IpcError };
+export type CallResult<K extends CallName> =
+  { ok: true; value: CallOutput<K> } | { ok: false; error: IpcError };
 
 export function isCallName(name: unknown): name is CallName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(CALLS, name);

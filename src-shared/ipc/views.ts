@@ -52,7 +52,10 @@ export const SessionSummarySchema = z.strictObject({
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
-export const ToolCallStateSchema = z.union([InvocationStateSchema, z.enum(['validating', 'refused', 'pending_dispatch'])]);
+export const ToolCallStateSchema = z.union([
+  InvocationStateSchema,
+  z.enum(['validating', 'refused', 'pending_dispatch']),
+]);
 export type ToolCallState = z.infer<typeof ToolCallStateSchema>;
 
 export const FeedbackViewSchema = z.strictObject({
@@ -63,7 +66,12 @@ export const FeedbackViewSchema = z.strictObject({
 });
 
 /** Text files a user may attach to a message (the model reads them as data, never as instructions). */
-export const ATTACHMENT_MEDIA_TYPES = ['text/plain', 'text/csv', 'text/markdown', 'application/json'] as const;
+export const ATTACHMENT_MEDIA_TYPES = [
+  'text/plain',
+  'text/csv',
+  'text/markdown',
+  'application/json',
+] as const;
 export const AttachmentMediaTypeSchema = z.enum(ATTACHMENT_MEDIA_TYPES);
 export type AttachmentMediaType = z.infer<typeof AttachmentMediaTypeSchema>;
 /** Characters of one attachment's text; a message carries at most MAX_ATTACHMENTS of them. */
@@ -246,7 +254,9 @@ export const InvocationActionViewSchema = z.strictObject({
 export type InvocationActionView = z.infer<typeof InvocationActionViewSchema>;
 
 /** An approval and, as a separate fact, what is known about the call's execution. */
-export const ApprovalViewSchema = ApprovalSchema.extend({ execution_state: InvocationStateSchema.nullable() });
+export const ApprovalViewSchema = ApprovalSchema.extend({
+  execution_state: InvocationStateSchema.nullable(),
+});
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 
 export { ApprovalSchema, AuthorizationSchema, TaskViewSchema, ReceiptSchema };

@@ -27,13 +27,17 @@ const call = async <T>(name: string, input: unknown): Promise<T> => {
 describe('approvals in the app', () => {
   it('shows approval and execution as separate facts; only Resume runs the call', async () => {
     const sessionId = desk.boot.defaultSessionId ?? '';
-    const { tools } = await call<{ tools: Array<{ tool: string; authorization_ref: string; function_name: string }> }>('searchTools', { session_id: sessionId, query: 'update product price' });
+    const { tools } = await call<{
+      tools: Array<{ tool: string; authorization_ref: string; function_name: string }>;
+    }>('searchTools', { session_id: sessionId, query: 'update product price' });
     const tool = tools.find((t) => t.tool === 'update_product' && t.authorization_ref === 'auth-shop-a');
     expect(tool).toBeDefined();
     const shopA = desk.boot.local?.demo.shopA;
     const ledger0 = shopA?.ledger().length ?? -1;
 
-    const run = await call<{ item: { kind: string; state: string; invocation_id: string | null; can_resume: boolean } }>('runToolManually', {
+    const run = await call<{
+      item: { kind: string; state: string; invocation_id: string | null; can_resume: boolean };
+    }>('runToolManually', {
       session_id: sessionId,
       function_name: tool?.function_name ?? '',
       arguments: { product_id: 42, price: 2500 },
@@ -42,32 +46,59 @@ describe('approvals in the app', () => {
     const invocationId = run.item.invocation_id ?? '';
     expect(shopA?.ledger().length).toBe(ledger0);
 
-    const { can_approve, approvals } = await call<{ can_approve: boolean; approvals: Array<{ approval_id: string; invocation_id: string; state: string }> }>('listApprovals', {});
+    const { can_approve, approvals } = await call<{
+      can_approve: boolean;
+      approvals: Array<{ approval_id: string; invocation_id: string; state: string }>;
+    }>('listApprovals', {});
     expect(can_approve).toBe(true);
     const pending = approvals.find((a) => a.invocation_id === invocationId);
     expect(pending?.state).toBe('pending');
 
-    expect(approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({ execution_state: 'awaiting_approval' });
-    const decided = await call<{ state: string; execution_state: string | null }>('decideApproval', { approval_id: pending?.approval_id ?? '', decision: 'approve' });
+    expect(approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({
+      execution_state: 'awaiting_approval',
+    });
+    const decided = await call<{ state: string; execution_state: string | null }>('decideApproval', {
+      approval_id: pending?.approval_id ?? '',
+      decision: 'approve',
+    });
     expect(decided.state).toBe('approved');
     expect(decided.execution_state).not.toBe('succeeded');
     // Approval is not execution: nothing reached the shop, and the invocation is "approved".
     await waitFor(
-      () => events.some((e) => e.name === 'invocationChanged' && (e.payload as EventPayload<'invocationChanged'>).invocation_id === invocationId && (e.payload as EventPayload<'invocationChanged'>).state === 'approved'),
+      () =>
+        events.some(
+          (e) =>
+            e.name === 'invocationChanged' &&
+            (e.payload as EventPayload<'invocationChanged'>).invocation_id === invocationId &&
+            (e.payload as EventPayload<'invocationChanged'>).state === 'approved',
+        ),
       10_000,
       'approved receipt on the live stream',
     );
     expect(shopA?.ledger().length).toBe(ledger0);
-    const idle = await call<{ items: Array<{ invocation_id: string; hub_state: string | null; can_resume: boolean }> }>('listUnresolved', {});
-    expect(idle.items.find((i) => i.invocation_id === invocationId)).toMatchObject({ hub_state: 'approved', can_resume: true });
+    const idle = await call<{
+      items: Array<{ invocation_id: string; hub_state: string | null; can_resume: boolean }>;
+    }>('listUnresolved', {});
+    expect(idle.items.find((i) => i.invocation_id === invocationId)).toMatchObject({
+      hub_state: 'approved',
+      can_resume: true,
+    });
 
-    const resumed = await call<{ resume_dispatched: boolean; receipt: { state: string } | null }>('resumeInvocation', { session_id: sessionId, invocation_id: invocationId });
+    const resumed = await call<{ resume_dispatched: boolean; receipt: { state: string } | null }>(
+      'resumeInvocation',
+      { session_id: sessionId, invocation_id: invocationId },
+    );
     expect(resumed.resume_dispatched).toBe(true);
     expect(resumed.receipt?.state).toBe('succeeded');
     expect(shopA?.ledger().filter((l) => l.idempotency_key === invocationId).length).toBe(1);
 
-    const after = await call<{ approvals: Array<{ invocation_id: string; state: string; execution_state: string | null }> }>('listApprovals', {});
-    expect(after.approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({ state: 'approved', execution_state: 'succeeded' });
+    const after = await call<{
+      approvals: Array<{ invocation_id: string; state: string; execution_state: string | null }>;
+    }>('listApprovals', {});
+    expect(after.approvals.find((a) => a.invocation_id === invocationId)).toMatchObject({
+      state: 'approved',
+      execution_state: 'succeeded',
+    });
 
     // A second resume observes; it never sends again.
     await call('resumeInvocation', { session_id: sessionId, invocation_id: invocationId });
@@ -79,18 +110,38 @@ describe('task timeline', () => {
   it('draws permits, dispatches, refusals and outcomes of a task from the Hub audit', async () => {
     const task = await call<{ task_id: string }>('createTask', {
       title: 'Timeline',
-      authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'get_product'] }],
+      authorizations: [
+        { authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'get_product'] },
+      ],
       write_budget: 1,
       in_flight_limit: 1,
     });
-    const session = await call<{ session_id: string }>('createSession', { title: 'Under the task', authorization_refs: ['auth-shop-a'], task_id: task.task_id });
-    const { tools } = await call<{ tools: Array<{ tool: string; function_name: string }> }>('searchTools', { session_id: session.session_id, query: 'product content description' });
+    const session = await call<{ session_id: string }>('createSession', {
+      title: 'Under the task',
+      authorization_refs: ['auth-shop-a'],
+      task_id: task.task_id,
+    });
+    const { tools } = await call<{ tools: Array<{ tool: string; function_name: string }> }>('searchTools', {
+      session_id: session.session_id,
+      query: 'product content description',
+    });
     const edit = tools.find((t) => t.tool === 'update_product_content');
     expect(edit).toBeDefined();
-    await call('runToolManually', { session_id: session.session_id, function_name: edit?.function_name ?? '', arguments: { product_id: 42, description: 'First edit' } });
+    await call('runToolManually', {
+      session_id: session.session_id,
+      function_name: edit?.function_name ?? '',
+      arguments: { product_id: 42, description: 'First edit' },
+    });
     await call('pauseTask', { task_id: task.task_id });
-    await call('runToolManually', { session_id: session.session_id, function_name: edit?.function_name ?? '', arguments: { product_id: 42, description: 'While paused' } });
-    const { entries } = await call<{ entries: Array<{ kind: string; label: string; tool: string | null }> }>('getTaskTimeline', { task_id: task.task_id });
+    await call('runToolManually', {
+      session_id: session.session_id,
+      function_name: edit?.function_name ?? '',
+      arguments: { product_id: 42, description: 'While paused' },
+    });
+    const { entries } = await call<{ entries: Array<{ kind: string; label: string; tool: string | null }> }>(
+      'getTaskTimeline',
+      { task_id: task.task_id },
+    );
     const kinds = entries.map((e) => `${e.kind}:${e.label}`);
     expect(kinds).toContain('permit:Permit granted');
     expect(kinds).toContain('dispatch:Request sent');

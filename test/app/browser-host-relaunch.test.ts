@@ -6,7 +6,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startBrowserHost, type BrowserHost } from '../../src-main/browser-host/index.js';
-import { WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON, WS_HELLO_FRAME } from '../../src-main/browser-host/protocol.js';
+import {
+  WS_CLOSE_LAUNCH_TOKEN_REJECTED,
+  WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON,
+  WS_HELLO_FRAME,
+} from '../../src-main/browser-host/protocol.js';
 import * as client from '../../src-renderer/src/transport/ws-client.js';
 import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
@@ -15,7 +19,13 @@ const hosts: BrowserHost[] = [];
 const logs: string[] = [];
 
 async function launch(opts: { port?: number; token?: string } = {}): Promise<BrowserHost> {
-  const host = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir, log: (m) => logs.push(m), ...opts });
+  const host = await startBrowserHost({
+    dispatcher: desk.boot.dispatcher,
+    bus: desk.boot.bus,
+    staticDir: desk.staticDir,
+    log: (m) => logs.push(m),
+    ...opts,
+  });
   hosts.push(host);
   return host;
 }
@@ -32,10 +42,17 @@ afterAll(async () => {
 }, 120_000);
 
 /** What a raw client sees: the frames it got and how the socket ended (or the HTTP status of a refused upgrade). */
-function knock(port: number, token: string | null, origin: string | null): Promise<{ status?: number; frames: unknown[]; code?: number; reason?: string }> {
+function knock(
+  port: number,
+  token: string | null,
+  origin: string | null,
+): Promise<{ status?: number; frames: unknown[]; code?: number; reason?: string }> {
   return new Promise((resolve) => {
     const frames: unknown[] = [];
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws${token === null ? '' : `?token=${token}`}`, origin ? { headers: { origin } } : {});
+    const ws = new WebSocket(
+      `ws://127.0.0.1:${port}/ws${token === null ? '' : `?token=${token}`}`,
+      origin ? { headers: { origin } } : {},
+    );
     ws.on('message', (d) => frames.push(JSON.parse(String(d))));
     ws.on('open', () => ws.send(JSON.stringify({ id: 1, call: 'listTasks', input: {} })));
     ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, frames }));
@@ -77,7 +94,11 @@ describe('browser host: a token from an earlier launch', () => {
     expect(second.token).not.toBe(first.token);
 
     const stale = await knock(second.port, first.token, second.origin);
-    expect(stale).toEqual({ frames: [], code: WS_CLOSE_LAUNCH_TOKEN_REJECTED, reason: WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON });
+    expect(stale).toEqual({
+      frames: [],
+      code: WS_CLOSE_LAUNCH_TOKEN_REJECTED,
+      reason: WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON,
+    });
     const missing = await knock(second.port, null, second.origin);
     expect(missing.code).toBe(WS_CLOSE_LAUNCH_TOKEN_REJECTED);
     expect(missing.frames).toEqual([]);
@@ -123,7 +144,10 @@ describe('the renderer transport across host restarts', () => {
       hosts.splice(0);
       await waitFor(() => t.state() === 'unreachable', 10_000, 'unreachable');
       expect(states).toEqual(['open', 'reconnecting', 'unreachable']);
-      expect(await t.api.listSessions({})).toEqual({ ok: false, error: { error: 'host_unavailable', message: 'The app host is not connected.' } });
+      expect(await t.api.listSessions({})).toEqual({
+        ok: false,
+        error: { error: 'host_unavailable', message: 'The app host is not connected.' },
+      });
       // The same launch comes back (a brief outage, not a restart): the tab carries on.
       await launch({ port, token });
       await waitFor(() => t.state() === 'open', 10_000, 'open again');
@@ -155,7 +179,10 @@ describe('the renderer transport across host restarts', () => {
       const waiting = t.api.listSessions({});
       await waitFor(() => t.state() === 'rejected', 10_000, 'rejected');
       const answer = await waiting;
-      expect(answer).toEqual({ ok: false, error: { error: 'launch_token_rejected', message: expect.stringContaining('earlier launch') } });
+      expect(answer).toEqual({
+        ok: false,
+        error: { error: 'launch_token_rejected', message: expect.stringContaining('earlier launch') },
+      });
       expect(JSON.stringify(answer)).not.toContain(first.token);
       expect(states.filter((s) => s !== 'reconnecting' && s !== 'unreachable')).toEqual(['open', 'rejected']);
       // No hammering: one knock, then silence for many retry periods.
@@ -171,11 +198,17 @@ describe('the renderer transport across host restarts', () => {
 
   it('a page with no token does not knock at all', async () => {
     const host = await launch();
-    const t = client.createWsTransport({ url: `ws://127.0.0.1:${host.port}/ws?token=`, WebSocketImpl: originSocket(host.origin) });
+    const t = client.createWsTransport({
+      url: `ws://127.0.0.1:${host.port}/ws?token=`,
+      WebSocketImpl: originSocket(host.origin),
+    });
     const seen: string[] = [];
     t.onStatus((s) => seen.push(s));
     expect(seen).toEqual(['no_token']);
-    expect(await t.api.listSessions({})).toMatchObject({ ok: false, error: { error: 'launch_token_missing' } });
+    expect(await t.api.listSessions({})).toMatchObject({
+      ok: false,
+      error: { error: 'launch_token_missing' },
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect(host.rejectedConnections()).toBe(0);
     t.close();

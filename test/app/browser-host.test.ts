@@ -13,7 +13,11 @@ let host: BrowserHost;
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  host = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir });
+  host = await startBrowserHost({
+    dispatcher: desk.boot.dispatcher,
+    bus: desk.boot.bus,
+    staticDir: desk.staticDir,
+  });
   await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
@@ -24,7 +28,10 @@ afterAll(async () => {
 interface Client {
   ws: WebSocket;
   frames: Array<Record<string, unknown>>;
-  call(name: string, input: unknown): Promise<{ ok: boolean; value?: unknown; error?: { error: string; message: string } }>;
+  call(
+    name: string,
+    input: unknown,
+  ): Promise<{ ok: boolean; value?: unknown; error?: { error: string; message: string } }>;
   raw(text: string): Promise<Record<string, unknown>>;
 }
 
@@ -91,9 +98,15 @@ describe('browser host: access control on the WebSocket upgrade', () => {
     // From the right page, a missing or wrong token is closed at once with the "not this launch"
     // code (the browser cannot see an HTTP status); no frame is sent (browser-host-relaunch.test.ts).
     expect(await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws`, host.origin)).toBe(4401);
-    expect(await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws?token=${'x'.repeat(43)}`, host.origin)).toBe(4401);
-    expect(await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, 'http://evil.example')).toEqual({ status: 403 });
-    expect(await upgrade(`ws://127.0.0.1:${host.port}/other?token=${host.token}`, host.origin)).toEqual({ status: 404 });
+    expect(
+      await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws?token=${'x'.repeat(43)}`, host.origin),
+    ).toBe(4401);
+    expect(
+      await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, 'http://evil.example'),
+    ).toEqual({ status: 403 });
+    expect(await upgrade(`ws://127.0.0.1:${host.port}/other?token=${host.token}`, host.origin)).toEqual({
+      status: 404,
+    });
     const ok = await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, host.origin);
     expect('ws' in ok).toBe(true);
     if ('ws' in ok) ok.ws.close();
@@ -110,7 +123,10 @@ describe('browser host: access control on the WebSocket upgrade', () => {
     expect(traversal.status).toBe(404);
     const rebinding = await new Promise<number>((resolve) => {
       void import('node:http').then(({ request }) => {
-        const req = request({ host: '127.0.0.1', port: host.port, path: '/', headers: { host: 'evil.example' } }, (r) => resolve(r.statusCode ?? 0));
+        const req = request(
+          { host: '127.0.0.1', port: host.port, path: '/', headers: { host: 'evil.example' } },
+          (r) => resolve(r.statusCode ?? 0),
+        );
         req.end();
       });
     });
@@ -124,11 +140,21 @@ describe('browser host: bad input is refused and changes nothing', () => {
     const before = await c.call('listTasks', {});
     expect(before.ok).toBe(true);
 
-    expect(await c.raw('{not json')).toMatchObject({ id: null, result: { ok: false, error: { error: 'invalid_payload' } } });
-    expect(await c.raw(JSON.stringify({ id: 1, nope: true }))).toMatchObject({ result: { ok: false, error: { error: 'invalid_payload' } } });
-    expect(await c.call('deleteEverything', {})).toMatchObject({ ok: false, error: { error: 'unknown_channel' } });
+    expect(await c.raw('{not json')).toMatchObject({
+      id: null,
+      result: { ok: false, error: { error: 'invalid_payload' } },
+    });
+    expect(await c.raw(JSON.stringify({ id: 1, nope: true }))).toMatchObject({
+      result: { ok: false, error: { error: 'invalid_payload' } },
+    });
+    expect(await c.call('deleteEverything', {})).toMatchObject({
+      ok: false,
+      error: { error: 'unknown_channel' },
+    });
     expect(await c.call('__proto__', {})).toMatchObject({ ok: false, error: { error: 'unknown_channel' } });
-    expect(await c.call('createTask', { title: 'x', authorizations: [], write_budget: -1, in_flight_limit: 0 })).toMatchObject({
+    expect(
+      await c.call('createTask', { title: 'x', authorizations: [], write_budget: -1, in_flight_limit: 0 }),
+    ).toMatchObject({
       ok: false,
       error: { error: 'invalid_payload' },
     });
@@ -143,7 +169,12 @@ describe('browser host: bad input is refused and changes nothing', () => {
     ).toMatchObject({ ok: false, error: { error: 'invalid_payload' } });
     const big = 'x'.repeat(MAX_PAYLOAD_BYTES + 10);
     expect(
-      await c.call('createTask', { title: big, authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['t'] }], write_budget: 1, in_flight_limit: 1 }),
+      await c.call('createTask', {
+        title: big,
+        authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['t'] }],
+        write_budget: 1,
+        in_flight_limit: 1,
+      }),
     ).toMatchObject({ ok: false, error: { error: 'payload_too_large' } });
 
     const after = await c.call('listTasks', {});
@@ -166,7 +197,10 @@ describe('browser host: live calls and events', () => {
   it('creates, pauses and continues a task; task events arrive; no secret is ever sent', async () => {
     const c = await connect();
     const info = await c.call('getAppInfo', {});
-    expect(info).toMatchObject({ ok: true, value: { transport: 'browser', hub: { state: 'connected', mode: 'local', can_approve: true } } });
+    expect(info).toMatchObject({
+      ok: true,
+      value: { transport: 'browser', hub: { state: 'connected', mode: 'local', can_approve: true } },
+    });
     const created = await c.call('createTask', {
       title: 'Three products',
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product'] }],
@@ -177,7 +211,14 @@ describe('browser host: live calls and events', () => {
     const taskId = (created.value as { task_id: string }).task_id;
     const paused = await c.call('pauseTask', { task_id: taskId });
     expect(paused).toMatchObject({ ok: true, value: { state: 'paused', writes_left: 6 } });
-    await waitFor(() => c.frames.some((f) => f.event === 'taskChanged' && (f.payload as { state?: string }).state === 'paused'), 10_000, 'task event');
+    await waitFor(
+      () =>
+        c.frames.some(
+          (f) => f.event === 'taskChanged' && (f.payload as { state?: string }).state === 'paused',
+        ),
+      10_000,
+      'task event',
+    );
     const cont = await c.call('continueTask', { task_id: taskId });
     expect(cont).toMatchObject({ ok: true, value: { state: 'active', writes_left: 6 } });
 
@@ -205,9 +246,14 @@ describe('the renderer transport shim over the browser host', () => {
         super(url, { headers: { origin } });
       }
     }
-    const t = createWsTransport({ url: `ws://127.0.0.1:${host.port}/ws?token=${host.token}`, WebSocketImpl: OriginWebSocket as never });
+    const t = createWsTransport({
+      url: `ws://127.0.0.1:${host.port}/ws?token=${host.token}`,
+      WebSocketImpl: OriginWebSocket as never,
+    });
     try {
-      expect(Object.keys(t.api).sort()).toEqual([...CALL_NAMES, ...EVENT_NAMES.map((n) => subscriptionNameOf(n))].sort());
+      expect(Object.keys(t.api).sort()).toEqual(
+        [...CALL_NAMES, ...EVENT_NAMES.map((n) => subscriptionNameOf(n))].sort(),
+      );
       const r = await t.api.listSessions({});
       expect(r.ok).toBe(true);
       if (r.ok) expect(r.value.sessions.map((s) => s.title)).toContain('Demo: shops and inventory');

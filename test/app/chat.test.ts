@@ -15,8 +15,14 @@ const ctx = { transport: 'browser' as const };
 beforeAll(async () => {
   model = await startScriptedModel({
     script: [
-      { match: { userIncludes: 'hello' }, reply: { text: 'Hello, operator. Nothing was sent anywhere.', chunkDelayMs: 5 } },
-      { match: { userIncludes: 'find' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'product description' } }] } },
+      {
+        match: { userIncludes: 'hello' },
+        reply: { text: 'Hello, operator. Nothing was sent anywhere.', chunkDelayMs: 5 },
+      },
+      {
+        match: { userIncludes: 'find' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'product description' } }] },
+      },
       { match: { afterToolResultFor: 'search_tools' }, reply: { text: 'I found the product tools.' } },
     ],
   });
@@ -35,22 +41,48 @@ afterAll(async () => {
 describe('chat through the handler table', () => {
   it('streams the answer, shows the tool call as a card, and rebuilds the same conversation from the archive', async () => {
     const sessionId = desk.boot.defaultSessionId ?? '';
-    const sent = (await desk.boot.dispatcher.call('sendMessage', { session_id: sessionId, text: 'hello' }, ctx)) as CallResult<'sendMessage'>;
+    const sent = (await desk.boot.dispatcher.call(
+      'sendMessage',
+      { session_id: sessionId, text: 'hello' },
+      ctx,
+    )) as CallResult<'sendMessage'>;
     expect(sent.ok).toBe(true);
     await waitFor(() => turns.some((t) => t.state === 'done'), 15_000, 'first turn done');
     const answer = items.filter((i) => i.item.kind === 'assistant_text');
     expect(answer.some((i) => i.item.kind === 'assistant_text' && i.item.streaming)).toBe(true);
-    expect(answer.at(-1)?.item).toMatchObject({ kind: 'assistant_text', text: 'Hello, operator. Nothing was sent anywhere.', streaming: false });
+    expect(answer.at(-1)?.item).toMatchObject({
+      kind: 'assistant_text',
+      text: 'Hello, operator. Nothing was sent anywhere.',
+      streaming: false,
+    });
 
-    const second = (await desk.boot.dispatcher.call('sendMessage', { session_id: sessionId, text: 'find the product tools' }, ctx)) as CallResult<'sendMessage'>;
+    const second = (await desk.boot.dispatcher.call(
+      'sendMessage',
+      { session_id: sessionId, text: 'find the product tools' },
+      ctx,
+    )) as CallResult<'sendMessage'>;
     expect(second.ok).toBe(true);
     await waitFor(() => turns.filter((t) => t.state === 'done').length >= 2, 15_000, 'second turn done');
-    expect(items.some((i) => i.item.kind === 'tool_call' && i.item.function_name === 'search_tools')).toBe(true);
+    expect(items.some((i) => i.item.kind === 'tool_call' && i.item.function_name === 'search_tools')).toBe(
+      true,
+    );
 
-    const conv = (await desk.boot.dispatcher.call('getConversation', { session_id: sessionId }, ctx)) as CallResult<'getConversation'>;
+    const conv = (await desk.boot.dispatcher.call(
+      'getConversation',
+      { session_id: sessionId },
+      ctx,
+    )) as CallResult<'getConversation'>;
     expect(conv.ok).toBe(true);
     if (!conv.ok) return;
-    const kinds = conv.value.items.map((i) => (i.kind === 'tool_call' ? `tool:${i.function_name}` : i.kind === 'assistant_text' ? `assistant:${i.text}` : i.kind === 'user_message' ? `user:${i.text}` : i.kind));
+    const kinds = conv.value.items.map((i) =>
+      i.kind === 'tool_call'
+        ? `tool:${i.function_name}`
+        : i.kind === 'assistant_text'
+          ? `assistant:${i.text}`
+          : i.kind === 'user_message'
+            ? `user:${i.text}`
+            : i.kind,
+    );
     expect(kinds).toEqual([
       'user:hello',
       'assistant:Hello, operator. Nothing was sent anywhere.',
@@ -63,9 +95,15 @@ describe('chat through the handler table', () => {
   it('refuses chat without a model, and a conversation that does not exist', async () => {
     const other = await startTestDesk();
     try {
-      const r = await other.boot.dispatcher.call('sendMessage', { session_id: other.boot.defaultSessionId ?? '', text: 'hello' }, ctx);
+      const r = await other.boot.dispatcher.call(
+        'sendMessage',
+        { session_id: other.boot.defaultSessionId ?? '', text: 'hello' },
+        ctx,
+      );
       expect(r).toMatchObject({ ok: false, error: { error: 'model_not_configured' } });
-      expect(await other.boot.dispatcher.call('sendMessage', { session_id: 'ses_nope', text: 'hello' }, ctx)).toMatchObject({ ok: false, error: { error: 'not_found' } });
+      expect(
+        await other.boot.dispatcher.call('sendMessage', { session_id: 'ses_nope', text: 'hello' }, ctx),
+      ).toMatchObject({ ok: false, error: { error: 'not_found' } });
     } finally {
       await other.cleanup();
     }

@@ -3,7 +3,13 @@
 // feedback can say more, and a sent call without evidence is unknown (never success). Notices carry
 // a code (and the invocation id / the free text after a code) next to their English text.
 import { describe, expect, it } from 'vitest';
-import { controlNotice, conversationItems, legacyResultState, NOTICE_CODES, turnEndedNotice } from '../../src-main/handlers/conversation.js';
+import {
+  controlNotice,
+  conversationItems,
+  legacyResultState,
+  NOTICE_CODES,
+  turnEndedNotice,
+} from '../../src-main/handlers/conversation.js';
 import { ConversationItemSchema } from '../../src-shared/ipc/views.js';
 import type { InvocationStatusEntry } from '../../src-main/runtime/contracts.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
@@ -18,9 +24,26 @@ const target = {
   declaration_revision: 'r1',
 };
 let seq = 0;
-const base = () => ({ seq: ++seq, eventId: `e${seq}`, sessionId: 's1', turnId: 't1', at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z` });
-const call = (callId: string): ArchiveEvent => ({ ...base(), kind: 'tool_call', callId, functionName: 'auth_shop_a__update_product_content', argumentsText: '{}', target });
-const result = (callId: string, invocation_id: string | null, extra: Partial<Extract<ArchiveEvent, { kind: 'tool_result' }>> = {}): ArchiveEvent => ({
+const base = () => ({
+  seq: ++seq,
+  eventId: `e${seq}`,
+  sessionId: 's1',
+  turnId: 't1',
+  at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
+});
+const call = (callId: string): ArchiveEvent => ({
+  ...base(),
+  kind: 'tool_call',
+  callId,
+  functionName: 'auth_shop_a__update_product_content',
+  argumentsText: '{}',
+  target,
+});
+const result = (
+  callId: string,
+  invocation_id: string | null,
+  extra: Partial<Extract<ArchiveEvent, { kind: 'tool_result' }>> = {},
+): ArchiveEvent => ({
   ...base(),
   kind: 'tool_result',
   callId,
@@ -30,7 +53,10 @@ const result = (callId: string, invocation_id: string | null, extra: Partial<Ext
   invocation_id,
   ...extra,
 });
-const entry = (invocation_id: string, last_known_state: InvocationStatusEntry['last_known_state']): InvocationStatusEntry => ({
+const entry = (
+  invocation_id: string,
+  last_known_state: InvocationStatusEntry['last_known_state'],
+): InvocationStatusEntry => ({
   invocation_id,
   authorization_ref: 'auth-shop-a',
   tool: 'update_product_content',
@@ -39,7 +65,8 @@ const entry = (invocation_id: string, last_known_state: InvocationStatusEntry['l
   retry_at: null,
   result_verified: false,
 });
-const states = (items: ReturnType<typeof conversationItems>) => items.flatMap((i) => (i.kind === 'tool_call' ? [i.state] : []));
+const states = (items: ReturnType<typeof conversationItems>) =>
+  items.flatMap((i) => (i.kind === 'tool_call' ? [i.state] : []));
 
 describe('conversation rebuild', () => {
   it('uses the state recorded with the result, then later receipts for the same id', () => {
@@ -49,35 +76,88 @@ describe('conversation rebuild', () => {
       call('c2'),
       result('c2', 'inv_2', { state: 'unknown', effect: 'write' }),
       // a resume by the model names inv_2 too; the later receipt belongs to the original call
-      { ...base(), kind: 'tool_call', callId: 'c3', functionName: 'resume_governed_tool_invocation', argumentsText: '{}', target: null },
+      {
+        ...base(),
+        kind: 'tool_call',
+        callId: 'c3',
+        functionName: 'resume_governed_tool_invocation',
+        argumentsText: '{}',
+        target: null,
+      },
       result('c3', 'inv_2', { state: 'unverified', effect: null }),
-      { ...base(), kind: 'receipt', callId: null, invocation_id: 'inv_2', state: 'unverified', receipt: { state: 'unverified', effect: 'write' } as never, late: false },
+      {
+        ...base(),
+        kind: 'receipt',
+        callId: null,
+        invocation_id: 'inv_2',
+        state: 'unverified',
+        receipt: { state: 'unverified', effect: 'write' } as never,
+        late: false,
+      },
     ]);
     expect(states(items)).toEqual(['succeeded', 'unverified', 'unverified']);
-    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.effect] : []))).toEqual(['write', 'write', null]);
+    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.effect] : []))).toEqual([
+      'write',
+      'write',
+      null,
+    ]);
   });
 
   it('older archives: the journal state, else the feedback; never success for a sent call', () => {
-    const journal = [entry('inv_ok', 'succeeded'), entry('inv_nd', 'not_dispatched'), entry('inv_fence', 'pending_dispatch')];
+    const journal = [
+      entry('inv_ok', 'succeeded'),
+      entry('inv_nd', 'not_dispatched'),
+      entry('inv_fence', 'pending_dispatch'),
+    ];
     const items = conversationItems(
       [
         call('a'),
         result('a', 'inv_ok'),
         call('b'),
-        result('b', 'inv_nd', { feedback: { category: 'not_dispatched', code: 'task_budget_exhausted', message: 'spent', next_action: 'none', retryable: false } }),
+        result('b', 'inv_nd', {
+          feedback: {
+            category: 'not_dispatched',
+            code: 'task_budget_exhausted',
+            message: 'spent',
+            next_action: 'none',
+            retryable: false,
+          },
+        }),
         call('c'),
         result('c', 'inv_fence'),
         call('d'),
         result('d', 'inv_missing'),
         call('e'),
-        result('e', null, { feedback: { category: 'arguments_invalid', code: 'arguments_invalid', message: 'bad', next_action: 'fix_arguments', retryable: false } }),
+        result('e', null, {
+          feedback: {
+            category: 'arguments_invalid',
+            code: 'arguments_invalid',
+            message: 'bad',
+            next_action: 'fix_arguments',
+            retryable: false,
+          },
+        }),
         call('f'),
       ],
       journal,
     );
     // 'f' has no result and its turn is not running: interrupted, so unknown (not "Checking", not "did not happen").
-    expect(states(items)).toEqual(['succeeded', 'not_dispatched', 'unknown', 'unknown', 'refused', 'unknown']);
-    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.can_resume] : []))).toEqual([false, false, true, true, false, false]);
+    expect(states(items)).toEqual([
+      'succeeded',
+      'not_dispatched',
+      'unknown',
+      'unknown',
+      'refused',
+      'unknown',
+    ]);
+    expect(items.flatMap((i) => (i.kind === 'tool_call' ? [i.can_resume] : []))).toEqual([
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('a call of the running turn without a result yet stays in its host-side phase; an interrupted one is unknown', () => {
@@ -85,12 +165,18 @@ describe('conversation rebuild', () => {
     const items = conversationItems(events, [], { activeTurnId: 't1' });
     expect(states(items)).toEqual(['validating', 'unknown']);
     const old = items.find((i) => i.kind === 'tool_call' && i.id === 'old');
-    expect(old).toMatchObject({ feedback: { code: 'interrupted', next_action: 'inspect_original' }, can_resume: false });
+    expect(old).toMatchObject({
+      feedback: { code: 'interrupted', next_action: 'inspect_original' },
+      can_resume: false,
+    });
   });
 
   it('derives from feedback without a journal entry', () => {
     const empty = new Map<string, InvocationStatusEntry['last_known_state']>();
-    const fb = (category: 'not_dispatched' | 'invocation_outcome_unknown', original_outcome?: 'unverified' | 'unknown') => ({
+    const fb = (
+      category: 'not_dispatched' | 'invocation_outcome_unknown',
+      original_outcome?: 'unverified' | 'unknown',
+    ) => ({
       category,
       code: 'x',
       message: 'm',
@@ -98,19 +184,38 @@ describe('conversation rebuild', () => {
       retryable: false,
       ...(original_outcome ? { original_outcome } : {}),
     });
-    expect(legacyResultState({ invocation_id: 'inv', feedback: fb('not_dispatched') }, empty)).toBe('not_dispatched');
-    expect(legacyResultState({ invocation_id: 'inv', feedback: fb('invocation_outcome_unknown', 'unverified') }, empty)).toBe('unverified');
-    expect(legacyResultState({ invocation_id: null, feedback: fb('invocation_outcome_unknown') }, empty)).toBe('unknown');
+    expect(legacyResultState({ invocation_id: 'inv', feedback: fb('not_dispatched') }, empty)).toBe(
+      'not_dispatched',
+    );
+    expect(
+      legacyResultState(
+        { invocation_id: 'inv', feedback: fb('invocation_outcome_unknown', 'unverified') },
+        empty,
+      ),
+    ).toBe('unverified');
+    expect(
+      legacyResultState({ invocation_id: null, feedback: fb('invocation_outcome_unknown') }, empty),
+    ).toBe('unknown');
     expect(legacyResultState({ invocation_id: null, feedback: null }, empty)).toBe('succeeded'); // a built-in (search) that answered
     expect(legacyResultState({ invocation_id: 'inv', feedback: null }, empty)).toBe('unknown');
   });
 });
 
 describe('conversation notices', () => {
-  const ended = (outcome: 'completed' | 'cancelled' | 'failed' | 'refused', error: string | null): ArchiveEvent => ({ ...base(), kind: 'turn_ended', turnId: 't1', outcome, error });
-  const control = (action: Extract<ArchiveEvent, { kind: 'control' }>['action'], detail: Record<string, unknown>): ArchiveEvent => ({ ...base(), kind: 'control', action, detail });
+  const ended = (
+    outcome: 'completed' | 'cancelled' | 'failed' | 'refused',
+    error: string | null,
+  ): ArchiveEvent => ({ ...base(), kind: 'turn_ended', turnId: 't1', outcome, error });
+  const control = (
+    action: Extract<ArchiveEvent, { kind: 'control' }>['action'],
+    detail: Record<string, unknown>,
+  ): ArchiveEvent => ({ ...base(), kind: 'control', action, detail });
   const notices = (events: ArchiveEvent[]) =>
-    conversationItems(events).flatMap((i) => (i.kind === 'notice' ? [{ level: i.level, code: i.code, invocation_id: i.invocation_id, detail: i.detail, text: i.text }] : []));
+    conversationItems(events).flatMap((i) =>
+      i.kind === 'notice'
+        ? [{ level: i.level, code: i.code, invocation_id: i.invocation_id, detail: i.detail, text: i.text }]
+        : [],
+    );
 
   it('a turn that did not complete: its error code (the words after the colon as the detail), else the outcome', () => {
     expect(
@@ -124,13 +229,37 @@ describe('conversation notices', () => {
         ended('failed', 'Something odd happened'),
       ]),
     ).toEqual([
-      { level: 'warning', code: 'turn_cancelled', invocation_id: null, detail: null, text: 'Turn cancelled.' },
-      { level: 'error', code: 'run_end_failed', invocation_id: null, detail: 'run_1: hub_timeout', text: 'run_end_failed: run_1: hub_timeout' },
-      { level: 'error', code: 'archive_storage_error', invocation_id: null, detail: null, text: 'archive_storage_error' },
+      {
+        level: 'warning',
+        code: 'turn_cancelled',
+        invocation_id: null,
+        detail: null,
+        text: 'Turn cancelled.',
+      },
+      {
+        level: 'error',
+        code: 'run_end_failed',
+        invocation_id: null,
+        detail: 'run_1: hub_timeout',
+        text: 'run_end_failed: run_1: hub_timeout',
+      },
+      {
+        level: 'error',
+        code: 'archive_storage_error',
+        invocation_id: null,
+        detail: null,
+        text: 'archive_storage_error',
+      },
       { level: 'error', code: 'turn_failed', invocation_id: null, detail: null, text: 'Turn failed.' },
       { level: 'error', code: 'turn_refused', invocation_id: null, detail: null, text: 'Turn refused.' },
       // An error that is not a code keeps the outcome's code; its words are the detail.
-      { level: 'error', code: 'turn_failed', invocation_id: null, detail: 'Something odd happened', text: 'Something odd happened' },
+      {
+        level: 'error',
+        code: 'turn_failed',
+        invocation_id: null,
+        detail: 'Something odd happened',
+        text: 'Something odd happened',
+      },
     ]);
   });
 
@@ -147,20 +276,50 @@ describe('conversation notices', () => {
         control('resume', {}),
       ]),
     ).toEqual([
-      { level: 'info', code: 'invocation_inspected', invocation_id: 'inv_a', detail: null, text: 'Inspected inv_a.' },
-      { level: 'info', code: 'resume_requested', invocation_id: 'inv_a', detail: null, text: 'Resume requested for inv_a.' },
-      { level: 'info', code: 'journal_restore_requested', invocation_id: null, detail: null, text: 'Journal restore requested.' },
+      {
+        level: 'info',
+        code: 'invocation_inspected',
+        invocation_id: 'inv_a',
+        detail: null,
+        text: 'Inspected inv_a.',
+      },
+      {
+        level: 'info',
+        code: 'resume_requested',
+        invocation_id: 'inv_a',
+        detail: null,
+        text: 'Resume requested for inv_a.',
+      },
+      {
+        level: 'info',
+        code: 'journal_restore_requested',
+        invocation_id: null,
+        detail: null,
+        text: 'Journal restore requested.',
+      },
       { level: 'info', code: 'invocation_inspected', invocation_id: null, detail: null, text: 'Inspected.' },
-      { level: 'info', code: 'resume_requested', invocation_id: null, detail: null, text: 'Resume requested for.' },
+      {
+        level: 'info',
+        code: 'resume_requested',
+        invocation_id: null,
+        detail: null,
+        text: 'Resume requested for.',
+      },
     ]);
   });
 
   it('every notice passes the contract, including a long model error (the detail is bounded)', () => {
     const long = `model_error: ${'x'.repeat(2000)}`;
-    const items = conversationItems([ended('failed', long), control('inspect', { invocation_id: 'inv_b' }), ended('cancelled', null)]);
+    const items = conversationItems([
+      ended('failed', long),
+      control('inspect', { invocation_id: 'inv_b' }),
+      ended('cancelled', null),
+    ]);
     for (const i of items) expect(ConversationItemSchema.safeParse(i).success).toBe(true);
     const codes = items.flatMap((i) => (i.kind === 'notice' && i.code ? [i.code] : []));
-    expect(codes.filter((c) => c !== 'model_error').every((c) => (NOTICE_CODES as readonly string[]).includes(c))).toBe(true);
+    expect(
+      codes.filter((c) => c !== 'model_error').every((c) => (NOTICE_CODES as readonly string[]).includes(c)),
+    ).toBe(true);
   });
 
   it('the relay and the rebuild build the same notice', () => {

@@ -20,7 +20,13 @@ const e = vi.hoisted(() => {
     exitCode: null as number | null,
   };
   class BrowserWindow {
-    webContents = { id: 1, on: () => {}, setWindowOpenHandler: () => {}, isDestroyed: () => false, send: () => {} };
+    webContents = {
+      id: 1,
+      on: () => {},
+      setWindowOpenHandler: () => {},
+      isDestroyed: () => false,
+      send: () => {},
+    };
     constructor() {
       state.windows += 1;
     }
@@ -60,7 +66,9 @@ const e = vi.hoisted(() => {
     },
     BrowserWindow,
     protocol: { registerSchemesAsPrivileged: () => {}, handle: () => {} },
-    session: { defaultSession: { webRequest: { onHeadersReceived: () => {} }, setPermissionRequestHandler: () => {} } },
+    session: {
+      defaultSession: { webRequest: { onHeadersReceived: () => {} }, setPermissionRequestHandler: () => {} },
+    },
     net: { fetch: () => {} },
     shell: { openExternal: () => {} },
     contextBridge: { exposeInMainWorld: () => {} },
@@ -103,7 +111,10 @@ describe('Electron main lifecycle', () => {
       if (prev !== undefined) process.env.BAILING_DATA_DIR = prev;
       else delete process.env.BAILING_DATA_DIR;
     }
-    expect(e.state.calls).toEqual([`setPath userData ${join(dir, 'portable', 'electron-profile')}`, 'requestSingleInstanceLock']);
+    expect(e.state.calls).toEqual([
+      `setPath userData ${join(dir, 'portable', 'electron-profile')}`,
+      'requestSingleInstanceLock',
+    ]);
     expect(e.state.quit).toBe(1); // another launch holds THIS folder's lock
   });
 
@@ -120,7 +131,11 @@ describe('Electron main lifecycle', () => {
       expect(existsSync(join(e.state.userData, 'settings.json'))).toBe(true);
       expect(existsSync(join(e.state.userData, 'host', 'invocations.sqlite'))).toBe(true);
 
-      const port = (JSON.parse(readFileSync(join(e.state.userData, 'settings.json'), 'utf8')) as { embedded: { hub_port: number } }).embedded.hub_port;
+      const port = (
+        JSON.parse(readFileSync(join(e.state.userData, 'settings.json'), 'utf8')) as {
+          embedded: { hub_port: number };
+        }
+      ).embedded.hub_port;
       expect((await fetch(`http://127.0.0.1:${port}/health`)).ok).toBe(true);
 
       const beforeQuit = e.state.appHandlers.get('before-quit');

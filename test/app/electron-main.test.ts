@@ -13,7 +13,12 @@ const electron = vi.hoisted(() => {
   const exposed: Record<string, unknown> = {};
   const invoked: Array<{ channel: string; payload: unknown }> = [];
   const listeners = new Map<string, Set<(...a: unknown[]) => void>>();
-  const windows: Array<{ options: Record<string, unknown>; handlers: Record<string, (...a: unknown[]) => unknown>; openHandler: ((d: { url: string }) => unknown) | null; loaded: string | null }> = [];
+  const windows: Array<{
+    options: Record<string, unknown>;
+    handlers: Record<string, (...a: unknown[]) => unknown>;
+    openHandler: ((d: { url: string }) => unknown) | null;
+    loaded: string | null;
+  }> = [];
   class BrowserWindow {
     webContents: Record<string, unknown>;
     rec: (typeof windows)[number];
@@ -57,12 +62,15 @@ const electron = vi.hoisted(() => {
           if (!s) listeners.set(channel, (s = new Set()));
           s.add(fn);
         },
-        removeListener: (channel: string, fn: (...a: unknown[]) => void) => listeners.get(channel)?.delete(fn),
+        removeListener: (channel: string, fn: (...a: unknown[]) => void) =>
+          listeners.get(channel)?.delete(fn),
       },
       BrowserWindow,
       shell: { openExternal: vi.fn() },
       protocol: { registerSchemesAsPrivileged: vi.fn(), handle: vi.fn() },
-      session: { defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn() } },
+      session: {
+        defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn() },
+      },
       net: { fetch: vi.fn() },
     },
   };
@@ -94,7 +102,11 @@ describe('ipcMain registration over a real desk', () => {
   let desk: TestDesk;
   const handlers = new Map<string, (event: unknown, payload: unknown) => Promise<unknown>>();
   const sent: Array<{ channel: string; payload: unknown }> = [];
-  const wc = { id: 7, isDestroyed: () => false, send: (channel: string, payload: unknown) => sent.push({ channel, payload }) };
+  const wc = {
+    id: 7,
+    isDestroyed: () => false,
+    send: (channel: string, payload: unknown) => sent.push({ channel, payload }),
+  };
   const fakeIpcMain = {
     handle: (channel: string, fn: (event: unknown, payload: unknown) => Promise<unknown>) => {
       handlers.set(channel, fn);
@@ -114,7 +126,12 @@ describe('ipcMain registration over a real desk', () => {
   }, 120_000);
 
   it('registers one handler per contract call (the same set the preload and browser host use)', () => {
-    const reg = registerIpc({ ipcMain: fakeIpcMain as never, dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, webContents: () => wc as never });
+    const reg = registerIpc({
+      ipcMain: fakeIpcMain as never,
+      dispatcher: desk.boot.dispatcher,
+      bus: desk.boot.bus,
+      webContents: () => wc as never,
+    });
     expect([...handlers.keys()].sort()).toEqual(CALL_NAMES.map(channelOf).sort());
     expect(reg.channels.sort()).toEqual(CALL_NAMES.map(channelOf).sort());
   });
@@ -124,7 +141,12 @@ describe('ipcMain registration over a real desk', () => {
     const list = handlers.get(channelOf('listTasks'));
     if (!create || !list) throw new Error('handlers missing');
     const before = await list(mainFrame, {});
-    const input = { title: 'From a frame', authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product'] }], write_budget: 1, in_flight_limit: 1 };
+    const input = {
+      title: 'From a frame',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    };
     const bad = [
       { sender: { id: 7 }, senderFrame: { url: `${APP_ORIGIN}/index.html`, parent: {} } },
       { sender: { id: 8 }, senderFrame: { url: `${APP_ORIGIN}/index.html`, parent: null } },
@@ -133,13 +155,23 @@ describe('ipcMain registration over a real desk', () => {
       { sender: { id: 7 }, senderFrame: null },
     ];
     for (const ev of bad) {
-      expect(await create(ev, input)).toEqual({ ok: false, error: { error: 'forbidden_sender', message: expect.any(String) } });
+      expect(await create(ev, input)).toEqual({
+        ok: false,
+        error: { error: 'forbidden_sender', message: expect.any(String) },
+      });
     }
-    expect(await create(mainFrame, { ...input, write_budget: 'lots' })).toMatchObject({ ok: false, error: { error: 'invalid_payload' } });
+    expect(await create(mainFrame, { ...input, write_budget: 'lots' })).toMatchObject({
+      ok: false,
+      error: { error: 'invalid_payload' },
+    });
     expect(await list(mainFrame, {})).toEqual(before);
     const ok = await create(mainFrame, input);
     expect(ok).toMatchObject({ ok: true, value: { title: 'From a frame', state: 'active' } });
-    await waitFor(() => sent.some((s) => s.channel === eventChannelOf('taskChanged')), 10_000, 'taskChanged sent to the window');
+    await waitFor(
+      () => sent.some((s) => s.channel === eventChannelOf('taskChanged')),
+      10_000,
+      'taskChanged sent to the window',
+    );
   });
 });
 

@@ -29,13 +29,27 @@ describe('Hub gateway after pruned events', () => {
     });
     expect(created.status).toBe(201);
     const taskId = (created.body as TaskView).task_id;
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'spent one' }, taskId });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: 'spent one' },
+      taskId,
+    });
     expect(r.body.state).toBe('succeeded');
     // Every event of this client is gone (as after a long absence beyond the retention).
-    await env.hub.store.pruneEvents({ before: new Date(Date.now() + 3600_000).toISOString(), keepPerClient: 1_000 });
+    await env.hub.store.pruneEvents({
+      before: new Date(Date.now() + 3600_000).toISOString(),
+      keepPerClient: 1_000,
+    });
 
     const seen: HubGatewayEvent[] = [];
-    gateway = createHubGateway({ client: createHubClient({ baseUrl: env.hub.url, token: env.desk }), admin: null, mode: 'remote', url: env.hub.url, reconnectDelayMs: 100 });
+    gateway = createHubGateway({
+      client: createHubClient({ baseUrl: env.hub.url, token: env.desk }),
+      admin: null,
+      mode: 'remote',
+      url: env.hub.url,
+      reconnectDelayMs: 100,
+    });
     gateway.subscribe((e) => seen.push(e));
     await waitFor(() => seen.some((e) => e.type === 'task'), 10_000, 'the re-read task');
     const task = seen.find((e): e is Extract<HubGatewayEvent, { type: 'task' }> => e.type === 'task')?.task;

@@ -28,7 +28,12 @@ describe('Hub gone mid-session', () => {
     const ctx = { transport: 'browser' as const };
     const created = await d.call(
       'createTask',
-      { title: 'Survives', authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }], write_budget: 3, in_flight_limit: 1 },
+      {
+        title: 'Survives',
+        authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }],
+        write_budget: 3,
+        in_flight_limit: 1,
+      },
       ctx,
     );
     expect(created.ok).toBe(true);
@@ -39,8 +44,14 @@ describe('Hub gone mid-session', () => {
     await local.hub.close();
     await waitFor(() => events.some((e) => e.state === 'disconnected'), 10_000, 'disconnected event');
     expect(desk.boot.gateway.connection().state).toBe('disconnected');
-    expect(await d.call('listTasks', {}, ctx)).toMatchObject({ ok: false, error: { error: 'hub_unavailable' } });
-    expect(await d.call('pauseTask', { task_id: 'any' }, ctx)).toMatchObject({ ok: false, error: { error: 'hub_unavailable' } });
+    expect(await d.call('listTasks', {}, ctx)).toMatchObject({
+      ok: false,
+      error: { error: 'hub_unavailable' },
+    });
+    expect(await d.call('pauseTask', { task_id: 'any' }, ctx)).toMatchObject({
+      ok: false,
+      error: { error: 'hub_unavailable' },
+    });
     // Local views still answer: the conversation and the idle panel do not need the Hub.
     expect((await d.call('listSessions', {}, ctx)).ok).toBe(true);
 

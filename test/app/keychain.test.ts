@@ -37,7 +37,11 @@ describe('keychain when no Secret Service is reachable', () => {
       await kc.set('x', 'secret-value');
       console.log(JSON.stringify({ status: kc.status(), refused, read: await kc.get('x') }));
     `;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, env, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as {
       status: { state: string; reason: string; sessionOnly: boolean };

@@ -24,12 +24,26 @@ beforeAll(async () => {
   model = await startScriptedModel({
     script: [
       // The model server's error carries the API key: the runtime redacts it before anything is recorded.
-      { match: { userIncludes: 'broken' }, reply: { httpError: { status: 500, message: `upstream overloaded (key ${API_KEY})` } }, repeat: true },
-      { match: { turnUserIncludes: 'loop' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'product' } }] }, repeat: true },
-      { match: { userIncludes: 'slow' }, reply: { text: 'Thinking about it at length…', stallAfterFirstChunkMs: 30_000 }, repeat: true },
+      {
+        match: { userIncludes: 'broken' },
+        reply: { httpError: { status: 500, message: `upstream overloaded (key ${API_KEY})` } },
+        repeat: true,
+      },
+      {
+        match: { turnUserIncludes: 'loop' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'product' } }] },
+        repeat: true,
+      },
+      {
+        match: { userIncludes: 'slow' },
+        reply: { text: 'Thinking about it at length…', stallAfterFirstChunkMs: 30_000 },
+        repeat: true,
+      },
     ],
   });
-  desk = await startTestDesk({ env: { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted', BAILING_MODEL_API_KEY: API_KEY } });
+  desk = await startTestDesk({
+    env: { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted', BAILING_MODEL_API_KEY: API_KEY },
+  });
   desk.boot.bus.subscribe((name, payload) => {
     if (name === 'conversationItem') {
       const p = payload as EventPayload<'conversationItem'>;
@@ -47,9 +61,17 @@ afterAll(async () => {
 
 const sessionId = () => desk.boot.defaultSessionId ?? '';
 
-async function runTurn(text: string, final: 'failed' | 'cancelled', during?: () => Promise<void>): Promise<Notice> {
+async function runTurn(
+  text: string,
+  final: 'failed' | 'cancelled',
+  during?: () => Promise<void>,
+): Promise<Notice> {
   const before = live.length;
-  const sent = (await desk.boot.dispatcher.call('sendMessage', { session_id: sessionId(), text }, ctx)) as CallResult<'sendMessage'>;
+  const sent = (await desk.boot.dispatcher.call(
+    'sendMessage',
+    { session_id: sessionId(), text },
+    ctx,
+  )) as CallResult<'sendMessage'>;
   if (!sent.ok) throw new Error(`sendMessage refused: ${sent.error.error}`);
   const turnId = sent.value.turn_id;
   await during?.();
@@ -58,7 +80,11 @@ async function runTurn(text: string, final: 'failed' | 'cancelled', during?: () 
 }
 
 async function rebuilt(): Promise<Notice[]> {
-  const conv = (await desk.boot.dispatcher.call('getConversation', { session_id: sessionId() }, ctx)) as CallResult<'getConversation'>;
+  const conv = (await desk.boot.dispatcher.call(
+    'getConversation',
+    { session_id: sessionId() },
+    ctx,
+  )) as CallResult<'getConversation'>;
   if (!conv.ok) throw new Error(`getConversation refused: ${conv.error.error}`);
   return conv.value.items.filter((i): i is Notice => i.kind === 'notice');
 }
@@ -77,7 +103,13 @@ describe('notice codes from a real runtime', () => {
 
   it('a turn that keeps calling tools: step_limit_reached', async () => {
     const n = await runTurn('loop over the tools', 'failed');
-    expect(n).toMatchObject({ level: 'error', code: 'step_limit_reached', detail: null, invocation_id: null, text: 'step_limit_reached' });
+    expect(n).toMatchObject({
+      level: 'error',
+      code: 'step_limit_reached',
+      detail: null,
+      invocation_id: null,
+      text: 'step_limit_reached',
+    });
     expect((await rebuilt()).find((r) => r.id === n.id)).toEqual(n);
   });
 
@@ -87,7 +119,13 @@ describe('notice codes from a real runtime', () => {
       const r = await desk.boot.dispatcher.call('cancelTurn', { session_id: sessionId() }, ctx);
       expect(r.ok).toBe(true);
     });
-    expect(n).toMatchObject({ level: 'warning', code: 'turn_cancelled', detail: null, invocation_id: null, text: 'Turn cancelled.' });
+    expect(n).toMatchObject({
+      level: 'warning',
+      code: 'turn_cancelled',
+      detail: null,
+      invocation_id: null,
+      text: 'Turn cancelled.',
+    });
     expect((await rebuilt()).find((r) => r.id === n.id)).toEqual(n);
   });
 
@@ -96,7 +134,9 @@ describe('notice codes from a real runtime', () => {
     await desk.boot.dispatcher.call('inspectInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
     await desk.boot.dispatcher.call('resumeInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
     const info = (await rebuilt()).filter((r) => r.level === 'info');
-    expect(info.map(({ code, invocation_id, detail, text }) => ({ code, invocation_id, detail, text }))).toEqual([
+    expect(
+      info.map(({ code, invocation_id, detail, text }) => ({ code, invocation_id, detail, text })),
+    ).toEqual([
       { code: 'invocation_inspected', invocation_id: id, detail: null, text: `Inspected ${id}.` },
       { code: 'resume_requested', invocation_id: id, detail: null, text: `Resume requested for ${id}.` },
     ]);

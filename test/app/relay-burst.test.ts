@@ -25,11 +25,22 @@ describe('relay under an event burst', () => {
   it('forwards all 300 receipts and signals the idle panel at most twice', async () => {
     const local = desk.boot.local;
     if (!local) throw new Error('the test desk runs the embedded local Hub');
-    const agent = (method: string, path: string, body?: unknown) => http(local.url, method, path, { token: local.clientToken, body });
-    const found = await agent('POST', '/agent/v1/tools/search', { query: 'update product content', authorization_refs: ['auth-shop-a'], limit: 20 });
-    const decl = (found.body.declarations as Array<{ tool: string; declaration_revision: string }>).find((d) => d.tool === 'update_product_content');
+    const agent = (method: string, path: string, body?: unknown) =>
+      http(local.url, method, path, { token: local.clientToken, body });
+    const found = await agent('POST', '/agent/v1/tools/search', {
+      query: 'update product content',
+      authorization_refs: ['auth-shop-a'],
+      limit: 20,
+    });
+    const decl = (found.body.declarations as Array<{ tool: string; declaration_revision: string }>).find(
+      (d) => d.tool === 'update_product_content',
+    );
     if (!decl) throw new Error(`no declaration: ${found.text}`);
-    const run = await agent('POST', '/agent/v1/runs', { agent_session_id: `s-${randomUUID()}`, turn_id: `t-${randomUUID()}`, authorization_ref: 'auth-shop-a' });
+    const run = await agent('POST', '/agent/v1/runs', {
+      agent_session_id: `s-${randomUUID()}`,
+      turn_id: `t-${randomUUID()}`,
+      authorization_ref: 'auth-shop-a',
+    });
     const invoked = await agent('POST', '/agent/v1/invocations', {
       invocation_id: `inv_${randomUUID()}`,
       run_id: run.body.run_id,
@@ -47,9 +58,19 @@ describe('relay under an event burst', () => {
     const receiptsBefore = count('invocationChanged');
     const signalsBefore = count('unresolvedChanged');
     const at = new Date().toISOString();
-    for (let i = 0; i < 300; i++) await local.hub.store.appendEvent(local.clientId, 'invocation.changed', { type: 'invocation.changed', receipt }, at);
+    for (let i = 0; i < 300; i++)
+      await local.hub.store.appendEvent(
+        local.clientId,
+        'invocation.changed',
+        { type: 'invocation.changed', receipt },
+        at,
+      );
     local.hub.ctx.bus.notify(local.clientId);
-    await waitFor(() => count('invocationChanged') - receiptsBefore === 300, 20_000, 'all 300 receipts relayed');
+    await waitFor(
+      () => count('invocationChanged') - receiptsBefore === 300,
+      20_000,
+      'all 300 receipts relayed',
+    );
     await quiet();
     expect(count('unresolvedChanged') - signalsBefore).toBeGreaterThanOrEqual(1);
     expect(count('unresolvedChanged') - signalsBefore).toBeLessThanOrEqual(2);

@@ -32,10 +32,16 @@ describe('storage failures stay visible until resolved', () => {
 
   it('a journal that cannot save: the call is not sent, storage_error is shown and stays until restored', async () => {
     const sessionId = desk.boot.defaultSessionId ?? '';
-    const found = (await desk.boot.dispatcher.call('searchTools', { session_id: sessionId, query: 'product' }, ctx)) as CallResult<'searchTools'>;
+    const found = (await desk.boot.dispatcher.call(
+      'searchTools',
+      { session_id: sessionId, query: 'product' },
+      ctx,
+    )) as CallResult<'searchTools'>;
     expect(found.ok).toBe(true);
     if (!found.ok) return;
-    const tool = found.value.tools.find((t) => t.tool === 'update_product_content' && t.authorization_ref === 'auth-shop-a');
+    const tool = found.value.tools.find(
+      (t) => t.tool === 'update_product_content' && t.authorization_ref === 'auth-shop-a',
+    );
     expect(tool).toBeDefined();
     if (!tool) return;
     const shopA = desk.boot.local?.demo.shopA;
@@ -47,10 +53,18 @@ describe('storage failures stay visible until resolved', () => {
     try {
       run = (await desk.boot.dispatcher.call(
         'runToolManually',
-        { session_id: sessionId, function_name: tool.function_name, arguments: { product_id: 42, description: 'Written while the journal is locked' } },
+        {
+          session_id: sessionId,
+          function_name: tool.function_name,
+          arguments: { product_id: 42, description: 'Written while the journal is locked' },
+        },
         ctx,
       )) as CallResult<'runToolManually'>;
-      const status = (await desk.boot.dispatcher.call('getJournalStatus', { session_id: sessionId }, ctx)) as CallResult<'getJournalStatus'>;
+      const status = (await desk.boot.dispatcher.call(
+        'getJournalStatus',
+        { session_id: sessionId },
+        ctx,
+      )) as CallResult<'getJournalStatus'>;
       expect(status).toMatchObject({ ok: true, value: { state: 'storage_error' } });
     } finally {
       lock.exec('COMMIT');
@@ -63,20 +77,37 @@ describe('storage failures stay visible until resolved', () => {
       expect(run.value.item.feedback?.category).toBe('storage_error');
       expect(run.value.item.state).not.toBe('succeeded');
     }
-    const red = events.find((e) => e.name === 'storageChanged' && (e.payload as { storage: { journal: { state: string } } }).storage.journal.state === 'storage_error');
+    const red = events.find(
+      (e) =>
+        e.name === 'storageChanged' &&
+        (e.payload as { storage: { journal: { state: string } } }).storage.journal.state === 'storage_error',
+    );
     expect(red).toBeDefined();
 
     // Other activity does not clear it: the state is still red after unrelated calls.
     await call('listSessions', {});
     await call('listTasks', {});
-    const conv = (await desk.boot.dispatcher.call('getConversation', { session_id: sessionId }, ctx)) as CallResult<'getConversation'>;
+    const conv = (await desk.boot.dispatcher.call(
+      'getConversation',
+      { session_id: sessionId },
+      ctx,
+    )) as CallResult<'getConversation'>;
     expect(conv).toMatchObject({ ok: true, value: { storage: { journal: { state: 'storage_error' } } } });
 
     // Resolved only by restoring the journal (the lock is gone now).
-    const restored = (await desk.boot.dispatcher.call('restoreJournal', { session_id: sessionId }, ctx)) as CallResult<'restoreJournal'>;
+    const restored = (await desk.boot.dispatcher.call(
+      'restoreJournal',
+      { session_id: sessionId },
+      ctx,
+    )) as CallResult<'restoreJournal'>;
     expect(restored).toMatchObject({ ok: true, value: { state: 'ready', unsaved_records: 0 } });
     await waitFor(
-      () => events.some((e) => e.name === 'storageChanged' && (e.payload as { storage: { journal: { state: string } } }).storage.journal.state === 'ready'),
+      () =>
+        events.some(
+          (e) =>
+            e.name === 'storageChanged' &&
+            (e.payload as { storage: { journal: { state: string } } }).storage.journal.state === 'ready',
+        ),
       5000,
       'ready storage event',
     );
@@ -89,11 +120,23 @@ describe('storage failures stay visible until resolved', () => {
     lock.exec('BEGIN EXCLUSIVE');
     try {
       await desk.boot.dispatcher.call('searchTools', { session_id: sessionId, query: 'stock' }, ctx);
-      const found = (await desk.boot.dispatcher.call('searchTools', { session_id: sessionId, query: 'inventory' }, ctx)) as CallResult<'searchTools'>;
+      const found = (await desk.boot.dispatcher.call(
+        'searchTools',
+        { session_id: sessionId, query: 'inventory' },
+        ctx,
+      )) as CallResult<'searchTools'>;
       const read = found.ok ? found.value.tools.find((t) => t.effect === 'read') : undefined;
       expect(read).toBeDefined();
-      await desk.boot.dispatcher.call('runToolManually', { session_id: sessionId, function_name: read?.function_name ?? '', arguments: {} }, ctx);
-      const conv = (await desk.boot.dispatcher.call('getConversation', { session_id: sessionId }, ctx)) as CallResult<'getConversation'>;
+      await desk.boot.dispatcher.call(
+        'runToolManually',
+        { session_id: sessionId, function_name: read?.function_name ?? '', arguments: {} },
+        ctx,
+      );
+      const conv = (await desk.boot.dispatcher.call(
+        'getConversation',
+        { session_id: sessionId },
+        ctx,
+      )) as CallResult<'getConversation'>;
       expect(conv.ok).toBe(true);
       if (conv.ok) {
         expect(conv.value.storage.archive.state).toBe('storage_error');
@@ -104,6 +147,13 @@ describe('storage failures stay visible until resolved', () => {
       lock.exec('COMMIT');
       lock.close();
     }
-    expect(events.some((e) => e.name === 'storageChanged' && (e.payload as { storage: { archive: { state: string } } }).storage.archive.state === 'storage_error')).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          e.name === 'storageChanged' &&
+          (e.payload as { storage: { archive: { state: string } } }).storage.archive.state ===
+            'storage_error',
+      ),
+    ).toBe(true);
   });
 });

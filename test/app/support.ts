@@ -21,7 +21,13 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
     },
     sessionOnlyFallback: true,
   });
-  const boot = await bootDesk({ dataDir: join(dir, 'data'), version: '0.0.0-test', keychain, env: opts.env ?? {}, reconnectDelayMs: 150 });
+  const boot = await bootDesk({
+    dataDir: join(dir, 'data'),
+    version: '0.0.0-test',
+    keychain,
+    env: opts.env ?? {},
+    reconnectDelayMs: 150,
+  });
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
@@ -36,7 +42,11 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
   };
 }
 
-export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  fn: () => T | undefined | null | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = fn();

@@ -22,7 +22,8 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const importPattern =
+  /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 export function importsOf(file: string): { spec: string; target: string | null }[] {
   const text = readFileSync(file, 'utf8');
@@ -44,17 +45,64 @@ interface Rule {
 }
 
 const rules: Rule[] = [
-  { layer: 'src-main/runtime', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-main/journal', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-main/runtime', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-main/archive', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-main/runtime', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-main/hub-client', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-main/runtime', 'src-main/journal', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-main/keychain', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-main/browser-host', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'] },
-  { layer: 'src-renderer', forbidPackages: /^(electron|node:|fs$|path$|better-sqlite3|keytar|ws$)/, allowDirs: ['src-renderer', 'src-shared'] },
+  {
+    layer: 'src-main/runtime',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'],
+  },
+  {
+    layer: 'src-main/journal',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main/app', 'src-main/runtime', 'src-renderer', 'src-preload', 'src-hub'],
+  },
+  {
+    layer: 'src-main/archive',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main/app', 'src-main/runtime', 'src-renderer', 'src-preload', 'src-hub'],
+  },
+  {
+    layer: 'src-main/hub-client',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: [
+      'src-main/app',
+      'src-main/runtime',
+      'src-main/journal',
+      'src-renderer',
+      'src-preload',
+      'src-hub',
+    ],
+  },
+  {
+    layer: 'src-main/keychain',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'],
+  },
+  {
+    layer: 'src-main/browser-host',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main/app', 'src-renderer', 'src-preload', 'src-hub'],
+  },
+  {
+    layer: 'src-renderer',
+    forbidPackages: /^(electron|node:|fs$|path$|better-sqlite3|keytar|ws$)/,
+    allowDirs: ['src-renderer', 'src-shared'],
+  },
   { layer: 'src-preload', allowDirs: ['src-preload', 'src-shared'] },
-  { layer: 'src-shared', forbidPackages: /^(electron|better-sqlite3|keytar|react)/, allowDirs: ['src-shared'] },
-  { layer: 'src-hub', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main', 'src-renderer', 'src-preload'] },
-  { layer: 'demo', forbidPackages: /^electron(\/|$)/, forbidDirs: ['src-main', 'src-renderer', 'src-preload'] },
+  {
+    layer: 'src-shared',
+    forbidPackages: /^(electron|better-sqlite3|keytar|react)/,
+    allowDirs: ['src-shared'],
+  },
+  {
+    layer: 'src-hub',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main', 'src-renderer', 'src-preload'],
+  },
+  {
+    layer: 'demo',
+    forbidPackages: /^electron(\/|$)/,
+    forbidDirs: ['src-main', 'src-renderer', 'src-preload'],
+  },
 ];
 
 const under = (path: string, dir: string) => path === dir || path.startsWith(dir + '/');

@@ -390,12 +390,18 @@ describe('dispatch fence', () => {
       feedback: { category: 'not_dispatched', code: 'hub_unreachable', next_action: 'wait', retryable: true },
     });
     const id = out.invocation_id!;
-    expect((await offline.store.load('hub-refused'))!.entries[0]).toMatchObject({ invocation_id: id, last_state: 'not_dispatched' });
+    expect((await offline.store.load('hub-refused'))!.entries[0]).toMatchObject({
+      invocation_id: id,
+      last_state: 'not_dispatched',
+    });
     expect((await offline.runtime.getSessionInvocationStatus('hub-refused')).state).toBe('ready');
     // Evidence, not assumption: the real Hub has no such invocation and the shop saw nothing.
     const online = openHost(env, dir);
     cleanups.push(() => online.close());
-    await expect(online.hub.getInvocation(id)).rejects.toMatchObject({ status: 404, publicCode: 'invocation_not_found' });
+    await expect(online.hub.getInvocation(id)).rejects.toMatchObject({
+      status: 404,
+      publicCode: 'invocation_not_found',
+    });
     expect(shopRequests(id)).toBe(0);
   });
 

@@ -102,7 +102,11 @@ describe('the first governed write after a Hub restart', () => {
       const baseUrl = proxy ? proxy.url : `http://127.0.0.1:${hub.port}`;
       const client = createHubClient({ baseUrl, token: desk });
       // Every request on the built-in fetch's keep-alive pool: the transport this client used before.
-      const pooledOnly: HubClient = createHubClient({ baseUrl, token: desk, fetch: (i, init) => fetch(i, init) });
+      const pooledOnly: HubClient = createHubClient({
+        baseUrl,
+        token: desk,
+        fetch: (i, init) => fetch(i, init),
+      });
 
       const found = await client.searchTools({
         query: 'update_product_content',
@@ -157,8 +161,7 @@ describe('the first governed write after a Hub restart', () => {
         expect(await ledgerEntries(demo, control)).toBe(0);
       }
       expect((await client.getInvocation(afterId)).state).toBe('succeeded');
-      if (proxy)
-        expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations')).toBe(3); // before, after, control
+      if (proxy) expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations')).toBe(3); // before, after, control
     },
     60_000,
   );

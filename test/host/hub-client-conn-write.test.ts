@@ -51,7 +51,11 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     });
     decl = found.declarations.find((d) => d.tool === 'update_product_content')!;
     runId = (
-      await direct.createRun({ agent_session_id: 's-drop', turn_id: 't-drop', authorization_ref: 'auth-shop-a' })
+      await direct.createRun({
+        agent_session_id: 's-drop',
+        turn_id: 't-drop',
+        authorization_ref: 'auth-shop-a',
+      })
     ).run_id;
   });
   afterAll(async () => {
@@ -86,7 +90,9 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const invokesBefore = await hubInvokes();
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-on-response');
-    const err = await caughtHubError(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
+    const err = await caughtHubError(write(viaProxy, id, description)).finally(() =>
+      proxy.setMode('forward'),
+    );
     expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
@@ -105,7 +111,9 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const invokesBefore = await hubInvokes();
     const sentBefore = countRequests(proxy.sent(), 'POST', '/agent/v1/invocations');
     proxy.setMode('reset-before-upstream');
-    const err = await caughtHubError(write(viaProxy, id, description)).finally(() => proxy.setMode('forward'));
+    const err = await caughtHubError(write(viaProxy, id, description)).finally(() =>
+      proxy.setMode('forward'),
+    );
     // The connection was open when it dropped: from here nobody can tell, so the outcome is unknown.
     expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
@@ -183,7 +191,10 @@ describe('the write transport', () => {
   it('a tool search (a POST that changes nothing) rides the keep-alive pool like a read', async () => {
     const srv = await recordingServer(answerTask);
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
-    for (let i = 0; i < 4; i++) await caughtHubError(c.searchTools({ query: 'edit product', authorization_refs: ['auth-shop-a'], limit: 5 })); // '{}' is not a search result
+    for (let i = 0; i < 4; i++)
+      await caughtHubError(
+        c.searchTools({ query: 'edit product', authorization_refs: ['auth-shop-a'], limit: 5 }),
+      ); // '{}' is not a search result
     const posts = srv.seen.filter((s) => s.method === 'POST');
     expect(posts).toHaveLength(4);
     for (const p of posts) expect(p.header).toBe('keep-alive');
@@ -208,7 +219,9 @@ describe('the write transport', () => {
     }
     const sentSoFar = silent.seen.length;
     const aborted = AbortSignal.abort();
-    expect(await caughtHubError(patient.pauseTask('t1', { signal: aborted }))).toMatchObject({ kind: 'aborted' });
+    expect(await caughtHubError(patient.pauseTask('t1', { signal: aborted }))).toMatchObject({
+      kind: 'aborted',
+    });
     expect(silent.seen.length).toBe(sentSoFar); // an already-aborted write is not sent
 
     const redirecting = await recordingServer((_req, res) => {

@@ -1,6 +1,12 @@
 // Approval is not execution: awaiting_approval -> approved sends nothing; resume sends exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApprovalListSchema, ApprovalSchema, AuditEntrySchema, ReceiptSchema, ResumeResponseSchema } from '../../src-shared/hub-api.js';
+import {
+  ApprovalListSchema,
+  ApprovalSchema,
+  AuditEntrySchema,
+  ReceiptSchema,
+  ResumeResponseSchema,
+} from '../../src-shared/hub-api.js';
 import { opRequests, startEnv, type HubEnv } from './helpers.js';
 
 let env: HubEnv;
@@ -12,14 +18,23 @@ afterAll(async () => {
 });
 
 let next = 0;
-const LISTINGS: Array<[number, string]> = [[42, 'web'], [13, 'web'], [13, 'marketplace'], [42, 'marketplace'], [7, 'marketplace']];
+const LISTINGS: Array<[number, string]> = [
+  [42, 'web'],
+  [13, 'web'],
+  [13, 'marketplace'],
+  [42, 'marketplace'],
+  [7, 'marketplace'],
+];
 /** Publishing a product twice on one channel is a business rejection, so each call publishes another listing. */
 const publish = () => {
   const [product_id, channel] = LISTINGS[next++ % LISTINGS.length]!;
   return env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id, channel } });
 };
-const decide = (approvalId: string, decision: 'approve' | 'deny', decisionId = `d-${approvalId}-${decision}`) =>
-  env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, { decision_id: decisionId, decision });
+const decide = (
+  approvalId: string,
+  decision: 'approve' | 'deny',
+  decisionId = `d-${approvalId}-${decision}`,
+) => env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, { decision_id: decisionId, decision });
 
 describe('approvals', () => {
   it('awaiting_approval -> approve (nothing sent) -> resume sends exactly once -> second resume sends nothing', async () => {
@@ -87,25 +102,48 @@ describe('approvals', () => {
     const r = await publish();
     await decide(r.body.approval.approval_id, 'approve');
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`)),
+      Array.from({ length: 8 }, () =>
+        env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`),
+      ),
     );
     expect(results.filter((x) => x.body.action === 'dispatched')).toHaveLength(1);
     expect(env.demo.shopA.ledger().length).toBe(before + 1);
   });
 
   it('high risk requires approval; a when rule (price > 1000) requires approval only when it matches', async () => {
-    const adj = await env.invoke({ authRef: 'auth-inventory', tool: 'adjust_stock', args: { sku: 'SKU-A-0042', delta: 1, reason: 'recount' } });
+    const adj = await env.invoke({
+      authRef: 'auth-inventory',
+      tool: 'adjust_stock',
+      args: { sku: 'SKU-A-0042', delta: 1, reason: 'recount' },
+    });
     expect(adj.body.state).toBe('awaiting_approval');
-    const cheap = await env.invoke({ authRef: 'auth-shop-b', tool: 'update_product', args: { product_id: 42, price: 10 } });
+    const cheap = await env.invoke({
+      authRef: 'auth-shop-b',
+      tool: 'update_product',
+      args: { product_id: 42, price: 10 },
+    });
     expect(cheap.body.state).toBe('succeeded');
-    const dear = await env.invoke({ authRef: 'auth-shop-b', tool: 'update_product', args: { product_id: 42, price: 5000 } });
+    const dear = await env.invoke({
+      authRef: 'auth-shop-b',
+      tool: 'update_product',
+      args: { product_id: 42, price: 5000 },
+    });
     expect(dear.body.state).toBe('awaiting_approval');
   });
 
   it('a revoked authorization blocks the approved call on resume (it stays approved, nothing sent)', async () => {
-    await env.admin('POST', '/admin/v1/authorizations', { system_id: 'shop-b', account: 'x', on_behalf_of: 'y', authorization_ref: 'auth-b2' });
+    await env.admin('POST', '/admin/v1/authorizations', {
+      system_id: 'shop-b',
+      account: 'x',
+      on_behalf_of: 'y',
+      authorization_ref: 'auth-b2',
+    });
     await env.admin('POST', '/admin/v1/authorizations/auth-b2/grants', { client_id: 'desk' });
-    const r = await env.invoke({ authRef: 'auth-b2', tool: 'publish_listing', args: { product_id: 42, channel: 'web' } });
+    const r = await env.invoke({
+      authRef: 'auth-b2',
+      tool: 'publish_listing',
+      args: { product_id: 42, channel: 'web' },
+    });
     await decide(r.body.approval.approval_id, 'approve');
     const revoked = await env.admin('POST', '/admin/v1/authorizations/auth-b2/revoke');
     expect(revoked.body.state).toBe('revoked');
@@ -115,17 +153,33 @@ describe('approvals', () => {
     expect(res.body.receipt.state).toBe('approved');
     expect(res.body.receipt.reason_code).toBe('authorization_revoked');
     expect(opRequests(env.demo.shopB)).toBe(before);
-    const runRefused = await env.agent('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-b2' });
+    const runRefused = await env.agent('POST', '/agent/v1/runs', {
+      agent_session_id: 's',
+      turn_id: 't',
+      authorization_ref: 'auth-b2',
+    });
     expect(runRefused.status).toBe(409);
     expect(runRefused.body.error).toBe('authorization_revoked');
-    const d = await env.agent('POST', '/agent/v1/tools/search', { query: 'product', authorization_refs: ['auth-b2'] });
+    const d = await env.agent('POST', '/agent/v1/tools/search', {
+      query: 'product',
+      authorization_refs: ['auth-b2'],
+    });
     expect(d.body.declarations).toEqual([]);
   });
 
   it('a rebound authorization refuses the approved call made under the old revision, and stale revisions on invoke', async () => {
-    await env.admin('POST', '/admin/v1/authorizations', { system_id: 'shop-b', account: 'x', on_behalf_of: 'y', authorization_ref: 'auth-b3' });
+    await env.admin('POST', '/admin/v1/authorizations', {
+      system_id: 'shop-b',
+      account: 'x',
+      on_behalf_of: 'y',
+      authorization_ref: 'auth-b3',
+    });
     await env.admin('POST', '/admin/v1/authorizations/auth-b3/grants', { client_id: 'desk' });
-    const r = await env.invoke({ authRef: 'auth-b3', tool: 'publish_listing', args: { product_id: 13, channel: 'web' } });
+    const r = await env.invoke({
+      authRef: 'auth-b3',
+      tool: 'publish_listing',
+      args: { product_id: 13, channel: 'web' },
+    });
     await decide(r.body.approval.approval_id, 'approve');
     const rebound = await env.admin('POST', '/admin/v1/authorizations/auth-b3/rebind');
     expect(rebound.status).toBe(200);
@@ -163,7 +217,10 @@ describe('approvals', () => {
     const a = await env.admin('GET', `/admin/v1/audit?invocation_id=${r.body.invocation_id}`);
     const entries = a.body.entries.map((e: unknown) => AuditEntrySchema.parse(e));
     expect(entries.map((e: { to_state: string | null }) => e.to_state)).toEqual(['awaiting_approval']);
-    expect(entries[0].detail.arguments).toEqual({ product_id: expect.any(Number), channel: expect.any(String) });
+    expect(entries[0].detail.arguments).toEqual({
+      product_id: expect.any(Number),
+      channel: expect.any(String),
+    });
     expect(JSON.stringify(a.body)).not.toContain(env.demo.shopA.secret);
   });
 });

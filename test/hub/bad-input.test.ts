@@ -36,7 +36,14 @@ const nothingHappened = () => {
 
 describe('bad input', () => {
   it('malformed JSON: invalid_json', async () => {
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: env.desk, raw: '{"invocation_id": ' }), 400, 'invalid_json');
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', {
+        token: env.desk,
+        raw: '{"invocation_id": ',
+      }),
+      400,
+      'invalid_json',
+    );
     nothingHappened();
   });
 
@@ -47,39 +54,122 @@ describe('bad input', () => {
   });
 
   it('wrong types and unknown fields: invalid_request', async () => {
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, arguments: 'x' }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 42 }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, extra: true }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'short' }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'has a space in it' }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'line\nbreak-in-id' }), 400, 'invalid_request');
-    expectError(await env.agent('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a', x: 1 }), 400, 'invalid_request');
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, arguments: 'x' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 42 }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, extra: true }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'short' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'has a space in it' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, invocation_id: 'line\nbreak-in-id' }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/runs', {
+        agent_session_id: 's',
+        turn_id: 't',
+        authorization_ref: 'auth-shop-a',
+        x: 1,
+      }),
+      400,
+      'invalid_request',
+    );
     expectError(await env.agent('POST', '/agent/v1/tools/search', { query: 5 }), 400, 'invalid_request');
-    expectError(await env.agent('POST', `/agent/v1/invocations/${valid.invocation_id}/resume`, { force: true }), 400, 'invalid_request');
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: env.desk, raw: 'hello', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(
+      await env.agent('POST', `/agent/v1/invocations/${valid.invocation_id}/resume`, { force: true }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', {
+        token: env.desk,
+        raw: 'hello',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      415,
+      'unsupported_media_type',
+    );
     nothingHappened();
   });
 
   it('no token, wrong token, token outside the Authorization header: unauthorized', async () => {
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { body: valid }), 401, 'unauthorized');
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: `${env.desk}x`, body: valid }), 401, 'unauthorized');
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: 'bdc_desk.AAAAAAAAAAAAAAAAAAAAAAAA', body: valid }), 401, 'unauthorized');
-    expectError(await http(env.hub.url, 'POST', `/agent/v1/invocations?access_token=${env.desk}`, { body: valid }), 401, 'unauthorized');
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { body: valid, headers: { cookie: `token=${env.desk}` } }), 401, 'unauthorized');
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', { body: valid }),
+      401,
+      'unauthorized',
+    );
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: `${env.desk}x`, body: valid }),
+      401,
+      'unauthorized',
+    );
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', {
+        token: 'bdc_desk.AAAAAAAAAAAAAAAAAAAAAAAA',
+        body: valid,
+      }),
+      401,
+      'unauthorized',
+    );
+    expectError(
+      await http(env.hub.url, 'POST', `/agent/v1/invocations?access_token=${env.desk}`, { body: valid }),
+      401,
+      'unauthorized',
+    );
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', {
+        body: valid,
+        headers: { cookie: `token=${env.desk}` },
+      }),
+      401,
+      'unauthorized',
+    );
     expectError(await http(env.hub.url, 'GET', '/admin/v1/approvals', {}), 401, 'unauthorized');
     nothingHappened();
   });
 
   it('client token on admin routes and admin token on agent routes: forbidden', async () => {
     expectError(await http(env.hub.url, 'GET', '/admin/v1/approvals', { token: env.desk }), 403, 'forbidden');
-    expectError(await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: env.adminToken, body: valid }), 403, 'forbidden');
+    expectError(
+      await http(env.hub.url, 'POST', '/agent/v1/invocations', { token: env.adminToken, body: valid }),
+      403,
+      'forbidden',
+    );
     nothingHappened();
   });
 
   it("another client's ids: invocation_not_found only for invocations, other codes elsewhere", async () => {
-    expectError(await env.agent('GET', `/agent/v1/invocations/${newInvocationId()}`, undefined, env.other), 404, 'invocation_not_found');
+    expectError(
+      await env.agent('GET', `/agent/v1/invocations/${newInvocationId()}`, undefined, env.other),
+      404,
+      'invocation_not_found',
+    );
     expectError(await env.agent('POST', '/agent/v1/invocations', valid, env.other), 404, 'run_not_found');
-    expectError(await env.agent('GET', `/agent/v1/runs/${valid.run_id}`, undefined, env.other), 404, 'run_not_found');
+    expectError(
+      await env.agent('GET', `/agent/v1/runs/${valid.run_id}`, undefined, env.other),
+      404,
+      'run_not_found',
+    );
     expectError(await env.agent('GET', '/agent/v1/nope'), 404, 'not_found');
     expectError(await env.agent('GET', '/agent/v1/tasks/task_nope'), 404, 'task_not_found');
     expectError(await env.admin('POST', '/admin/v1/systems/nope/refresh'), 404, 'system_not_found');
@@ -87,21 +177,63 @@ describe('bad input', () => {
   });
 
   it('unknown authorization, unknown tool, run of another authorization', async () => {
-    expectError(await env.agent('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-nope' }), 404, 'authorization_not_found');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, tool: 'drop_tables' }), 404, 'tool_not_found');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, authorization_ref: 'auth-shop-b' }), 409, 'run_mismatch');
-    expectError(await env.agent('POST', '/agent/v1/invocations', { ...valid, authorization_revision: 7 }), 409, 'authorization_rebound');
+    expectError(
+      await env.agent('POST', '/agent/v1/runs', {
+        agent_session_id: 's',
+        turn_id: 't',
+        authorization_ref: 'auth-nope',
+      }),
+      404,
+      'authorization_not_found',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, tool: 'drop_tables' }),
+      404,
+      'tool_not_found',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, authorization_ref: 'auth-shop-b' }),
+      409,
+      'run_mismatch',
+    );
+    expectError(
+      await env.agent('POST', '/agent/v1/invocations', { ...valid, authorization_revision: 7 }),
+      409,
+      'authorization_rebound',
+    );
     nothingHappened();
   });
 
   it('admin input: invalid system registration, unreachable system', async () => {
-    expectError(await env.admin('POST', '/admin/v1/systems', { system_id: 'X!', name: 'n', base_url: 'http://127.0.0.1:1', signing_secret: 's'.repeat(20) }), 400, 'invalid_request');
     expectError(
-      await env.admin('POST', '/admin/v1/systems', { system_id: 'gone', name: 'n', base_url: 'http://127.0.0.1:9', signing_secret: 's'.repeat(20) }),
+      await env.admin('POST', '/admin/v1/systems', {
+        system_id: 'X!',
+        name: 'n',
+        base_url: 'http://127.0.0.1:1',
+        signing_secret: 's'.repeat(20),
+      }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await env.admin('POST', '/admin/v1/systems', {
+        system_id: 'gone',
+        name: 'n',
+        base_url: 'http://127.0.0.1:9',
+        signing_secret: 's'.repeat(20),
+      }),
       502,
       'system_unreachable',
     );
-    expect((await env.admin('GET', '/admin/v1/systems')).body.systems.map((s: { system_id: string }) => s.system_id)).not.toContain('gone');
-    expectError(await env.admin('POST', '/admin/v1/approvals/apr_x/decision', { decision_id: 'd', decision: 'maybe' }), 400, 'invalid_request');
+    expect(
+      (await env.admin('GET', '/admin/v1/systems')).body.systems.map(
+        (s: { system_id: string }) => s.system_id,
+      ),
+    ).not.toContain('gone');
+    expectError(
+      await env.admin('POST', '/admin/v1/approvals/apr_x/decision', { decision_id: 'd', decision: 'maybe' }),
+      400,
+      'invalid_request',
+    );
   });
 });

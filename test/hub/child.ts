@@ -13,14 +13,33 @@ export interface HubChild {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function spawnHub(dataDir: string, config: HubConfig, extraArgs: string[] = []): Promise<HubChild> {
+export async function spawnHub(
+  dataDir: string,
+  config: HubConfig,
+  extraArgs: string[] = [],
+): Promise<HubChild> {
   const configPath = join(dataDir, 'hub-config.json');
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'src-hub/cli.ts'), '--port', '0', '--data', dataDir, '--config', configPath, ...extraArgs], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HUB_LOG_LEVEL: 'info' },
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src-hub/cli.ts'),
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      '--config',
+      configPath,
+      ...extraArgs,
+    ],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HUB_LOG_LEVEL: 'info' },
+    },
+  );
   let out = '';
   const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
   const url = await new Promise<string>((res, rej) => {

@@ -28,8 +28,17 @@ describe('config file', () => {
     };
     expect(() => loadConfigFile(write('a.json', '{"systemz": []}'))).toThrow(/invalid Hub config .*systemz/);
     expect(() => loadConfigFile(write('b.json', '{'))).toThrow(/cannot read Hub config/);
-    expect(() => loadConfigFile(write('c.json', JSON.stringify({ clients: [{ client_id: 'desk', name: 'd', token: token('other') }] })))).toThrow(/token must be/);
-    expect(() => loadConfigFile(write('d.json', JSON.stringify({ admin_token: 'short' })))).toThrow(/admin_token/);
+    expect(() =>
+      loadConfigFile(
+        write(
+          'c.json',
+          JSON.stringify({ clients: [{ client_id: 'desk', name: 'd', token: token('other') }] }),
+        ),
+      ),
+    ).toThrow(/token must be/);
+    expect(() => loadConfigFile(write('d.json', JSON.stringify({ admin_token: 'short' })))).toThrow(
+      /admin_token/,
+    );
     expect(loadConfigFile(write('e.json', '{}'))).toEqual({ systems: [], clients: [], authorizations: [] });
   });
 
@@ -38,11 +47,16 @@ describe('config file', () => {
     try {
       const dataDir = tmp();
       const desk = token('desk');
-      const config = { ...demoConfig(demo, [{ client_id: 'desk', token: desk }]), admin_token: 'admin-token-0123456789' };
+      const config = {
+        ...demoConfig(demo, [{ client_id: 'desk', token: desk }]),
+        admin_token: 'admin-token-0123456789',
+      };
       for (let i = 0; i < 2; i++) {
         const hub = await createHub({ dataDir, config });
         const auths = await http(hub.url, 'GET', '/agent/v1/authorizations', { token: desk });
-        expect(auths.body.authorizations.map((a: { authorization_ref: string }) => a.authorization_ref)).toEqual(['auth-inventory', 'auth-shop-a', 'auth-shop-b']);
+        expect(
+          auths.body.authorizations.map((a: { authorization_ref: string }) => a.authorization_ref),
+        ).toEqual(['auth-inventory', 'auth-shop-a', 'auth-shop-b']);
         const systems = await http(hub.url, 'GET', '/admin/v1/systems', { token: config.admin_token });
         expect(systems.body.systems.map((s: { tool_count: number }) => s.tool_count)).toEqual([3, 5, 5]);
         const clients = await http(hub.url, 'GET', '/admin/v1/clients', { token: config.admin_token });

@@ -25,16 +25,31 @@ const validSpec = {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['name', 'value'], properties: { name: { type: 'string' }, value: { type: 'string' } }, additionalProperties: false },
+              schema: {
+                type: 'object',
+                required: ['name', 'value'],
+                properties: { name: { type: 'string' }, value: { type: 'string' } },
+                additionalProperties: false,
+              },
             },
           },
         },
         responses: { '200': { description: 'ok' } },
-        'x-agent-capability': { version: 1, enabled: true, scope: 'vault.write', audit: { sensitive: true }, outcome: { side_effect: 'write' } },
+        'x-agent-capability': {
+          version: 1,
+          enabled: true,
+          scope: 'vault.write',
+          audit: { sensitive: true },
+          outcome: { side_effect: 'write' },
+        },
       },
     },
     '/broken': {
-      get: { summary: 'no operationId', responses: { '200': { description: 'ok' } }, 'x-agent-capability': { version: 1, enabled: true, scope: 's' } },
+      get: {
+        summary: 'no operationId',
+        responses: { '200': { description: 'ok' } },
+        'x-agent-capability': { version: 1, enabled: true, scope: 's' },
+      },
     },
   },
 };
@@ -52,20 +67,41 @@ beforeAll(async () => {
       }
       const h = (n: string) => String(req.headers[n] ?? '');
       const check = verifySignature(
-        { secret, timestamp: Number(h('x-bailing-timestamp')), method: req.method ?? '', pathWithQuery: req.url ?? '', body, onBehalfOf: h('x-bailing-on-behalf-of'), jobId: h('x-bailing-job-id'), presented: h('x-bailing-signature') },
+        {
+          secret,
+          timestamp: Number(h('x-bailing-timestamp')),
+          method: req.method ?? '',
+          pathWithQuery: req.url ?? '',
+          body,
+          onBehalfOf: h('x-bailing-on-behalf-of'),
+          jobId: h('x-bailing-job-id'),
+          presented: h('x-bailing-signature'),
+        },
         Math.floor(Date.now() / 1000),
       );
       received.push({ url: req.url ?? '', body, signed: check.ok });
-      res.writeHead(check.ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ stored: true }));
+      res
+        .writeHead(check.ok ? 200 : 401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ stored: true }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
   baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   env = await startEnv();
-  const reg = await env.admin('POST', '/admin/v1/systems', { system_id: 'vault', name: 'Vault', base_url: baseUrl, signing_secret: secret });
+  const reg = await env.admin('POST', '/admin/v1/systems', {
+    system_id: 'vault',
+    name: 'Vault',
+    base_url: baseUrl,
+    signing_secret: secret,
+  });
   expect(reg.status).toBe(201);
-  await env.admin('POST', '/admin/v1/authorizations', { system_id: 'vault', account: 'acct', on_behalf_of: 'op@x', authorization_ref: 'auth-vault' });
+  await env.admin('POST', '/admin/v1/authorizations', {
+    system_id: 'vault',
+    account: 'acct',
+    on_behalf_of: 'op@x',
+    authorization_ref: 'auth-vault',
+  });
   await env.admin('POST', '/admin/v1/authorizations/auth-vault/grants', { client_id: 'desk' });
 });
 afterAll(async () => {

@@ -9,11 +9,26 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 
-type Step = { op: 'append'; client: 'a' | 'b'; minute: number } | { op: 'prune'; beforeMinute: number; keep: number };
+type Step =
+  { op: 'append'; client: 'a' | 'b'; minute: number } | { op: 'prune'; beforeMinute: number; keep: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('append' as const), client: fc.constantFrom('a' as const, 'b' as const), minute: fc.integer({ min: 0, max: 60 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('prune' as const), beforeMinute: fc.integer({ min: 0, max: 61 }), keep: fc.integer({ min: 0, max: 6 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('append' as const),
+      client: fc.constantFrom('a' as const, 'b' as const),
+      minute: fc.integer({ min: 0, max: 60 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('prune' as const),
+      beforeMinute: fc.integer({ min: 0, max: 61 }),
+      keep: fc.integer({ min: 0, max: 6 }),
+    }),
+  },
 );
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 0, minute)).toISOString();
@@ -21,37 +36,49 @@ const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 0, minute)).toISO
 describe('event retention (property)', () => {
   it('a resuming reader gets exactly what is after its seq, or is told it missed events', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 45 }), async (steps, readerSeq) => {
-        const dir = mkdtempSync(join(tmpdir(), 'hub-retention-prop-'));
-        const store = createSqliteStore({ dataDir: dir });
-        try {
-          const appended: Record<'a' | 'b', number[]> = { a: [], b: [] };
-          let lastHorizon = 0;
-          for (const s of steps) {
-            if (s.op === 'append') appended[s.client].push(await store.appendEvent(s.client, 'authorization.changed', { type: 'authorization.changed' }, at(s.minute)));
-            else await store.pruneEvents({ before: at(s.beforeMinute), keepPerClient: s.keep });
-            const h = await store.eventHorizon('a');
-            expect(h).toBeGreaterThanOrEqual(lastHorizon);
-            lastHorizon = h;
+      fc.asyncProperty(
+        fc.array(step, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 45 }),
+        async (steps, readerSeq) => {
+          const dir = mkdtempSync(join(tmpdir(), 'hub-retention-prop-'));
+          const store = createSqliteStore({ dataDir: dir });
+          try {
+            const appended: Record<'a' | 'b', number[]> = { a: [], b: [] };
+            let lastHorizon = 0;
+            for (const s of steps) {
+              if (s.op === 'append')
+                appended[s.client].push(
+                  await store.appendEvent(
+                    s.client,
+                    'authorization.changed',
+                    { type: 'authorization.changed' },
+                    at(s.minute),
+                  ),
+                );
+              else await store.pruneEvents({ before: at(s.beforeMinute), keepPerClient: s.keep });
+              const h = await store.eventHorizon('a');
+              expect(h).toBeGreaterThanOrEqual(lastHorizon);
+              lastHorizon = h;
+            }
+            const horizon = await store.eventHorizon('a');
+            const left = (await store.listEvents('a', readerSeq, 10_000)).map((e) => e.seq);
+            const expected = appended.a.filter((seq) => seq > readerSeq);
+            if (readerSeq >= horizon) {
+              // Nothing this reader has not seen was pruned: it gets every later event, in order.
+              expect(left).toEqual(expected);
+            } else {
+              // It is behind the horizon (the stream sends stream.reset); what remains is exactly what is after the horizon.
+              expect(left).toEqual(appended.a.filter((seq) => seq > horizon));
+              expect(expected.filter((seq) => seq <= horizon).length).toBeGreaterThan(0);
+            }
+            // Client b's pruning never touches client a's horizon beyond a's own events.
+            expect(horizon === 0 || appended.a.includes(horizon)).toBe(true);
+          } finally {
+            await store.close();
+            rmSync(dir, { recursive: true, force: true });
           }
-          const horizon = await store.eventHorizon('a');
-          const left = (await store.listEvents('a', readerSeq, 10_000)).map((e) => e.seq);
-          const expected = appended.a.filter((seq) => seq > readerSeq);
-          if (readerSeq >= horizon) {
-            // Nothing this reader has not seen was pruned: it gets every later event, in order.
-            expect(left).toEqual(expected);
-          } else {
-            // It is behind the horizon (the stream sends stream.reset); what remains is exactly what is after the horizon.
-            expect(left).toEqual(appended.a.filter((seq) => seq > horizon));
-            expect(expected.filter((seq) => seq <= horizon).length).toBeGreaterThan(0);
-          }
-          // Client b's pruning never touches client a's horizon beyond a's own events.
-          expect(horizon === 0 || appended.a.includes(horizon)).toBe(true);
-        } finally {
-          await store.close();
-          rmSync(dir, { recursive: true, force: true });
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });

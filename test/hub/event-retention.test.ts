@@ -22,14 +22,20 @@ type Reset = Extract<HubEvent, { type: 'stream.reset' }>;
 async function threeEdits(e: HubEnv, tok?: string): Promise<string[]> {
   const ids: string[] = [];
   for (const n of [1, 2, 3]) {
-    const r = await e.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: `edit ${n}` }, tok });
+    const r = await e.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: `edit ${n}` },
+      tok,
+    });
     expect(r.status).toBe(201);
     ids.push(r.body.invocation_id as string);
   }
   return ids;
 }
 
-const seqsOf = (e: HubEnv, client: string) => e.sql<{ seq: number }>('SELECT seq FROM events WHERE client_id = ? ORDER BY seq', client).map((r) => r.seq);
+const seqsOf = (e: HubEnv, client: string) =>
+  e.sql<{ seq: number }>('SELECT seq FROM events WHERE client_id = ? ORDER BY seq', client).map((r) => r.seq);
 
 describe('event retention', () => {
   it('keeps the newest N per client; a stream resuming below the horizon gets stream.reset first, then only what is left', async () => {
@@ -52,7 +58,15 @@ describe('event retention', () => {
     const fromStart = await openEventStream(env.hub.url, env.desk, 0);
     await fromStart.until((evs) => evs.length >= 3);
     fromStart.close();
-    expect(fromStart.events[0]).toEqual({ id: horizon, event: { seq: horizon, type: 'stream.reset', reason: 'events_pruned', pruned_through: horizon } satisfies Reset });
+    expect(fromStart.events[0]).toEqual({
+      id: horizon,
+      event: {
+        seq: horizon,
+        type: 'stream.reset',
+        reason: 'events_pruned',
+        pruned_through: horizon,
+      } satisfies Reset,
+    });
     expect(fromStart.events.slice(1).map((e) => e.id)).toEqual(kept);
 
     // A reader that had already seen up to the horizon (or beyond) missed nothing: no reset.
@@ -64,7 +78,8 @@ describe('event retention', () => {
     expect(caughtUp.events.map((e) => e.id)).toEqual(kept);
 
     // Receipts and the audit are not the feed: they are all still there.
-    for (const id of ids) expect((await env.agent('GET', `/agent/v1/invocations/${id}`)).body.state).toBe('succeeded');
+    for (const id of ids)
+      expect((await env.agent('GET', `/agent/v1/invocations/${id}`)).body.state).toBe('succeeded');
     expect(env.sql('SELECT seq FROM audit').length).toBe(auditBefore);
   });
 
@@ -74,7 +89,10 @@ describe('event retention', () => {
     await threeEdits(env);
     const all = seqsOf(env, 'desk');
     await s.until((evs) => evs.length === all.length);
-    await env.hub.store.pruneEvents({ before: new Date(Date.now() + DAY).toISOString(), keepPerClient: 1_000 });
+    await env.hub.store.pruneEvents({
+      before: new Date(Date.now() + DAY).toISOString(),
+      keepPerClient: 1_000,
+    });
     expect(await env.hub.store.eventHorizon('desk')).toBe(all[all.length - 1]);
     await threeEdits(env);
     const fresh = seqsOf(env, 'desk');
@@ -90,8 +108,19 @@ describe('event retention', () => {
     await new Promise((r) => setTimeout(r, 100));
     const at = new Date().toISOString();
     const unread = [];
-    for (let i = 0; i < 3; i++) unread.push(await env.hub.store.appendEvent('desk', 'authorization.changed', { type: 'authorization.changed', authorization: {} }, at));
-    await env.hub.store.pruneEvents({ before: new Date(Date.now() + DAY).toISOString(), keepPerClient: 1_000 });
+    for (let i = 0; i < 3; i++)
+      unread.push(
+        await env.hub.store.appendEvent(
+          'desk',
+          'authorization.changed',
+          { type: 'authorization.changed', authorization: {} },
+          at,
+        ),
+      );
+    await env.hub.store.pruneEvents({
+      before: new Date(Date.now() + DAY).toISOString(),
+      keepPerClient: 1_000,
+    });
     env.hub.ctx.bus.notify('desk');
     await s.until((evs) => evs.length >= 1);
     await threeEdits(env);
@@ -99,7 +128,12 @@ describe('event retention', () => {
     await s.until((evs) => evs.length === 1 + fresh.length);
     s.close();
     const horizon = unread[unread.length - 1] ?? -1;
-    expect(s.events[0]?.event).toEqual({ seq: horizon, type: 'stream.reset', reason: 'events_pruned', pruned_through: horizon });
+    expect(s.events[0]?.event).toEqual({
+      seq: horizon,
+      type: 'stream.reset',
+      reason: 'events_pruned',
+      pruned_through: horizon,
+    });
     expect(s.events.slice(1).map((e) => e.id)).toEqual(fresh);
   });
 
@@ -110,7 +144,8 @@ describe('event retention', () => {
     const later = new Date(Date.now() + 31 * DAY);
     await env.restart({ now: () => later, config: { ...env.config, event_retention_days: 30 } });
     const deadline = Date.now() + 10_000;
-    while (seqsOf(env, 'desk').length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (seqsOf(env, 'desk').length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(seqsOf(env, 'desk')).toEqual([]);
     expect(await env.hub.store.eventHorizon('desk')).toBe(old[old.length - 1]);
 
@@ -124,7 +159,10 @@ describe('event retention', () => {
 
   it('a failing pruning pass is logged and the Hub keeps serving (storage failure)', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) }));
+    const logger = pino(
+      { level: 'info' },
+      new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString()), cb()) }),
+    );
     env = await startEnv();
     await env.hub.close();
     const store = createSqliteStore({ dataDir: env.dataDir });
@@ -133,9 +171,14 @@ describe('event retention', () => {
     });
     await env.restart({ store: failing, logger });
     const deadline = Date.now() + 10_000;
-    while (!lines.some((l) => l.includes('event pruning failed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!lines.some((l) => l.includes('event pruning failed')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(lines.find((l) => l.includes('event pruning failed'))).toContain('SQLITE_IOERR');
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'still serving' } });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: 'still serving' },
+    });
     expect(r.body.state).toBe('succeeded');
     expect(env.demo.shopA.ledger()).toHaveLength(1);
   });
@@ -143,6 +186,8 @@ describe('event retention', () => {
   it('config: retention must be at least a day and 100 events per client', () => {
     expect(HubConfigSchema.safeParse({ event_retention_days: 0 }).success).toBe(false);
     expect(HubConfigSchema.safeParse({ event_retention_per_client: 10 }).success).toBe(false);
-    expect(HubConfigSchema.safeParse({ event_retention_days: 7, event_retention_per_client: 5000 }).success).toBe(true);
+    expect(
+      HubConfigSchema.safeParse({ event_retention_days: 7, event_retention_per_client: 5000 }).success,
+    ).toBe(true);
   });
 });

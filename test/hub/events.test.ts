@@ -12,7 +12,8 @@ afterEach(async () => {
   await env.close();
 });
 
-const open = (tok: string, lastEventId?: number): Promise<Stream> => openEventStream(env.hub.url, tok, lastEventId);
+const open = (tok: string, lastEventId?: number): Promise<Stream> =>
+  openEventStream(env.hub.url, tok, lastEventId);
 
 describe('events', () => {
   it('streams invocation and task changes with seq ids, heartbeats, and resumes after Last-Event-ID', async () => {
@@ -23,9 +24,18 @@ describe('events', () => {
       write_budget: 3,
       in_flight_limit: 1,
     });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'live' }, taskId: task.body.task_id });
-    await s.until((evs) => evs.some((e) => e.event.type === 'invocation.changed' && e.event.receipt.state === 'succeeded'));
-    const states = s.events.filter((e) => e.event.type === 'invocation.changed').map((e) => (e.event as Extract<HubEvent, { type: 'invocation.changed' }>).receipt.state);
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: 'live' },
+      taskId: task.body.task_id,
+    });
+    await s.until((evs) =>
+      evs.some((e) => e.event.type === 'invocation.changed' && e.event.receipt.state === 'succeeded'),
+    );
+    const states = s.events
+      .filter((e) => e.event.type === 'invocation.changed')
+      .map((e) => (e.event as Extract<HubEvent, { type: 'invocation.changed' }>).receipt.state);
     expect(states).toEqual(['dispatching', 'succeeded']);
     expect(s.events[0]?.event.type).toBe('task.changed');
     // every task-bound invocation change carries the task's new accounting with it
@@ -55,7 +65,10 @@ describe('events', () => {
     const again = await open(env.desk, lastSeen);
     await again.until((evs) => evs.some((e) => e.event.type === 'task.changed'));
     expect(again.events.every((e) => e.id > lastSeen)).toBe(true);
-    const t = again.events.find((e) => e.event.type === 'task.changed')!.event as Extract<HubEvent, { type: 'task.changed' }>;
+    const t = again.events.find((e) => e.event.type === 'task.changed')!.event as Extract<
+      HubEvent,
+      { type: 'task.changed' }
+    >;
     expect(t.task.state).toBe('paused');
     expect(r.body.state).toBe('succeeded');
     again.close();
@@ -69,7 +82,9 @@ describe('events', () => {
   });
 
   it('refuses a malformed Last-Event-ID and requires a token', async () => {
-    const bad = await fetch(`${env.hub.url}/agent/v1/events`, { headers: { authorization: `Bearer ${env.desk}`, 'last-event-id': 'x' } });
+    const bad = await fetch(`${env.hub.url}/agent/v1/events`, {
+      headers: { authorization: `Bearer ${env.desk}`, 'last-event-id': 'x' },
+    });
     expect(bad.status).toBe(400);
     expect((await bad.json()).error).toBe('invalid_request');
     const anon = await fetch(`${env.hub.url}/agent/v1/events`);
@@ -78,10 +93,21 @@ describe('events', () => {
 
   it('authorization changes reach the grantees', async () => {
     const s = await open(env.desk);
-    await env.admin('POST', '/admin/v1/authorizations/auth-shop-b/rebind', { account: 'new-account', on_behalf_of: 'someone@demo.local' });
+    await env.admin('POST', '/admin/v1/authorizations/auth-shop-b/rebind', {
+      account: 'new-account',
+      on_behalf_of: 'someone@demo.local',
+    });
     await s.until((evs) => evs.some((e) => e.event.type === 'authorization.changed'));
-    const a = s.events.find((e) => e.event.type === 'authorization.changed')!.event as Extract<HubEvent, { type: 'authorization.changed' }>;
-    expect(a.authorization).toMatchObject({ authorization_ref: 'auth-shop-b', state: 'rebound', revision: 2, account: 'new-account' });
+    const a = s.events.find((e) => e.event.type === 'authorization.changed')!.event as Extract<
+      HubEvent,
+      { type: 'authorization.changed' }
+    >;
+    expect(a.authorization).toMatchObject({
+      authorization_ref: 'auth-shop-b',
+      state: 'rebound',
+      revision: 2,
+      account: 'new-account',
+    });
     s.close();
   });
 });

@@ -45,7 +45,10 @@ export async function http<T = any>(
 
 export const token = (clientId: string) => `bdc_${clientId}.${randomBytes(24).toString('base64url')}`;
 
-export function demoConfig(demo: DemoSystems, clients: Array<{ client_id: string; token: string }>): HubConfig {
+export function demoConfig(
+  demo: DemoSystems,
+  clients: Array<{ client_id: string; token: string }>,
+): HubConfig {
   const handles = { 'shop-a': demo.shopA, 'shop-b': demo.shopB, inventory: demo.inventory } as const;
   return {
     systems: DEMO_CONFIG.systems.map((s) => ({
@@ -117,8 +120,15 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
     agent: (method, path, body, tok) => http(env.hub.url, method, path, { token: tok ?? desk, body }),
     admin: (method, path, body) => http(env.hub.url, method, path, { token: adminToken, body }),
     async declaration(authRef, tool, tok) {
-      const r = await env.agent('POST', '/agent/v1/tools/search', { query: tool, authorization_refs: [authRef], limit: 50 }, tok);
-      const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool && x.authorization_ref === authRef);
+      const r = await env.agent(
+        'POST',
+        '/agent/v1/tools/search',
+        { query: tool, authorization_refs: [authRef], limit: 50 },
+        tok,
+      );
+      const d = (r.body.declarations as Declaration[]).find(
+        (x) => x.tool === tool && x.authorization_ref === authRef,
+      );
       if (!d) throw new Error(`no declaration ${tool} for ${authRef}: ${r.text}`);
       return d;
     },
@@ -126,7 +136,11 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
       const r = await env.agent(
         'POST',
         '/agent/v1/runs',
-        { agent_session_id: sessionId ?? `sess-${randomUUID()}`, turn_id: `turn-${randomUUID()}`, authorization_ref: authRef },
+        {
+          agent_session_id: sessionId ?? `sess-${randomUUID()}`,
+          turn_id: `turn-${randomUUID()}`,
+          authorization_ref: authRef,
+        },
         tok,
       );
       if (r.status !== 201) throw new Error(`run: ${r.status} ${r.text}`);
@@ -172,4 +186,5 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
 }
 
 /** Business-operation requests (not spec fetches or look-ups) a demo system received. */
-export const opRequests = (h: { requests(): Array<{ kind: string }> }) => h.requests().filter((r) => r.kind === 'operation').length;
+export const opRequests = (h: { requests(): Array<{ kind: string }> }) =>
+  h.requests().filter((r) => r.kind === 'operation').length;

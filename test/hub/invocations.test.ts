@@ -16,7 +16,11 @@ const content = (title: string) => ({ product_id: 42, description: `desc ${title
 
 describe('invoke', () => {
   it('succeeds, records dispatch confirmed, and the receipt parses with the wire schema', async () => {
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('A') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('A'),
+    });
     expect(r.status).toBe(201);
     const receipt = ReceiptSchema.parse(r.body);
     expect(receipt.state).toBe('succeeded');
@@ -72,22 +76,44 @@ describe('invoke', () => {
   it('same id with other arguments: 409 invocation_conflict, nothing sent', async () => {
     const id = newInvocationId();
     const runId = await env.run('auth-shop-a');
-    const ok = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('one'), id, runId });
+    const ok = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('one'),
+      id,
+      runId,
+    });
     expect(ok.body.state).toBe('succeeded');
     const sent = opRequests(env.demo.shopA);
-    const bad = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('two'), id, runId });
+    const bad = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('two'),
+      id,
+      runId,
+    });
     expect(bad.status).toBe(409);
     expect(bad.body).toEqual({ error: 'invocation_conflict', message: expect.any(String) });
     expect(opRequests(env.demo.shopA)).toBe(sent);
     expect(env.demo.shopA.ledger()).toHaveLength(1);
     // another client using the same id is a conflict too, never a replay of someone else's receipt
-    const foreign = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('one'), id, tok: env.other });
+    const foreign = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('one'),
+      id,
+      tok: env.other,
+    });
     expect(foreign.status).toBe(409);
     expect(opRequests(env.demo.shopA)).toBe(sent);
   });
 
   it('product 42 through shop A never reaches shop B', async () => {
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('only A') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('only A'),
+    });
     expect(r.body.state).toBe('succeeded');
     expect(env.demo.shopA.ledger().map((e) => e.target)).toEqual(['product:42']);
     expect(env.demo.shopB.ledger()).toHaveLength(0);
@@ -123,7 +149,11 @@ describe('invoke', () => {
   });
 
   it('invalid arguments are stored not_dispatched (arguments_invalid) and nothing is sent', async () => {
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 'forty-two' } });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 'forty-two' },
+    });
     expect(r.status).toBe(201);
     expect(r.body.state).toBe('not_dispatched');
     expect(r.body.reason_code).toBe('arguments_invalid');
@@ -131,15 +161,28 @@ describe('invoke', () => {
   });
 
   it('a business rejection is failed; a 500 after commit is unknown and reconciles to succeeded', async () => {
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'reject', status: 422, code: 'not_allowed' });
-    const rej = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('x') });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'reject',
+      status: 422,
+      code: 'not_allowed',
+    });
+    const rej = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('x'),
+    });
     expect(rej.body.state).toBe('failed');
     expect(rej.body.dispatch).toBe('confirmed');
     expect(rej.body.business_status).toBe(422);
     expect(env.demo.shopA.ledger()).toHaveLength(0);
 
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'fail_after_commit' });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('y') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('y'),
+    });
     expect(r.body.state).toBe('unknown');
     expect(r.body.reason_code).toBe('business_server_error');
     const res = await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
@@ -149,7 +192,11 @@ describe('invoke', () => {
 
   it('a 500 before commit ends unverified after reconciliation (not_found is not proof)', async () => {
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'fail_before_commit' });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('z') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('z'),
+    });
     expect(r.body.state).toBe('unknown');
     const res = await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
     expect(res.body.action).toBe('reconciled');
@@ -162,7 +209,11 @@ describe('invoke', () => {
   it('lookup unavailable leaves the call unverified; a later resume with evidence resolves it', async () => {
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
     env.demo.shopA.faults.set({ operation: '*', kind: 'lookup_unavailable' });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('w') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('w'),
+    });
     expect(r.body.state).toBe('unknown');
     const first = await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
     expect(first.body.receipt.state).toBe('unverified');
@@ -177,7 +228,11 @@ describe('invoke', () => {
 describe('inspect', () => {
   it('never sends, never creates a run, never changes state; other clients get invocation_not_found', async () => {
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: content('i') });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: content('i'),
+    });
     const id = r.body.invocation_id as string;
     const runs = env.sql('SELECT * FROM runs').length;
     const ledgers = env.demo.all().map((h) => h.requests().length);
@@ -202,10 +257,20 @@ describe('inspect', () => {
 
   it('an ended run accepts no new invocation but its invocations stay inspectable', async () => {
     const runId = await env.run('auth-shop-a');
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, runId });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'get_product',
+      args: { product_id: 42 },
+      runId,
+    });
     const ended = await env.agent('POST', `/agent/v1/runs/${runId}/end`);
     expect(ended.body.state).toBe('ended');
-    const refused = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, runId });
+    const refused = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'get_product',
+      args: { product_id: 42 },
+      runId,
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('run_ended');
     const g = await env.agent('GET', `/agent/v1/invocations/${r.body.invocation_id}`);

@@ -19,7 +19,11 @@ describe('metrics', () => {
     const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 } });
     await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
     await env.agent('GET', `/agent/v1/invocations/${r.body.invocation_id}`);
-    await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42, channel: 'web' } });
+    await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'publish_listing',
+      args: { product_id: 42, channel: 'web' },
+    });
     const m = HubMetricsSchema.parse((await env.admin('GET', '/admin/v1/metrics')).body);
     const desk = m.clients.desk!;
     expect(desk.invokes).toBe(2);

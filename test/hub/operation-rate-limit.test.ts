@@ -23,7 +23,16 @@ const nextWindow = () => {
 
 const body = (props: Record<string, unknown>) => ({
   required: true,
-  content: { 'application/json': { schema: { type: 'object', required: Object.keys(props), properties: props, additionalProperties: false } } },
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: Object.keys(props),
+        properties: props,
+        additionalProperties: false,
+      },
+    },
+  },
 });
 const spec = {
   openapi: '3.1.0',
@@ -74,18 +83,34 @@ beforeAll(async () => {
       }
       const h = (n: string) => String(req.headers[n] ?? '');
       const check = verifySignature(
-        { secret, timestamp: Number(h('x-bailing-timestamp')), method: req.method ?? '', pathWithQuery: req.url ?? '', body: text, onBehalfOf: h('x-bailing-on-behalf-of'), jobId: h('x-bailing-job-id'), presented: h('x-bailing-signature') },
+        {
+          secret,
+          timestamp: Number(h('x-bailing-timestamp')),
+          method: req.method ?? '',
+          pathWithQuery: req.url ?? '',
+          body: text,
+          onBehalfOf: h('x-bailing-on-behalf-of'),
+          jobId: h('x-bailing-job-id'),
+          presented: h('x-bailing-signature'),
+        },
         Math.floor(Date.now() / 1000),
       );
       received.push({ path: req.url ?? '', account: h('x-bailing-on-behalf-of'), signed: check.ok });
-      res.writeHead(check.ok ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+      res
+        .writeHead(check.ok ? 200 : 401, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
   const baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   env = await startEnv({ now: () => new Date(clockMs) });
-  const reg = await env.admin('POST', '/admin/v1/systems', { system_id: 'notes', name: 'Notes', base_url: baseUrl, signing_secret: secret });
+  const reg = await env.admin('POST', '/admin/v1/systems', {
+    system_id: 'notes',
+    name: 'Notes',
+    base_url: baseUrl,
+    signing_secret: secret,
+  });
   expect(reg.status).toBe(201);
 });
 afterAll(async () => {
@@ -96,14 +121,24 @@ afterAll(async () => {
 /** A fresh account on the notes system (the limit is per authorization and tool). */
 async function account(): Promise<string> {
   const ref = `auth-notes-${randomUUID().slice(0, 8)}`;
-  const a = await env.admin('POST', '/admin/v1/authorizations', { system_id: 'notes', account: ref, on_behalf_of: `${ref}@x`, authorization_ref: ref });
+  const a = await env.admin('POST', '/admin/v1/authorizations', {
+    system_id: 'notes',
+    account: ref,
+    on_behalf_of: `${ref}@x`,
+    authorization_ref: ref,
+  });
   expect(a.status).toBe(201);
-  expect((await env.admin('POST', `/admin/v1/authorizations/${ref}/grants`, { client_id: 'desk' })).status).toBeLessThan(300);
+  expect(
+    (await env.admin('POST', `/admin/v1/authorizations/${ref}/grants`, { client_id: 'desk' })).status,
+  ).toBeLessThan(300);
   return ref;
 }
-const sentFor = (ref: string, path = '/notes') => received.filter((r) => r.account === `${ref}@x` && r.path === path && r.signed).length;
+const sentFor = (ref: string, path = '/notes') =>
+  received.filter((r) => r.account === `${ref}@x` && r.path === path && r.signed).length;
 const addNote = async (ref: string, extra: { taskId?: string; sessionId?: string } = {}) =>
-  ReceiptSchema.parse((await env.invoke({ authRef: ref, tool: 'add_note', args: { text: randomUUID() }, ...extra })).body);
+  ReceiptSchema.parse(
+    (await env.invoke({ authRef: ref, tool: 'add_note', args: { text: randomUUID() }, ...extra })).body,
+  );
 
 describe('operation rate limits declared by the business system', () => {
   it('exactly `count` dispatches per window reach the system; the next is rate_limited with retry_after_ms; the next window lets it through', async () => {
@@ -148,7 +183,11 @@ describe('operation rate limits declared by the business system', () => {
     expect(states.filter((s) => s.state === 'succeeded')).toHaveLength(5);
     const refused = states.filter((s) => s.state === 'not_dispatched');
     expect(refused).toHaveLength(25);
-    expect(refused.every((s) => s.reason_code === 'rate_limited' && (s.retry_after_ms ?? 0) > 0 && s.dispatch === 'none')).toBe(true);
+    expect(
+      refused.every(
+        (s) => s.reason_code === 'rate_limited' && (s.retry_after_ms ?? 0) > 0 && s.dispatch === 'none',
+      ),
+    ).toBe(true);
     expect(sentFor(ref)).toBe(5);
   });
 
@@ -175,24 +214,43 @@ describe('operation rate limits declared by the business system', () => {
   it('resume of an approved call over the limit stays approved (rate_limited, nothing sent) and runs once the window opens', async () => {
     const ref = await account();
     const approveAndResume = async () => {
-      const r = ReceiptSchema.parse((await env.invoke({ authRef: ref, tool: 'publish_note', args: { text: randomUUID() } })).body);
+      const r = ReceiptSchema.parse(
+        (await env.invoke({ authRef: ref, tool: 'publish_note', args: { text: randomUUID() } })).body,
+      );
       expect(r.state).toBe('awaiting_approval');
       const id = r.approval?.approval_id ?? '';
-      const dec = await env.admin('POST', `/admin/v1/approvals/${id}/decision`, { decision_id: `d-${id}`, decision: 'approve' });
+      const dec = await env.admin('POST', `/admin/v1/approvals/${id}/decision`, {
+        decision_id: `d-${id}`,
+        decision: 'approve',
+      });
       expect(dec.status).toBe(200);
-      return { id: r.invocation_id, resumed: ResumeResponseSchema.parse((await env.agent('POST', `/agent/v1/invocations/${r.invocation_id}/resume`)).body) };
+      return {
+        id: r.invocation_id,
+        resumed: ResumeResponseSchema.parse(
+          (await env.agent('POST', `/agent/v1/invocations/${r.invocation_id}/resume`)).body,
+        ),
+      };
     };
     const first = await approveAndResume();
     expect(first.resumed).toMatchObject({ action: 'dispatched', receipt: { state: 'succeeded' } });
     const second = await approveAndResume();
     expect(second.resumed.action).toBe('refused');
-    expect(second.resumed.receipt).toMatchObject({ state: 'approved', dispatch: 'none', reason_code: 'rate_limited' });
+    expect(second.resumed.receipt).toMatchObject({
+      state: 'approved',
+      dispatch: 'none',
+      reason_code: 'rate_limited',
+    });
     expect(second.resumed.receipt.retry_after_ms).toBeGreaterThan(0);
     expect(sentFor(ref, '/notes/publish')).toBe(1);
 
     nextWindow();
-    const again = ResumeResponseSchema.parse((await env.agent('POST', `/agent/v1/invocations/${second.id}/resume`)).body);
-    expect(again).toMatchObject({ action: 'dispatched', receipt: { state: 'succeeded', reason_code: null, retry_after_ms: null } });
+    const again = ResumeResponseSchema.parse(
+      (await env.agent('POST', `/agent/v1/invocations/${second.id}/resume`)).body,
+    );
+    expect(again).toMatchObject({
+      action: 'dispatched',
+      receipt: { state: 'succeeded', reason_code: null, retry_after_ms: null },
+    });
     expect(sentFor(ref, '/notes/publish')).toBe(2);
   });
 
@@ -203,7 +261,10 @@ describe('operation rate limits declared by the business system', () => {
     const refused = await addNote(ref);
     expect(refused).toMatchObject({ state: 'not_dispatched', reason_code: 'rate_limited' });
     expect(sentFor(ref)).toBe(5);
-    const rows = env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM operation_dispatches WHERE authorization_ref = ?', ref);
+    const rows = env.sql<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM operation_dispatches WHERE authorization_ref = ?',
+      ref,
+    );
     expect(rows[0]?.n).toBe(5);
   });
 });

@@ -43,7 +43,13 @@ function build(s: Snap): PermitSnapshot {
     paused_at: null,
     cancelled_at: null,
   };
-  return { task, in_flight: s.inFlight, used_in_window: s.usedInWindow, window_start_ms: NOW - 30_000, window_end_ms: NOW + 30_000 };
+  return {
+    task,
+    in_flight: s.inFlight,
+    used_in_window: s.usedInWindow,
+    window_start_ms: NOW - 30_000,
+    window_end_ms: NOW + 30_000,
+  };
 }
 
 describe('permit policy', () => {
@@ -80,14 +86,25 @@ describe('permit policy', () => {
 
   it('the operation rate limit uses the same rule: room below count, else rate_limited until the window ends', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 59_999 }), (count, used, left) => {
-        const d = evaluateOperationRate(
-          { authorization_ref: 'a', tool: 'x', limit: { count, window: '1m' }, used_in_window: used, window_end_ms: NOW + left },
-          NOW,
-        );
-        if (used < count) expect(d).toEqual({ ok: true });
-        else expect(d).toMatchObject({ ok: false, code: 'rate_limited', retry_after_ms: left });
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 1, max: 59_999 }),
+        (count, used, left) => {
+          const d = evaluateOperationRate(
+            {
+              authorization_ref: 'a',
+              tool: 'x',
+              limit: { count, window: '1m' },
+              used_in_window: used,
+              window_end_ms: NOW + left,
+            },
+            NOW,
+          );
+          if (used < count) expect(d).toEqual({ ok: true });
+          else expect(d).toMatchObject({ ok: false, code: 'rate_limited', retry_after_ms: left });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -99,7 +116,14 @@ describe('enrollment rule', () => {
     expect(evaluateEnrollment(null, { ...session, task_id: null })).toEqual({ ok: true });
     expect(evaluateEnrollment(null, { ...session, task_id: 't1' })).toEqual({ ok: true });
     expect(evaluateEnrollment('t1', { ...session, task_id: 't1' })).toEqual({ ok: true });
-    expect(evaluateEnrollment('t1', { ...session, task_id: null })).toMatchObject({ ok: false, code: 'task_required', retry_after_ms: null });
-    expect(evaluateEnrollment('t1', { ...session, task_id: 't2' })).toMatchObject({ ok: false, code: 'task_required' });
+    expect(evaluateEnrollment('t1', { ...session, task_id: null })).toMatchObject({
+      ok: false,
+      code: 'task_required',
+      retry_after_ms: null,
+    });
+    expect(evaluateEnrollment('t1', { ...session, task_id: 't2' })).toMatchObject({
+      ok: false,
+      code: 'task_required',
+    });
   });
 });

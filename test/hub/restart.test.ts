@@ -22,7 +22,10 @@ async function setup() {
   const demo: DemoSystems = await startDemoSystems();
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-restart-'));
   const desk = token('desk');
-  const config = { ...demoConfig(demo, [{ client_id: 'desk', token: desk }]), admin_token: `admin-${randomUUID()}` };
+  const config = {
+    ...demoConfig(demo, [{ client_id: 'desk', token: desk }]),
+    admin_token: `admin-${randomUUID()}`,
+  };
   cleanups.push(() => demo.close());
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   return { demo, dataDir, desk, config };
@@ -41,9 +44,15 @@ describe('Hub restart', () => {
     const { demo, dataDir, desk, config } = await setup();
     let child: HubChild = await spawnHub(dataDir, config);
     cleanups.push(() => void child.proc.kill('SIGKILL'));
-    const search = await http(child.url, 'POST', '/agent/v1/tools/search', { token: desk, body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] } });
+    const search = await http(child.url, 'POST', '/agent/v1/tools/search', {
+      token: desk,
+      body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
+    });
     const decl = search.body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
-    const run = await http(child.url, 'POST', '/agent/v1/runs', { token: desk, body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' } });
+    const run = await http(child.url, 'POST', '/agent/v1/runs', {
+      token: desk,
+      body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' },
+    });
     demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
     const id = newInvocationId();
     const pending = http(child.url, 'POST', '/agent/v1/invocations', {
@@ -97,13 +106,27 @@ describe('Hub restart', () => {
     const { demo, dataDir, desk, config } = await setup();
     let hub = await createHub({ dataDir, config });
     const hubId = hub.hubId;
-    const search = await http(hub.url, 'POST', '/agent/v1/tools/search', { token: desk, body: { query: 'publish', authorization_refs: ['auth-shop-a'] } });
+    const search = await http(hub.url, 'POST', '/agent/v1/tools/search', {
+      token: desk,
+      body: { query: 'publish', authorization_refs: ['auth-shop-a'] },
+    });
     const decl = search.body.declarations.find((d: { tool: string }) => d.tool === 'publish_listing');
-    const run = await http(hub.url, 'POST', '/agent/v1/runs', { token: desk, body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' } });
+    const run = await http(hub.url, 'POST', '/agent/v1/runs', {
+      token: desk,
+      body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' },
+    });
     const id = newInvocationId();
     const r = await http(hub.url, 'POST', '/agent/v1/invocations', {
       token: desk,
-      body: { invocation_id: id, run_id: run.body.run_id, authorization_ref: 'auth-shop-a', tool: 'publish_listing', declaration_revision: decl.declaration_revision, arguments: { product_id: 42, channel: 'web' }, host_call_id: 'h' },
+      body: {
+        invocation_id: id,
+        run_id: run.body.run_id,
+        authorization_ref: 'auth-shop-a',
+        tool: 'publish_listing',
+        declaration_revision: decl.declaration_revision,
+        arguments: { product_id: 42, channel: 'web' },
+        host_call_id: 'h',
+      },
     });
     expect(r.body.state).toBe('awaiting_approval');
     await hub.close();
@@ -112,7 +135,9 @@ describe('Hub restart', () => {
     expect(hub.hubId).toBe(hubId);
     const g = await http(hub.url, 'GET', `/agent/v1/invocations/${id}`, { token: desk });
     expect(g.body).toEqual(r.body);
-    const approvals = await http(hub.url, 'GET', '/admin/v1/approvals?state=pending', { token: config.admin_token });
+    const approvals = await http(hub.url, 'GET', '/admin/v1/approvals?state=pending', {
+      token: config.admin_token,
+    });
     expect(approvals.body.approvals.map((a: { invocation_id: string }) => a.invocation_id)).toEqual([id]);
     expect(opRequests(demo.shopA)).toBe(0);
   });
@@ -120,14 +145,28 @@ describe('Hub restart', () => {
   it('a clean close during a dispatch records the call unknown (aborted) before the store closes', async () => {
     const { demo, dataDir, desk, config } = await setup();
     let hub = await createHub({ dataDir, config });
-    const search = await http(hub.url, 'POST', '/agent/v1/tools/search', { token: desk, body: { query: 'content', authorization_refs: ['auth-shop-a'] } });
+    const search = await http(hub.url, 'POST', '/agent/v1/tools/search', {
+      token: desk,
+      body: { query: 'content', authorization_refs: ['auth-shop-a'] },
+    });
     const decl = search.body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
-    const run = await http(hub.url, 'POST', '/agent/v1/runs', { token: desk, body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' } });
+    const run = await http(hub.url, 'POST', '/agent/v1/runs', {
+      token: desk,
+      body: { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' },
+    });
     demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
     const id = newInvocationId();
     const pending = http(hub.url, 'POST', '/agent/v1/invocations', {
       token: desk,
-      body: { invocation_id: id, run_id: run.body.run_id, authorization_ref: 'auth-shop-a', tool: 'update_product_content', declaration_revision: decl.declaration_revision, arguments: { product_id: 42, description: 'closing' }, host_call_id: 'h' },
+      body: {
+        invocation_id: id,
+        run_id: run.body.run_id,
+        authorization_ref: 'auth-shop-a',
+        tool: 'update_product_content',
+        declaration_revision: decl.declaration_revision,
+        arguments: { product_id: 42, description: 'closing' },
+        host_call_id: 'h',
+      },
     }).catch((e: unknown) => e);
     await waitFor(() => demo.shopA.ledger().length === 1, 'the business commit');
     await hub.close();
@@ -168,7 +207,11 @@ describe('Hub restart', () => {
     const hub = await createHub({ dataDir, config });
     await hub.close();
     const db = new Database(join(dataDir, 'hub.sqlite'), { readonly: true });
-    const dump = JSON.stringify([db.prepare('SELECT * FROM clients').all(), db.prepare('SELECT * FROM meta').all(), db.prepare('SELECT * FROM audit').all()]);
+    const dump = JSON.stringify([
+      db.prepare('SELECT * FROM clients').all(),
+      db.prepare('SELECT * FROM meta').all(),
+      db.prepare('SELECT * FROM audit').all(),
+    ]);
     db.close();
     expect(dump).not.toContain(desk);
     expect(dump).not.toContain(desk.split('.')[1]);

@@ -12,7 +12,10 @@ export interface Stream {
 export async function openEventStream(baseUrl: string, tok: string, lastEventId?: number): Promise<Stream> {
   const ctrl = new AbortController();
   const res = await fetch(`${baseUrl}/agent/v1/events`, {
-    headers: { authorization: `Bearer ${tok}`, ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}) },
+    headers: {
+      authorization: `Bearer ${tok}`,
+      ...(lastEventId !== undefined ? { 'last-event-id': String(lastEventId) } : {}),
+    },
     signal: ctrl.signal,
   });
   expect(res.status).toBe(200);
@@ -47,7 +50,8 @@ export async function openEventStream(baseUrl: string, tok: string, lastEventId?
     async until(pred, ms = 10_000) {
       const end = Date.now() + ms;
       while (!pred(events)) {
-        if (Date.now() > end) throw new Error(`events so far: ${JSON.stringify(events.map((e) => e.event.type))}`);
+        if (Date.now() > end)
+          throw new Error(`events so far: ${JSON.stringify(events.map((e) => e.event.type))}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },

@@ -27,12 +27,16 @@ afterAll(async () => {
 describe('invocation state machine', () => {
   it('canTransitionInvocation is called only by transitionInvocation; invocations are written only by the one transaction', () => {
     const files = hubFiles(join(root, 'src-hub'));
-    const callers = files.filter((f) => /canTransitionInvocation\(/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f));
+    const callers = files
+      .filter((f) => /canTransitionInvocation\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f));
     expect(callers).toEqual(['src-hub/invocations/transition.ts']);
     const writers = files
       .filter((f) => /(INSERT INTO|UPDATE) invocations/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(root, f));
-    expect(writers.filter((f) => !f.endsWith('migrations.ts'))).toEqual(['src-hub/store/sqlite/invocation-change.ts']);
+    expect(writers.filter((f) => !f.endsWith('migrations.ts'))).toEqual([
+      'src-hub/store/sqlite/invocation-change.ts',
+    ]);
   });
 
   it('illegal moves throw before anything is stored (an unknown call is never re-dispatched)', async () => {
@@ -47,7 +51,12 @@ describe('invocation state machine', () => {
     ];
     for (const [from, to] of illegal) {
       await expect(
-        transitionInvocation(hub.ctx, { invocation_id: 'inv_illegal_0001', from, to, audit: { actor: 't', kind: 'k', detail: {} } }),
+        transitionInvocation(hub.ctx, {
+          invocation_id: 'inv_illegal_0001',
+          from,
+          to,
+          audit: { actor: 't', kind: 'k', detail: {} },
+        }),
       ).rejects.toBeInstanceOf(IllegalTransitionError);
     }
     expect(await hub.store.listAudit({})).toEqual([]);

@@ -38,7 +38,8 @@ const edit = async (sessionId: string, taskId?: string) =>
       })
     ).body,
   );
-const view = async (taskId: string) => TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
+const view = async (taskId: string) =>
+  TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
 
 describe('task enrollment of an agent session', () => {
   it('after a task-bound call, the same session cannot call without that task (task_required): nothing reaches the shop, nothing is spent', async () => {
@@ -50,16 +51,37 @@ describe('task enrollment of an agent session', () => {
     const ledger = env.demo.shopA.ledger().length;
 
     const bypass = await edit(session); // a new run of the same session, no task_id
-    expect(bypass).toMatchObject({ state: 'not_dispatched', dispatch: 'none', reason_code: 'task_required', task_id: null });
+    expect(bypass).toMatchObject({
+      state: 'not_dispatched',
+      dispatch: 'none',
+      reason_code: 'task_required',
+      task_id: null,
+    });
     expect(bypass.reason_message).toContain(taskId);
     const wrongTask = await edit(session, other);
     expect(wrongTask).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required' });
     // a read is refused too, and an approval-required call asks for no approval
-    const read = ReceiptSchema.parse((await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, sessionId: session })).body);
+    const read = ReceiptSchema.parse(
+      (
+        await env.invoke({
+          authRef: 'auth-shop-a',
+          tool: 'get_product',
+          args: { product_id: 42 },
+          sessionId: session,
+        })
+      ).body,
+    );
     expect(read).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required' });
     const approvalsBefore = (await env.admin('GET', '/admin/v1/approvals')).body;
     const publish = ReceiptSchema.parse(
-      (await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42 }, sessionId: session })).body,
+      (
+        await env.invoke({
+          authRef: 'auth-shop-a',
+          tool: 'publish_listing',
+          args: { product_id: 42 },
+          sessionId: session,
+        })
+      ).body,
     );
     expect(publish).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required', approval: null });
     expect((await env.admin('GET', '/admin/v1/approvals')).body).toEqual(approvalsBefore);
@@ -85,7 +107,10 @@ describe('task enrollment of an agent session', () => {
     const sent = opRequests(env.demo.shopA);
     expect(await edit(session)).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required' });
     expect(opRequests(env.demo.shopA)).toBe(sent);
-    const rows = env.sql<{ task_id: string }>('SELECT task_id FROM session_enrollments WHERE agent_session_id = ?', session);
+    const rows = env.sql<{ task_id: string }>(
+      'SELECT task_id FROM session_enrollments WHERE agent_session_id = ?',
+      session,
+    );
     expect(rows).toEqual([{ task_id: taskId }]);
   });
 
@@ -95,7 +120,10 @@ describe('task enrollment of an agent session', () => {
     expect((await edit(session, taskId)).state).toBe('succeeded');
     expect((await env.agent('POST', `/agent/v1/tasks/${taskId}/cancel`)).status).toBe(200);
     const sent = opRequests(env.demo.shopA);
-    expect(await edit(session, taskId)).toMatchObject({ state: 'not_dispatched', reason_code: 'task_cancelled' });
+    expect(await edit(session, taskId)).toMatchObject({
+      state: 'not_dispatched',
+      reason_code: 'task_cancelled',
+    });
     expect(await edit(session)).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required' });
     expect(opRequests(env.demo.shopA)).toBe(sent);
   });
@@ -104,7 +132,10 @@ describe('task enrollment of an agent session', () => {
     const taskId = await createTask();
     expect((await env.agent('POST', `/agent/v1/tasks/${taskId}/pause`)).status).toBe(200);
     const session = `sess-${randomUUID()}`;
-    expect(await edit(session, taskId)).toMatchObject({ state: 'not_dispatched', reason_code: 'task_paused' });
+    expect(await edit(session, taskId)).toMatchObject({
+      state: 'not_dispatched',
+      reason_code: 'task_paused',
+    });
     const sent = opRequests(env.demo.shopA);
     expect(await edit(session)).toMatchObject({ state: 'not_dispatched', reason_code: 'task_required' });
     expect(opRequests(env.demo.shopA)).toBe(sent);
@@ -114,17 +145,33 @@ describe('task enrollment of an agent session', () => {
     const taskId = await createTask();
     const session = `sess-${randomUUID()}`;
     const pending = ReceiptSchema.parse(
-      (await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42 }, sessionId: session })).body,
+      (
+        await env.invoke({
+          authRef: 'auth-shop-a',
+          tool: 'publish_listing',
+          args: { product_id: 42 },
+          sessionId: session,
+        })
+      ).body,
     );
     expect(pending.state).toBe('awaiting_approval');
     const approvalId = pending.approval?.approval_id ?? '';
-    const dec = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, { decision_id: `d-${approvalId}`, decision: 'approve' });
+    const dec = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, {
+      decision_id: `d-${approvalId}`,
+      decision: 'approve',
+    });
     expect(dec.status).toBe(200);
     expect((await edit(session, taskId)).state).toBe('succeeded'); // enrolls the session
     const sent = opRequests(env.demo.shopA);
-    const resumed = ResumeResponseSchema.parse((await env.agent('POST', `/agent/v1/invocations/${pending.invocation_id}/resume`)).body);
+    const resumed = ResumeResponseSchema.parse(
+      (await env.agent('POST', `/agent/v1/invocations/${pending.invocation_id}/resume`)).body,
+    );
     expect(resumed.action).toBe('refused');
-    expect(resumed.receipt).toMatchObject({ state: 'approved', dispatch: 'none', reason_code: 'task_required' });
+    expect(resumed.receipt).toMatchObject({
+      state: 'approved',
+      dispatch: 'none',
+      reason_code: 'task_required',
+    });
     expect(opRequests(env.demo.shopA)).toBe(sent);
   });
 });

@@ -16,15 +16,32 @@ afterEach(async () => {
 });
 
 /** POST with its own keep-alive agent per worker: several client connections. */
-async function post(agent: Agent, url: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+async function post(
+  agent: Agent,
+  url: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; body: any }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
-    const req = request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -44,7 +61,12 @@ async function setupTask(budget: number, inFlight: number) {
 
 describe('permits under contention', () => {
   it('200 concurrent write invokes, budget 37, in-flight 5: exactly 37 writes, never more than 5 at once', async () => {
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 40, times: 'always' });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'delay',
+      delay_ms: 40,
+      times: 'always',
+    });
     const { taskId, decl, runId } = await setupTask(37, 5);
     const agents = Array.from({ length: 8 }, () => new Agent({ keepAlive: true, maxSockets: 32 }));
     const outcomes: Record<string, number> = {};
@@ -65,7 +87,8 @@ describe('permits under contention', () => {
         const key = r.body.reason_code ?? r.body.state;
         outcomes[key] = (outcomes[key] ?? 0) + 1;
         if (r.body.reason_code === 'budget_exhausted') return;
-        if (r.body.reason_code === 'in_flight_limit') await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
+        if (r.body.reason_code === 'in_flight_limit')
+          await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
       }
     };
     await Promise.all(Array.from({ length: 200 }, (_, w) => worker(w)));
@@ -73,7 +96,12 @@ describe('permits under contention', () => {
 
     expect(env.demo.shopA.ledger()).toHaveLength(37);
     expect(env.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(5);
-    expect(env.demo.shopA.requests().filter((r) => r.kind === 'operation').every((r) => r.in_flight_at_start <= 5)).toBe(true);
+    expect(
+      env.demo.shopA
+        .requests()
+        .filter((r) => r.kind === 'operation')
+        .every((r) => r.in_flight_at_start <= 5),
+    ).toBe(true);
     expect(outcomes.succeeded).toBe(37);
     const v = TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
     expect(v.writes_used).toBe(37);
@@ -85,7 +113,12 @@ describe('permits under contention', () => {
   });
 
   it('calls racing with a pause either got their permit before it or are refused; the accounting adds up', async () => {
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 30, times: 'always' });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'delay',
+      delay_ms: 30,
+      times: 'always',
+    });
     const { taskId, decl, runId } = await setupTask(10_000, 4);
     const agent = new Agent({ keepAlive: true, maxSockets: 64 });
     let stop = false;
@@ -114,7 +147,10 @@ describe('permits under contention', () => {
     agent.destroy();
 
     const pausedAt = Date.parse(paused.body.paused_at);
-    const permits = env.sql<{ granted_at_ms: number; invocation_id: string }>('SELECT * FROM permits WHERE task_id = ?', taskId);
+    const permits = env.sql<{ granted_at_ms: number; invocation_id: string }>(
+      'SELECT * FROM permits WHERE task_id = ?',
+      taskId,
+    );
     expect(permits.length).toBeGreaterThan(0);
     for (const p of permits) {
       expect(p.granted_at_ms).toBeLessThanOrEqual(pausedAt);
@@ -122,9 +158,18 @@ describe('permits under contention', () => {
     }
     const v = TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
     // permits = dispatched = business writes; refused calls spent nothing
-    const dispatched = env.sql<{ n: number }>("SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND dispatch != 'none'", taskId)[0]!.n;
-    const withPermit = env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND permit_id IS NOT NULL', taskId)[0]!.n;
-    const refusedWithPermit = env.sql<{ n: number }>("SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND state = 'not_dispatched' AND permit_id IS NOT NULL", taskId)[0]!.n;
+    const dispatched = env.sql<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND dispatch != 'none'",
+      taskId,
+    )[0]!.n;
+    const withPermit = env.sql<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND permit_id IS NOT NULL',
+      taskId,
+    )[0]!.n;
+    const refusedWithPermit = env.sql<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM invocations WHERE task_id = ? AND state = 'not_dispatched' AND permit_id IS NOT NULL",
+      taskId,
+    )[0]!.n;
     expect(v.permits_granted).toBe(permits.length);
     expect(dispatched).toBe(permits.length);
     expect(withPermit).toBe(permits.length);

@@ -14,7 +14,8 @@ import { demoConfig, http, newInvocationId, token } from './helpers.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args], { cwd: root });
+const cli = (...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args], { cwd: root });
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -28,23 +29,48 @@ describe('tasks across a Hub crash', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hub-task-kill-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     const desk = token('desk');
-    const config = { ...demoConfig(demo, [{ client_id: 'desk', token: desk }]), admin_token: `admin-${randomUUID()}` };
+    const config = {
+      ...demoConfig(demo, [{ client_id: 'desk', token: desk }]),
+      admin_token: `admin-${randomUUID()}`,
+    };
     let child: HubChild = await spawnHub(dataDir, config);
     cleanups.push(() => void child.proc.kill('SIGKILL'));
     const api = (m: string, p: string, body?: unknown) => http(child.url, m, p, { token: desk, body });
 
     const task = await api('POST', '/agent/v1/tasks', {
       title: 'crash',
-      authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'publish_listing'] }],
+      authorizations: [
+        { authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'publish_listing'] },
+      ],
       write_budget: 5,
       in_flight_limit: 2,
     });
     const taskId = task.body.task_id as string;
-    const search = await api('POST', '/agent/v1/tools/search', { query: 'product', authorization_refs: ['auth-shop-a'], limit: 50 });
-    const rev = (tool: string) => search.body.declarations.find((d: { tool: string }) => d.tool === tool).declaration_revision;
-    const runId = (await api('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: 't', authorization_ref: 'auth-shop-a' })).body.run_id;
+    const search = await api('POST', '/agent/v1/tools/search', {
+      query: 'product',
+      authorization_refs: ['auth-shop-a'],
+      limit: 50,
+    });
+    const rev = (tool: string) =>
+      search.body.declarations.find((d: { tool: string }) => d.tool === tool).declaration_revision;
+    const runId = (
+      await api('POST', '/agent/v1/runs', {
+        agent_session_id: 's',
+        turn_id: 't',
+        authorization_ref: 'auth-shop-a',
+      })
+    ).body.run_id;
     const call = (tool: string, args: Record<string, unknown>) =>
-      api('POST', '/agent/v1/invocations', { invocation_id: newInvocationId(), run_id: runId, authorization_ref: 'auth-shop-a', tool, declaration_revision: rev(tool), arguments: args, host_call_id: 'h', task_id: taskId });
+      api('POST', '/agent/v1/invocations', {
+        invocation_id: newInvocationId(),
+        run_id: runId,
+        authorization_ref: 'auth-shop-a',
+        tool,
+        declaration_revision: rev(tool),
+        arguments: args,
+        host_call_id: 'h',
+        task_id: taskId,
+      });
 
     const one = await call('update_product_content', { product_id: 42, description: 'one' });
     expect(one.body.state, one.text).toBe('succeeded');
@@ -53,7 +79,9 @@ describe('tasks across a Hub crash', () => {
     const pendingApproval = await call('publish_listing', { product_id: 42, channel: 'web' });
     expect(pendingApproval.body.state).toBe('awaiting_approval');
     demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
-    const hanging = call('update_product_content', { product_id: 7, description: 'three' }).catch((e: unknown) => e);
+    const hanging = call('update_product_content', { product_id: 7, description: 'three' }).catch(
+      (e: unknown) => e,
+    );
     const until = Date.now() + 15_000;
     while (demo.shopA.ledger().length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     const paused = await api('POST', `/agent/v1/tasks/${taskId}/pause`);
@@ -75,7 +103,9 @@ describe('tasks across a Hub crash', () => {
     // operator CLI over the same store while the Hub runs
     const listed = JSON.parse((await cli('list-approvals', '--data', dataDir, '--state', 'pending')).stdout);
     expect(listed.approvals).toHaveLength(1);
-    const approved = ApprovalSchema.parse(JSON.parse((await cli('approve', listed.approvals[0].approval_id, '--data', dataDir)).stdout));
+    const approved = ApprovalSchema.parse(
+      JSON.parse((await cli('approve', listed.approvals[0].approval_id, '--data', dataDir)).stdout),
+    );
     expect(approved.state).toBe('approved');
     const seen = await api('GET', `/agent/v1/invocations/${pendingApproval.body.invocation_id}`);
     expect(seen.body.state).toBe('approved');
@@ -85,12 +115,16 @@ describe('tasks across a Hub crash', () => {
     const resumed = await api('POST', `/agent/v1/invocations/${pendingApproval.body.invocation_id}/resume`);
     expect(resumed.body.action).toBe('refused');
     expect(resumed.body.receipt.reason_code).toBe('task_cancelled');
-    const created = JSON.parse((await cli('create-client', '--name', 'second desk', '--data', dataDir)).stdout);
+    const created = JSON.parse(
+      (await cli('create-client', '--name', 'second desk', '--data', dataDir)).stdout,
+    );
     expect(created.token).toMatch(/^bdc_/);
     const asNew = await http(child.url, 'GET', '/agent/v1/authorizations', { token: created.token });
     expect(asNew.status).toBe(200);
     expect(asNew.body.authorizations).toEqual([]);
-    await expect(cli('approve', 'apr_missing', '--data', dataDir)).rejects.toMatchObject({ stderr: expect.stringContaining('approval_not_found') });
+    await expect(cli('approve', 'apr_missing', '--data', dataDir)).rejects.toMatchObject({
+      stderr: expect.stringContaining('approval_not_found'),
+    });
     expect(demo.shopA.ledger()).toHaveLength(3);
   }, 180_000);
 });

@@ -41,9 +41,20 @@ async function createTask(o: TaskOpts = {}, tok?: string) {
   return TaskViewSchema.parse(r.body);
 }
 
-const view = async (taskId: string) => TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
-const edit = (taskId: string, title: string, tool = 'update_product_content', extra: Record<string, unknown> = {}) =>
-  env.invoke({ authRef: 'auth-shop-a', tool, args: { product_id: 42, description: `about ${title}`, ...extra }, taskId });
+const view = async (taskId: string) =>
+  TaskViewSchema.parse((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body);
+const edit = (
+  taskId: string,
+  title: string,
+  tool = 'update_product_content',
+  extra: Record<string, unknown> = {},
+) =>
+  env.invoke({
+    authRef: 'auth-shop-a',
+    tool,
+    args: { product_id: 42, description: `about ${title}`, ...extra },
+    taskId,
+  });
 
 describe('tasks', () => {
   it("the seed's timeline: A completed, B needs checking, pause, C not dispatched", async () => {
@@ -72,7 +83,9 @@ describe('tasks', () => {
     expect(v.writes_left).toBe(4);
     expect(v.permits_granted).toBe(2);
     expect(v.in_flight).toBe(0);
-    expect(v.unresolved).toEqual([expect.objectContaining({ invocation_id: b.body.invocation_id, state: 'unknown' })]);
+    expect(v.unresolved).toEqual([
+      expect.objectContaining({ invocation_id: b.body.invocation_id, state: 'unknown' }),
+    ]);
     expect(env.demo.shopA.ledger()).toHaveLength(2);
 
     // continue keeps the budget and the unresolved call; it replays nothing
@@ -89,19 +102,37 @@ describe('tasks', () => {
         {
           authorization_ref: 'auth-shop-a',
           tool: 'update_product',
-          schema: { not: { anyOf: [{ required: ['price'] }, { required: ['stock'] }] }, properties: { product_id: { enum: [7, 13, 42] } } },
+          schema: {
+            not: { anyOf: [{ required: ['price'] }, { required: ['stock'] }] },
+            properties: { product_id: { enum: [7, 13, 42] } },
+          },
           description: 'leave prices and stock unchanged; only the three test products',
         },
       ],
     });
-    const priced = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product', args: { product_id: 42, price: 1 }, taskId: task.task_id });
+    const priced = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product',
+      args: { product_id: 42, price: 1 },
+      taskId: task.task_id,
+    });
     expect(priced.body.state).toBe('not_dispatched');
     expect(priced.body.reason_code).toBe('constraint_violation');
     expect(priced.body.reason_message).toContain('leave prices');
     expect(opRequests(env.demo.shopA)).toBe(0);
-    const desc = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product', args: { product_id: 42, description: 'new words' }, taskId: task.task_id });
+    const desc = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product',
+      args: { product_id: 42, description: 'new words' },
+      taskId: task.task_id,
+    });
     expect(desc.body.state).toBe('succeeded');
-    const other = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product', args: { product_id: 99, description: 'x' }, taskId: task.task_id });
+    const other = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product',
+      args: { product_id: 99, description: 'x' },
+      taskId: task.task_id,
+    });
     expect(other.body.reason_code).toBe('constraint_violation');
     const v = await view(task.task_id);
     expect(v.writes_used).toBe(1);
@@ -110,9 +141,23 @@ describe('tasks', () => {
   it('reads occupy no budget; writes stop at the budget; a rejected write still spends its permit', async () => {
     const task = await createTask({ write_budget: 2 });
     for (let i = 0; i < 3; i++) {
-      expect((await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, taskId: task.task_id })).body.state).toBe('succeeded');
+      expect(
+        (
+          await env.invoke({
+            authRef: 'auth-shop-a',
+            tool: 'get_product',
+            args: { product_id: 42 },
+            taskId: task.task_id,
+          })
+        ).body.state,
+      ).toBe('succeeded');
     }
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'reject', status: 422, code: 'no' });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'reject',
+      status: 422,
+      code: 'no',
+    });
     expect((await edit(task.task_id, '1')).body.state).toBe('failed');
     expect((await edit(task.task_id, '2')).body.state).toBe('succeeded');
     const third = await edit(task.task_id, '3');
@@ -141,7 +186,12 @@ describe('tasks', () => {
     const task = await createTask({ tools: ['get_product'] });
     const w = await edit(task.task_id, 'x');
     expect(w.body.reason_code).toBe('tool_not_in_task');
-    const b = await env.invoke({ authRef: 'auth-shop-b', tool: 'get_product', args: { product_id: 42 }, taskId: task.task_id });
+    const b = await env.invoke({
+      authRef: 'auth-shop-b',
+      tool: 'get_product',
+      args: { product_id: 42 },
+      taskId: task.task_id,
+    });
     expect(b.body.reason_code).toBe('authorization_not_in_task');
     expect((await view(task.task_id)).permits_granted).toBe(0);
     expect(opRequests(env.demo.shopA) + opRequests(env.demo.shopB)).toBe(0);
@@ -149,11 +199,19 @@ describe('tasks', () => {
 
   it('approval spends nothing; an approved call resumed while paused stays approved; after continue it runs once', async () => {
     const task = await createTask({ write_budget: 1 });
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42, channel: 'web' }, taskId: task.task_id });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'publish_listing',
+      args: { product_id: 42, channel: 'web' },
+      taskId: task.task_id,
+    });
     expect(r.body.state).toBe('awaiting_approval');
     expect((await view(task.task_id)).writes_used).toBe(0);
     await env.agent('POST', `/agent/v1/tasks/${task.task_id}/pause`);
-    await env.admin('POST', `/admin/v1/approvals/${r.body.approval.approval_id}/decision`, { decision_id: 'd1', decision: 'approve' });
+    await env.admin('POST', `/admin/v1/approvals/${r.body.approval.approval_id}/decision`, {
+      decision_id: 'd1',
+      decision: 'approve',
+    });
     const refused = await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
     expect(refused.body.action).toBe('refused');
     expect(refused.body.receipt.state).toBe('approved');
@@ -179,7 +237,9 @@ describe('tasks', () => {
     const cont = await env.agent('POST', `/agent/v1/tasks/${task.task_id}/continue`);
     expect(cont.status).toBe(409);
     expect(cont.body.error).toBe('task_state_conflict');
-    expect((await env.agent('GET', `/agent/v1/invocations/${a.body.invocation_id}`)).body.state).toBe('succeeded');
+    expect((await env.agent('GET', `/agent/v1/invocations/${a.body.invocation_id}`)).body.state).toBe(
+      'succeeded',
+    );
     expect(env.demo.shopA.ledger()).toHaveLength(1);
   });
 
@@ -195,9 +255,15 @@ describe('tasks', () => {
     await edit(task.task_id, '2');
     const before = await view(task.task_id);
     await env.run('auth-shop-a');
-    await env.agent('POST', '/agent/v1/runs', { agent_session_id: 'another-session', turn_id: 't9', authorization_ref: 'auth-shop-a' });
+    await env.agent('POST', '/agent/v1/runs', {
+      agent_session_id: 'another-session',
+      turn_id: 't9',
+      authorization_ref: 'auth-shop-a',
+    });
     await env.agent('POST', '/agent/v1/tools/search', { query: 'product' });
-    const fresh = await fetch(`${env.hub.url}/agent/v1/tasks/${task.task_id}`, { headers: { authorization: `Bearer ${env.desk}`, connection: 'close' } });
+    const fresh = await fetch(`${env.hub.url}/agent/v1/tasks/${task.task_id}`, {
+      headers: { authorization: `Bearer ${env.desk}`, connection: 'close' },
+    });
     const after = TaskViewSchema.parse(await fresh.json());
     expect(after.writes_used).toBe(before.writes_used);
     expect(after.writes_left).toBe(before.writes_left);
@@ -220,20 +286,45 @@ describe('tasks', () => {
 });
 
 describe('task bad input', () => {
-  const base = { title: 't', authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['get_product'] }], write_budget: 1, in_flight_limit: 1 };
+  const base = {
+    title: 't',
+    authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['get_product'] }],
+    write_budget: 1,
+    in_flight_limit: 1,
+  };
   const post = (body: unknown) => env.agent('POST', '/agent/v1/tasks', body);
 
   it('refuses unknown tools and authorizations, bad numbers, invalid constraint schemas, unknown fields', async () => {
     const cases: Array<[unknown, string]> = [
-      [{ ...base, authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['drop_tables'] }] }, 'drop_tables'],
-      [{ ...base, authorizations: [{ authorization_ref: 'auth-nope', tools: ['get_product'] }] }, 'auth-nope'],
+      [
+        { ...base, authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['drop_tables'] }] },
+        'drop_tables',
+      ],
+      [
+        { ...base, authorizations: [{ authorization_ref: 'auth-nope', tools: ['get_product'] }] },
+        'auth-nope',
+      ],
       [{ ...base, write_budget: -1 }, ''],
       [{ ...base, write_budget: 1e12 }, ''],
       [{ ...base, in_flight_limit: 0 }, ''],
       [{ ...base, write_budget: 1.5 }, ''],
       [{ ...base, rate_limit: { count: 1, window: '1y' } }, ''],
-      [{ ...base, constraints: [{ authorization_ref: null, tool: 'get_product', schema: { type: 5 }, description: null }] }, 'not a valid JSON Schema'],
-      [{ ...base, constraints: [{ authorization_ref: null, tool: 'update_product', schema: {}, description: null }] }, 'not in the boundary'],
+      [
+        {
+          ...base,
+          constraints: [
+            { authorization_ref: null, tool: 'get_product', schema: { type: 5 }, description: null },
+          ],
+        },
+        'not a valid JSON Schema',
+      ],
+      [
+        {
+          ...base,
+          constraints: [{ authorization_ref: null, tool: 'update_product', schema: {}, description: null }],
+        },
+        'not in the boundary',
+      ],
       [{ ...base, expires_at: 'tomorrow' }, 'expires_at'],
       [{ ...base, surprise: 1 }, ''],
       [{ ...base, authorizations: [] }, ''],
@@ -250,12 +341,23 @@ describe('task bad input', () => {
   it("another client's task id: task_not_found on every route and on invoke", async () => {
     const r = await post(base);
     const id = r.body.task_id as string;
-    for (const [m, p] of [['GET', ''], ['POST', '/pause'], ['POST', '/continue'], ['POST', '/cancel']] as const) {
+    for (const [m, p] of [
+      ['GET', ''],
+      ['POST', '/pause'],
+      ['POST', '/continue'],
+      ['POST', '/cancel'],
+    ] as const) {
       const x = await env.agent(m, `/agent/v1/tasks/${id}${p}`, undefined, env.other);
       expect(x.status).toBe(404);
       expect(x.body.error).toBe('task_not_found');
     }
-    const inv = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, taskId: id, tok: env.other });
+    const inv = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'get_product',
+      args: { product_id: 42 },
+      taskId: id,
+      tok: env.other,
+    });
     expect(inv.status).toBe(404);
     expect(inv.body.error).toBe('task_not_found');
     expect((await view(id)).state).toBe('active');

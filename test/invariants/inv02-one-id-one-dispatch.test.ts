@@ -1,4 +1,3 @@
- 
 /**
  * Invariant 2 — one id, one dispatch. An invocation_id reaches the business system at most once,
  * whatever the path: concurrent resumes of one approved call, resume of an `unknown` write
@@ -7,7 +6,15 @@
  * own request log (a replayed key would not show in the ledger).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, dispatchesOf, newInvocationId, receipt, startHubEnv, waitUntil, type HubEnv } from './support.js';
+import {
+  decide,
+  dispatchesOf,
+  newInvocationId,
+  receipt,
+  startHubEnv,
+  waitUntil,
+  type HubEnv,
+} from './support.js';
 
 let env: HubEnv;
 beforeAll(async () => {
@@ -20,13 +27,20 @@ afterAll(async () => {
 describe('invariant 2: one id, one dispatch', () => {
   it('six concurrent resumes of one approved call dispatch it exactly once', async () => {
     const id = newInvocationId();
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42, channel: 'marketplace' }, id });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'publish_listing',
+      args: { product_id: 42, channel: 'marketplace' },
+      id,
+    });
     expect(r.body.state).toBe('awaiting_approval');
     await decide(env, id, 'approve');
     expect((await receipt(env, id)).state).toBe('approved');
     expect(dispatchesOf(env.demo.shopA, id)).toBe(0); // approval is not execution
 
-    const answers = await Promise.all(Array.from({ length: 6 }, () => env.agent('POST', `/agent/v1/invocations/${id}/resume`)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => env.agent('POST', `/agent/v1/invocations/${id}/resume`)),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers.filter((a) => a.body.action === 'dispatched')).toHaveLength(1);
     expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
@@ -40,7 +54,12 @@ describe('invariant 2: one id, one dispatch', () => {
   it('resume of an unknown write reconciles from evidence and never re-sends', async () => {
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
     const id = newInvocationId();
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 7, description: 'dropped ack' }, id });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 7, description: 'dropped ack' },
+      id,
+    });
     expect(r.body.state).toBe('unknown');
     const first = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
     expect(first.body).toMatchObject({ action: 'reconciled', receipt: { state: 'succeeded' } });
@@ -75,7 +94,10 @@ describe('invariant 2: one id, one dispatch', () => {
     expect(c.status).toBe(200);
     expect(c.body.state).toBe('unknown');
     // a different payload under the same id is a conflict, never a second write
-    const conflicting = await env.agent('POST', '/agent/v1/invocations', { ...body, arguments: { product_id: 13, description: 'other' } });
+    const conflicting = await env.agent('POST', '/agent/v1/invocations', {
+      ...body,
+      arguments: { product_id: 13, description: 'other' },
+    });
     expect(conflicting.status).toBe(409);
     expect(conflicting.body.error).toBe('invocation_conflict');
     expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
@@ -95,7 +117,9 @@ describe('invariant 2: one id, one dispatch', () => {
       arguments: { product_id: 13, description: 'raced' },
       host_call_id: 'call-race',
     };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => env.agent('POST', '/agent/v1/invocations', body)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => env.agent('POST', '/agent/v1/invocations', body)),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(4);
     await waitUntil(async () => (await receipt(env, id)).state === 'succeeded', 'the raced call to finish');
@@ -105,7 +129,14 @@ describe('invariant 2: one id, one dispatch', () => {
   it('a dispatch racing a Hub shutdown is unknown after restart and reconciled without a second send', async () => {
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'hang_after_commit' });
     const id = newInvocationId();
-    const pending = env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'hung' }, id }).catch((e: unknown) => e);
+    const pending = env
+      .invoke({
+        authRef: 'auth-shop-a',
+        tool: 'update_product_content',
+        args: { product_id: 42, description: 'hung' },
+        id,
+      })
+      .catch((e: unknown) => e);
     await waitUntil(() => dispatchesOf(env.demo.shopA, id) === 1, 'the shop to receive the call');
     await env.restart();
     await pending;

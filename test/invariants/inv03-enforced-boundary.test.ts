@@ -1,4 +1,3 @@
- 
 /**
  * Invariant 3 — the boundary is enforced in the Hub's dispatch path: the write budget holds under
  * concurrent calls, a call the business system rejects still spent its permit, reads spend no
@@ -6,7 +5,16 @@
  * outcome frees its in-flight slot.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTask, dispatchesOf, newInvocationId, operationRequests, startHubEnv, taskView, waitUntil, type HubEnv } from './support.js';
+import {
+  createTask,
+  dispatchesOf,
+  newInvocationId,
+  operationRequests,
+  startHubEnv,
+  taskView,
+  waitUntil,
+  type HubEnv,
+} from './support.js';
 
 let env: HubEnv;
 beforeAll(async () => {
@@ -18,15 +26,28 @@ afterAll(async () => {
 
 const TOOLS = ['update_product_content', 'get_product'];
 const edit = (taskId: string, product_id: number, description: string, id = newInvocationId()) =>
-  env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id, description }, id, taskId });
+  env.invoke({
+    authRef: 'auth-shop-a',
+    tool: 'update_product_content',
+    args: { product_id, description },
+    id,
+    taskId,
+  });
 const read = (taskId: string, product_id: number, id = newInvocationId()) =>
   env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id }, id, taskId });
 
 describe('invariant 3: enforced boundary', () => {
   it('eight concurrent writes against a budget of three: exactly three reach the shop', async () => {
-    const task = await createTask(env, { title: 'budget race', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 3, in_flight_limit: 20 });
+    const task = await createTask(env, {
+      title: 'budget race',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 3,
+      in_flight_limit: 20,
+    });
     const before = operationRequests(env.demo.shopA);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => edit(task.task_id, [7, 13, 42][i % 3]!, `race ${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => edit(task.task_id, [7, 13, 42][i % 3]!, `race ${i}`)),
+    );
     const states = answers.map((a) => a.body.state);
     expect(states.filter((s) => s === 'succeeded')).toHaveLength(3);
     const refused = answers.filter((a) => a.body.state === 'not_dispatched');
@@ -38,8 +59,18 @@ describe('invariant 3: enforced boundary', () => {
   });
 
   it('a write the business system rejects still spends its permit', async () => {
-    const task = await createTask(env, { title: 'reject spends', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 1, in_flight_limit: 2 });
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'reject', status: 422, code: 'nope' });
+    const task = await createTask(env, {
+      title: 'reject spends',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 1,
+      in_flight_limit: 2,
+    });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'reject',
+      status: 422,
+      code: 'nope',
+    });
     const ledger = env.demo.shopA.ledger().length;
     const first = await edit(task.task_id, 42, 'rejected');
     expect(first.body.state).toBe('failed');
@@ -52,7 +83,12 @@ describe('invariant 3: enforced boundary', () => {
   });
 
   it('reads spend no write budget but occupy in-flight capacity', async () => {
-    const task = await createTask(env, { title: 'reads', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 1, in_flight_limit: 1 });
+    const task = await createTask(env, {
+      title: 'reads',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
     env.demo.shopA.faults.set({ operation: 'get_product', kind: 'delay', delay_ms: 1500 });
     const slowId = newInvocationId();
     const slow = read(task.task_id, 42, slowId);
@@ -73,18 +109,37 @@ describe('invariant 3: enforced boundary', () => {
   });
 
   it('six concurrent slow writes against an in-flight limit of two: never more than two at the shop', async () => {
-    const task = await createTask(env, { title: 'in-flight race', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 10, in_flight_limit: 2 });
-    env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 400, times: 'always' });
+    const task = await createTask(env, {
+      title: 'in-flight race',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 10,
+      in_flight_limit: 2,
+    });
+    env.demo.shopA.faults.set({
+      operation: 'update_product_content',
+      kind: 'delay',
+      delay_ms: 400,
+      times: 'always',
+    });
     const mark = env.demo.shopA.requests().length;
     try {
-      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => edit(task.task_id, 42, `slow ${i}`)));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => edit(task.task_id, 42, `slow ${i}`)),
+      );
       const sent = answers.filter((a) => a.body.state === 'succeeded').length;
       expect(sent).toBeGreaterThanOrEqual(2);
-      expect(answers.filter((a) => a.body.state === 'not_dispatched').every((a) => a.body.reason_code === 'in_flight_limit')).toBe(true);
-      const ops = env.demo.shopA.requests().slice(mark).filter((r) => r.kind === 'operation');
+      expect(
+        answers
+          .filter((a) => a.body.state === 'not_dispatched')
+          .every((a) => a.body.reason_code === 'in_flight_limit'),
+      ).toBe(true);
+      const ops = env.demo.shopA
+        .requests()
+        .slice(mark)
+        .filter((r) => r.kind === 'operation');
       expect(ops).toHaveLength(sent);
       expect(Math.max(...ops.map((r) => r.in_flight_at_start))).toBeLessThanOrEqual(2);
-      expect((await taskView(env, task.task_id))).toMatchObject({ writes_used: sent, in_flight: 0 });
+      expect(await taskView(env, task.task_id)).toMatchObject({ writes_used: sent, in_flight: 0 });
     } finally {
       env.demo.shopA.faults.clear();
     }
@@ -109,7 +164,12 @@ describe('invariant 3: enforced boundary', () => {
   });
 
   it('an unknown outcome frees its in-flight slot; a Hub restart replenishes nothing', async () => {
-    const task = await createTask(env, { title: 'unknown + restart', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: 2, in_flight_limit: 1 });
+    const task = await createTask(env, {
+      title: 'unknown + restart',
+      authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+      write_budget: 2,
+      in_flight_limit: 1,
+    });
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
     const lost = await edit(task.task_id, 13, 'ack lost');
     expect(lost.body.state).toBe('unknown');

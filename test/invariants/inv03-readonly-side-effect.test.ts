@@ -1,4 +1,3 @@
- 
 /**
  * Found in review (fixed in src-hub/acc/compile.ts): an operation's effect is derived from
  * `execution.readonly` alone. A declaration that says `readonly: true` but
@@ -56,8 +55,22 @@ beforeAll(async () => {
   const addr = server.address();
   const baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   env = await startHubEnv();
-  expect((await env.admin('POST', '/admin/v1/systems', { system_id: 'notifier', name: 'Notifier', base_url: baseUrl, signing_secret: secret })).status).toBe(201);
-  await env.admin('POST', '/admin/v1/authorizations', { system_id: 'notifier', account: 'acct', on_behalf_of: 'op@x', authorization_ref: 'auth-notifier' });
+  expect(
+    (
+      await env.admin('POST', '/admin/v1/systems', {
+        system_id: 'notifier',
+        name: 'Notifier',
+        base_url: baseUrl,
+        signing_secret: secret,
+      })
+    ).status,
+  ).toBe(201);
+  await env.admin('POST', '/admin/v1/authorizations', {
+    system_id: 'notifier',
+    account: 'acct',
+    on_behalf_of: 'op@x',
+    authorization_ref: 'auth-notifier',
+  });
   await env.admin('POST', '/admin/v1/authorizations/auth-notifier/grants', { client_id: 'desk' });
 }, 30_000);
 afterAll(async () => {
@@ -67,10 +80,25 @@ afterAll(async () => {
 
 describe('finding: readonly with an external side effect escapes the write budget', () => {
   it('a call with side_effect external spends the write budget like a write', async () => {
-    const task = await createTask(env, { title: 'one message', authorizations: [{ authorization_ref: 'auth-notifier', tools: ['notify_customer'] }], write_budget: 1, in_flight_limit: 1 });
-    const first = await env.invoke({ authRef: 'auth-notifier', tool: 'notify_customer', args: { id: 1 }, taskId: task.task_id });
+    const task = await createTask(env, {
+      title: 'one message',
+      authorizations: [{ authorization_ref: 'auth-notifier', tools: ['notify_customer'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
+    const first = await env.invoke({
+      authRef: 'auth-notifier',
+      tool: 'notify_customer',
+      args: { id: 1 },
+      taskId: task.task_id,
+    });
     expect(first.body.state).toBe('succeeded');
-    const second = await env.invoke({ authRef: 'auth-notifier', tool: 'notify_customer', args: { id: 2 }, taskId: task.task_id });
+    const second = await env.invoke({
+      authRef: 'auth-notifier',
+      tool: 'notify_customer',
+      args: { id: 2 },
+      taskId: task.task_id,
+    });
     expect(second.body.reason_code).toBe('budget_exhausted');
     expect(received).toHaveLength(1);
     expect((await env.declaration('auth-notifier', 'notify_customer')).effect).toBe('write');

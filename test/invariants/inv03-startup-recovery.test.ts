@@ -35,11 +35,28 @@ describe('invariant 3: a Hub crash mid-dispatch', () => {
     child = await spawnHub(dataDir, config);
     const api = (m: string, p: string, body?: unknown) => http<any>(child!.url, m, p, { token: desk, body });
 
-    const task = (await api('POST', '/agent/v1/tasks', { title: 'crash', authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }], write_budget: 2, in_flight_limit: 1 })).body;
-    const search = await api('POST', '/agent/v1/tools/search', { query: 'update_product_content', authorization_refs: ['auth-shop-a'], limit: 50 });
+    const task = (
+      await api('POST', '/agent/v1/tasks', {
+        title: 'crash',
+        authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
+        write_budget: 2,
+        in_flight_limit: 1,
+      })
+    ).body;
+    const search = await api('POST', '/agent/v1/tools/search', {
+      query: 'update_product_content',
+      authorization_refs: ['auth-shop-a'],
+      limit: 50,
+    });
     const decl = (search.body.declarations as any[]).find((d) => d.tool === 'update_product_content');
     const invoke = async (id: string, description: string) => {
-      const run = (await api('POST', '/agent/v1/runs', { agent_session_id: 's', turn_id: `t-${id}`, authorization_ref: 'auth-shop-a' })).body.run_id as string;
+      const run = (
+        await api('POST', '/agent/v1/runs', {
+          agent_session_id: 's',
+          turn_id: `t-${id}`,
+          authorization_ref: 'auth-shop-a',
+        })
+      ).body.run_id as string;
       return api('POST', '/agent/v1/invocations', {
         invocation_id: id,
         run_id: run,

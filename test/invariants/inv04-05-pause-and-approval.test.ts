@@ -7,7 +7,18 @@
  * explicit resume) and its receipt says so; approved stays approved while the task is paused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTask, decide, dispatchesOf, newInvocationId, operationRequests, receipt, startHubEnv, taskView, waitUntil, type HubEnv } from './support.js';
+import {
+  createTask,
+  decide,
+  dispatchesOf,
+  newInvocationId,
+  operationRequests,
+  receipt,
+  startHubEnv,
+  taskView,
+  waitUntil,
+  type HubEnv,
+} from './support.js';
 
 let env: HubEnv;
 beforeAll(async () => {
@@ -19,10 +30,22 @@ afterAll(async () => {
 
 const TOOLS = ['update_product_content', 'get_product', 'publish_listing'];
 const newTask = (budget: number) =>
-  createTask(env, { title: 'pause', authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }], write_budget: budget, in_flight_limit: 4 });
+  createTask(env, {
+    title: 'pause',
+    authorizations: [{ authorization_ref: 'auth-shop-a', tools: TOOLS }],
+    write_budget: budget,
+    in_flight_limit: 4,
+  });
 const edit = (taskId: string, description: string, id = newInvocationId()) =>
-  env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description }, id, taskId });
-const action = (taskId: string, a: 'pause' | 'continue' | 'cancel') => env.agent('POST', `/agent/v1/tasks/${taskId}/${a}`);
+  env.invoke({
+    authRef: 'auth-shop-a',
+    tool: 'update_product_content',
+    args: { product_id: 42, description },
+    id,
+    taskId,
+  });
+const action = (taskId: string, a: 'pause' | 'continue' | 'cancel') =>
+  env.agent('POST', `/agent/v1/tasks/${taskId}/${a}`);
 
 describe('invariant 4: pause is an execution control', () => {
   it('a permitted call finishes after pause; new calls get no permit; continue keeps the budget and replays nothing', async () => {
@@ -36,7 +59,12 @@ describe('invariant 4: pause is an execution control', () => {
     const cId = newInvocationId();
     const c = await edit(task.task_id, 'after pause', cId);
     expect(c.body).toMatchObject({ state: 'not_dispatched', reason_code: 'task_paused' });
-    const readWhilePaused = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 }, taskId: task.task_id });
+    const readWhilePaused = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'get_product',
+      args: { product_id: 42 },
+      taskId: task.task_id,
+    });
     expect(readWhilePaused.body.reason_code).toBe('task_paused');
     expect((await a).body.state).toBe('succeeded'); // already-permitted work may finish
     expect(dispatchesOf(env.demo.shopA, cId)).toBe(0);
@@ -70,7 +98,13 @@ describe('invariant 5: approval is not execution', () => {
   it('approved stays approved (not completed) until an explicit resume; a paused task refuses that resume and keeps it approved', async () => {
     const task = await newTask(2);
     const id = newInvocationId();
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 13, channel: 'web' }, id, taskId: task.task_id });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'publish_listing',
+      args: { product_id: 13, channel: 'web' },
+      id,
+      taskId: task.task_id,
+    });
     expect(r.body.state).toBe('awaiting_approval');
     let view = await taskView(env, task.task_id);
     expect(view.writes_used).toBe(0); // waiting for approval holds no permit
@@ -86,7 +120,10 @@ describe('invariant 5: approval is not execution', () => {
 
     await action(task.task_id, 'pause');
     const refused = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
-    expect(refused.body).toMatchObject({ action: 'refused', receipt: { state: 'approved', reason_code: 'task_paused' } });
+    expect(refused.body).toMatchObject({
+      action: 'refused',
+      receipt: { state: 'approved', reason_code: 'task_paused' },
+    });
     expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
     expect((await taskView(env, task.task_id)).writes_used).toBe(0);
 
@@ -101,7 +138,12 @@ describe('invariant 5: approval is not execution', () => {
 
   it('a denied call is never sent, even on resume', async () => {
     const id = newInvocationId();
-    await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 7, channel: 'marketplace' }, id });
+    await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'publish_listing',
+      args: { product_id: 7, channel: 'marketplace' },
+      id,
+    });
     await decide(env, id, 'deny');
     const r = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
     expect(r.body).toMatchObject({ action: 'unchanged', receipt: { state: 'denied' } });

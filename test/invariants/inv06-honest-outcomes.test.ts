@@ -18,7 +18,12 @@ afterAll(async () => {
 });
 
 const edit = (description: string, id = newInvocationId()) =>
-  env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description }, id });
+  env.invoke({
+    authRef: 'auth-shop-a',
+    tool: 'update_product_content',
+    args: { product_id: 42, description },
+    id,
+  });
 
 describe('invariant 6: honest outcomes', () => {
   it('a 5xx with nothing committed is unknown, then unverified on a not-found look-up: never not_dispatched, never failed', async () => {
@@ -28,7 +33,11 @@ describe('invariant 6: honest outcomes', () => {
     expect(r.body).toMatchObject({ state: 'unknown', dispatch: 'attempted' });
     const resumed = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
     expect(resumed.body.action).toBe('reconciled');
-    expect(resumed.body.receipt).toMatchObject({ state: 'unverified', dispatch: 'attempted', reason_code: 'lookup_not_found' });
+    expect(resumed.body.receipt).toMatchObject({
+      state: 'unverified',
+      dispatch: 'attempted',
+      reason_code: 'lookup_not_found',
+    });
     expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
   });
 
@@ -52,7 +61,10 @@ describe('invariant 6: honest outcomes', () => {
     expect(r.body.state).toBe('unknown');
     const resumed = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
     expect(resumed.body.receipt.state).toBe('succeeded');
-    expect((await receipt(env, id)).reconciliation.map((e: any) => e.source)).toEqual(['dispatch_response', 'operations_lookup']);
+    expect((await receipt(env, id)).reconciliation.map((e: any) => e.source)).toEqual([
+      'dispatch_response',
+      'operations_lookup',
+    ]);
     expect(dispatchesOf(env.demo.shopA, id)).toBe(1);
   });
 });

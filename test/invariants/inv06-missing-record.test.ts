@@ -38,7 +38,10 @@ describe('invariant 6: a missing record is not proof', () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     await runtime.searchTools(s.sessionId, 'update product content');
     proxy.drop((m, p) => m === 'POST' && p === '/agent/v1/invocations');
-    const run = await runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', { product_id: 42, description: 'lost on the way' });
+    const run = await runtime.runToolManually(s.sessionId, 'auth_shop_a__update_product_content', {
+      product_id: 42,
+      description: 'lost on the way',
+    });
     proxy.drop(null);
     const id = run.card.invocation_id!;
     expect(id).toBeTruthy();
@@ -50,7 +53,12 @@ describe('invariant 6: a missing record is not proof', () => {
 
     const mark = proxy.seen().length;
     const inspected = await runtime.inspectInvocation(s.sessionId, id);
-    expect(inspected.feedback).toMatchObject({ code: 'invocation_not_found', original_outcome: 'unverified', next_action: 'inspect_original', retryable: false });
+    expect(inspected.feedback).toMatchObject({
+      code: 'invocation_not_found',
+      original_outcome: 'unverified',
+      next_action: 'inspect_original',
+      retryable: false,
+    });
     const resumed = await runtime.resumeInvocation(s.sessionId, id);
     expect(resumed.feedback).toMatchObject({ code: 'invocation_not_found', original_outcome: 'unverified' });
     const sent = proxy.seen().slice(mark);

@@ -21,11 +21,26 @@ let hub2: Hub;
 let proxy2: Awaited<ReturnType<typeof startDroppingProxy>>;
 beforeAll(async () => {
   env = await startRuntimeTestEnv();
-  const handles = { 'shop-a': env.demo.shopA, 'shop-b': env.demo.shopB, inventory: env.demo.inventory } as const;
+  const handles = {
+    'shop-a': env.demo.shopA,
+    'shop-b': env.demo.shopB,
+    inventory: env.demo.inventory,
+  } as const;
   const config: HubConfig = {
-    systems: DEMO_CONFIG.systems.map((s) => ({ system_id: s.system_id, name: s.name, base_url: handles[s.system_id as keyof typeof handles].url, signing_secret: handles[s.system_id as keyof typeof handles].secret })),
+    systems: DEMO_CONFIG.systems.map((s) => ({
+      system_id: s.system_id,
+      name: s.name,
+      base_url: handles[s.system_id as keyof typeof handles].url,
+      signing_secret: handles[s.system_id as keyof typeof handles].secret,
+    })),
     clients: [{ client_id: env.clientId, name: env.clientId, token: env.clientToken }],
-    authorizations: DEMO_CONFIG.systems.map((s) => ({ authorization_ref: s.authorization_ref, system_id: s.system_id, account: s.account, on_behalf_of: DEMO_CONFIG.on_behalf_of, grant_to: [env.clientId] })),
+    authorizations: DEMO_CONFIG.systems.map((s) => ({
+      authorization_ref: s.authorization_ref,
+      system_id: s.system_id,
+      account: s.account,
+      on_behalf_of: DEMO_CONFIG.on_behalf_of,
+      grant_to: [env.clientId],
+    })),
   };
   hub2 = await createHub({ dataDir: mkdtempSync(join(tmpdir(), 'inv-hub2-')), config });
   proxy2 = await startDroppingProxy(hub2.url);
@@ -42,7 +57,10 @@ describe('recovery never crosses Hubs', () => {
     const first = await startRuntime(env, dataDir);
     const s = await first.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     await first.runtime.searchTools(s.sessionId, 'publish listing');
-    const run = await first.runtime.runToolManually(s.sessionId, 'auth_shop_a__publish_listing', { product_id: 42, channel: 'web' });
+    const run = await first.runtime.runToolManually(s.sessionId, 'auth_shop_a__publish_listing', {
+      product_id: 42,
+      channel: 'web',
+    });
     expect(run.card.receipt?.state).toBe('awaiting_approval');
     const id = run.card.invocation_id!;
     await first.runtime.close();
@@ -66,7 +84,12 @@ describe('recovery never crosses Hubs', () => {
         expect(r.feedback?.code).not.toBe('invocation_not_found');
         expect(r.resume_dispatched).toBe(false);
       }
-      expect(proxy2.seen().slice(mark).filter((p) => p.includes('/invocations'))).toEqual([]);
+      expect(
+        proxy2
+          .seen()
+          .slice(mark)
+          .filter((p) => p.includes('/invocations')),
+      ).toEqual([]);
       // the journal keeps the original record as it was
       const status = await runtime.journalStatus(s.sessionId);
       expect(status.entries.find((e) => e.invocation_id === id)?.last_known_state).toBe('awaiting_approval');

@@ -21,11 +21,15 @@ afterAll(async () => {
   await env?.close();
 });
 
-const invokes = () => env.proxy.requests().filter((r) => r === 'POST /agent/v1/invocations' || r.endsWith('/resume'));
+const invokes = () =>
+  env.proxy.requests().filter((r) => r === 'POST /agent/v1/invocations' || r.endsWith('/resume'));
 
 async function approvedPublish(sessionId: string): Promise<string> {
   await runtime.searchTools(sessionId, 'publish listing');
-  const run = await runtime.runToolManually(sessionId, 'auth_shop_a__publish_listing', { product_id: 7, channel: 'marketplace' });
+  const run = await runtime.runToolManually(sessionId, 'auth_shop_a__publish_listing', {
+    product_id: 7,
+    channel: 'marketplace',
+  });
   expect(run.card.receipt?.state).toBe('awaiting_approval');
   const id = run.card.invocation_id!;
   const approval = (await env.admin.listApprovals({ state: 'pending' })).find((a) => a.invocation_id === id);
@@ -37,27 +41,46 @@ describe('invariant 7: targets from declarations and scope', () => {
   it('the model cannot reach a system outside the scope, nor retarget a call through its arguments', async () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     env.model.setScript([
-      { name: 't-search', match: { userIncludes: 'retarget' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
+      {
+        name: 't-search',
+        match: { userIncludes: 'retarget' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+      },
       {
         name: 't-calls',
         match: { afterToolResultFor: 'search_tools' },
         reply: {
           toolCalls: [
             // a function of another shop (shop B is not in this session's scope)
-            { name: 'auth_shop_b__update_product_content', arguments: { product_id: 42, description: 'shop B via name' } },
+            {
+              name: 'auth_shop_b__update_product_content',
+              arguments: { product_id: 42, description: 'shop B via name' },
+            },
             // the right function, with a target smuggled into the arguments
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'x', authorization_ref: AUTH.shopB } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'x', system_id: 'shop-b', hub: 'http://elsewhere' } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'x', authorization_ref: AUTH.shopB },
+            },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'x', system_id: 'shop-b', hub: 'http://elsewhere' },
+            },
           ],
         },
       },
-      { name: 't-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'Refused.' } },
+      {
+        name: 't-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'Refused.' },
+      },
     ]);
     const ledgerB = env.demo.shopB.ledger().length;
     const ledgerA = env.demo.shopA.ledger().length;
     env.proxy.reset();
     await runtime.sendMessage(s.sessionId, 'retarget this edit');
-    const results = toolMessages(env.model.requests().find((q) => q.matchedStep === 't-done')!).slice(-3) as Array<{ feedback?: { code?: string; category?: string } }>;
+    const results = toolMessages(env.model.requests().find((q) => q.matchedStep === 't-done')!).slice(
+      -3,
+    ) as Array<{ feedback?: { code?: string; category?: string } }>;
     expect(results[0]?.feedback?.code).toBe('tool_not_loaded');
     expect(results[1]?.feedback?.category).toBe('arguments_invalid');
     expect(results[2]?.feedback?.category).toBe('arguments_invalid');

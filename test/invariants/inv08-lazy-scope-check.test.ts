@@ -33,7 +33,11 @@ const SCOPE_CHECK = 'GET /agent/v1/authorizations';
  * client sends a read once more when its connection is reset before any answer: one check, two
  * attempts), measured on that open.
  */
-async function offlineSession(): Promise<{ runtime: DeskRuntime; sessionId: string; attemptsPerCheck: number }> {
+async function offlineSession(): Promise<{
+  runtime: DeskRuntime;
+  sessionId: string;
+  attemptsPerCheck: number;
+}> {
   const dataDir = newDataDir();
   const first = (await startRuntime(env, dataDir)).runtime;
   const s = await first.createSession({ authorizationRefs: [AUTH.shopA, AUTH.inventory] });
@@ -50,7 +54,10 @@ async function offlineSession(): Promise<{ runtime: DeskRuntime; sessionId: stri
   return { runtime, sessionId: s.sessionId, attemptsPerCheck: attempts.length };
 }
 
-async function availabilityOf(runtime: DeskRuntime, sessionId: string): Promise<SessionAvailability | undefined> {
+async function availabilityOf(
+  runtime: DeskRuntime,
+  sessionId: string,
+): Promise<SessionAvailability | undefined> {
   return (await runtime.listSessions()).find((x) => x.sessionId === sessionId)?.availability;
 }
 
@@ -61,7 +68,9 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     const { runtime, sessionId } = await offlineSession();
     env.proxy.setOffline(false);
     env.proxy.reset();
-    env.model.setScript([{ name: 'lazy-thanks', match: { userIncludes: 'thanks' }, reply: { text: 'You are welcome.' } }]);
+    env.model.setScript([
+      { name: 'lazy-thanks', match: { userIncludes: 'thanks' }, reply: { text: 'You are welcome.' } },
+    ]);
     const r = await runtime.sendMessage(sessionId, 'thanks');
     expect(r).toMatchObject({ outcome: 'completed', text: 'You are welcome.' });
     expect(env.proxy.requests()).toEqual([]);
@@ -111,7 +120,11 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     expect(ledger).toHaveLength(1);
     const journal = await runtime.journalStatus(sessionId);
     expect(journal.entries).toHaveLength(1);
-    expect(journal.entries[0]).toMatchObject({ authorization_ref: AUTH.shopA, tool: 'update_product_content', last_known_state: 'succeeded' });
+    expect(journal.entries[0]).toMatchObject({
+      authorization_ref: AUTH.shopA,
+      tool: 'update_product_content',
+      last_known_state: 'succeeded',
+    });
 
     // The scope is open now: a later message needs no further check.
     env.proxy.reset();
@@ -136,8 +149,16 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
         },
       },
       // The model tries once more in the same turn: the turn already asked, so no second request.
-      { name: 'down-retry', match: { afterToolResultFor: EDIT }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product' } }] } },
-      { name: 'down-answer', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'The Hub is unreachable; nothing was changed.' } },
+      {
+        name: 'down-retry',
+        match: { afterToolResultFor: EDIT },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product' } }] },
+      },
+      {
+        name: 'down-answer',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: { text: 'The Hub is unreachable; nothing was changed.' },
+      },
     ]);
     const r = await runtime.sendMessage(sessionId, 'Rewrite the description of product 42 in shop A.');
     expect(r.outcome).toBe('completed');
@@ -162,7 +183,11 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     env.proxy.setOffline(false);
     env.proxy.reset();
     env.model.setScript([
-      { name: 'up-search', match: { userIncludes: 'again' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
+      {
+        name: 'up-search',
+        match: { userIncludes: 'again' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+      },
       { name: 'up-answer', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Loaded.' } },
     ]);
     await runtime.sendMessage(sessionId, 'Try again.');
@@ -176,7 +201,10 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     runtimes.push(first);
     const s = await first.createSession({ authorizationRefs: [AUTH.shopA, AUTH.inventory] });
     await first.searchTools(s.sessionId, 'update product content');
-    const { card } = await first.runToolManually(s.sessionId, EDIT, { product_id: 42, description: 'Before the Hub went away' });
+    const { card } = await first.runToolManually(s.sessionId, EDIT, {
+      product_id: 42,
+      description: 'Before the Hub went away',
+    });
     expect(card.state).toBe('succeeded');
     const id = card.invocation_id!;
     await first.close();
@@ -189,8 +217,18 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     env.proxy.setOffline(false);
     env.proxy.reset();
     env.model.setScript([
-      { name: 'inspect-it', match: { userIncludes: 'happened' }, reply: { toolCalls: [{ name: 'inspect_governed_tool_invocation', arguments: { invocation_id: id } }] } },
-      { name: 'inspected', match: { afterToolResultFor: 'inspect_governed_tool_invocation' }, reply: { text: 'It completed.' } },
+      {
+        name: 'inspect-it',
+        match: { userIncludes: 'happened' },
+        reply: {
+          toolCalls: [{ name: 'inspect_governed_tool_invocation', arguments: { invocation_id: id } }],
+        },
+      },
+      {
+        name: 'inspected',
+        match: { afterToolResultFor: 'inspect_governed_tool_invocation' },
+        reply: { text: 'It completed.' },
+      },
     ]);
     await runtime.sendMessage(s.sessionId, 'What happened to the edit?');
     expect(env.proxy.requests()).toEqual([SCOPE_CHECK, `GET /agent/v1/invocations/${id}`]);
@@ -216,7 +254,11 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
           ],
         },
       },
-      { name: 'local-answer', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Nothing to do.' } },
+      {
+        name: 'local-answer',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: { text: 'Nothing to do.' },
+      },
     ]);
     const r = await runtime.sendMessage(sessionId, 'local mistakes');
     expect(r.outcome).toBe('completed');
@@ -224,7 +266,12 @@ describe('invariant 8: an offline scope is re-checked only when a tool call need
     const codes = toolMessages(env.model.requests().find((q) => q.matchedStep === 'local-answer')!).map(
       (m) => (m as { feedback: { code: string } }).feedback.code,
     );
-    expect(codes).toEqual(['arguments_invalid', 'arguments_invalid', 'tool_not_loaded', 'malformed_arguments']);
+    expect(codes).toEqual([
+      'arguments_invalid',
+      'arguments_invalid',
+      'tool_not_loaded',
+      'malformed_arguments',
+    ]);
     expect(env.proxy.requests()).toEqual([]);
     expect(await availabilityOf(runtime, sessionId)).toBe('offline');
   });
@@ -259,7 +306,9 @@ describe('a scoped session a restarted host has not opened yet (not_opened)', ()
       local.push(runtime);
 
       own.proxy.reset();
-      own.model.setScript([{ name: 'no-open-thanks', match: { userIncludes: 'thanks' }, reply: { text: 'You are welcome.' } }]);
+      own.model.setScript([
+        { name: 'no-open-thanks', match: { userIncludes: 'thanks' }, reply: { text: 'You are welcome.' } },
+      ]);
       expect((await runtime.sendMessage(s.sessionId, 'thanks')).outcome).toBe('completed');
       expect(own.proxy.requests()).toEqual([]);
       expect(await availabilityOf(runtime, s.sessionId)).toBe('not_opened');
@@ -268,15 +317,29 @@ describe('a scoped session a restarted host has not opened yet (not_opened)', ()
       own.proxy.reset();
       const before = own.demo.shopA.ledger().length;
       own.model.setScript([
-        { name: 'no-open-search', match: { userIncludes: 'shop A' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
-        { name: 'no-open-answer', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Blocked.' } },
+        {
+          name: 'no-open-search',
+          match: { userIncludes: 'shop A' },
+          reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+        },
+        {
+          name: 'no-open-answer',
+          match: { afterToolResultFor: 'search_tools' },
+          reply: { text: 'Blocked.' },
+        },
       ]);
       await runtime.sendMessage(s.sessionId, 'Edit product 42 in shop A (the surviving member).');
       expect(own.proxy.requests()).toEqual([SCOPE_CHECK]); // the check, and no search
       const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
-      expect(summary).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_revoked:${AUTH.inventory}` });
+      expect(summary).toMatchObject({
+        availability: 'blocked',
+        availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+      });
       const answer = own.model.requests().find((q) => q.matchedStep === 'no-open-answer')!;
-      expect(toolMessages(answer).at(-1)).toMatchObject({ ok: false, feedback: { category: 'blocked', code: `authorization_revoked:${AUTH.inventory}` } });
+      expect(toolMessages(answer).at(-1)).toMatchObject({
+        ok: false,
+        feedback: { category: 'blocked', code: `authorization_revoked:${AUTH.inventory}` },
+      });
       expect(answer.toolNames).toEqual([]); // blocked: no tools offered any more
       expect(own.demo.shopA.ledger().length).toBe(before);
     } finally {

@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 const chatScript = () =>
-  env.model.setScript([{ name: 'chat', match: { userIncludes: '' }, reply: { text: 'You are welcome.' }, repeat: true }]);
+  env.model.setScript([
+    { name: 'chat', match: { userIncludes: '' }, reply: { text: 'You are welcome.' }, repeat: true },
+  ]);
 
 describe('invariant 8: ordinary chat makes zero Hub requests', () => {
   it('scoped, task-bound session with cached tools; and the same session in a reopened host', async () => {
@@ -37,7 +39,10 @@ describe('invariant 8: ordinary chat makes zero Hub requests', () => {
       write_budget: 1,
       in_flight_limit: 1,
     });
-    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.inventory], taskId: task.task_id });
+    const s = await runtime.createSession({
+      authorizationRefs: [AUTH.shopA, AUTH.inventory],
+      taskId: task.task_id,
+    });
     await runtime.searchTools(s.sessionId, 'update product content');
     await runtime.setReuseDeclarations(s.sessionId, true);
     chatScript();

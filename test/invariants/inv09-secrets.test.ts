@@ -50,23 +50,42 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.inventory] });
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
     env.model.setScript([
-      { name: 'sec-search', match: { userIncludes: 'my key' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
+      {
+        name: 'sec-search',
+        match: { userIncludes: 'my key' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+      },
       {
         name: 'sec-edit',
         match: { afterToolResultFor: 'search_tools' },
         reply: {
           toolCalls: [
             // a model that echoes a token into business data: refused by the host, nothing sent
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 13, description: `token ${env.clientToken}` } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'plain text' } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 13, description: `token ${env.clientToken}` },
+            },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'plain text' },
+            },
           ],
         },
       },
-      { name: 'sec-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: `Noted your key ${MODEL_KEY}.` } },
+      {
+        name: 'sec-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: `Noted your key ${MODEL_KEY}.` },
+      },
     ]);
-    await runtime.sendMessage(s.sessionId, `my key is ${MODEL_KEY} and the hub token is ${env.clientToken}; edit product 42`);
+    await runtime.sendMessage(
+      s.sessionId,
+      `my key is ${MODEL_KEY} and the hub token is ${env.clientToken}; edit product 42`,
+    );
     const archived = await runtime.archiveEvents(s.sessionId);
-    const refused = archived.find((e) => e.kind === 'tool_result' && e.feedback?.code === 'secret_in_arguments');
+    const refused = archived.find(
+      (e) => e.kind === 'tool_result' && e.feedback?.code === 'secret_in_arguments',
+    );
     expect(refused).toBeTruthy();
     expect(env.demo.shopA.requests().filter((r) => r.url.includes('/products/13'))).toEqual([]);
     const call = archived.find((e) => e.kind === 'tool_result' && e.invocation_id);
@@ -98,12 +117,16 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
     expect(journalFiles.length).toBeGreaterThan(0);
     for (const f of journalFiles) {
       const bytes = readFileSync(f).toString('latin1');
-      for (const text of ['plain text', 'edit product 42', 'Walnut cutting board']) expect({ file: f, text, found: bytes.includes(text) }).toEqual({ file: f, text, found: false });
+      for (const text of ['plain text', 'edit product 42', 'Walnut cutting board'])
+        expect({ file: f, text, found: bytes.includes(text) }).toEqual({ file: f, text, found: false });
     }
     // the Hub keeps business credentials (its credential store) but never a client token in clear
     for (const f of filesUnder(env.hubDataDir)) {
       const bytes = readFileSync(f).toString('latin1');
-      expect({ file: f, leaks: leaks(bytes, { hubClientToken: env.clientToken, modelKey: MODEL_KEY }) }).toEqual({ file: f, leaks: [] });
+      expect({
+        file: f,
+        leaks: leaks(bytes, { hubClientToken: env.clientToken, modelKey: MODEL_KEY }),
+      }).toEqual({ file: f, leaks: [] });
     }
   });
 
@@ -122,12 +145,18 @@ describe('invariant 9: secrets stay out of host data, renderer payloads and the 
     });
     runtime.subscribe((e) => emitted.push(e));
     const s = await runtime.createSession({ authorizationRefs: [] });
-    env.model.setScript([{ name: 'kc', match: { userIncludes: 'key' }, reply: { text: `Your key is ${key}` } }]);
+    env.model.setScript([
+      { name: 'kc', match: { userIncludes: 'key' }, reply: { text: `Your key is ${key}` } },
+    ]);
     await runtime.sendMessage(s.sessionId, `here is my key ${key}`);
     const archived = await runtime.archiveEvents(s.sessionId);
     await runtime.close();
     expect(JSON.stringify(archived)).not.toContain(key);
     expect(JSON.stringify(emitted)).not.toContain(key);
-    for (const f of filesUnder(dataDir)) expect({ file: f, leak: readFileSync(f).toString('latin1').includes(key) }).toEqual({ file: f, leak: false });
+    for (const f of filesUnder(dataDir))
+      expect({ file: f, leak: readFileSync(f).toString('latin1').includes(key) }).toEqual({
+        file: f,
+        leak: false,
+      });
   });
 });

@@ -25,18 +25,41 @@ describe('invariant 11: field restrictions are enforced server-side', () => {
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product'] }],
       write_budget: 3,
       in_flight_limit: 1,
-      constraints: [{ authorization_ref: null, tool: 'update_product', schema: { not: { required: ['price'] } }, description: 'leave prices unchanged' }],
+      constraints: [
+        {
+          authorization_ref: null,
+          tool: 'update_product',
+          schema: { not: { required: ['price'] } },
+          description: 'leave prices unchanged',
+        },
+      ],
     });
     const ledger = env.demo.shopA.ledger().length;
     for (const price of [45, 5000]) {
       const id = newInvocationId();
-      const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product', args: { product_id: 42, price }, id, taskId: task.task_id });
+      const r = await env.invoke({
+        authRef: 'auth-shop-a',
+        tool: 'update_product',
+        args: { product_id: 42, price },
+        id,
+        taskId: task.task_id,
+      });
       expect(r.body).toMatchObject({ state: 'not_dispatched', reason_code: 'constraint_violation' });
       expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
     }
-    const ok = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product', args: { product_id: 42, description: 'text only' }, taskId: task.task_id });
+    const ok = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product',
+      args: { product_id: 42, description: 'text only' },
+      taskId: task.task_id,
+    });
     expect(ok.body.state).toBe('succeeded');
-    expect(env.demo.shopA.ledger().slice(ledger).map((l) => Object.keys(l.changes))).toEqual([['description']]);
+    expect(
+      env.demo.shopA
+        .ledger()
+        .slice(ledger)
+        .map((l) => Object.keys(l.changes)),
+    ).toEqual([['description']]);
     expect((await taskView(env, task.task_id)).writes_used).toBe(1);
   });
 
@@ -46,20 +69,43 @@ describe('invariant 11: field restrictions are enforced server-side', () => {
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
       write_budget: 3,
       in_flight_limit: 1,
-      constraints: [{ authorization_ref: 'auth-shop-a', tool: 'update_product_content', schema: { properties: { product_id: { enum: [42] } } }, description: 'the three test products only' }],
+      constraints: [
+        {
+          authorization_ref: 'auth-shop-a',
+          tool: 'update_product_content',
+          schema: { properties: { product_id: { enum: [42] } } },
+          description: 'the three test products only',
+        },
+      ],
     });
     const id = newInvocationId();
-    const other = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 7, description: 'not permitted' }, id, taskId: task.task_id });
+    const other = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 7, description: 'not permitted' },
+      id,
+      taskId: task.task_id,
+    });
     expect(other.body).toMatchObject({ state: 'not_dispatched', reason_code: 'constraint_violation' });
     expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
-    const ok = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'permitted' }, taskId: task.task_id });
+    const ok = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: 'permitted' },
+      taskId: task.task_id,
+    });
     expect(ok.body.state).toBe('succeeded');
     expect((await taskView(env, task.task_id)).writes_used).toBe(1);
   });
 
   it('the content-only operation refuses a price in the Hub (schema) and in the shop (signed direct request)', async () => {
     const id = newInvocationId();
-    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'update_product_content', args: { product_id: 42, description: 'x', price: 1 }, id });
+    const r = await env.invoke({
+      authRef: 'auth-shop-a',
+      tool: 'update_product_content',
+      args: { product_id: 42, description: 'x', price: 1 },
+      id,
+    });
     expect(r.body).toMatchObject({ state: 'not_dispatched', reason_code: 'arguments_invalid' });
     expect(dispatchesOf(env.demo.shopA, id)).toBe(0);
 

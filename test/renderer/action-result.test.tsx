@@ -24,7 +24,8 @@ const notFound: InvocationActionView = {
   feedback: {
     category: 'invocation_outcome_unknown',
     code: 'invocation_not_found',
-    message: 'The Hub has no record of this invocation. This does not prove the business action never ran; inspect the original evidence.',
+    message:
+      'The Hub has no record of this invocation. This does not prove the business action never ran; inspect the original evidence.',
     next_action: 'inspect_original',
   },
   unsaved_records: 0,
@@ -50,7 +51,12 @@ describe('action result state', () => {
     const offline: InvocationActionView = {
       ...notFound,
       resume_dispatched: false,
-      feedback: { category: 'hub_unavailable', code: 'hub_unavailable', message: 'The Hub could not be reached.', next_action: 'wait' },
+      feedback: {
+        category: 'hub_unavailable',
+        code: 'hub_unavailable',
+        message: 'The Hub could not be reached.',
+        next_action: 'wait',
+      },
     };
     render(<ActionResult result={offline} />);
     expect(screen.getByTestId('action-state').textContent).toBe('—');
@@ -58,9 +64,22 @@ describe('action result state', () => {
   });
 
   it('prefers the receipt, and a sent call without an answer is unknown, never success', () => {
-    expect(actionState({ receipt: { state: 'succeeded' } as InvocationActionView['receipt'], feedback: notFound.feedback })).toEqual({ state: 'succeeded', source: 'receipt' });
     expect(
-      actionState({ receipt: null, feedback: { category: 'invocation_outcome_unknown', code: 'hub_timeout', message: 'No answer.', next_action: 'inspect_original' } }),
+      actionState({
+        receipt: { state: 'succeeded' } as InvocationActionView['receipt'],
+        feedback: notFound.feedback,
+      }),
+    ).toEqual({ state: 'succeeded', source: 'receipt' });
+    expect(
+      actionState({
+        receipt: null,
+        feedback: {
+          category: 'invocation_outcome_unknown',
+          code: 'hub_timeout',
+          message: 'No answer.',
+          next_action: 'inspect_original',
+        },
+      }),
     ).toEqual({ state: 'unknown', source: 'feedback' });
     expect(nextActionText('restore_invocations')).toBe('restore invocations');
   });

@@ -49,7 +49,10 @@ const inLang = (lang: 'en' | 'zh', err: unknown): string => {
 
 describe('errors of calls, in Chinese', () => {
   it('a fixed text: the Chinese sentence only; English unchanged', async () => {
-    const noModel = await refusal('sendMessage', { session_id: desk.boot.defaultSessionId ?? '', text: 'hello' });
+    const noModel = await refusal('sendMessage', {
+      session_id: desk.boot.defaultSessionId ?? '',
+      text: 'hello',
+    });
     expect(noModel.code).toBe('model_not_configured');
     expect(inLang('zh', noModel)).toBe('尚未配置模型。请在设置中配置，或手动运行工具。');
     expect(inLang('en', noModel)).toBe(noModel.message);
@@ -84,7 +87,10 @@ describe('errors of calls, in Chinese', () => {
     expect(zh).toContain(`原始信息：${conflict.message.slice('task_state_conflict: '.length)}`);
     expect(inLang('en', conflict)).toBe(conflict.message);
 
-    const noApproval = await refusal('decideApproval', { approval_id: 'apr_does_not_exist', decision: 'approve' });
+    const noApproval = await refusal('decideApproval', {
+      approval_id: 'apr_does_not_exist',
+      decision: 'approve',
+    });
     expect(noApproval.code).toBe('not_found');
     expect(inLang('zh', noApproval)).toMatch(/^Hub 上没有这个审批。/);
   });
@@ -101,7 +107,11 @@ describe('errors of calls, in Chinese', () => {
     const err = new ApiError('quota_exhausted', 'The model plan is used up until Monday.');
     expect(inLang('zh', err)).toBe(err.message);
     expect(inLang('en', err)).toBe(err.message);
-    expect(apiErrorWords('quota_exhausted', '', 'zh')).toEqual({ text: 'quota_exhausted', detail: null, known: false });
+    expect(apiErrorWords('quota_exhausted', '', 'zh')).toEqual({
+      text: 'quota_exhausted',
+      detail: null,
+      known: false,
+    });
     // Something thrown that is not a call's error keeps its message.
     expect(inLang('zh', new Error('API not set'))).toBe('API not set');
   });
@@ -111,13 +121,24 @@ describe('errors of calls, in Chinese', () => {
     render(
       <StorageBar
         sessionId="ses_does_not_exist"
-        storage={{ journal: { state: 'storage_error', unsaved_records: 0, reason: 'invocation_store_unavailable' }, archive: { state: 'ready', unsaved_events: 0, reason: null } }}
+        storage={{
+          journal: { state: 'storage_error', unsaved_records: 0, reason: 'invocation_store_unavailable' },
+          archive: { state: 'ready', unsaved_events: 0, reason: null },
+        }}
       />,
     );
     await userEvent.setup().click(screen.getByRole('button', { name: '重试保存调用日志' }));
-    await waitFor(() => screen.queryAllByRole('alert').find((a) => a.textContent === '错误：没有这个会话。'), 5_000, 'the Chinese error');
+    await waitFor(
+      () => screen.queryAllByRole('alert').find((a) => a.textContent === '错误：没有这个会话。'),
+      5_000,
+      'the Chinese error',
+    );
     // The component keeps the error, not its words: an error already on screen follows the language.
     act(() => useApp.setState({ lang: 'en' }));
-    await waitFor(() => screen.queryAllByRole('alert').find((a) => a.textContent === 'Error: No such conversation.'), 5_000, 'the same error, now in English');
+    await waitFor(
+      () => screen.queryAllByRole('alert').find((a) => a.textContent === 'Error: No such conversation.'),
+      5_000,
+      'the same error, now in English',
+    );
   });
 });

@@ -33,7 +33,10 @@ afterAll(async () => {
 describe('renderer over the real handlers', () => {
   it('shows the demo conversation with journal and archive state side by side', async () => {
     render(<App />);
-    expect(await screen.findByTestId('conversation-title', {}, { timeout: 10_000 })).toHaveProperty('textContent', 'Demo: shops and inventory');
+    expect(await screen.findByTestId('conversation-title', {}, { timeout: 10_000 })).toHaveProperty(
+      'textContent',
+      'Demo: shops and inventory',
+    );
     await waitFor(() => expect(screen.getByTestId('journal-state').textContent).toContain('ready'));
     expect(screen.getByTestId('archive-state').textContent).toContain('ready');
     expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
@@ -49,10 +52,22 @@ describe('renderer over the real handlers', () => {
         in_flight_limit: 2,
       });
     });
-    await user.click(within(screen.getByRole('navigation', { name: 'Main navigation' })).getByRole('button', { name: 'Tasks' }));
-    await waitFor(() => expect(screen.getByTestId('task-sentence').textContent).toBe('Dispatch is allowed: 6 of 6 writes left.'));
+    await user.click(
+      within(screen.getByRole('navigation', { name: 'Main navigation' })).getByRole('button', {
+        name: 'Tasks',
+      }),
+    );
+    await waitFor(() =>
+      expect(screen.getByTestId('task-sentence').textContent).toBe(
+        'Dispatch is allowed: 6 of 6 writes left.',
+      ),
+    );
     await user.click(screen.getByRole('button', { name: 'Pause' }));
-    await waitFor(() => expect(screen.getByTestId('task-sentence').textContent).toBe('Further dispatch is paused. Nothing is waiting.'));
+    await waitFor(() =>
+      expect(screen.getByTestId('task-sentence').textContent).toBe(
+        'Further dispatch is paused. Nothing is waiting.',
+      ),
+    );
     expect(screen.getByTestId('task-state').textContent).toBe('Paused');
     await user.click(screen.getByRole('button', { name: 'Continue' }));
     await waitFor(() => expect(screen.getByTestId('task-state').textContent).toBe('Active'));
@@ -63,7 +78,9 @@ describe('renderer over the real handlers', () => {
     if (!local) throw new Error('no local hub');
     const port = local.hub.port;
     await local.hub.close();
-    await waitFor(() => expect(screen.getByTestId('hub-banner').textContent).toContain('cannot be reached'), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByTestId('hub-banner').textContent).toContain('cannot be reached'), {
+      timeout: 10_000,
+    });
     expect(screen.getByRole('button', { name: 'Pause' })).toHaveProperty('disabled', true);
     expect(useApp.getState().hub?.state).toBe('disconnected');
     revived = await createHub({ dataDir: join(desk.dir, 'data', 'hub'), port, adminToken: local.adminToken });

@@ -16,14 +16,35 @@ import { useUnresolved } from '../../src-renderer/src/store/unresolved.js';
 const realRect = HTMLElement.prototype.getBoundingClientRect;
 beforeAll(() => {
   HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
-    if (this.dataset.testid === 'idle-list') return { x: 0, y: 0, top: 0, left: 0, right: 900, bottom: 640, width: 900, height: 640, toJSON: () => ({}) } as DOMRect;
+    if (this.dataset.testid === 'idle-list')
+      return {
+        x: 0,
+        y: 0,
+        top: 0,
+        left: 0,
+        right: 900,
+        bottom: 640,
+        width: 900,
+        height: 640,
+        toJSON: () => ({}),
+      } as DOMRect;
     return realRect.call(this);
   };
   for (const prop of ['offsetHeight', 'clientHeight'] as const) {
-    Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return this.dataset.testid === 'idle-list' ? 640 : 0; } });
+    Object.defineProperty(HTMLElement.prototype, prop, {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.dataset.testid === 'idle-list' ? 640 : 0;
+      },
+    });
   }
   for (const prop of ['offsetWidth', 'clientWidth'] as const) {
-    Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return this.dataset.testid === 'idle-list' ? 900 : 0; } });
+    Object.defineProperty(HTMLElement.prototype, prop, {
+      configurable: true,
+      get(this: HTMLElement) {
+        return this.dataset.testid === 'idle-list' ? 900 : 0;
+      },
+    });
   }
 });
 afterAll(() => {
@@ -68,13 +89,20 @@ describe('IdlePanel', () => {
 
   it('shows an unsaved record in red with its reason, and Resume only where eligible', () => {
     useUnresolved.getState().set([
-      item(1, { unsaved: true, unsaved_reason: 'invocation_store_unavailable', journal_state: 'storage_error', can_resume: false }),
+      item(1, {
+        unsaved: true,
+        unsaved_reason: 'invocation_store_unavailable',
+        journal_state: 'storage_error',
+        can_resume: false,
+      }),
       item(2, { hub_state: 'awaiting_approval', can_resume: false }),
     ]);
     render(<IdlePanel />);
     const [first, second] = screen.getAllByTestId('idle-row');
     expect(first?.className).toContain('state-bad');
-    expect(first?.textContent).toContain('Unsaved: the local invocation journal cannot be saved or read (invocation_store_unavailable)');
+    expect(first?.textContent).toContain(
+      'Unsaved: the local invocation journal cannot be saved or read (invocation_store_unavailable)',
+    );
     expect(first?.textContent).toContain('Journal: storage_error');
     expect(first?.querySelectorAll('button').length).toBe(1); // Inspect only
     expect(second?.textContent).toContain('Awaiting approval');
@@ -84,7 +112,9 @@ describe('IdlePanel', () => {
 
 describe('IdlePanel: a saved fence the Hub never answered', () => {
   it('leads with "Result needs checking", keeps pending_dispatch in the detail, and offers Resume', () => {
-    useUnresolved.getState().set([item(3, { hub_state: null, journal_entry_state: 'pending_dispatch', can_resume: true })]);
+    useUnresolved
+      .getState()
+      .set([item(3, { hub_state: null, journal_entry_state: 'pending_dispatch', can_resume: true })]);
     render(<IdlePanel />);
     const [row] = screen.getAllByTestId('idle-row');
     expect(row?.textContent).toContain('Result needs checking');
@@ -95,8 +125,14 @@ describe('IdlePanel: a saved fence the Hub never answered', () => {
 });
 
 describe('StorageBar', () => {
-  const bad: StorageView = { journal: { state: 'storage_error', unsaved_records: 2, reason: 'invocation_store_unavailable' }, archive: { state: 'ready', unsaved_events: 0, reason: null } };
-  const ok: StorageView = { journal: { state: 'ready', unsaved_records: 0, reason: null }, archive: { state: 'ready', unsaved_events: 0, reason: null } };
+  const bad: StorageView = {
+    journal: { state: 'storage_error', unsaved_records: 2, reason: 'invocation_store_unavailable' },
+    archive: { state: 'ready', unsaved_events: 0, reason: null },
+  };
+  const ok: StorageView = {
+    journal: { state: 'ready', unsaved_records: 0, reason: null },
+    archive: { state: 'ready', unsaved_events: 0, reason: null },
+  };
 
   function Bar(): React.JSX.Element | null {
     const storage = useSessions((s) => s.conversations.s1?.storage ?? null);
@@ -124,10 +160,19 @@ describe('StorageBar', () => {
 
 describe('HubBanner and languages', () => {
   it('says the Hub is gone in the chosen language, and disappears when connected', () => {
-    act(() => useApp.setState({ hub: { state: 'disconnected', mode: 'local', url: null, reason: 'x', since: 'x', can_approve: true }, lang: 'zh' }));
+    act(() =>
+      useApp.setState({
+        hub: { state: 'disconnected', mode: 'local', url: null, reason: 'x', since: 'x', can_approve: true },
+        lang: 'zh',
+      }),
+    );
     render(<HubBanner />);
     expect(screen.getByRole('alert').textContent).toContain('无法连接 Hub');
-    act(() => useApp.setState({ hub: { state: 'connected', mode: 'local', url: null, reason: null, since: 'x', can_approve: true } }));
+    act(() =>
+      useApp.setState({
+        hub: { state: 'connected', mode: 'local', url: null, reason: null, since: 'x', can_approve: true },
+      }),
+    );
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });

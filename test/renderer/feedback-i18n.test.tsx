@@ -17,7 +17,11 @@ import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { evaluatePermit } from '../../src-hub/tasks/policy.js';
 import type { PermitSnapshot } from '../../src-hub/store/types.js';
-import { conversationItems, INTERRUPTED_FEEDBACK, NOTICE_CODES } from '../../src-main/handlers/conversation.js';
+import {
+  conversationItems,
+  INTERRUPTED_FEEDBACK,
+  NOTICE_CODES,
+} from '../../src-main/handlers/conversation.js';
 import { HubClientError } from '../../src-main/hub-client/index.js';
 import { JournalError, JOURNAL_ERROR_CODES } from '../../src-main/journal/errors.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
@@ -41,7 +45,13 @@ import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
 import { ActionResult, ToolCallCard } from '../../src-renderer/src/components/ToolCallCard.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
-import { apiErrorWords, codeKey, feedbackWords, noticeWords, reasonText } from '../../src-renderer/src/logic/feedback-text.js';
+import {
+  apiErrorWords,
+  codeKey,
+  feedbackWords,
+  noticeWords,
+  reasonText,
+} from '../../src-renderer/src/logic/feedback-text.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
 import { useUnresolved } from '../../src-renderer/src/store/unresolved.js';
@@ -74,11 +84,17 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 describe('every code has words', () => {
   it('each Hub error code (HUB_ERROR_CODES)', () => {
-    expect(untranslated(HUB_ERROR_CODES), 'Hub error codes without a code.<code> key in en.ts and zh.ts').toEqual([]);
+    expect(
+      untranslated(HUB_ERROR_CODES),
+      'Hub error codes without a code.<code> key in en.ts and zh.ts',
+    ).toEqual([]);
   });
 
   it('each task refusal code (TASK_REFUSAL_CODES)', () => {
-    expect(untranslated(TASK_REFUSAL_CODES), 'task refusal codes without a code.<code> key in en.ts and zh.ts').toEqual([]);
+    expect(
+      untranslated(TASK_REFUSAL_CODES),
+      'task refusal codes without a code.<code> key in en.ts and zh.ts',
+    ).toEqual([]);
   });
 
   it('each journal error code (storage feedback)', () => {
@@ -88,7 +104,10 @@ describe('every code has words', () => {
   it('each code the host runtime writes on a feedback, and each code a turn ends with', () => {
     const feedbackCodes = new Set<string>();
     const turnCodes = new Set<string>();
-    const files = [...sources(join(ROOT, 'src-main/runtime')), join(ROOT, 'src-main/handlers/conversation.ts')];
+    const files = [
+      ...sources(join(ROOT, 'src-main/runtime')),
+      join(ROOT, 'src-main/handlers/conversation.ts'),
+    ];
     for (const f of files) {
       const src = readFileSync(f, 'utf8');
       const patterns = [
@@ -101,21 +120,43 @@ describe('every code has words', () => {
         /r\.reason_code \?\? '([a-z_]+)'/g,
       ];
       // conversation.ts also writes notice codes (checked as notice.<code> below), not feedback codes.
-      const noticeOnly = (c: string) => f.endsWith('conversation.ts') && (NOTICE_CODES as readonly string[]).includes(c);
-      for (const re of patterns) for (const m of src.matchAll(re)) if (!noticeOnly(m[1] ?? '')) feedbackCodes.add(m[1] ?? '');
+      const noticeOnly = (c: string) =>
+        f.endsWith('conversation.ts') && (NOTICE_CODES as readonly string[]).includes(c);
+      for (const re of patterns)
+        for (const m of src.matchAll(re)) if (!noticeOnly(m[1] ?? '')) feedbackCodes.add(m[1] ?? '');
       for (const m of src.matchAll(/\berror(?: =|:) '([a-z_]+)'/g)) turnCodes.add(m[1] ?? '');
       for (const m of src.matchAll(/\berror(?: =|:) `([a-z_]+): /g)) turnCodes.add(m[1] ?? '');
     }
     // The scan must see the codes it is meant to see (so it cannot pass by matching nothing).
-    expect([...feedbackCodes]).toEqual(expect.arrayContaining(['turn_cancelled', 'tool_not_loaded', 'interrupted', 'cancelled_after_send', 'scope_unavailable']));
-    expect([...turnCodes]).toEqual(expect.arrayContaining(['archive_storage_error', 'step_limit_reached', 'model_error', 'run_end_failed']));
+    expect([...feedbackCodes]).toEqual(
+      expect.arrayContaining([
+        'turn_cancelled',
+        'tool_not_loaded',
+        'interrupted',
+        'cancelled_after_send',
+        'scope_unavailable',
+      ]),
+    );
+    expect([...turnCodes]).toEqual(
+      expect.arrayContaining([
+        'archive_storage_error',
+        'step_limit_reached',
+        'model_error',
+        'run_end_failed',
+      ]),
+    );
     expect(untranslated([...feedbackCodes]), 'runtime feedback codes without words').toEqual([]);
-    expect([...turnCodes].filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`]), 'turn error codes without a notice.<code> key').toEqual([]);
+    expect(
+      [...turnCodes].filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`]),
+      'turn error codes without a notice.<code> key',
+    ).toEqual([]);
   });
 
   it('each code a conversation notice carries (NOTICE_CODES)', () => {
     expect(NOTICE_CODES.length).toBeGreaterThan(5);
-    const missing = NOTICE_CODES.filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`] || ZH[`notice.${c}`] === EN[`notice.${c}`]);
+    const missing = NOTICE_CODES.filter(
+      (c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`] || ZH[`notice.${c}`] === EN[`notice.${c}`],
+    );
     expect(missing, 'notice codes without a notice.<code> key in en.ts and zh.ts').toEqual([]);
   });
 
@@ -128,7 +169,11 @@ describe('every code has words', () => {
     scan(sources(join(ROOT, 'src-main')), /\bnew AppError\(\s*'([a-z_]+)'/g);
     // Errors the transports answer a call with themselves ({ ok: false, error: { error: '…' } }), and toIpcError's own.
     scan(
-      [...sources(join(ROOT, 'src-main/app')), ...sources(join(ROOT, 'src-main/browser-host')), join(ROOT, 'src-main/handlers/errors.ts')],
+      [
+        ...sources(join(ROOT, 'src-main/app')),
+        ...sources(join(ROOT, 'src-main/browser-host')),
+        join(ROOT, 'src-main/handlers/errors.ts'),
+      ],
       /\berror: \{\s*error: '([a-z_]+)'/g,
     );
     scan([join(ROOT, 'src-main/handlers/errors.ts')], /\breturn \{ error: '([a-z_]+)'/g);
@@ -136,26 +181,67 @@ describe('every code has words', () => {
     scan([join(ROOT, 'src-renderer/src/transport/ws-client.ts')], /\berror: '([a-z_]+)'/g);
     codes.delete('');
     // The scan must see what it is meant to see (so it cannot pass by matching nothing).
-    expect([...codes]).toEqual(expect.arrayContaining(['invalid_payload', 'unknown_channel', 'payload_too_large', 'forbidden_sender', 'conflict', 'host_unavailable', 'launch_token_rejected', 'launch_token_missing']));
-    const missing = [...codes].filter((c) => !EN[`apiError.${c}`] || !ZH[`apiError.${c}`] || ZH[`apiError.${c}`] === EN[`apiError.${c}`]);
+    expect([...codes]).toEqual(
+      expect.arrayContaining([
+        'invalid_payload',
+        'unknown_channel',
+        'payload_too_large',
+        'forbidden_sender',
+        'conflict',
+        'host_unavailable',
+        'launch_token_rejected',
+        'launch_token_missing',
+      ]),
+    );
+    const missing = [...codes].filter(
+      (c) => !EN[`apiError.${c}`] || !ZH[`apiError.${c}`] || ZH[`apiError.${c}`] === EN[`apiError.${c}`],
+    );
     expect(missing, 'error codes without an apiError.<code> key in en.ts and zh.ts').toEqual([]);
     // Each is worded in Chinese, even with a message the renderer has never seen.
-    expect([...codes].filter((c) => !apiErrorWords(c, 'Some new words from the main process.', 'zh').known)).toEqual([]);
+    expect(
+      [...codes].filter((c) => !apiErrorWords(c, 'Some new words from the main process.', 'zh').known),
+    ).toEqual([]);
   });
 
   it('the reasons a session scope is blocked or offline with (they become a refusal code)', () => {
     // ScopeCheck (contracts.ts), create-desk-runtime.ts and scope/revalidate.ts.
-    const reasons = ['authorization_revoked', 'authorization_rebound', 'authorization_missing', 'binding_conflict', 'scope_missing', 'scope_check_failed', 'hub_unreachable', 'hub_timeout', 'hub_network', 'hub_http_503', 'hub_http_409_run_ended'];
+    const reasons = [
+      'authorization_revoked',
+      'authorization_rebound',
+      'authorization_missing',
+      'binding_conflict',
+      'scope_missing',
+      'scope_check_failed',
+      'hub_unreachable',
+      'hub_timeout',
+      'hub_network',
+      'hub_http_503',
+      'hub_http_409_run_ended',
+    ];
     expect(untranslated(reasons)).toEqual([]);
   });
 
   it('the codes the outcome-unknown feedback derives from a transport failure', () => {
     const codes = (['timeout', 'network', 'aborted', 'invalid_response'] as const).map(
-      (kind) => outcomeUnknownFeedback(new HubClientError(kind, null, null, 'x', 'POST', '/agent/v1/invocations'), 'inv_1').code,
+      (kind) =>
+        outcomeUnknownFeedback(
+          new HubClientError(kind, null, null, 'x', 'POST', '/agent/v1/invocations'),
+          'inv_1',
+        ).code,
     );
-    codes.push(outcomeUnknownFeedback(new HubClientError('http', 502, null, 'bad gateway', 'POST', '/x'), 'inv_1').code);
+    codes.push(
+      outcomeUnknownFeedback(new HubClientError('http', 502, null, 'bad gateway', 'POST', '/x'), 'inv_1')
+        .code,
+    );
     codes.push(outcomeUnknownFeedback(new Error('boom'), 'inv_1').code);
-    expect(codes).toEqual(['hub_timeout', 'hub_network', 'hub_aborted', 'hub_invalid_response', 'http_502', 'hub_error']);
+    expect(codes).toEqual([
+      'hub_timeout',
+      'hub_network',
+      'hub_aborted',
+      'hub_invalid_response',
+      'http_502',
+      'hub_error',
+    ]);
     expect(untranslated(codes)).toEqual([]);
   });
 });
@@ -173,19 +259,27 @@ describe('fixed feedback texts are replaced, never repeated in English', () => {
     outcomeUnknownFeedback(new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'), 'inv_1'),
     INTERRUPTED_FEEDBACK,
   ];
-  it.each(fixed.map((f) => [f.code, f] as const))('%s: Chinese sentence only, no English detail', (_code, f) => {
-    const words = feedbackWords(f, 'zh');
-    expect(words.known).toBe(true);
-    expect(words.detail).toBeNull();
-    expect(words.text).toMatch(/[\u4e00-\u9fff]/);
-    // English shows the same meaning: the code's sentence (the main process's text, or clearer).
-    expect(feedbackWords(f, 'en').detail).toBeNull();
-  });
+  it.each(fixed.map((f) => [f.code, f] as const))(
+    '%s: Chinese sentence only, no English detail',
+    (_code, f) => {
+      const words = feedbackWords(f, 'zh');
+      expect(words.known).toBe(true);
+      expect(words.detail).toBeNull();
+      expect(words.text).toMatch(/[\u4e00-\u9fff]/);
+      // English shows the same meaning: the code's sentence (the main process's text, or clearer).
+      expect(feedbackWords(f, 'en').detail).toBeNull();
+    },
+  );
 
   it('the outcome-unknown feedback leads with the outcome and names its cause', () => {
-    const f = outcomeUnknownFeedback(new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'), 'inv_1');
+    const f = outcomeUnknownFeedback(
+      new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'),
+      'inv_1',
+    );
     expect(feedbackWords(f, 'en').text).toBe(`${f.message} Cause: The Hub did not answer in time.`);
-    expect(feedbackWords(f, 'zh').text).toBe('请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：Hub 未能及时应答。');
+    expect(feedbackWords(f, 'zh').text).toBe(
+      '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：Hub 未能及时应答。',
+    );
   });
 });
 
@@ -208,11 +302,24 @@ const target = {
 };
 
 /** The conversation items the main process builds for one governed call that ended with `feedback`. */
-function cardWith(feedback: Feedback, state: string, invocationId: string | null): Extract<ConversationItem, { kind: 'tool_call' }> {
+function cardWith(
+  feedback: Feedback,
+  state: string,
+  invocationId: string | null,
+): Extract<ConversationItem, { kind: 'tool_call' }> {
   const callId = `call_${seq}`;
   const items = conversationItems([
     ev({ kind: 'tool_call', callId, functionName: 'shop_a__update_product', argumentsText: '{}', target }),
-    ev({ kind: 'tool_result', callId, functionName: 'shop_a__update_product', content: '{}', feedback, invocation_id: invocationId, state, effect: 'write' }),
+    ev({
+      kind: 'tool_result',
+      callId,
+      functionName: 'shop_a__update_product',
+      content: '{}',
+      feedback,
+      invocation_id: invocationId,
+      state,
+      effect: 'write',
+    }),
   ]);
   const card = items.find((i) => i.kind === 'tool_call');
   if (card?.kind !== 'tool_call') throw new Error('no card');
@@ -222,7 +329,11 @@ function cardWith(feedback: Feedback, state: string, invocationId: string | null
 /** The Hub's own refusal for a call under a task in this state (the real permit policy). */
 function hubRefusal(task: { state: string; writes_used: number; write_budget: number }): Feedback {
   const snap = {
-    task: { state: task.state, writes_used: task.writes_used, boundary: { expires_at: null, write_budget: task.write_budget, in_flight_limit: 2, rate_limit: null } },
+    task: {
+      state: task.state,
+      writes_used: task.writes_used,
+      boundary: { expires_at: null, write_budget: task.write_budget, in_flight_limit: 2, rate_limit: null },
+    },
     in_flight: 0,
     used_in_window: 0,
     window_start_ms: 0,
@@ -242,7 +353,9 @@ describe('a tool card in Chinese', () => {
     render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
     const card = screen.getByTestId('tool-card');
     expect(within(card).getByTestId('tool-card-state').textContent).toBe('未派发');
-    expect(within(card).getByTestId('feedback').textContent).toBe('task_paused: 任务已暂停；在继续之前不会再派发任何调用。');
+    expect(within(card).getByTestId('feedback').textContent).toBe(
+      'task_paused: 任务已暂停；在继续之前不会再派发任何调用。',
+    );
     expect(within(card).queryByTestId('feedback-detail')).toBeNull();
     expect(card.textContent).not.toContain('the task is paused');
   });
@@ -252,7 +365,9 @@ describe('a tool card in Chinese', () => {
     expect(f.code).toBe('budget_exhausted');
     useApp.setState({ lang: 'zh' });
     render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
-    expect(screen.getByTestId('feedback-text').textContent).toBe('此任务的写入预算已用完，后续写入将被拒绝。');
+    expect(screen.getByTestId('feedback-text').textContent).toBe(
+      '此任务的写入预算已用完，后续写入将被拒绝。',
+    );
     const detail = screen.getByTestId('feedback-detail');
     expect(detail.textContent).toBe(`原始信息：${f.message}`);
     expect(f.message).toContain('(3)');
@@ -269,7 +384,10 @@ describe('a tool card in Chinese', () => {
       'task_paused: The task is paused; no further calls are dispatched until it continues.',
       `budget_exhausted: ${budget.message}`,
     ]);
-    expect(screen.getAllByTestId('tool-card-state').map((e) => e.textContent)).toEqual(['Not dispatched', 'Not dispatched']);
+    expect(screen.getAllByTestId('tool-card-state').map((e) => e.textContent)).toEqual([
+      'Not dispatched',
+      'Not dispatched',
+    ]);
   });
 
   it('a storage error keeps its OS detail next to the Chinese sentence', () => {
@@ -289,7 +407,12 @@ describe('a tool card in Chinese', () => {
   });
 
   it('an unknown code shows its original message as it came, in every language', () => {
-    const f = notDispatchedFeedback('warehouse_closed_for_inventory', 'Warehouse 3 is closed for stocktaking until 14:00.', 'none', 'inv_u1');
+    const f = notDispatchedFeedback(
+      'warehouse_closed_for_inventory',
+      'Warehouse 3 is closed for stocktaking until 14:00.',
+      'none',
+      'inv_u1',
+    );
     for (const lang of ['zh', 'en'] as const) {
       useApp.setState({ lang });
       render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_u1')} sessionId="s1" />);
@@ -300,10 +423,21 @@ describe('a tool card in Chinese', () => {
   });
 
   it('a Hub error with the Hub’s own words (read failed) keeps them', () => {
-    const err = new HubClientError('http', 409, 'run_ended', 'run run_9 no longer accepts invocations', 'POST', '/x');
+    const err = new HubClientError(
+      'http',
+      409,
+      'run_ended',
+      'run run_9 no longer accepts invocations',
+      'POST',
+      '/x',
+    );
     const f = notDispatchedFeedback('run_ended', err.message, 'start_new_turn', 'inv_r1');
     const words = feedbackWords(f, 'zh');
-    expect(words).toEqual({ text: '该运行已结束，不再接受调用；请开始新一轮对话。', detail: err.message, known: true });
+    expect(words).toEqual({
+      text: '该运行已结束，不再接受调用；请开始新一轮对话。',
+      detail: err.message,
+      known: true,
+    });
     expect(feedbackWords(f, 'en')).toEqual({ text: err.message, detail: null, known: true });
   });
 
@@ -338,18 +472,41 @@ describe('the idle panel in Chinese', () => {
   // jsdom has no layout: give the idle list's scroll box a size, as a browser would.
   const realRect = HTMLElement.prototype.getBoundingClientRect;
   const SIZE_PROPS = ['offsetHeight', 'clientHeight', 'offsetWidth', 'clientWidth'] as const;
-  const realProps = SIZE_PROPS.map((p) => [p, Object.getOwnPropertyDescriptor(HTMLElement.prototype, p)] as const);
+  const realProps = SIZE_PROPS.map(
+    (p) => [p, Object.getOwnPropertyDescriptor(HTMLElement.prototype, p)] as const,
+  );
   const sized = (el: HTMLElement, px: number) => (el.dataset.testid === 'idle-list' ? px : 0);
   beforeAll(() => {
     HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
-      if (this.dataset.testid === 'idle-list') return { x: 0, y: 0, top: 0, left: 0, right: 900, bottom: 640, width: 900, height: 640, toJSON: () => ({}) } as DOMRect;
+      if (this.dataset.testid === 'idle-list')
+        return {
+          x: 0,
+          y: 0,
+          top: 0,
+          left: 0,
+          right: 900,
+          bottom: 640,
+          width: 900,
+          height: 640,
+          toJSON: () => ({}),
+        } as DOMRect;
       return realRect.call(this);
     };
     for (const prop of ['offsetHeight', 'clientHeight'] as const) {
-      Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return sized(this, 640); } });
+      Object.defineProperty(HTMLElement.prototype, prop, {
+        configurable: true,
+        get(this: HTMLElement) {
+          return sized(this, 640);
+        },
+      });
     }
     for (const prop of ['offsetWidth', 'clientWidth'] as const) {
-      Object.defineProperty(HTMLElement.prototype, prop, { configurable: true, get(this: HTMLElement) { return sized(this, 900); } });
+      Object.defineProperty(HTMLElement.prototype, prop, {
+        configurable: true,
+        get(this: HTMLElement) {
+          return sized(this, 900);
+        },
+      });
     }
   });
   afterAll(() => {
@@ -377,7 +534,10 @@ describe('the idle panel in Chinese', () => {
       resume_dispatched: false,
       receipt: null,
       feedback: (({ category, code, message, next_action }) => ({ category, code, message, next_action }))(
-        outcomeUnknownFeedback(new HubClientError('network', null, null, 'socket hang up', 'GET', '/x'), 'inv_lost_1'),
+        outcomeUnknownFeedback(
+          new HubClientError('network', null, null, 'socket hang up', 'GET', '/x'),
+          'inv_lost_1',
+        ),
       ),
       unsaved_records: 0,
     };
@@ -414,7 +574,11 @@ describe('conversation notices', () => {
     turn_running: false,
   };
   const show = (items: ConversationItem[]) => {
-    useSessions.setState({ sessions: [summary], currentId: 's1', conversations: { s1: { items, storage: null, loaded: true } } });
+    useSessions.setState({
+      sessions: [summary],
+      currentId: 's1',
+      conversations: { s1: { items, storage: null, loaded: true } },
+    });
     render(<ConversationView />);
     return screen.getAllByTestId('notice').map((e) => e.textContent);
   };
@@ -423,7 +587,12 @@ describe('conversation notices', () => {
   it('a turn that ended with a code is worded from it; the model server’s words are kept', () => {
     const items = conversationItems([
       ev({ kind: 'turn_ended', turnId: 't1', outcome: 'failed', error: 'step_limit_reached' }),
-      ev({ kind: 'turn_ended', turnId: 't2', outcome: 'failed', error: 'model_error: connect ECONNREFUSED 127.0.0.1:11434' }),
+      ev({
+        kind: 'turn_ended',
+        turnId: 't2',
+        outcome: 'failed',
+        error: 'model_error: connect ECONNREFUSED 127.0.0.1:11434',
+      }),
       ev({ kind: 'turn_ended', turnId: 't3', outcome: 'refused', error: 'archive_storage_error' }),
     ]);
     useApp.setState({ lang: 'zh' });
@@ -442,10 +611,17 @@ describe('conversation notices', () => {
       ev({ kind: 'control', action: 'inspect', detail: { invocation_id: 'inv_abc_123' } }),
       ev({ kind: 'control', action: 'resume', detail: { invocation_id: 'inv_abc_123' } }),
       ev({ kind: 'control', action: 'restore', detail: {} }),
-      ev({ kind: 'turn_ended', turnId: 't4', outcome: 'failed', error: 'run_end_failed: run_7: hub_timeout' }),
+      ev({
+        kind: 'turn_ended',
+        turnId: 't4',
+        outcome: 'failed',
+        error: 'run_end_failed: run_7: hub_timeout',
+      }),
     ]);
     // Every notice code is produced here, so each one is checked in Chinese.
-    expect(new Set(items.map((i) => (i.kind === 'notice' ? i.code : null)))).toEqual(new Set([...NOTICE_CODES, 'run_end_failed']));
+    expect(new Set(items.map((i) => (i.kind === 'notice' ? i.code : null)))).toEqual(
+      new Set([...NOTICE_CODES, 'run_end_failed']),
+    );
     useApp.setState({ lang: 'zh' });
     expect(show(items)).toEqual([
       '本轮已取消。',
@@ -470,14 +646,42 @@ describe('conversation notices', () => {
   });
 
   it('a notice with an unknown code, or without one (an older archive or host), shows its English text', () => {
-    const unknown = { kind: 'notice' as const, id: 'n1', at: T0, level: 'error' as const, text: 'quota_exhausted: the model plan is used up', code: 'quota_exhausted', invocation_id: null, detail: 'the model plan is used up' };
-    const old = { kind: 'notice' as const, id: 'n2', at: T0, level: 'warning' as const, text: 'Turn cancelled.' };
-    const nullCode = { kind: 'notice' as const, id: 'n3', at: T0, level: 'info' as const, text: 'Inspected inv_x.', code: null };
+    const unknown = {
+      kind: 'notice' as const,
+      id: 'n1',
+      at: T0,
+      level: 'error' as const,
+      text: 'quota_exhausted: the model plan is used up',
+      code: 'quota_exhausted',
+      invocation_id: null,
+      detail: 'the model plan is used up',
+    };
+    const old = {
+      kind: 'notice' as const,
+      id: 'n2',
+      at: T0,
+      level: 'warning' as const,
+      text: 'Turn cancelled.',
+    };
+    const nullCode = {
+      kind: 'notice' as const,
+      id: 'n3',
+      at: T0,
+      level: 'info' as const,
+      text: 'Inspected inv_x.',
+      code: null,
+    };
     useApp.setState({ lang: 'zh' });
-    expect(show([unknown, old, nullCode])).toEqual(['quota_exhausted: the model plan is used up', 'Turn cancelled.', 'Inspected inv_x.']);
+    expect(show([unknown, old, nullCode])).toEqual([
+      'quota_exhausted: the model plan is used up',
+      'Turn cancelled.',
+      'Inspected inv_x.',
+    ]);
     expect(noticeWords(unknown, 'zh')).toEqual({ text: unknown.text, detail: null, known: false });
     // A sentence naming an invocation without its id says what the text says.
-    expect(noticeWords({ text: 'Inspected.', code: 'invocation_inspected', invocation_id: null }, 'zh').text).toBe('Inspected.');
+    expect(
+      noticeWords({ text: 'Inspected.', code: 'invocation_inspected', invocation_id: null }, 'zh').text,
+    ).toBe('Inspected.');
   });
 });
 
@@ -496,19 +700,32 @@ describe('storage and scope reasons in Chinese', () => {
       />,
     );
     const [journal, archive] = screen.getAllByRole('alert').map((e) => e.textContent);
-    expect(journal).toBe('存储失败：本地调用日志无法保存或读取（invocation_store_unavailable）。在解决之前会一直显示。');
+    expect(journal).toBe(
+      '存储失败：本地调用日志无法保存或读取（invocation_store_unavailable）。在解决之前会一直显示。',
+    );
     expect(archive).toBe('存储失败：events 3..5 are missing。在解决之前会一直显示。');
   });
 
   it('every journal code and archive store code has reason words', () => {
-    const archiveCodes = ['archive_store_busy', 'archive_store_full', 'archive_store_unavailable', 'archive_recovery_gap'];
-    const missing = [...JOURNAL_ERROR_CODES, ...archiveCodes].filter((c) => reasonText(c, 'zh') === c || reasonText(c, 'en') === c);
+    const archiveCodes = [
+      'archive_store_busy',
+      'archive_store_full',
+      'archive_store_unavailable',
+      'archive_recovery_gap',
+    ];
+    const missing = [...JOURNAL_ERROR_CODES, ...archiveCodes].filter(
+      (c) => reasonText(c, 'zh') === c || reasonText(c, 'en') === c,
+    );
     expect(missing).toEqual([]);
   });
 
   it('a blocked conversation names the revoked authorization after the words', () => {
-    expect(reasonText('authorization_revoked:auth-shop-a', 'zh')).toBe('此会话的一个授权已被撤销（authorization_revoked:auth-shop-a）');
-    expect(reasonText('authorization_revoked:auth-shop-a', 'en')).toBe('an authorization of this conversation was revoked (authorization_revoked:auth-shop-a)');
+    expect(reasonText('authorization_revoked:auth-shop-a', 'zh')).toBe(
+      '此会话的一个授权已被撤销（authorization_revoked:auth-shop-a）',
+    );
+    expect(reasonText('authorization_revoked:auth-shop-a', 'en')).toBe(
+      'an authorization of this conversation was revoked (authorization_revoked:auth-shop-a)',
+    );
     expect(reasonText('something else', 'zh')).toBe('something else');
   });
 });

@@ -24,7 +24,12 @@ const hosts: BrowserHost[] = [];
 const stops: Array<() => void> = [];
 
 const launch = async (opts: { port?: number; token?: string } = {}) => {
-  const h = await startBrowserHost({ dispatcher: desk.boot.dispatcher, bus: desk.boot.bus, staticDir: desk.staticDir, ...opts });
+  const h = await startBrowserHost({
+    dispatcher: desk.boot.dispatcher,
+    bus: desk.boot.bus,
+    staticDir: desk.staticDir,
+    ...opts,
+  });
   hosts.push(h);
   return h;
 };
@@ -66,7 +71,14 @@ afterEach(async () => {
   cleanup();
   for (const s of stops.splice(0)) s();
   for (const h of hosts.splice(0)) await h.close();
-  useApp.setState({ info: null, hub: null, error: null, hostLink: 'open', lang: 'en', view: 'conversations' });
+  useApp.setState({
+    info: null,
+    hub: null,
+    error: null,
+    hostLink: 'open',
+    lang: 'en',
+    view: 'conversations',
+  });
 });
 afterAll(async () => {
   await desk?.cleanup();
@@ -77,7 +89,9 @@ describe('browser mode: the app host link', () => {
     const first = await launch();
     await boot(transportTo(first));
     const { container } = render(<App />);
-    await waitFor(() => expect(container.querySelector('.app')?.getAttribute('data-ready')).toBe('true'), { timeout: 10_000 });
+    await waitFor(() => expect(container.querySelector('.app')?.getAttribute('data-ready')).toBe('true'), {
+      timeout: 10_000,
+    });
     expect(banner()).toBeNull();
 
     await stopHost(first);

@@ -15,12 +15,20 @@ const SAME_IN_BOTH = new Set(['Hub']);
 
 describe('message catalogs', () => {
   it('every English key exists in Chinese, and every Chinese key in English', () => {
-    expect(Object.keys(EN).filter((k) => !(k in ZH)), 'keys missing in zh.ts').toEqual([]);
-    expect(Object.keys(ZH).filter((k) => !(k in EN)), 'keys missing in en.ts').toEqual([]);
+    expect(
+      Object.keys(EN).filter((k) => !(k in ZH)),
+      'keys missing in zh.ts',
+    ).toEqual([]);
+    expect(
+      Object.keys(ZH).filter((k) => !(k in EN)),
+      'keys missing in en.ts',
+    ).toEqual([]);
   });
 
   it('each key has the same placeholders in both languages', () => {
-    const differing = Object.keys(EN).filter((k) => k in ZH && placeholders(EN[k] ?? '').join() !== placeholders(ZH[k] ?? '').join());
+    const differing = Object.keys(EN).filter(
+      (k) => k in ZH && placeholders(EN[k] ?? '').join() !== placeholders(ZH[k] ?? '').join(),
+    );
     expect(differing).toEqual([]);
   });
 
@@ -45,7 +53,8 @@ describe('components', () => {
         const text = (m[1] ?? '').trim();
         if (text && !ALLOWED_TEXT.has(text)) found.push(`${f}: text "${text}"`);
       }
-      for (const m of src.matchAll(/\b(title|aria-label|placeholder|alt)="([^"]*[A-Za-z][^"]*)"/g)) found.push(`${f}: ${m[1]}="${m[2]}"`);
+      for (const m of src.matchAll(/\b(title|aria-label|placeholder|alt)="([^"]*[A-Za-z][^"]*)"/g))
+        found.push(`${f}: ${m[1]}="${m[2]}"`);
       for (const m of src.matchAll(/\|\|\s*'([A-Za-z][^']*)'/g)) found.push(`${f}: default '${m[1]}'`);
     }
     expect(found).toEqual([]);

@@ -4,7 +4,11 @@ import { en } from '../../src-renderer/src/i18n/en.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { buildArguments, fieldsOf } from '../../src-renderer/src/logic/schema-form.js';
-import { descriptionOnlySchema, parseProductIds, taskRequestFrom } from '../../src-renderer/src/logic/task-boundary.js';
+import {
+  descriptionOnlySchema,
+  parseProductIds,
+  taskRequestFrom,
+} from '../../src-renderer/src/logic/task-boundary.js';
 import { INVOCATION_STATES, INVOCATION_STATE_LABELS } from '../../src-shared/states.js';
 
 describe('schema form', () => {
@@ -33,13 +37,27 @@ describe('schema form', () => {
   });
   it('builds typed arguments and reports the first problem', () => {
     const f = fieldsOf(schema);
-    expect(buildArguments(f, { product_id: '42', description: ' New text ', tags: '["a"]', publish: true })).toEqual({
+    expect(
+      buildArguments(f, { product_id: '42', description: ' New text ', tags: '["a"]', publish: true }),
+    ).toEqual({
       ok: true,
       args: { product_id: 42, description: 'New text', tags: ['a'], publish: true },
     });
-    expect(buildArguments(f, { product_id: '42' })).toEqual({ ok: false, field: 'description', problem: 'required' });
-    expect(buildArguments(f, { product_id: '4.2', description: 'x' })).toEqual({ ok: false, field: 'product_id', problem: 'not_a_number' });
-    expect(buildArguments(f, { product_id: '1', description: 'x', tags: '[oops' })).toEqual({ ok: false, field: 'tags', problem: 'invalid_json' });
+    expect(buildArguments(f, { product_id: '42' })).toEqual({
+      ok: false,
+      field: 'description',
+      problem: 'required',
+    });
+    expect(buildArguments(f, { product_id: '4.2', description: 'x' })).toEqual({
+      ok: false,
+      field: 'product_id',
+      problem: 'not_a_number',
+    });
+    expect(buildArguments(f, { product_id: '1', description: 'x', tags: '[oops' })).toEqual({
+      ok: false,
+      field: 'tags',
+      problem: 'invalid_json',
+    });
   });
 });
 
@@ -64,9 +82,17 @@ describe('task boundary', () => {
       { authorization_ref: 'auth-inventory', tools: ['get_stock'] },
     ]);
     expect(req.constraints).toEqual([
-      { authorization_ref: 'auth-shop-a', tool: 'update_product', schema: descriptionOnlySchema(['41', '42', '43']), description: 'Description only for products 41, 42, 43' },
+      {
+        authorization_ref: 'auth-shop-a',
+        tool: 'update_product',
+        schema: descriptionOnlySchema(['41', '42', '43']),
+        description: 'Description only for products 41, 42, 43',
+      },
     ]);
-    expect(descriptionOnlySchema(['42'])).toMatchObject({ properties: { product_id: { enum: [42] } }, propertyNames: { enum: ['product_id', 'description'] } });
+    expect(descriptionOnlySchema(['42'])).toMatchObject({
+      properties: { product_id: { enum: [42] } },
+      propertyNames: { enum: ['product_id', 'description'] },
+    });
   });
 });
 

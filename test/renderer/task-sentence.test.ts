@@ -48,7 +48,15 @@ describe('taskSentence', () => {
       writes_used: 2,
       writes_left: 4,
       counts: counts({ succeeded: 1, unknown: 1, not_dispatched: 1 }),
-      unresolved: [{ invocation_id: 'inv_b', state: 'unknown', tool: 'update_product', authorization_ref: 'auth-shop-a', updated_at: 'x' }],
+      unresolved: [
+        {
+          invocation_id: 'inv_b',
+          state: 'unknown',
+          tool: 'update_product',
+          authorization_ref: 'auth-shop-a',
+          updated_at: 'x',
+        },
+      ],
     });
     expect(taskSentence(t, en)).toBe('Further dispatch is paused. One earlier request still needs checking.');
   });
@@ -60,23 +68,39 @@ describe('taskSentence', () => {
       unresolved: [
         { invocation_id: 'a', state: 'unknown', tool: 't', authorization_ref: 'r', updated_at: 'x' },
         { invocation_id: 'b', state: 'unknown', tool: 't', authorization_ref: 'r', updated_at: 'x' },
-        { invocation_id: 'c', state: 'awaiting_approval', tool: 't', authorization_ref: 'r', updated_at: 'x' },
+        {
+          invocation_id: 'c',
+          state: 'awaiting_approval',
+          tool: 't',
+          authorization_ref: 'r',
+          updated_at: 'x',
+        },
       ],
     });
-    expect(taskSentence(t, en)).toBe('Further dispatch is paused. 2 earlier requests still need checking. One call is awaiting approval.');
+    expect(taskSentence(t, en)).toBe(
+      'Further dispatch is paused. 2 earlier requests still need checking. One call is awaiting approval.',
+    );
   });
 
   it('says what an active, a spent, an expired and a cancelled task allow', () => {
     expect(taskSentence(task(), en)).toBe('Dispatch is allowed: 6 of 6 writes left.');
-    expect(taskSentence(task({ writes_used: 6, writes_left: 0 }), en)).toBe('The write budget is spent: further writes are refused.');
-    expect(taskSentence(task({ expired: true }), en)).toBe('This task has expired: nothing further will be dispatched. Nothing is waiting.');
+    expect(taskSentence(task({ writes_used: 6, writes_left: 0 }), en)).toBe(
+      'The write budget is spent: further writes are refused.',
+    );
+    expect(taskSentence(task({ expired: true }), en)).toBe(
+      'This task has expired: nothing further will be dispatched. Nothing is waiting.',
+    );
     expect(taskSentence(task({ state: 'cancelled', counts: counts({ approved: 1 }) }), en)).toBe(
       'This task is cancelled: nothing further will be dispatched, and completed work is not undone. One approved call has not run yet.',
     );
-    expect(taskSentence(task({ state: 'paused' }), en)).toBe('Further dispatch is paused. Nothing is waiting.');
+    expect(taskSentence(task({ state: 'paused' }), en)).toBe(
+      'Further dispatch is paused. Nothing is waiting.',
+    );
   });
 
   it('is translated into Simplified Chinese', () => {
-    expect(taskSentence(task({ state: 'paused', counts: counts({ unknown: 1 }) }), zh)).toBe('后续派发已暂停。 还有一个先前的请求需要核查。');
+    expect(taskSentence(task({ state: 'paused', counts: counts({ unknown: 1 }) }), zh)).toBe(
+      '后续派发已暂停。 还有一个先前的请求需要核查。',
+    );
   });
 });

@@ -37,12 +37,21 @@ const audit = (kind: string, to_state: string | null, over: Partial<AuditEntry> 
 
 const ENTRIES = timelineFromAudit([
   audit('task.created', 'active'),
-  audit('invocation.created', 'dispatching', { invocation_id: 'inv_write_1', detail: { tool: 'update_product' } }),
+  audit('invocation.created', 'dispatching', {
+    invocation_id: 'inv_write_1',
+    detail: { tool: 'update_product' },
+  }),
   audit('invocation.state', 'succeeded', { invocation_id: 'inv_write_1' }),
-  audit('invocation.created', 'awaiting_approval', { invocation_id: 'inv_appr_1', detail: { tool: 'update_product' } }),
+  audit('invocation.created', 'awaiting_approval', {
+    invocation_id: 'inv_appr_1',
+    detail: { tool: 'update_product' },
+  }),
   audit('approval.decided', 'approved', { invocation_id: 'inv_appr_1' }),
   audit('task.paused', 'paused'),
-  audit('invocation.created', 'not_dispatched', { invocation_id: 'inv_refused_1', detail: { tool: 'update_product', reason_code: 'task_paused' } }),
+  audit('invocation.created', 'not_dispatched', {
+    invocation_id: 'inv_refused_1',
+    detail: { tool: 'update_product', reason_code: 'task_paused' },
+  }),
   audit('task.active', 'active'),
   audit('invocation.state', 'unknown', { invocation_id: 'inv_write_1' }),
   audit('task.cancelled', 'cancelled'),
@@ -56,14 +65,28 @@ function allWords(root: HTMLElement): string {
 
 describe('task timeline in Chinese', () => {
   it('draws Chinese lane labels, event words, tooltips and description', () => {
-    expect(ENTRIES.map((e) => e.kind)).toEqual(['control', 'permit', 'dispatch', 'outcome', 'approval', 'approval', 'control', 'refusal', 'control', 'outcome', 'control']);
+    expect(ENTRIES.map((e) => e.kind)).toEqual([
+      'control',
+      'permit',
+      'dispatch',
+      'outcome',
+      'approval',
+      'approval',
+      'control',
+      'refusal',
+      'control',
+      'outcome',
+      'control',
+    ]);
     useApp.setState({ lang: 'zh' });
     const { container } = render(<TaskTimeline entries={ENTRIES} />);
 
     const svg = screen.getByTestId('timeline-svg');
     const laneLabels = [...svg.querySelectorAll('text.lane-label')].map((n) => n.textContent);
     expect(laneLabels).toEqual(['任务', '审批', '许可', '派发', '结果', '拒绝']);
-    expect(svg.getAttribute('aria-label')).toMatch(/^此任务的时间线：从 .+ 到 .+ 共 11 个事件，分为以下泳道：任务、审批、许可、派发、结果、拒绝。$/);
+    expect(svg.getAttribute('aria-label')).toMatch(
+      /^此任务的时间线：从 .+ 到 .+ 共 11 个事件，分为以下泳道：任务、审批、许可、派发、结果、拒绝。$/,
+    );
 
     const list = within(container).getByRole('list', { name: '时间线事件' });
     const items = within(list)
@@ -105,13 +128,28 @@ describe('task timeline in Chinese', () => {
       paused_at: '2026-01-01T09:01:00.000Z',
       cancelled_at: null,
     } as never);
-    expect(remote.map((e) => timelineText(e, t, (s) => stateLabel(s, 'en')))).toEqual(['Task created', 'Task paused']);
-    expect(remote.map((e) => timelineText(e, translator('zh'), (s) => stateLabel(s, 'zh')))).toEqual(['任务已创建', '任务已暂停']);
+    expect(remote.map((e) => timelineText(e, t, (s) => stateLabel(s, 'en')))).toEqual([
+      'Task created',
+      'Task paused',
+    ]);
+    expect(remote.map((e) => timelineText(e, translator('zh'), (s) => stateLabel(s, 'zh')))).toEqual([
+      '任务已创建',
+      '任务已暂停',
+    ]);
   });
 
   it('shows the label as it came when a structured field holds a value not known here, rather than dropping it', () => {
     const t = translator('zh');
-    const odd = { at: '2026-01-01T09:00:00.000Z', kind: 'control' as const, invocation_id: null, tool: null, state: null, task_action: 'renamed', reason_code: null, label: 'Task renamed to X' };
+    const odd = {
+      at: '2026-01-01T09:00:00.000Z',
+      kind: 'control' as const,
+      invocation_id: null,
+      tool: null,
+      state: null,
+      task_action: 'renamed',
+      reason_code: null,
+      label: 'Task renamed to X',
+    };
     expect(timelineText(odd, t, (s) => stateLabel(s, 'zh'))).toBe('Task renamed to X');
   });
 });

@@ -55,15 +55,36 @@ describe('archive failures in a turn', () => {
     const after = await runtime.archiveStatus(s.sessionId);
     expect(after).toMatchObject({ state: 'ready', unsavedEvents: [] });
     const stored = await runtime.archiveEvents(s.sessionId);
-    expect(stored.filter((e) => e.kind === 'user_message').map((e) => (e as { text: string }).text)).toEqual(['hello while the disk is locked']);
+    expect(stored.filter((e) => e.kind === 'user_message').map((e) => (e as { text: string }).text)).toEqual([
+      'hello while the disk is locked',
+    ]);
   });
 
   it('no secret (model key, Hub token) reaches any file in the host data directory', async () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     env.model.setScript([
-      { name: 'sec-search', match: { userIncludes: 'secret' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
-      { name: 'sec-edit', match: { afterToolResultFor: 'search_tools' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: `key ${MODEL_KEY}` } }] } },
-      { name: 'sec-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: `done (token ${env.clientToken})` } },
+      {
+        name: 'sec-search',
+        match: { userIncludes: 'secret' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+      },
+      {
+        name: 'sec-edit',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: `key ${MODEL_KEY}` },
+            },
+          ],
+        },
+      },
+      {
+        name: 'sec-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: `done (token ${env.clientToken})` },
+      },
     ]);
     await runtime.sendMessage(s.sessionId, `my secret key is ${MODEL_KEY}`);
     const bytes = readdirSync(dataDir)
@@ -80,33 +101,60 @@ describe('archive failures in a turn', () => {
 });
 
 describe('revocation during a living session', () => {
-  it('drops the authorization\'s declarations, blocks the whole scope and sends nothing more', async () => {
+  it("drops the authorization's declarations, blocks the whole scope and sends nothing more", async () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopB, AUTH.inventory] });
     env.model.setScript([
-      { name: 'rv-load', match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'stock product', limit: 20 } }] } },
+      {
+        name: 'rv-load',
+        match: { userIncludes: 'load' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'stock product', limit: 20 } }] },
+      },
       { name: 'rv-loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'ok' } },
     ]);
     await runtime.sendMessage(s.sessionId, 'load');
-    expect((await runtime.cachedDeclarations(s.sessionId)).some((d) => d.target.authorization_ref === AUTH.inventory)).toBe(true);
+    expect(
+      (await runtime.cachedDeclarations(s.sessionId)).some(
+        (d) => d.target.authorization_ref === AUTH.inventory,
+      ),
+    ).toBe(true);
     await env.admin.revokeAuthorization(AUTH.inventory);
     env.model.setScript([
-      { name: 'rv-call', match: { userIncludes: 'stock' }, reply: { toolCalls: [{ name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-B-0042' } }] } },
-      { name: 'rv-after', match: { afterToolResultFor: 'auth_inventory__get_stock' }, reply: { toolCalls: [{ name: 'auth_shop_b__get_product', arguments: { product_id: 42 } }] } },
-      { name: 'rv-end', match: { afterToolResultFor: 'auth_shop_b__get_product' }, reply: { text: 'blocked' } },
+      {
+        name: 'rv-call',
+        match: { userIncludes: 'stock' },
+        reply: { toolCalls: [{ name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-B-0042' } }] },
+      },
+      {
+        name: 'rv-after',
+        match: { afterToolResultFor: 'auth_inventory__get_stock' },
+        reply: { toolCalls: [{ name: 'auth_shop_b__get_product', arguments: { product_id: 42 } }] },
+      },
+      {
+        name: 'rv-end',
+        match: { afterToolResultFor: 'auth_shop_b__get_product' },
+        reply: { text: 'blocked' },
+      },
     ]);
     const invokesBefore = (await env.hubMetrics()).invokes;
     const r = await runtime.sendMessage(s.sessionId, 'check stock');
     expect(r.outcome).toBe('completed');
-    const first = toolMessages(env.model.requests().find((q) => q.matchedStep === 'rv-after')!).at(-1) as { feedback: { code: string } };
+    const first = toolMessages(env.model.requests().find((q) => q.matchedStep === 'rv-after')!).at(-1) as {
+      feedback: { code: string };
+    };
     expect(first.feedback.code).toBe('authorization_revoked');
     // the surviving member (shop B) is not used either: the whole group is blocked
     const reqEnd = env.model.requests().find((q) => q.matchedStep === 'rv-end');
     expect(reqEnd?.toolNames).toEqual([]);
-    expect((toolMessages(reqEnd!).at(-1) as { feedback: { category: string } }).feedback.category).toBe('blocked');
+    expect((toolMessages(reqEnd!).at(-1) as { feedback: { category: string } }).feedback.category).toBe(
+      'blocked',
+    );
     expect(await runtime.cachedDeclarations(s.sessionId)).toEqual([]);
     expect((await env.hubMetrics()).invokes).toBe(invokesBefore);
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
-    expect(summary).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_revoked:${AUTH.inventory}` });
+    expect(summary).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+    });
   });
   it('an authorization.changed event (fed by the app) drops the declarations and blocks the group without any Hub request', async () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.shopB] });
@@ -117,7 +165,10 @@ describe('revocation during a living session', () => {
     await runtime.authorizationChanged(rebound);
     expect(await runtime.cachedDeclarations(s.sessionId)).toEqual([]);
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
-    expect(summary).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_rebound:${AUTH.shopB}` });
+    expect(summary).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: `authorization_rebound:${AUTH.shopB}`,
+    });
     expect(env.proxy.requests()).toEqual([]);
   });
 });

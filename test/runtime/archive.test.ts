@@ -19,7 +19,13 @@ describe('sqlite conversation archive', () => {
   it('saves events in order and reads them back after reopening the file', () => {
     const file = tmpFile();
     const a = createSqliteArchive({ file });
-    a.upsertSession({ sessionId: 's1', title: 'T', createdAt: 'x', updatedAt: 'x', settings: { reuse: true } });
+    a.upsertSession({
+      sessionId: 's1',
+      title: 'T',
+      createdAt: 'x',
+      updatedAt: 'x',
+      settings: { reuse: true },
+    });
     const r1 = a.append('s1', ev('user_message', { text: 'hello' }));
     const r2 = a.append('s1', ev('assistant_message', { text: 'hi' }));
     expect(r1.saved && r1.event.seq).toBe(1);
@@ -99,9 +105,23 @@ describe('sqlite conversation archive', () => {
     const file = tmpFile();
     const key = 'sk-live-very-secret-key-123';
     const a = createSqliteArchive({ file, secrets: () => [key] });
-    a.append('s1', ev('user_message', { text: `my key is ${key}`, nested: { api_key: 'other-secret-value', token: 'tok-abcdef' } }));
+    a.append(
+      's1',
+      ev('user_message', {
+        text: `my key is ${key}`,
+        nested: { api_key: 'other-secret-value', token: 'tok-abcdef' },
+      }),
+    );
     a.close();
-    const bytes = readFileSync(file).toString('latin1') + (() => { try { return readFileSync(`${file}-wal`).toString('latin1'); } catch { return ''; } })();
+    const bytes =
+      readFileSync(file).toString('latin1') +
+      (() => {
+        try {
+          return readFileSync(`${file}-wal`).toString('latin1');
+        } catch {
+          return '';
+        }
+      })();
     expect(bytes).not.toContain(key);
     expect(bytes).not.toContain('other-secret-value');
     expect(bytes).not.toContain('tok-abcdef');

@@ -6,7 +6,12 @@ import { eventsToMessages } from '../../src-main/runtime/conversation.js';
 import { createDeclarationCache, declarationKey } from '../../src-main/runtime/declaration-cache.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
 
-function decl(authorization_ref: string, tool: string, rev = 'r1', extra: Partial<Declaration> = {}): Declaration {
+function decl(
+  authorization_ref: string,
+  tool: string,
+  rev = 'r1',
+  extra: Partial<Declaration> = {},
+): Declaration {
   return {
     hub_id: 'hub-1',
     authorization_ref,
@@ -17,7 +22,10 @@ function decl(authorization_ref: string, tool: string, rev = 'r1', extra: Partia
     description: `${tool} of ${authorization_ref}`,
     input_schema: {
       type: 'object',
-      properties: { product_id: { type: 'integer', minimum: 1 }, description: { type: 'string', maxLength: 20 } },
+      properties: {
+        product_id: { type: 'integer', minimum: 1 },
+        description: { type: 'string', maxLength: 20 },
+      },
       required: ['product_id'],
       additionalProperties: false,
     },
@@ -36,11 +44,15 @@ function decl(authorization_ref: string, tool: string, rev = 'r1', extra: Partia
 }
 
 describe('declaration cache', () => {
-  it('gives two systems\' update_product different names that map back to their own authorization', () => {
+  it("gives two systems' update_product different names that map back to their own authorization", () => {
     const c = createDeclarationCache();
     c.put([decl('auth-shop-a', 'update_product'), decl('auth-shop-b', 'update_product')]);
-    expect(c.byFunctionName('auth_shop_a__update_product')?.declaration.authorization_ref).toBe('auth-shop-a');
-    expect(c.byFunctionName('auth_shop_b__update_product')?.declaration.authorization_ref).toBe('auth-shop-b');
+    expect(c.byFunctionName('auth_shop_a__update_product')?.declaration.authorization_ref).toBe(
+      'auth-shop-a',
+    );
+    expect(c.byFunctionName('auth_shop_b__update_product')?.declaration.authorization_ref).toBe(
+      'auth-shop-b',
+    );
     expect(c.byFunctionName('update_product')).toBeNull();
   });
 
@@ -73,7 +85,12 @@ describe('declaration cache', () => {
     c.put([decl('a', 't1'), decl('a', 't2'), decl('a', 't3')]);
     c.byFunctionName('a__t1'); // recently used
     c.put([decl('a', 't4')]);
-    expect(c.list().map((e) => e.functionName).sort()).toEqual(['a__t1', 'a__t3', 'a__t4']);
+    expect(
+      c
+        .list()
+        .map((e) => e.functionName)
+        .sort(),
+    ).toEqual(['a__t1', 'a__t3', 'a__t4']);
     expect(c.evictedReason('a__t2')).toBe('capacity');
 
     const big = (tool: string) => decl('b', tool, 'r', { description: 'x'.repeat(1000) });
@@ -108,14 +125,27 @@ describe('argument validation', () => {
     expect(v.check('k', d, [1, 2]).ok).toBe(false);
   });
   it('refuses target-selecting keys and values naming another member, unless the schema declares the field', () => {
-    const open = decl('auth-shop-a', 'note', 'r1', { input_schema: { type: 'object', properties: { text: { type: 'string' } } } });
-    expect(v.check('open', open, { text: 'hi', authorization_ref: 'auth-shop-b' }).errors[0]).toContain('selects a target');
-    expect(v.check('open', open, { text: 'hi', extra: 'auth-shop-b' }, ['auth-shop-b']).errors[0]).toContain('another system');
+    const open = decl('auth-shop-a', 'note', 'r1', {
+      input_schema: { type: 'object', properties: { text: { type: 'string' } } },
+    });
+    expect(v.check('open', open, { text: 'hi', authorization_ref: 'auth-shop-b' }).errors[0]).toContain(
+      'selects a target',
+    );
+    expect(v.check('open', open, { text: 'hi', extra: 'auth-shop-b' }, ['auth-shop-b']).errors[0]).toContain(
+      'another system',
+    );
     // a declared business field may name another system (explicit mapping basis, e.g. find_sku's shop)
     const mapping = decl('auth-inventory', 'find_sku', 'r1', {
-      input_schema: { type: 'object', properties: { shop: { type: 'string' }, product_id: { type: 'integer' } }, required: ['shop', 'product_id'] },
+      input_schema: {
+        type: 'object',
+        properties: { shop: { type: 'string' }, product_id: { type: 'integer' } },
+        required: ['shop', 'product_id'],
+      },
     });
-    expect(v.check('map', mapping, { shop: 'shop-a', product_id: 42 }, ['shop-a', 'auth-shop-a'])).toEqual({ ok: true, errors: [] });
+    expect(v.check('map', mapping, { shop: 'shop-a', product_id: 42 }, ['shop-a', 'auth-shop-a'])).toEqual({
+      ok: true,
+      errors: [],
+    });
   });
 });
 
@@ -124,11 +154,61 @@ describe('history rebuild', () => {
   it('answers every recorded call: a call without a result is described as unknown, never as "did not happen"', () => {
     const events: ArchiveEvent[] = [
       { ...base, seq: 1, eventId: 'e1', turnId: 't1', kind: 'user_message', text: 'edit' },
-      { ...base, seq: 2, eventId: 'e2', turnId: 't1', kind: 'assistant_message', messageId: 'm', text: '', finish: 'tool_calls' },
-      { ...base, seq: 3, eventId: 'e3', turnId: 't1', kind: 'tool_call', callId: 'c1', functionName: 'f', argumentsText: '{}', target: null },
-      { ...base, seq: 4, eventId: 'e4', turnId: 't1', kind: 'tool_call', callId: 'c2', functionName: 'g', argumentsText: '{}', target: null },
-      { ...base, seq: 5, eventId: 'e5', turnId: 't1', kind: 'tool_result', callId: 'c1', functionName: 'f', content: '{"ok":true}', feedback: null, invocation_id: null },
-      { ...base, seq: 6, eventId: 'e6', turnId: 'manual', kind: 'tool_call', callId: 'c3', functionName: 'h', argumentsText: '{}', target: null },
+      {
+        ...base,
+        seq: 2,
+        eventId: 'e2',
+        turnId: 't1',
+        kind: 'assistant_message',
+        messageId: 'm',
+        text: '',
+        finish: 'tool_calls',
+      },
+      {
+        ...base,
+        seq: 3,
+        eventId: 'e3',
+        turnId: 't1',
+        kind: 'tool_call',
+        callId: 'c1',
+        functionName: 'f',
+        argumentsText: '{}',
+        target: null,
+      },
+      {
+        ...base,
+        seq: 4,
+        eventId: 'e4',
+        turnId: 't1',
+        kind: 'tool_call',
+        callId: 'c2',
+        functionName: 'g',
+        argumentsText: '{}',
+        target: null,
+      },
+      {
+        ...base,
+        seq: 5,
+        eventId: 'e5',
+        turnId: 't1',
+        kind: 'tool_result',
+        callId: 'c1',
+        functionName: 'f',
+        content: '{"ok":true}',
+        feedback: null,
+        invocation_id: null,
+      },
+      {
+        ...base,
+        seq: 6,
+        eventId: 'e6',
+        turnId: 'manual',
+        kind: 'tool_call',
+        callId: 'c3',
+        functionName: 'h',
+        argumentsText: '{}',
+        target: null,
+      },
       { ...base, seq: 7, eventId: 'e7', turnId: 't2', kind: 'user_message', text: 'again' },
     ];
     const msgs = eventsToMessages(events, 'sys');
@@ -140,8 +220,24 @@ describe('history rebuild', () => {
   it('bounds a long history at a user message, keeping the system prompt', () => {
     const events: ArchiveEvent[] = [];
     for (let i = 0; i < 50; i++) {
-      events.push({ ...base, seq: 2 * i + 1, eventId: `u${i}`, turnId: `t${i}`, kind: 'user_message', text: `q${i}` });
-      events.push({ ...base, seq: 2 * i + 2, eventId: `a${i}`, turnId: `t${i}`, kind: 'assistant_message', messageId: `m${i}`, text: `a${i}`, finish: 'stop' });
+      events.push({
+        ...base,
+        seq: 2 * i + 1,
+        eventId: `u${i}`,
+        turnId: `t${i}`,
+        kind: 'user_message',
+        text: `q${i}`,
+      });
+      events.push({
+        ...base,
+        seq: 2 * i + 2,
+        eventId: `a${i}`,
+        turnId: `t${i}`,
+        kind: 'assistant_message',
+        messageId: `m${i}`,
+        text: `a${i}`,
+        finish: 'stop',
+      });
     }
     const msgs = eventsToMessages(events, 'sys', 11);
     expect(msgs[0]).toEqual({ role: 'system', content: 'sys' });

@@ -12,7 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversationItems } from '../../src-main/handlers/conversation.js';
 import { listUnresolved } from '../../src-main/handlers/unresolved.js';
-import type { DeskRuntime, RuntimeEvent, SessionSummary, ToolCallCard } from '../../src-main/runtime/desk-runtime.js';
+import type {
+  DeskRuntime,
+  RuntimeEvent,
+  SessionSummary,
+  ToolCallCard,
+} from '../../src-main/runtime/desk-runtime.js';
 import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from './fixtures/env.js';
 import { spawnHost, type HostHandle } from './fixtures/host-handle.js';
 import { newDataDir, startRuntime } from './fixtures/runtime.js';
@@ -32,7 +37,10 @@ afterEach(async () => {
   env = null;
 });
 
-async function until<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+async function until<T>(
+  fn: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  ms = 20_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
@@ -49,13 +57,21 @@ async function fresh(dataDir = newDataDir()) {
 }
 
 const cardsOf = (events: RuntimeEvent[], functionName: string): ToolCallCard[] =>
-  events.filter((e): e is Extract<RuntimeEvent, { type: 'tool.card' }> => e.type === 'tool.card').map((e) => e.card).filter((c) => c.functionName === functionName);
+  events
+    .filter((e): e is Extract<RuntimeEvent, { type: 'tool.card' }> => e.type === 'tool.card')
+    .map((e) => e.card)
+    .filter((c) => c.functionName === functionName);
 
 /** Consecutive duplicates removed. */
-const phases = (cards: ToolCallCard[]) => cards.map((c) => c.state).filter((s, i, all) => i === 0 || all[i - 1] !== s);
+const phases = (cards: ToolCallCard[]) =>
+  cards.map((c) => c.state).filter((s, i, all) => i === 0 || all[i - 1] !== s);
 
 const loadScript = (fn: string) => [
-  { name: `${fn}-load`, match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: fn, limit: 20 } }] } },
+  {
+    name: `${fn}-load`,
+    match: { userIncludes: 'load' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: fn, limit: 20 } }] },
+  },
   { name: `${fn}-loaded`, match: { afterToolResultFor: 'search_tools' }, reply: { text: 'loaded' } },
 ];
 
@@ -68,8 +84,23 @@ describe('call card lifecycle', () => {
     await runtime.sendMessage(s.sessionId, 'load');
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 1_500 });
     env.model.setScript([
-      { name: 'edit', match: { userIncludes: 'slow edit' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 7, description: 'slow edit' } }] } },
-      { name: 'done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'Done.' } },
+      {
+        name: 'edit',
+        match: { userIncludes: 'slow edit' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 7, description: 'slow edit' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'Done.' },
+      },
     ]);
     const pending = runtime.sendMessage(s.sessionId, 'Make a slow edit');
     // The request is at the shop (held there by the delay): the card must say so.
@@ -81,7 +112,12 @@ describe('call card lifecycle', () => {
     const journal = await runtime.journalStatus(s.sessionId);
     expect(journal.entries.map((e) => e.invocation_id)).toContain(atShop?.invocation_id);
     expect((await pending).outcome).toBe('completed');
-    expect(phases(cardsOf(events, 'auth_shop_a__update_product_content'))).toEqual(['validating', 'pending_dispatch', 'dispatching', 'succeeded']);
+    expect(phases(cardsOf(events, 'auth_shop_a__update_product_content'))).toEqual([
+      'validating',
+      'pending_dispatch',
+      'dispatching',
+      'succeeded',
+    ]);
   }, 60_000);
 
   it('a call refused before dispatch never reads "Running"', async () => {
@@ -91,8 +127,18 @@ describe('call card lifecycle', () => {
     env.model.setScript(loadScript('update product content'));
     await runtime.sendMessage(s.sessionId, 'load');
     env.model.setScript([
-      { name: 'bad', match: { userIncludes: 'bad edit' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 'x' } }] } },
-      { name: 'done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'Refused.' } },
+      {
+        name: 'bad',
+        match: { userIncludes: 'bad edit' },
+        reply: {
+          toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 'x' } }],
+        },
+      },
+      {
+        name: 'done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'Refused.' },
+      },
     ]);
     await runtime.sendMessage(s.sessionId, 'a bad edit');
     expect(phases(cardsOf(events, 'auth_shop_a__update_product_content'))).toEqual(['validating', 'refused']);
@@ -106,7 +152,18 @@ describe('reopened conversation', () => {
     const first = await fresh(dataDir);
     const s = await first.runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     env.model.setScript([
-      { name: 'load-a', match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content publish listing', limit: 20 } }] } },
+      {
+        name: 'load-a',
+        match: { userIncludes: 'load' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'search_tools',
+              arguments: { query: 'update product content publish listing', limit: 20 },
+            },
+          ],
+        },
+      },
       { name: 'loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'loaded' } },
     ]);
     await first.runtime.sendMessage(s.sessionId, 'load');
@@ -116,23 +173,47 @@ describe('reopened conversation', () => {
         match: { userIncludes: 'work' },
         reply: {
           toolCalls: [
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 7, description: 'fine' } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 7, description: 'fine' },
+            },
             { name: 'auth_shop_a__update_product_content', arguments: { product_id: 'not a number' } },
             { name: 'auth_shop_a__publish_listing', arguments: { product_id: 13, channel: 'web' } },
           ],
         },
       },
-      { name: 'worked', match: { afterToolResultFor: 'auth_shop_a__publish_listing' }, reply: { text: 'Worked.' } },
+      {
+        name: 'worked',
+        match: { afterToolResultFor: 'auth_shop_a__publish_listing' },
+        reply: { text: 'Worked.' },
+      },
     ]);
     await first.runtime.sendMessage(s.sessionId, 'work');
     env.demo.shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit' });
     env.model.setScript([
-      { name: 'lost', match: { userIncludes: 'lost' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'lost ack' } }] } },
-      { name: 'lost-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'Needs checking.' } },
+      {
+        name: 'lost',
+        match: { userIncludes: 'lost' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'lost ack' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'lost-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'Needs checking.' },
+      },
     ]);
     await first.runtime.sendMessage(s.sessionId, 'lost ack');
     const liveFinal = new Map<string, string>();
-    for (const e of first.events) if (e.type === 'tool.card' && e.card.functionName !== 'search_tools') liveFinal.set(e.card.callId, e.card.state);
+    for (const e of first.events)
+      if (e.type === 'tool.card' && e.card.functionName !== 'search_tools')
+        liveFinal.set(e.card.callId, e.card.state);
     expect([...liveFinal.values()]).toEqual(['succeeded', 'refused', 'awaiting_approval', 'unknown']);
     await first.runtime.close();
     runtimes.splice(runtimes.indexOf(first.runtime), 1);
@@ -140,7 +221,8 @@ describe('reopened conversation', () => {
     const second = await fresh(dataDir);
     const opened = await second.runtime.openSession(s.sessionId);
     const items = conversationItems(opened.events, opened.journal.entries).filter(
-      (i): i is Extract<typeof i, { kind: 'tool_call' }> => i.kind === 'tool_call' && i.function_name !== 'search_tools',
+      (i): i is Extract<typeof i, { kind: 'tool_call' }> =>
+        i.kind === 'tool_call' && i.function_name !== 'search_tools',
     );
     expect(items.map((i) => [i.id, i.state])).toEqual([...liveFinal.entries()]);
     expect(items.map((i) => i.effect)).toEqual(['write', 'write', 'write', 'write']);
@@ -162,17 +244,25 @@ async function holdingProxy(target: string): Promise<{ url: string; held: () => 
         held.push(body.toString());
         return; // held: the request never reaches the Hub
       }
-      const up = httpRequest(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
+      const up = httpRequest(
+        new URL(req.url ?? '/', target),
+        { method: req.method, headers: req.headers },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       up.end(body);
     });
   });
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, held: () => [...held], release: () => void (holding = false) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held: () => [...held],
+    release: () => void (holding = false),
+  };
 }
 
 describe('saved fence, host killed before the request reached the Hub', () => {
@@ -182,11 +272,35 @@ describe('saved fence, host killed before the request reached the Hub', () => {
     const hold = await holdingProxy(env.proxy.url);
     const h1 = await spawnHost({ ...env, proxy: { ...env.proxy, url: hold.url } }, dataDir);
     hosts.push(h1);
-    const s = await h1.call<SessionSummary>('createSession', { title: 'fence', authorizationRefs: [AUTH.shopA] });
+    const s = await h1.call<SessionSummary>('createSession', {
+      title: 'fence',
+      authorizationRefs: [AUTH.shopA],
+    });
     env.model.setScript([
-      { name: 'f-search', match: { userIncludes: 'fence' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
-      { name: 'f-edit', match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'fence' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 7, description: 'held' } }] } },
-      { name: 'f-never', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'unreachable' } },
+      {
+        name: 'f-search',
+        match: { userIncludes: 'fence' },
+        reply: {
+          toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }],
+        },
+      },
+      {
+        name: 'f-edit',
+        match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'fence' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 7, description: 'held' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'f-never',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'unreachable' },
+      },
     ]);
     h1.fire('sendMessage', s.sessionId, 'fence edit of product 7');
     await until(() => hold.held().length === 1);
@@ -203,11 +317,21 @@ describe('saved fence, host killed before the request reached the Hub', () => {
     await runtime.openSession(s.sessionId);
     const rows = await listUnresolved({ runtime, hub: { lastReceipt: () => null } });
     const row = rows.find((r) => r.invocation_id === id);
-    expect(row).toMatchObject({ journal_entry_state: 'pending_dispatch', hub_state: null, can_inspect: true, can_resume: true, unsaved: false });
+    expect(row).toMatchObject({
+      journal_entry_state: 'pending_dispatch',
+      hub_state: null,
+      can_inspect: true,
+      can_resume: true,
+      unsaved: false,
+    });
 
     const env2 = await runtime.resumeInvocation(s.sessionId, id);
     expect(env2.receipt).toBeNull();
-    expect(env2.feedback).toMatchObject({ code: 'invocation_not_found', next_action: 'inspect_original', original_outcome: 'unverified' });
+    expect(env2.feedback).toMatchObject({
+      code: 'invocation_not_found',
+      next_action: 'inspect_original',
+      original_outcome: 'unverified',
+    });
     // No automatic retry: no invoke, nothing at the shop, the record is kept.
     await new Promise((r) => setTimeout(r, 500));
     expect(env.proxy.requests()).not.toContain('POST /agent/v1/invocations');

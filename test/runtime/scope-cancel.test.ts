@@ -51,17 +51,26 @@ describe('whole-scope revalidation on reopen', () => {
     expect(env.proxy.requests()).toEqual(['GET /agent/v1/authorizations']);
 
     env.model.setScript([
-      { name: 'blocked-try', match: { userIncludes: 'shop A' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product' } }] } },
+      {
+        name: 'blocked-try',
+        match: { userIncludes: 'shop A' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product' } }] },
+      },
       { name: 'blocked-answer', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Blocked.' } },
     ]);
     env.proxy.reset();
-    const r = await second.runtime.sendMessage(s.sessionId, 'Edit product 42 in shop A (the surviving member).');
+    const r = await second.runtime.sendMessage(
+      s.sessionId,
+      'Edit product 42 in shop A (the surviving member).',
+    );
     expect(r.outcome).toBe('completed');
     const req = env.model.requests().find((q) => q.matchedStep === 'blocked-try');
     expect(req?.toolNames).toEqual([]);
     const sys = req?.messages[0]?.content;
     expect(String(sys)).toContain('blocked');
-    const fb = toolMessages(env.model.requests().find((q) => q.matchedStep === 'blocked-answer')!).at(-1) as { feedback: { category: string } };
+    const fb = toolMessages(env.model.requests().find((q) => q.matchedStep === 'blocked-answer')!).at(-1) as {
+      feedback: { category: string };
+    };
     expect(fb.feedback.category).toBe('blocked');
     expect(env.proxy.requests()).toEqual([]);
     expect(env.demo.shopA.ledger()).toEqual([]);
@@ -79,7 +88,9 @@ describe('whole-scope revalidation on reopen', () => {
     env.proxy.setOffline(true);
     const opened = await second.runtime.openSession(s.sessionId);
     expect(opened.session.availability).toBe('offline');
-    env.model.setScript([{ name: 'offline-chat', match: { userIncludes: 'status' }, reply: { text: 'The Hub is unreachable.' } }]);
+    env.model.setScript([
+      { name: 'offline-chat', match: { userIncludes: 'status' }, reply: { text: 'The Hub is unreachable.' } },
+    ]);
     env.proxy.reset();
     const r = await second.runtime.sendMessage(s.sessionId, 'status?');
     expect(r.outcome).toBe('completed');
@@ -94,9 +105,21 @@ describe('whole-scope revalidation on reopen', () => {
     const again = await second.runtime.openSession(s.sessionId);
     expect(again.session.availability).toBe('open');
     env.model.setScript([
-      { name: 'back-search', match: { userIncludes: 'back' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'get product' } }] } },
-      { name: 'back-read', match: { afterToolResultFor: 'search_tools' }, reply: { toolCalls: [{ name: 'auth_shop_b__get_product', arguments: { product_id: 42 } }] } },
-      { name: 'back-done', match: { afterToolResultFor: 'auth_shop_b__get_product' }, reply: { text: 'Read it.' } },
+      {
+        name: 'back-search',
+        match: { userIncludes: 'back' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'get product' } }] },
+      },
+      {
+        name: 'back-read',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: { toolCalls: [{ name: 'auth_shop_b__get_product', arguments: { product_id: 42 } }] },
+      },
+      {
+        name: 'back-done',
+        match: { afterToolResultFor: 'auth_shop_b__get_product' },
+        reply: { text: 'Read it.' },
+      },
     ]);
     const back = await second.runtime.sendMessage(s.sessionId, 'The Hub is back: read product 42 of shop B.');
     expect(back.outcome).toBe('completed');
@@ -110,7 +133,13 @@ describe('turn cancellation', () => {
     env = await startRuntimeTestEnv();
     const { runtime, events } = await fresh();
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
-    env.model.setScript([{ name: 'slow', match: { userIncludes: 'long story' }, reply: { text: 'Once upon a time, in a very long story...', stallAfterFirstChunkMs: 20_000 } }]);
+    env.model.setScript([
+      {
+        name: 'slow',
+        match: { userIncludes: 'long story' },
+        reply: { text: 'Once upon a time, in a very long story...', stallAfterFirstChunkMs: 20_000 },
+      },
+    ]);
     env.proxy.reset();
     const pending = runtime.sendMessage(s.sessionId, 'Tell me a long story');
     await until(() => events.some((e) => e.type === 'message.delta'));
@@ -119,19 +148,34 @@ describe('turn cancellation', () => {
     expect(r.outcome).toBe('cancelled');
     await until(() => env!.model.requests()[0]?.clientClosedEarly);
     const stored = await runtime.archiveEvents(s.sessionId);
-    expect(stored.map((e) => e.kind)).toEqual(['session_created', 'turn_started', 'user_message', 'control', 'assistant_message', 'turn_ended']);
-    const partial = stored.find((e): e is Extract<ArchiveEvent, { kind: 'assistant_message' }> => e.kind === 'assistant_message');
+    expect(stored.map((e) => e.kind)).toEqual([
+      'session_created',
+      'turn_started',
+      'user_message',
+      'control',
+      'assistant_message',
+      'turn_ended',
+    ]);
+    const partial = stored.find(
+      (e): e is Extract<ArchiveEvent, { kind: 'assistant_message' }> => e.kind === 'assistant_message',
+    );
     expect(partial).toMatchObject({ finish: 'cancelled' });
     expect(partial!.text.length).toBeLessThan('Once upon a time, in a very long story...'.length); // the stream was stopped, not awaited
     expect(env.proxy.requests()).toEqual([]);
   });
 
-  it('refuses the turn\'s further calls; a call already sent keeps its late receipt without re-enabling the turn', async () => {
+  it("refuses the turn's further calls; a call already sent keeps its late receipt without re-enabling the turn", async () => {
     env = await startRuntimeTestEnv();
     const { runtime, events } = await fresh();
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.shopB] });
     env.model.setScript([
-      { name: 'c-load', match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
+      {
+        name: 'c-load',
+        match: { userIncludes: 'load' },
+        reply: {
+          toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }],
+        },
+      },
       { name: 'c-loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'ok' } },
     ]);
     await runtime.sendMessage(s.sessionId, 'load');
@@ -142,8 +186,14 @@ describe('turn cancellation', () => {
         match: { userIncludes: 'two edits' },
         reply: {
           toolCalls: [
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'slow edit' } },
-            { name: 'auth_shop_b__update_product_content', arguments: { product_id: 42, description: 'never sent' } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'slow edit' },
+            },
+            {
+              name: 'auth_shop_b__update_product_content',
+              arguments: { product_id: 42, description: 'never sent' },
+            },
           ],
         },
       },
@@ -159,11 +209,20 @@ describe('turn cancellation', () => {
 
     // The late receipt of the call already sent is recorded and shown as late.
     const late = await until(() =>
-      events.find((e): e is Extract<RuntimeEvent, { type: 'archive.event' }> => e.type === 'archive.event' && e.event.kind === 'receipt'),
+      events.find(
+        (e): e is Extract<RuntimeEvent, { type: 'archive.event' }> =>
+          e.type === 'archive.event' && e.event.kind === 'receipt',
+      ),
     );
     expect(late.event).toMatchObject({ kind: 'receipt', late: true, state: 'succeeded' });
-    const lateCard = events.filter((e): e is Extract<RuntimeEvent, { type: 'tool.card' }> => e.type === 'tool.card').at(-1);
-    expect(lateCard?.card).toMatchObject({ late: true, state: 'succeeded', functionName: 'auth_shop_a__update_product_content' });
+    const lateCard = events
+      .filter((e): e is Extract<RuntimeEvent, { type: 'tool.card' }> => e.type === 'tool.card')
+      .at(-1);
+    expect(lateCard?.card).toMatchObject({
+      late: true,
+      state: 'succeeded',
+      functionName: 'auth_shop_a__update_product_content',
+    });
 
     expect(env.demo.shopA.ledger()).toHaveLength(1);
     expect(env.demo.shopB.ledger()).toEqual([]);
@@ -171,7 +230,10 @@ describe('turn cancellation', () => {
     // The model was not asked again in the cancelled turn.
     expect(env.model.requests().length).toBe(requestsBefore + 1);
     const stored = await runtime.archiveEvents(s.sessionId);
-    const refused = stored.find((e): e is Extract<ArchiveEvent, { kind: 'tool_result' }> => e.kind === 'tool_result' && e.functionName === 'auth_shop_b__update_product_content');
+    const refused = stored.find(
+      (e): e is Extract<ArchiveEvent, { kind: 'tool_result' }> =>
+        e.kind === 'tool_result' && e.functionName === 'auth_shop_b__update_product_content',
+    );
     expect(refused?.feedback?.code).toBe('turn_cancelled');
     const ends = stored.filter((e) => e.kind === 'turn_ended');
     expect(ends.at(-1)).toMatchObject({ outcome: 'cancelled' });
@@ -186,27 +248,73 @@ describe('declaration_changed', () => {
     const { runtime } = await fresh();
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     env.model.setScript([
-      { name: 'dc-load', match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
+      {
+        name: 'dc-load',
+        match: { userIncludes: 'load' },
+        reply: {
+          toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }],
+        },
+      },
       { name: 'dc-loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'ok' } },
     ]);
     await runtime.sendMessage(s.sessionId, 'load');
-    const oldSchema = (await runtime.cachedDeclarations(s.sessionId)).find((d) => d.functionName === 'auth_shop_a__update_product_content')?.input_schema;
+    const oldSchema = (await runtime.cachedDeclarations(s.sessionId)).find(
+      (d) => d.functionName === 'auth_shop_a__update_product_content',
+    )?.input_schema;
 
     env.demo.shopA.setSpecVariant('v2');
     await env.admin.refreshSystem('shop-a');
     env.model.setScript([
-      { name: 'dc-stale', match: { userIncludes: 'edit' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'v2 text' } }] } },
-      { name: 'dc-research', match: { afterToolResultFor: 'auth_shop_a__update_product_content', toolResultIncludes: 'declaration_changed' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
-      { name: 'dc-retry', match: { afterToolResultFor: 'search_tools' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'v2 text' } }] } },
-      { name: 'dc-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content', toolResultIncludes: 'succeeded' }, reply: { text: 'Edited.' } },
+      {
+        name: 'dc-stale',
+        match: { userIncludes: 'edit' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'v2 text' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'dc-research',
+        match: {
+          afterToolResultFor: 'auth_shop_a__update_product_content',
+          toolResultIncludes: 'declaration_changed',
+        },
+        reply: {
+          toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }],
+        },
+      },
+      {
+        name: 'dc-retry',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'v2 text' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'dc-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content', toolResultIncludes: 'succeeded' },
+        reply: { text: 'Edited.' },
+      },
     ]);
     const r = await runtime.sendMessage(s.sessionId, 'edit product 42');
     expect(r.outcome).toBe('completed');
     expect(env.model.unmatched()).toEqual([]);
-    const stale = toolMessages(env.model.requests().find((q) => q.matchedStep === 'dc-research')!).at(-1) as { feedback: { code: string; next_action: string } };
+    const stale = toolMessages(env.model.requests().find((q) => q.matchedStep === 'dc-research')!).at(-1) as {
+      feedback: { code: string; next_action: string };
+    };
     expect(stale.feedback).toMatchObject({ code: 'declaration_changed', next_action: 'search_tools' });
     const retryReq = env.model.requests().find((q) => q.matchedStep === 'dc-retry');
-    const newSchema = retryReq?.tools.find((t) => t.function.name === 'auth_shop_a__update_product_content')?.function.parameters;
+    const newSchema = retryReq?.tools.find((t) => t.function.name === 'auth_shop_a__update_product_content')
+      ?.function.parameters;
     expect(newSchema).not.toEqual(oldSchema);
     expect(env.demo.shopA.ledger()).toHaveLength(1);
   });

@@ -29,18 +29,27 @@ async function startAnswerGate(target: string): Promise<AnswerGate> {
   const waiting: (() => void)[] = [];
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => {
-        const send = () => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          res.end(Buffer.concat(chunks));
-        };
-        if (holding && req.method === 'GET' && path === '/agent/v1/authorizations') waiting.push(send);
-        else send();
-      });
-    });
+    const up = httpRequest(
+      {
+        host: t.hostname,
+        port: t.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: t.host },
+      },
+      (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => {
+          const send = () => {
+            res.writeHead(r.statusCode ?? 502, r.headers);
+            res.end(Buffer.concat(chunks));
+          };
+          if (holding && req.method === 'GET' && path === '/agent/v1/authorizations') waiting.push(send);
+          else send();
+        });
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -108,19 +117,27 @@ describe('a scope check in flight and a newer block', () => {
       await new Promise((r) => setTimeout(r, 10));
     }
     await env.admin.revokeAuthorization(AUTH.inventory);
-    const view = (await createHubClient({ baseUrl: env.hub.url, token: env.clientToken }).listAuthorizations()).find((a) => a.authorization_ref === AUTH.inventory);
+    const view = (
+      await createHubClient({ baseUrl: env.hub.url, token: env.clientToken }).listAuthorizations()
+    ).find((a) => a.authorization_ref === AUTH.inventory);
     expect(view?.state).toBe('revoked');
     await runtime.authorizationChanged(view!);
     gate.hold(false);
     gate.release();
 
     const opened = await opening;
-    expect(opened.session).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_revoked:${AUTH.inventory}` });
+    expect(opened.session).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+    });
     expect(env.proxy.requests().filter((x) => x === 'GET /agent/v1/authorizations')).toHaveLength(1);
 
     // An explicit open asks again and now hears the revocation from the Hub itself.
     const again = await runtime.openSession(s.sessionId);
-    expect(again.session).toMatchObject({ availability: 'blocked', availabilityReason: `authorization_revoked:${AUTH.inventory}` });
+    expect(again.session).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+    });
     expect(env.proxy.requests().filter((x) => x === 'GET /agent/v1/authorizations')).toHaveLength(2);
   });
 });

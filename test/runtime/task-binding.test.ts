@@ -31,33 +31,68 @@ describe('task-bound session', () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA], taskId: task.task_id });
     expect(s.taskId).toBe(task.task_id);
     env.model.setScript([
-      { name: 'tb-search', match: { userIncludes: 'two edits' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] } },
+      {
+        name: 'tb-search',
+        match: { userIncludes: 'two edits' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content' } }] },
+      },
       {
         name: 'tb-edits',
         match: { afterToolResultFor: 'search_tools' },
         reply: {
           toolCalls: [
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'first' } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'second' } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'first' },
+            },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'second' },
+            },
           ],
         },
       },
-      { name: 'tb-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'One done, one refused.' } },
-      { name: 'tb-next', match: { userIncludes: 'once more' }, reply: { toolCalls: [{ name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'third' } }] } },
-      { name: 'tb-next-done', match: { afterToolResultFor: 'auth_shop_a__update_product_content' }, reply: { text: 'Refused again.' } },
+      {
+        name: 'tb-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'One done, one refused.' },
+      },
+      {
+        name: 'tb-next',
+        match: { userIncludes: 'once more' },
+        reply: {
+          toolCalls: [
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'third' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'tb-next-done',
+        match: { afterToolResultFor: 'auth_shop_a__update_product_content' },
+        reply: { text: 'Refused again.' },
+      },
     ]);
     await runtime.sendMessage(s.sessionId, 'Make two edits');
-    const results = toolMessages(env.model.requests().find((q) => q.matchedStep === 'tb-done')!).slice(-2) as Record<string, unknown>[];
+    const results = toolMessages(env.model.requests().find((q) => q.matchedStep === 'tb-done')!).slice(
+      -2,
+    ) as Record<string, unknown>[];
     expect(results[0]).toMatchObject({ state: 'succeeded' });
     expect((results[1] as { feedback: { code: string } }).feedback.code).toBe('budget_exhausted');
     await runtime.sendMessage(s.sessionId, 'Try once more');
-    const again = toolMessages(env.model.requests().find((q) => q.matchedStep === 'tb-next-done')!).at(-1) as { feedback: { code: string } };
+    const again = toolMessages(env.model.requests().find((q) => q.matchedStep === 'tb-next-done')!).at(
+      -1,
+    ) as { feedback: { code: string } };
     expect(again.feedback.code).toBe('budget_exhausted');
     expect(env.demo.shopA.ledger().map((l) => l.changes.description?.after)).toEqual(['first']);
     const view = await hub.getTask(task.task_id);
     expect(view.writes_used).toBe(1);
     const events = await runtime.archiveEvents(s.sessionId);
-    const firstResult = events.find((e) => e.kind === 'tool_result' && e.invocation_id !== null && e.feedback === null);
+    const firstResult = events.find(
+      (e) => e.kind === 'tool_result' && e.invocation_id !== null && e.feedback === null,
+    );
     const inv = firstResult && 'invocation_id' in firstResult ? firstResult.invocation_id : null;
     const receipt = await runtime.inspectInvocation(s.sessionId, inv!);
     expect(receipt.receipt?.task_id).toBe(task.task_id);

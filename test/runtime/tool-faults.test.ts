@@ -17,7 +17,13 @@ beforeAll(async () => {
   ({ runtime } = await startRuntime(env, newDataDir()));
   sessionId = (await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.shopB] })).sessionId;
   env.model.setScript([
-    { name: 'load', match: { userIncludes: 'load tools' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }] } },
+    {
+      name: 'load',
+      match: { userIncludes: 'load tools' },
+      reply: {
+        toolCalls: [{ name: 'search_tools', arguments: { query: 'update product content', limit: 20 } }],
+      },
+    },
     { name: 'loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Loaded.' } },
   ]);
   await runtime.sendMessage(sessionId, 'load tools');
@@ -35,17 +41,36 @@ describe('bad tool calls from the model', () => {
         match: { userIncludes: 'bad calls' },
         reply: {
           toolCalls: [
-            { name: 'auth_shop_a__update_product_content', arguments: '{"product_id": 42, "description": "unterminated' },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: '{"product_id": 42, "description": "unterminated',
+            },
             { name: 'auth_shop_c__update_product', arguments: { product_id: 42, price: 1 } },
             { name: 'update_product', arguments: { product_id: 42, price: 1 } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 'forty-two', description: 'x' } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'x', price: 5 } },
-            { name: 'auth_shop_a__update_product_content', arguments: { product_id: 42, description: 'x', authorization_ref: AUTH.shopB } },
-            { name: 'resume_governed_tool_invocation', arguments: { invocation_id: 'inv_12345678', tool: 'update_product', arguments: {} } },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 'forty-two', description: 'x' },
+            },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'x', price: 5 },
+            },
+            {
+              name: 'auth_shop_a__update_product_content',
+              arguments: { product_id: 42, description: 'x', authorization_ref: AUTH.shopB },
+            },
+            {
+              name: 'resume_governed_tool_invocation',
+              arguments: { invocation_id: 'inv_12345678', tool: 'update_product', arguments: {} },
+            },
           ],
         },
       },
-      { name: 'after-bad', match: { afterToolResultFor: 'resume_governed_tool_invocation' }, reply: { text: 'I could not do that.' } },
+      {
+        name: 'after-bad',
+        match: { afterToolResultFor: 'resume_governed_tool_invocation' },
+        reply: { text: 'I could not do that.' },
+      },
     ]);
     env.proxy.reset();
     const ledgerBefore = env.demo.shopA.ledger().length + env.demo.shopB.ledger().length;
@@ -55,7 +80,9 @@ describe('bad tool calls from the model', () => {
     expect(env.model.unmatched()).toEqual([]);
 
     const after = env.model.requests().find((q) => q.matchedStep === 'after-bad');
-    const results = toolMessages(after!).slice(-7) as { feedback: { category: string; code: string; message: string; next_action: string } }[];
+    const results = toolMessages(after!).slice(-7) as {
+      feedback: { category: string; code: string; message: string; next_action: string };
+    }[];
     expect(results.map((x) => [x.feedback.category, x.feedback.code])).toEqual([
       ['arguments_invalid', 'malformed_arguments'],
       ['tool_not_loaded', 'tool_not_loaded'],
@@ -84,7 +111,14 @@ describe('bad tool calls from the model', () => {
   });
 
   it('the loop stops at the step limit instead of looping forever', async () => {
-    env.model.setScript([{ name: 'forever', repeat: true, match: { turnUserIncludes: 'loop' }, reply: { toolCalls: [{ name: 'nope', arguments: {} }] } }]);
+    env.model.setScript([
+      {
+        name: 'forever',
+        repeat: true,
+        match: { turnUserIncludes: 'loop' },
+        reply: { toolCalls: [{ name: 'nope', arguments: {} }] },
+      },
+    ]);
     const r = await runtime.sendMessage(sessionId, 'loop forever');
     expect(r).toMatchObject({ outcome: 'failed', error: 'step_limit_reached' });
   });
@@ -98,14 +132,28 @@ describe('empty scope', () => {
     const s = await first.runtime.createSession({ title: 'just chat', authorizationRefs: [] });
     env.model.setScript([
       { name: 'hello', match: { userEquals: 'hello' }, reply: { text: 'Hi!' } },
-      { name: 'try-tools', match: { userIncludes: 'stock' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'stock' } }] } },
-      { name: 'no-tools', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'No business systems are selected here.' } },
+      {
+        name: 'try-tools',
+        match: { userIncludes: 'stock' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'stock' } }] },
+      },
+      {
+        name: 'no-tools',
+        match: { afterToolResultFor: 'search_tools' },
+        reply: { text: 'No business systems are selected here.' },
+      },
     ]);
     expect((await first.runtime.sendMessage(s.sessionId, 'hello')).text).toBe('Hi!');
-    expect((await first.runtime.sendMessage(s.sessionId, 'what is the stock of SKU-A-0042?')).outcome).toBe('completed');
-    const offered = env.model.requests().filter((q) => q.matchedStep === 'hello' || q.matchedStep === 'try-tools');
+    expect((await first.runtime.sendMessage(s.sessionId, 'what is the stock of SKU-A-0042?')).outcome).toBe(
+      'completed',
+    );
+    const offered = env.model
+      .requests()
+      .filter((q) => q.matchedStep === 'hello' || q.matchedStep === 'try-tools');
     expect(offered.every((q) => q.toolNames.length === 0)).toBe(true);
-    const fb = toolMessages(env.model.requests().find((q) => q.matchedStep === 'no-tools')!).at(-1) as { feedback: { code: string } };
+    const fb = toolMessages(env.model.requests().find((q) => q.matchedStep === 'no-tools')!).at(-1) as {
+      feedback: { code: string };
+    };
     expect(fb.feedback.code).toBe('no_business_scope');
     expect((await first.runtime.journalStatus(s.sessionId)).state).toBe('inactive');
     await first.runtime.close();

@@ -41,7 +41,11 @@ describe('turn_started', () => {
   it('opens every turn in the archive with its turn id; the model history and the rebuilt conversation ignore it', async () => {
     const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA] });
     env.model.setScript([
-      { name: 'tb-search', match: { userIncludes: 'load' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'get product' } }] } },
+      {
+        name: 'tb-search',
+        match: { userIncludes: 'load' },
+        reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'get product' } }] },
+      },
       { name: 'tb-loaded', match: { afterToolResultFor: 'search_tools' }, reply: { text: 'Loaded.' } },
       { name: 'tb-thanks', match: { userIncludes: 'thanks' }, reply: { text: 'You are welcome.' } },
     ]);
@@ -50,13 +54,17 @@ describe('turn_started', () => {
     expect(env.model.unmatched()).toEqual([]);
 
     const stored = await runtime.archiveEvents(s.sessionId);
-    const starts = stored.filter((e): e is Extract<ArchiveEvent, { kind: 'turn_started' }> => e.kind === 'turn_started');
+    const starts = stored.filter(
+      (e): e is Extract<ArchiveEvent, { kind: 'turn_started' }> => e.kind === 'turn_started',
+    );
     expect(starts.map((e) => e.turnId)).toEqual([first.turnId, second.turnId]);
     // The row in the archive file: turn id column and payload both name the turn.
     const db = new Database(join(dataDir, 'archive.sqlite'), { readonly: true });
     try {
       const rows = db
-        .prepare<[string], { turn_id: string; payload: string }>("SELECT turn_id, payload FROM archive_events WHERE session_id = ? AND kind = 'turn_started' ORDER BY seq")
+        .prepare<[string], { turn_id: string; payload: string }>(
+          "SELECT turn_id, payload FROM archive_events WHERE session_id = ? AND kind = 'turn_started' ORDER BY seq",
+        )
         .all(s.sessionId);
       expect(rows.map((r) => [r.turn_id, JSON.parse(r.payload)])).toEqual([
         [first.turnId, { turnId: first.turnId }],
@@ -66,23 +74,58 @@ describe('turn_started', () => {
       db.close();
     }
     const turns = turnsOf(stored);
-    expect(turns.get(first.turnId)).toEqual(['turn_started', 'user_message', 'assistant_message', 'tool_call', 'tool_result', 'assistant_message', 'turn_ended']);
-    expect(turns.get(second.turnId)).toEqual(['turn_started', 'user_message', 'assistant_message', 'turn_ended']);
+    expect(turns.get(first.turnId)).toEqual([
+      'turn_started',
+      'user_message',
+      'assistant_message',
+      'tool_call',
+      'tool_result',
+      'assistant_message',
+      'turn_ended',
+    ]);
+    expect(turns.get(second.turnId)).toEqual([
+      'turn_started',
+      'user_message',
+      'assistant_message',
+      'turn_ended',
+    ]);
     // Saved before it was shown, like every event.
-    const shown = events.filter((e): e is Extract<RuntimeEvent, { type: 'archive.event' }> => e.type === 'archive.event' && e.event.kind === 'turn_started');
+    const shown = events.filter(
+      (e): e is Extract<RuntimeEvent, { type: 'archive.event' }> =>
+        e.type === 'archive.event' && e.event.kind === 'turn_started',
+    );
     expect(shown.map((e) => e.event.eventId)).toEqual(starts.map((e) => e.eventId));
 
     // The model never sees it: the second request holds exactly the conversation.
     const req = env.model.requests().find((q) => q.matchedStep === 'tb-thanks')!;
-    expect(req.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
+    expect(req.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
     // The conversation the app rebuilds from the archive shows no item for it.
     const items = conversationItems(stored);
-    expect(items.map((i) => i.kind)).toEqual(['user_message', 'tool_call', 'assistant_text', 'user_message', 'assistant_text']);
+    expect(items.map((i) => i.kind)).toEqual([
+      'user_message',
+      'tool_call',
+      'assistant_text',
+      'user_message',
+      'assistant_text',
+    ]);
   });
 
   it('a cancelled turn and a refused turn (archive locked) also start with turn_started; a reopened host reads them back', async () => {
     const s = await runtime.createSession({ authorizationRefs: [] });
-    env.model.setScript([{ name: 'tb-slow', match: { userIncludes: 'story' }, reply: { text: 'Once upon a time, in a long story...', stallAfterFirstChunkMs: 20_000 } }]);
+    env.model.setScript([
+      {
+        name: 'tb-slow',
+        match: { userIncludes: 'story' },
+        reply: { text: 'Once upon a time, in a long story...', stallAfterFirstChunkMs: 20_000 },
+      },
+    ]);
     const pending = runtime.sendMessage(s.sessionId, 'Tell me a story');
     const end = Date.now() + 10_000;
     while (!events.some((e) => e.type === 'message.delta' && e.sessionId === s.sessionId)) {
@@ -108,7 +151,13 @@ describe('turn_started', () => {
     expect(await runtime.archiveStatus(s.sessionId)).toMatchObject({ state: 'ready', unsavedEvents: [] });
 
     const turns = turnsOf(await runtime.archiveEvents(s.sessionId));
-    expect(turns.get(cancelled.turnId)).toEqual(['turn_started', 'user_message', 'control', 'assistant_message', 'turn_ended']);
+    expect(turns.get(cancelled.turnId)).toEqual([
+      'turn_started',
+      'user_message',
+      'control',
+      'assistant_message',
+      'turn_ended',
+    ]);
     expect(turns.get(refused.turnId)).toEqual(['turn_started', 'user_message', 'turn_ended']);
 
     // A fresh runtime on the same data directory reads the same boundaries back.

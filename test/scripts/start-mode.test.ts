@@ -30,7 +30,12 @@ function check(dist: string, extra: Record<string, string> = {}): { status: numb
   const env: Record<string, string | undefined> = { ...process.env, ELECTRON_OVERRIDE_DIST_PATH: dist };
   delete env.BAILING_FORCE_BROWSER;
   Object.assign(env, extra);
-  const r = spawnSync(process.execPath, [join(root, 'scripts/start.mjs'), '--check'], { cwd: root, env, encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync(process.execPath, [join(root, 'scripts/start.mjs'), '--check'], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -53,7 +58,9 @@ describe('npm start: which mode, and why', () => {
     const r = check(distWith(mismatch));
     expect(r.status).toBe(0);
     expect(r.out).toContain('mode: browser');
-    expect(r.out).toContain('the native modules are built for Node, not for Electron (NODE_MODULE_VERSION 115.');
+    expect(r.out).toContain(
+      'the native modules are built for Node, not for Electron (NODE_MODULE_VERSION 115.',
+    );
     expect(r.out).toContain('npx @electron/rebuild -w better-sqlite3,keytar');
   });
 

@@ -21,8 +21,16 @@ import { cardsOf, goTo, newConversation, openConversation, screenshot, send } fr
 const PUBLISH = 'auth_shop_a__publish_listing';
 
 export const approvalScript: Script = [
-  { name: 'search', match: { userIncludes: '[approval]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'publish a product listing' } }] } },
-  { name: 'call', match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[approval]' }, reply: { toolCalls: [{ name: PUBLISH, arguments: { product_id: 42, channel: 'web' } }] } },
+  {
+    name: 'search',
+    match: { userIncludes: '[approval]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'publish a product listing' } }] },
+  },
+  {
+    name: 'call',
+    match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[approval]' },
+    reply: { toolCalls: [{ name: PUBLISH, arguments: { product_id: 42, channel: 'web' } }] },
+  },
   { name: 'done', match: { afterToolResultFor: PUBLISH }, reply: { text: 'Publishing needs approval.' } },
 ];
 
@@ -38,18 +46,27 @@ export interface LocalAppUnderTest {
   close(): Promise<void>;
 }
 
-export const APPROVAL_TITLE = '6. pending approval across reopen: approve in the Approvals view, runs once only on Resume';
+export const APPROVAL_TITLE =
+  '6. pending approval across reopen: approve in the Approvals view, runs once only on Resume';
 
 export async function pendingApprovalAcrossReopen(app: LocalAppUnderTest): Promise<void> {
   const { stack } = app;
-  const receipt = (id: string) => stack.admin<ReceiptLike>('GET', `/admin/v1/invocations/${encodeURIComponent(id)}`);
-  const sentTimes = async (id: string) => (await stack.requests('shop-a')).filter((r) => r.kind === 'operation' && r.idempotency_key === id).length;
+  const receipt = (id: string) =>
+    stack.admin<ReceiptLike>('GET', `/admin/v1/invocations/${encodeURIComponent(id)}`);
+  const sentTimes = async (id: string) =>
+    (await stack.requests('shop-a')).filter((r) => r.kind === 'operation' && r.idempotency_key === id).length;
 
   let page = app.page;
   await newConversation(page, { title: 'Publish with approval', systems: ['Shop A'] });
-  await send(page, '[approval] Publish product 42 on the web.', { waitForText: 'Publishing needs approval.' });
-  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText('Awaiting approval');
-  const { approvals } = await stack.admin<{ approvals: { approval_id: string; invocation_id: string; state: string }[] }>('GET', '/admin/v1/approvals');
+  await send(page, '[approval] Publish product 42 on the web.', {
+    waitForText: 'Publishing needs approval.',
+  });
+  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText(
+    'Awaiting approval',
+  );
+  const { approvals } = await stack.admin<{
+    approvals: { approval_id: string; invocation_id: string; state: string }[];
+  }>('GET', '/admin/v1/approvals');
   const pending = approvals.filter((a) => a.state === 'pending');
   expect(pending).toHaveLength(1);
   const id = pending[0]?.invocation_id ?? '';
@@ -82,8 +99,15 @@ export async function pendingApprovalAcrossReopen(app: LocalAppUnderTest): Promi
   expect(done.state).toBe('succeeded');
   expect(done.approval?.state).toBe('approved');
   expect(await sentTimes(id)).toBe(1);
-  expect((await stack.ledger('shop-a')).map((e) => `${e.operation} ${e.idempotency_key}`)).toEqual([`publish_listing ${id}`]);
-  const audit = (await stack.admin<{ entries: { kind: string; to_state: string | null }[] }>('GET', `/admin/v1/audit?invocation_id=${encodeURIComponent(id)}`)).entries;
+  expect((await stack.ledger('shop-a')).map((e) => `${e.operation} ${e.idempotency_key}`)).toEqual([
+    `publish_listing ${id}`,
+  ]);
+  const audit = (
+    await stack.admin<{ entries: { kind: string; to_state: string | null }[] }>(
+      'GET',
+      `/admin/v1/audit?invocation_id=${encodeURIComponent(id)}`,
+    )
+  ).entries;
   expect(audit.some((e) => e.to_state === 'approved')).toBe(true);
   expect(audit.filter((e) => e.to_state === 'succeeded')).toHaveLength(1);
 

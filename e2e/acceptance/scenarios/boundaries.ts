@@ -17,24 +17,45 @@ import { cardsOf, newConversation, openConversation, screenshot, send } from '..
 const EDIT = 'auth_shop_a__update_product_content';
 
 const script: Script = [
-  { name: 'storage-search', match: { userIncludes: '[storage]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] } },
+  {
+    name: 'storage-search',
+    match: { userIncludes: '[storage]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] },
+  },
   {
     name: 'storage-call',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[storage]' },
     reply: { toolCalls: [{ name: EDIT, arguments: { product_id: 42, description: 'Oiled walnut board.' } }] },
   },
-  { name: 'storage-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[storage]' }, reply: { text: 'The edit could not be recorded.' } },
-  { name: 'scope-search', match: { userIncludes: '[scope]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'read a product' } }] } },
+  {
+    name: 'storage-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[storage]' },
+    reply: { text: 'The edit could not be recorded.' },
+  },
+  {
+    name: 'scope-search',
+    match: { userIncludes: '[scope]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'read a product' } }] },
+  },
   {
     name: 'scope-call',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[scope]' },
     reply: { toolCalls: [{ name: 'auth_shop_a__get_product', arguments: { product_id: 42 } }] },
   },
-  { name: 'scope-done', match: { afterToolResultFor: 'auth_shop_a__get_product' }, reply: { text: 'Product 42 read.' } },
-  { name: 'after-revoke', match: { userIncludes: '[after revoke]' }, reply: { text: 'should never be asked' } },
+  {
+    name: 'scope-done',
+    match: { afterToolResultFor: 'auth_shop_a__get_product' },
+    reply: { text: 'Product 42 read.' },
+  },
+  {
+    name: 'after-revoke',
+    match: { userIncludes: '[after revoke]' },
+    reply: { text: 'should never be asked' },
+  },
 ];
 
-const invokes = async (app: AppUnderTest) => Object.values((await app.stack.metrics()).clients).reduce((n, c) => n + c.invokes, 0);
+const invokes = async (app: AppUnderTest) =>
+  Object.values((await app.stack.metrics()).clients).reduce((n, c) => n + c.invokes, 0);
 
 async function scenario8(app: AppUnderTest): Promise<void> {
   const { page, stack } = app;
@@ -45,7 +66,9 @@ async function scenario8(app: AppUnderTest): Promise<void> {
   lock.exec('BEGIN EXCLUSIVE');
   let locked = true;
   try {
-    await send(page, '[storage] Update the description of product 42.', { waitForText: 'The edit could not be recorded.' });
+    await send(page, '[storage] Update the description of product 42.', {
+      waitForText: 'The edit could not be recorded.',
+    });
     const card = cardsOf(page, 'update_product_content');
     const id = (await card.locator('code').innerText()).trim();
     expect(id).toMatch(/^inv_/);
@@ -89,7 +112,10 @@ async function scenario9(app: AppUnderTest): Promise<void> {
   const modelBefore = stack.model.requests().length;
 
   await stack.admin('POST', '/admin/v1/authorizations/auth-inventory/revoke', {});
-  const auths = await stack.admin<{ authorizations: { authorization_ref: string; state: string }[] }>('GET', '/admin/v1/authorizations');
+  const auths = await stack.admin<{ authorizations: { authorization_ref: string; state: string }[] }>(
+    'GET',
+    '/admin/v1/authorizations',
+  );
   expect(auths.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.state).toBe('active');
 
   // Reopen the conversation: its scope is revalidated as a whole.
@@ -112,7 +138,9 @@ async function scenario9(app: AppUnderTest): Promise<void> {
   expect(await invokes(app)).toBe(invokesBefore);
   expect(stack.model.requests().length).toBe(modelBefore);
   const audit = await stack.audit();
-  expect(audit.some((e) => e.kind === 'authorization.revoked' && e.detail.authorization_ref === 'auth-inventory')).toBe(true);
+  expect(
+    audit.some((e) => e.kind === 'authorization.revoked' && e.detail.authorization_ref === 'auth-inventory'),
+  ).toBe(true);
 }
 
 export const boundariesSuite: ScenarioSuite = {
@@ -120,7 +148,11 @@ export const boundariesSuite: ScenarioSuite = {
   script,
   mode: 'default',
   scenarios: [
-    { title: '8. journal storage failure before dispatch: nothing sent, error visible, restore keeps the record', run: scenario8 },
+    {
+      title:
+        '8. journal storage failure before dispatch: nothing sent, error visible, restore keeps the record',
+      run: scenario8,
+    },
     { title: '9. a revoked authorization blocks the whole session scope', run: scenario9 },
   ],
 };

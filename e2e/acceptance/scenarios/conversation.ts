@@ -22,45 +22,102 @@ import { cardsOf, newConversation, openConversation, screenshot, send } from '..
 const ATTACHMENT_MARKER = 'MARKER-7f3c-products';
 const CSV = `product_id,name,note\n42,Walnut board,${ATTACHMENT_MARKER}\n7,Enamel mug,blue rim\n13,Linen towel,"50 x 70"\n`;
 
-const LONG_DESCRIPTION = `Solid walnut end-grain board, oiled. ${'Hand-finished in small batches. '.repeat(90)}`.slice(0, 3000);
+const LONG_DESCRIPTION =
+  `Solid walnut end-grain board, oiled. ${'Hand-finished in small batches. '.repeat(90)}`.slice(0, 3000);
 const EDIT = 'auth_shop_a__update_product_content';
 
 const script: Script = [
-  { name: 'edit-search', match: { userIncludes: 'description of product 42' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] } },
+  {
+    name: 'edit-search',
+    match: { userIncludes: 'description of product 42' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] },
+  },
   {
     name: 'edit-call',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'description of product 42' },
-    reply: { toolCalls: [{ name: EDIT, arguments: { product_id: 42, description: 'Walnut board, end grain, 40 x 30 cm.' } }] },
+    reply: {
+      toolCalls: [
+        { name: EDIT, arguments: { product_id: 42, description: 'Walnut board, end grain, 40 x 30 cm.' } },
+      ],
+    },
   },
-  { name: 'edit-done', match: { afterToolResultFor: EDIT, turnUserIncludes: 'description of product 42' }, reply: { text: 'Description of product 42 updated.' } },
-  { name: 'stock-search', match: { userIncludes: 'stock of product 42' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'check stock sku' } }] } },
+  {
+    name: 'edit-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: 'description of product 42' },
+    reply: { text: 'Description of product 42 updated.' },
+  },
+  {
+    name: 'stock-search',
+    match: { userIncludes: 'stock of product 42' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'check stock sku' } }] },
+  },
   {
     name: 'stock-sku',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'stock of product 42' },
-    reply: { toolCalls: [{ name: 'auth_inventory__find_sku', arguments: { shop: 'shop-a', product_id: 42 } }] },
+    reply: {
+      toolCalls: [{ name: 'auth_inventory__find_sku', arguments: { shop: 'shop-a', product_id: 42 } }],
+    },
   },
-  { name: 'stock-get', match: { afterToolResultFor: 'auth_inventory__find_sku' }, reply: { toolCalls: [{ name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-A-0042' } }] } },
-  { name: 'stock-done', match: { afterToolResultFor: 'auth_inventory__get_stock' }, reply: { text: 'Product 42 has 12 on hand.' } },
-  { name: 'back-search', match: { userIncludes: 'back to editing' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] } },
+  {
+    name: 'stock-get',
+    match: { afterToolResultFor: 'auth_inventory__find_sku' },
+    reply: { toolCalls: [{ name: 'auth_inventory__get_stock', arguments: { sku: 'SKU-A-0042' } }] },
+  },
+  {
+    name: 'stock-done',
+    match: { afterToolResultFor: 'auth_inventory__get_stock' },
+    reply: { text: 'Product 42 has 12 on hand.' },
+  },
+  {
+    name: 'back-search',
+    match: { userIncludes: 'back to editing' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] },
+  },
   {
     name: 'back-call',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: 'back to editing' },
     reply: { toolCalls: [{ name: EDIT, arguments: { product_id: 42, description: LONG_DESCRIPTION } }] },
   },
-  { name: 'back-done', match: { afterToolResultFor: EDIT, turnUserIncludes: 'back to editing' }, reply: { text: 'Long description saved.' } },
-  { name: 'followup-call', match: { userIncludes: 'description of product 7' }, reply: { toolCalls: [{ name: EDIT, arguments: { product_id: 7, description: 'Enamel mug, 350 ml, blue rim.' } }] } },
-  { name: 'followup-done', match: { afterToolResultFor: EDIT, turnUserIncludes: 'description of product 7' }, reply: { text: 'Product 7 updated too.' } },
+  {
+    name: 'back-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: 'back to editing' },
+    reply: { text: 'Long description saved.' },
+  },
+  {
+    name: 'followup-call',
+    match: { userIncludes: 'description of product 7' },
+    reply: {
+      toolCalls: [{ name: EDIT, arguments: { product_id: 7, description: 'Enamel mug, 350 ml, blue rim.' } }],
+    },
+  },
+  {
+    name: 'followup-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: 'description of product 7' },
+    reply: { text: 'Product 7 updated too.' },
+  },
   { name: 'thanks', match: { userEquals: 'thanks' }, reply: { text: 'You are welcome.' }, repeat: true },
-  { name: 'attachment-read', match: { userIncludes: ATTACHMENT_MARKER }, reply: { text: 'I read 3 products from products.csv.' } },
-  { name: 'attachment-recall', match: { userIncludes: 'What was in the list?' }, reply: { text: 'The list had products 42, 7 and 13.' } },
+  {
+    name: 'attachment-read',
+    match: { userIncludes: ATTACHMENT_MARKER },
+    reply: { text: 'I read 3 products from products.csv.' },
+  },
+  {
+    name: 'attachment-recall',
+    match: { userIncludes: 'What was in the list?' },
+    reply: { text: 'The list had products 42, 7 and 13.' },
+  },
 ];
 
 async function scenario1(app: AppUnderTest): Promise<void> {
   const { page, stack } = app;
-  await send(page, 'Please change the description of product 42 in Shop A.', { waitForText: 'Description of product 42 updated.' });
+  await send(page, 'Please change the description of product 42 in Shop A.', {
+    waitForText: 'Description of product 42 updated.',
+  });
   await expect(cardsOf(page, 'update_product_content')).toHaveCount(1);
   await expect(cardsOf(page, 'update_product_content').first()).toContainText('Shop A (homeware)');
-  await expect(cardsOf(page, 'update_product_content').first().getByTestId('tool-card-state')).toHaveText('Completed');
+  await expect(cardsOf(page, 'update_product_content').first().getByTestId('tool-card-state')).toHaveText(
+    'Completed',
+  );
 
   await send(page, 'How much stock of product 42 is there?', { waitForText: 'Product 42 has 12 on hand.' });
   await expect(cardsOf(page, 'get_stock').first()).toContainText('Inventory');
@@ -68,28 +125,38 @@ async function scenario1(app: AppUnderTest): Promise<void> {
   await expect(cardsOf(page, 'find_sku').first().getByTestId('tool-card-state')).toHaveText('Completed');
 
   // Shop A publishes a new spec (descriptions up to 5000 characters); the Hub re-reads it.
-  const r = await fetch(`${stack.systemUrls['shop-a']}/__demo/spec`, { method: 'POST', body: JSON.stringify({ variant: 'v2' }) });
+  const r = await fetch(`${stack.systemUrls['shop-a']}/__demo/spec`, {
+    method: 'POST',
+    body: JSON.stringify({ variant: 'v2' }),
+  });
   expect(r.ok).toBe(true);
   await stack.admin('POST', '/admin/v1/systems/shop-a/refresh');
 
-  await send(page, 'Now go back to editing: use the long description for product 42.', { waitForText: 'Long description saved.' });
+  await send(page, 'Now go back to editing: use the long description for product 42.', {
+    waitForText: 'Long description saved.',
+  });
   await expect(cardsOf(page, 'update_product_content')).toHaveCount(2);
-  await expect(cardsOf(page, 'update_product_content').nth(1).getByTestId('tool-card-state')).toHaveText('Completed');
+  await expect(cardsOf(page, 'update_product_content').nth(1).getByTestId('tool-card-state')).toHaveText(
+    'Completed',
+  );
 
   // The model saw the current schema when it returned to editing.
   const reqs = stack.model.requests();
   const backCall = reqs.find((q) => q.matchedStep === 'back-call');
   const offered = backCall?.tools.find((t) => t.function.name === EDIT)?.function.parameters as
-    | { properties?: { description?: { maxLength?: number } } }
-    | undefined;
+    { properties?: { description?: { maxLength?: number } } } | undefined;
   expect(offered?.properties?.description?.maxLength).toBe(5000);
   const first = reqs.find((q) => q.matchedStep === 'edit-call');
-  const firstOffered = first?.tools.find((t) => t.function.name === EDIT)?.function.parameters as typeof offered;
+  const firstOffered = first?.tools.find((t) => t.function.name === EDIT)?.function
+    .parameters as typeof offered;
   expect(firstOffered?.properties?.description?.maxLength).toBe(2000);
 
   // Right targets: Shop A product 42 twice (the long text the second time), nothing elsewhere.
   const ledgerA = await stack.ledger('shop-a');
-  expect(ledgerA.map((e) => `${e.operation} ${e.target}`)).toEqual(['update_product_content product:42', 'update_product_content product:42']);
+  expect(ledgerA.map((e) => `${e.operation} ${e.target}`)).toEqual([
+    'update_product_content product:42',
+    'update_product_content product:42',
+  ]);
   expect(ledgerA[1]?.changes.description?.after).toBe(LONG_DESCRIPTION);
   expect(await stack.ledger('shop-b')).toEqual([]);
   expect(await stack.ledger('inventory')).toEqual([]);
@@ -111,7 +178,9 @@ async function scenario2(app: AppUnderTest): Promise<void> {
   expect(searchesBefore).toBeGreaterThanOrEqual(3);
   await send(page, 'Also update the description of product 7.', { waitForText: 'Product 7 updated too.' });
   expect(await searchCount(stack)).toBe(searchesBefore);
-  await expect(cardsOf(page, 'update_product_content').last().getByTestId('tool-card-state')).toHaveText('Completed');
+  await expect(cardsOf(page, 'update_product_content').last().getByTestId('tool-card-state')).toHaveText(
+    'Completed',
+  );
   const ledgerA = await stack.ledger('shop-a');
   expect(ledgerA.map((e) => e.target)).toEqual(['product:42', 'product:42', 'product:7']);
   const last = ledgerA[2];
@@ -139,7 +208,9 @@ async function scenario10(app: AppUnderTest): Promise<void> {
   await page.waitForTimeout(500);
   const beforeEmpty = await requestTotals(stack);
   await send(page, 'thanks', { waitForText: 'You are welcome.' });
-  await expect(page.getByRole('log', { name: 'Conversation' }).locator('li.item-assistant_text')).toHaveCount(1);
+  await expect(page.getByRole('log', { name: 'Conversation' }).locator('li.item-assistant_text')).toHaveCount(
+    1,
+  );
   await page.waitForTimeout(1000);
   expect(await requestTotals(stack)).toEqual(beforeEmpty);
   const lastModelRequest = stack.model.requests().at(-1);
@@ -154,16 +225,21 @@ function filesOf(dir: string, prefixes: string[]): string[] {
     .map((f) => join(dir, f));
 }
 
-const holds = (files: string[], text: string) => files.some((f) => readFileSync(f).includes(Buffer.from(text)));
+const holds = (files: string[], text: string) =>
+  files.some((f) => readFileSync(f).includes(Buffer.from(text)));
 
 async function scenario12(app: AppUnderTest): Promise<void> {
   const { stack } = app;
   let page = app.page;
   await newConversation(page, { title: 'Product list', systems: ['Shop A'] });
-  await page.getByLabel('Text files to attach (.txt, .csv, .md, .json)').setInputFiles({ name: 'products.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
+  await page
+    .getByLabel('Text files to attach (.txt, .csv, .md, .json)')
+    .setInputFiles({ name: 'products.csv', mimeType: 'text/csv', buffer: Buffer.from(CSV) });
   await expect(page.getByTestId('pending-attachments')).toContainText('products.csv');
   const before = await requestTotals(stack);
-  await send(page, 'Here is the product list I will work on.', { waitForText: 'I read 3 products from products.csv.' });
+  await send(page, 'Here is the product list I will work on.', {
+    waitForText: 'I read 3 products from products.csv.',
+  });
   await expect(page.getByTestId('pending-attachments')).toHaveCount(0);
   const log = page.getByRole('log', { name: 'Conversation' });
   await expect(log.getByTestId('attachment-chip')).toHaveCount(1);
@@ -209,9 +285,17 @@ export const conversationSuite: ScenarioSuite = {
     await newConversation(app.page, { title: 'Catalogue work', systems: ['Shop A', 'Inventory'] });
   },
   scenarios: [
-    { title: '1. switch capabilities: edit, query inventory, return to editing (right target, current schema)', run: scenario1 },
+    {
+      title:
+        '1. switch capabilities: edit, query inventory, return to editing (right target, current schema)',
+      run: scenario1,
+    },
     { title: '2. a follow-up reuses the loaded declarations: no further search', run: scenario2 },
     { title: '10. "thanks" makes zero Hub requests', run: scenario10 },
-    { title: '12. attachments survive a reopen: delivered as data, zero Hub requests, kept out of the journal', run: scenario12 },
+    {
+      title:
+        '12. attachments survive a reopen: delivered as data, zero Hub requests, kept out of the journal',
+      run: scenario12,
+    },
   ],
 };

@@ -17,15 +17,39 @@ import { cardsOf, goTo, newConversation, openConversation, screenshot, send } fr
 
 const EDIT = 'auth_shop_a__update_product_content';
 
-const flow = (tag: string, call: { name: string; arguments: Record<string, unknown> }, doneText: string): Script => [
-  { name: `${tag}-search`, match: { userIncludes: tag }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit or publish a product' } }] } },
-  { name: `${tag}-call`, match: { afterToolResultFor: 'search_tools', turnUserIncludes: tag }, reply: { toolCalls: [call] } },
-  { name: `${tag}-done`, match: { afterToolResultFor: call.name, turnUserIncludes: tag }, reply: { text: doneText } },
+const flow = (
+  tag: string,
+  call: { name: string; arguments: Record<string, unknown> },
+  doneText: string,
+): Script => [
+  {
+    name: `${tag}-search`,
+    match: { userIncludes: tag },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit or publish a product' } }] },
+  },
+  {
+    name: `${tag}-call`,
+    match: { afterToolResultFor: 'search_tools', turnUserIncludes: tag },
+    reply: { toolCalls: [call] },
+  },
+  {
+    name: `${tag}-done`,
+    match: { afterToolResultFor: call.name, turnUserIncludes: tag },
+    reply: { text: doneText },
+  },
 ];
 
 const script: Script = [
-  ...flow('[lost-ack]', { name: EDIT, arguments: { product_id: 13, description: 'Stonewashed linen towel, 50 x 70 cm.' } }, 'The shop did not confirm the edit.'),
-  ...flow('[fence]', { name: EDIT, arguments: { product_id: 7, description: 'Blue-rim enamel mug.' } }, 'unreachable'),
+  ...flow(
+    '[lost-ack]',
+    { name: EDIT, arguments: { product_id: 13, description: 'Stonewashed linen towel, 50 x 70 cm.' } },
+    'The shop did not confirm the edit.',
+  ),
+  ...flow(
+    '[fence]',
+    { name: EDIT, arguments: { product_id: 7, description: 'Blue-rim enamel mug.' } },
+    'unreachable',
+  ),
 ];
 
 function idleRow(page: Page, invocationId: string): Locator {
@@ -48,9 +72,17 @@ async function scenario4(app: AppUnderTest): Promise<void> {
   const { stack } = app;
   let page = app.page;
   await newConversation(page, { title: 'Lost acknowledgement', systems: ['Shop A'] });
-  await stack.setFault('shop-a', { operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
-  await send(page, '[lost-ack] Update the description of product 13.', { waitForText: 'The shop did not confirm the edit.' });
-  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText('Result needs checking');
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'drop_after_commit',
+    times: 'once',
+  });
+  await send(page, '[lost-ack] Update the description of product 13.', {
+    waitForText: 'The shop did not confirm the edit.',
+  });
+  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText(
+    'Result needs checking',
+  );
   const ledger = await stack.ledger('shop-a');
   expect(ledger).toHaveLength(1);
   const id = ledger[0]?.idempotency_key ?? '';
@@ -79,10 +111,14 @@ async function scenario4(app: AppUnderTest): Promise<void> {
   expect(await dispatchCount(stack, id)).toBe(1);
   const final = await snapshotEverywhere(app, id);
   expect(final.invokes).toBe(invokesBefore); // no replacement invoke, before or after the reopen
-  expect(final.audit.some((e) => e.kind === 'invocation.reconciled' && e.to_state === 'succeeded')).toBe(true);
+  expect(final.audit.some((e) => e.kind === 'invocation.reconciled' && e.to_state === 'succeeded')).toBe(
+    true,
+  );
 
   await openConversation(page, 'Lost acknowledgement');
-  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText('Completed');
+  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText(
+    'Completed',
+  );
   await screenshot(page, '04-lost-ack-resumed');
 }
 
@@ -91,7 +127,9 @@ async function scenario7(app: AppUnderTest): Promise<void> {
   let page = app.page;
   await newConversation(page, { title: 'Crash before the Hub', systems: ['Shop A'] });
   stack.proxy.holdWhen((method, path) => method === 'POST' && path === '/agent/v1/invocations');
-  const invokesForwardedBefore = stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+  const invokesForwardedBefore = stack.proxy
+    .forwarded()
+    .filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
   await page.locator('#composer-input').fill('[fence] Update the description of product 7.');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect.poll(() => stack.proxy.held().length, { timeout: 30_000 }).toBe(1);
@@ -112,7 +150,10 @@ async function scenario7(app: AppUnderTest): Promise<void> {
   await expect(row).toContainText('pending_dispatch');
   // Seed 001: an explicit resume of the saved fence is how the operator gets the authoritative answer.
   const resume = row.getByRole('button', { name: 'Resume' });
-  await expect(resume, 'the idle panel must offer an explicit Resume for a saved dispatch fence').toBeVisible();
+  await expect(
+    resume,
+    'the idle panel must offer an explicit Resume for a saved dispatch fence',
+  ).toBeVisible();
   await resume.click();
   const result = row.getByRole('status');
   await expect(result).toContainText('invocation_not_found');
@@ -122,7 +163,9 @@ async function scenario7(app: AppUnderTest): Promise<void> {
 
   // No automatic retry: nothing was re-sent, nothing reached the shop, the record is kept.
   await page.waitForTimeout(2000);
-  const invokesForwardedAfter = stack.proxy.forwarded().filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
+  const invokesForwardedAfter = stack.proxy
+    .forwarded()
+    .filter((r) => r.method === 'POST' && r.path === '/agent/v1/invocations').length;
   expect(invokesForwardedAfter).toBe(invokesForwardedBefore);
   expect(await dispatchCount(stack, id)).toBe(0);
   expect((await stack.ledger('shop-a')).some((e) => e.target === 'product:7')).toBe(false);
@@ -134,7 +177,13 @@ export const recoverySuite: ScenarioSuite = {
   script,
   mode: 'default',
   scenarios: [
-    { title: '4. lost acknowledgement: reopen, Inspect changes nothing, Resume reconciles, exactly one write', run: scenario4 },
-    { title: '7. fence saved, crash before the Hub: Resume gets invocation_not_found, unverified, no retry', run: scenario7 },
+    {
+      title: '4. lost acknowledgement: reopen, Inspect changes nothing, Resume reconciles, exactly one write',
+      run: scenario4,
+    },
+    {
+      title: '7. fence saved, crash before the Hub: Resume gets invocation_not_found, unverified, no retry',
+      run: scenario7,
+    },
   ],
 };

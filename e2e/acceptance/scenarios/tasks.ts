@@ -13,10 +13,21 @@ import { seedProducts } from '../../../demo/shop/seed.js';
 import type { AppUnderTest } from '../support/stack-fixture.js';
 import type { ScenarioSuite } from '../support/suite.js';
 import { auditByInvocation, receipt } from '../support/checks.js';
-import { cardsOf, createTask, newConversation, openConversation, screenshot, selectTask, send } from '../support/ui.js';
+import {
+  cardsOf,
+  createTask,
+  newConversation,
+  openConversation,
+  screenshot,
+  selectTask,
+  send,
+} from '../support/ui.js';
 
 const EDIT = 'auth_shop_a__update_product_content';
-const edit = (product_id: number, description: string) => ({ name: EDIT, arguments: { product_id, description } });
+const edit = (product_id: number, description: string) => ({
+  name: EDIT,
+  arguments: { product_id, description },
+});
 
 interface TaskLike {
   task_id: string;
@@ -30,26 +41,80 @@ interface TaskLike {
 
 const script: Script = [
   // 3. pause
-  { name: 'pause-search', match: { userIncludes: '[pause]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] } },
-  { name: 'pause-first', match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[pause]' }, reply: { toolCalls: [edit(7, 'Mug, enamel, 350 ml.')] } },
-  { name: 'pause-more', match: { afterToolResultFor: EDIT, turnUserIncludes: '[pause]' }, reply: { toolCalls: [edit(13, 'Linen towel.'), edit(42, 'Walnut board.')] } },
-  { name: 'pause-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[pause]' }, reply: { text: 'Stopped: the task is paused.' } },
+  {
+    name: 'pause-search',
+    match: { userIncludes: '[pause]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] },
+  },
+  {
+    name: 'pause-first',
+    match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[pause]' },
+    reply: { toolCalls: [edit(7, 'Mug, enamel, 350 ml.')] },
+  },
+  {
+    name: 'pause-more',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[pause]' },
+    reply: { toolCalls: [edit(13, 'Linen towel.'), edit(42, 'Walnut board.')] },
+  },
+  {
+    name: 'pause-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[pause]' },
+    reply: { text: 'Stopped: the task is paused.' },
+  },
   // 5. accounting
-  { name: 'acct1-search', match: { userIncludes: '[acct-1]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] } },
-  { name: 'acct1', match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[acct-1]' }, reply: { toolCalls: [edit(13, 'Linen towel, stonewashed.')] } },
-  { name: 'acct1-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-1]' }, reply: { text: 'Product 13 done.' } },
-  { name: 'acct2-search', match: { userIncludes: '[acct-2]' }, reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'publish listing' } }] } },
+  {
+    name: 'acct1-search',
+    match: { userIncludes: '[acct-1]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'edit product description' } }] },
+  },
+  {
+    name: 'acct1',
+    match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[acct-1]' },
+    reply: { toolCalls: [edit(13, 'Linen towel, stonewashed.')] },
+  },
+  {
+    name: 'acct1-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-1]' },
+    reply: { text: 'Product 13 done.' },
+  },
+  {
+    name: 'acct2-search',
+    match: { userIncludes: '[acct-2]' },
+    reply: { toolCalls: [{ name: 'search_tools', arguments: { query: 'publish listing' } }] },
+  },
   {
     name: 'acct2',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[acct-2]' },
-    reply: { toolCalls: [{ name: 'auth_shop_a__publish_listing', arguments: { product_id: 13, channel: 'web' } }] },
+    reply: {
+      toolCalls: [{ name: 'auth_shop_a__publish_listing', arguments: { product_id: 13, channel: 'web' } }],
+    },
   },
-  { name: 'acct2-done', match: { afterToolResultFor: 'auth_shop_a__publish_listing', turnUserIncludes: '[acct-2]' }, reply: { text: 'Publishing waits for approval.' } },
-  { name: 'acct3', match: { userIncludes: '[acct-3]' }, reply: { toolCalls: [edit(42, 'Walnut board, oiled.')] } },
-  { name: 'acct3-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-3]' }, reply: { text: 'Product 42 needs checking.' } },
+  {
+    name: 'acct2-done',
+    match: { afterToolResultFor: 'auth_shop_a__publish_listing', turnUserIncludes: '[acct-2]' },
+    reply: { text: 'Publishing waits for approval.' },
+  },
+  {
+    name: 'acct3',
+    match: { userIncludes: '[acct-3]' },
+    reply: { toolCalls: [edit(42, 'Walnut board, oiled.')] },
+  },
+  {
+    name: 'acct3-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-3]' },
+    reply: { text: 'Product 42 needs checking.' },
+  },
   { name: 'acct4', match: { userIncludes: '[acct-4]' }, reply: { toolCalls: [edit(7, 'Enamel mug.')] } },
-  { name: 'acct4-more', match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-4]' }, reply: { toolCalls: [edit(13, 'Linen towel, once more.')] } },
-  { name: 'acct4-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-4]' }, reply: { text: 'The budget is spent.' } },
+  {
+    name: 'acct4-more',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-4]' },
+    reply: { toolCalls: [edit(13, 'Linen towel, once more.')] },
+  },
+  {
+    name: 'acct4-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[acct-4]' },
+    reply: { text: 'The budget is spent.' },
+  },
   // 11. three products
   {
     name: 'three-search',
@@ -64,12 +129,22 @@ const script: Script = [
   {
     name: 'three-sku',
     match: { afterToolResultFor: 'search_tools', turnUserIncludes: '[three]' },
-    reply: { toolCalls: [7, 13, 42].map((p) => ({ name: 'auth_inventory__find_sku', arguments: { shop: 'shop-a', product_id: p } })) },
+    reply: {
+      toolCalls: [7, 13, 42].map((p) => ({
+        name: 'auth_inventory__find_sku',
+        arguments: { shop: 'shop-a', product_id: p },
+      })),
+    },
   },
   {
     name: 'three-stock',
     match: { afterToolResultFor: 'auth_inventory__find_sku', turnUserIncludes: '[three]' },
-    reply: { toolCalls: ['SKU-A-0007', 'SKU-A-0013', 'SKU-A-0042'].map((sku) => ({ name: 'auth_inventory__get_stock', arguments: { sku } })) },
+    reply: {
+      toolCalls: ['SKU-A-0007', 'SKU-A-0013', 'SKU-A-0042'].map((sku) => ({
+        name: 'auth_inventory__get_stock',
+        arguments: { sku },
+      })),
+    },
   },
   {
     name: 'three-edit',
@@ -84,7 +159,11 @@ const script: Script = [
       ],
     },
   },
-  { name: 'three-done', match: { afterToolResultFor: EDIT, turnUserIncludes: '[three]' }, reply: { text: 'All three descriptions updated; the title change was refused.' } },
+  {
+    name: 'three-done',
+    match: { afterToolResultFor: EDIT, turnUserIncludes: '[three]' },
+    reply: { text: 'All three descriptions updated; the title change was refused.' },
+  },
 ];
 
 async function hubTask(app: AppUnderTest, title: string): Promise<TaskLike> {
@@ -101,18 +180,40 @@ async function idsOf(app: AppUnderTest, tool: string): Promise<string[]> {
 
 async function scenario3(app: AppUnderTest): Promise<void> {
   const { page, stack } = app;
-  await createTask(page, { title: 'Catalogue refresh', authorizations: { 'Shop A': ['update_product_content', 'publish_listing'] }, budget: 5, inFlight: 2 });
-  await newConversation(page, { title: 'Refresh under a task', systems: ['Shop A'], task: 'Catalogue refresh' });
-  await stack.setFault('shop-a', { operation: 'update_product_content', kind: 'delay', delay_ms: 6000, times: 'once' });
+  await createTask(page, {
+    title: 'Catalogue refresh',
+    authorizations: { 'Shop A': ['update_product_content', 'publish_listing'] },
+    budget: 5,
+    inFlight: 2,
+  });
+  await newConversation(page, {
+    title: 'Refresh under a task',
+    systems: ['Shop A'],
+    task: 'Catalogue refresh',
+  });
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'delay',
+    delay_ms: 6000,
+    times: 'once',
+  });
   await page.locator('#composer-input').fill('[pause] Refresh the descriptions of products 7, 13 and 42.');
   await page.getByRole('button', { name: 'Send' }).click();
   // The first edit is at the shop (held there by the delay) when the operator pauses.
   await expect
-    .poll(async () => (await stack.requests('shop-a')).filter((r) => r.operation === 'update_product_content' && r.outcome === 'pending').length, { timeout: 30_000 })
+    .poll(
+      async () =>
+        (await stack.requests('shop-a')).filter(
+          (r) => r.operation === 'update_product_content' && r.outcome === 'pending',
+        ).length,
+      { timeout: 30_000 },
+    )
     .toBe(1);
   // While it is at the shop the card says so (DESIGN.md: dispatching = "Running"). Soft: the test
   // still fails if not, but the rest of the scenario is still checked and reported.
-  await expect.soft(cardsOf(page, 'update_product_content').first().getByTestId('tool-card-state')).toHaveText('Running', { timeout: 2_000 });
+  await expect
+    .soft(cardsOf(page, 'update_product_content').first().getByTestId('tool-card-state'))
+    .toHaveText('Running', { timeout: 2_000 });
 
   const detail = await selectTask(page, 'Catalogue refresh');
   await detail.getByRole('button', { name: 'Pause' }).click();
@@ -120,7 +221,10 @@ async function scenario3(app: AppUnderTest): Promise<void> {
   await expect(detail.getByTestId('task-sentence')).toContainText('Further dispatch is paused.');
 
   await openConversation(page, 'Refresh under a task');
-  await expect(page.getByRole('log', { name: 'Conversation' })).toContainText('Stopped: the task is paused.', { timeout: 60_000 });
+  await expect(page.getByRole('log', { name: 'Conversation' })).toContainText(
+    'Stopped: the task is paused.',
+    { timeout: 60_000 },
+  );
   const states = cardsOf(page, 'update_product_content').getByTestId('tool-card-state');
   await expect(states).toHaveText(['Completed', 'Not dispatched', 'Not dispatched']);
   await screenshot(page, '03-pause-conversation');
@@ -146,17 +250,28 @@ async function scenario3(app: AppUnderTest): Promise<void> {
 async function scenario5(app: AppUnderTest): Promise<void> {
   const { stack } = app;
   let page = app.page;
-  await createTask(page, { title: 'Accounting', authorizations: { 'Shop A': ['update_product_content', 'publish_listing'] }, budget: 3, inFlight: 1 });
+  await createTask(page, {
+    title: 'Accounting',
+    authorizations: { 'Shop A': ['update_product_content', 'publish_listing'] },
+    budget: 3,
+    inFlight: 1,
+  });
   await newConversation(page, { title: 'Accounting work', systems: ['Shop A'], task: 'Accounting' });
 
   await send(page, '[acct-1] Update product 13, please.', { waitForText: 'Product 13 done.' });
   expect((await hubTask(app, 'Accounting')).writes_used).toBe(1);
 
   await send(page, '[acct-2] Publish product 13.', { waitForText: 'Publishing waits for approval.' });
-  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText('Awaiting approval');
+  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText(
+    'Awaiting approval',
+  );
   expect((await hubTask(app, 'Accounting')).writes_used).toBe(1);
 
-  await stack.setFault('shop-a', { operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'drop_after_commit',
+    times: 'once',
+  });
   await stack.setFault('shop-a', { operation: '*', kind: 'lookup_unavailable', times: 'once' });
   await send(page, '[acct-3] And product 42.', { waitForText: 'Product 42 needs checking.' });
   const unknownCard = cardsOf(page, 'update_product_content').last();
@@ -186,7 +301,8 @@ async function scenario5(app: AppUnderTest): Promise<void> {
 
   // The ledger agrees: three writes of this task reached the shop, within the budget of three.
   const ids = new Set<string>();
-  for (const e of await stack.ledger('shop-a')) if ((await receipt(stack, e.idempotency_key))?.task_id === after.task_id) ids.add(e.idempotency_key);
+  for (const e of await stack.ledger('shop-a'))
+    if ((await receipt(stack, e.idempotency_key))?.task_id === after.task_id) ids.add(e.idempotency_key);
   expect(ids.size).toBe(3);
   const audit = await stack.audit({ task_id: after.task_id });
   expect(audit.some((e) => e.to_state === 'not_dispatched')).toBe(true);
@@ -201,27 +317,55 @@ async function scenario5(app: AppUnderTest): Promise<void> {
     'Completed',
     'Not dispatched',
   ]);
-  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText('Awaiting approval');
+  await expect(cardsOf(page, 'publish_listing').getByTestId('tool-card-state')).toHaveText(
+    'Awaiting approval',
+  );
   await screenshot(page, '05-accounting-conversation');
 }
 
 async function scenario11(app: AppUnderTest): Promise<void> {
   const { page, stack } = app;
-  const inventoryBefore = (await stack.demoState('inventory')) as { stock: { sku: string; on_hand: number; reserved: number }[] };
+  const inventoryBefore = (await stack.demoState('inventory')) as {
+    stock: { sku: string; on_hand: number; reserved: number }[];
+  };
   await createTask(page, {
     title: 'Three product descriptions',
-    authorizations: { 'Shop A': ['update_product_content', 'get_product'], Inventory: ['find_sku', 'get_stock'] },
+    authorizations: {
+      'Shop A': ['update_product_content', 'get_product'],
+      Inventory: ['find_sku', 'get_stock'],
+    },
     budget: 6,
     inFlight: 2,
     descriptionOnly: { products: '7, 13, 42', tool: 'update_product_content' },
   });
-  await newConversation(page, { title: 'Three products', systems: ['Shop A', 'Inventory'], task: 'Three product descriptions' });
-  await send(page, '[three] Rewrite the descriptions of products 7, 13 and 42 using their stock; leave prices and stock unchanged.', {
-    waitForText: 'All three descriptions updated',
+  await newConversation(page, {
+    title: 'Three products',
+    systems: ['Shop A', 'Inventory'],
+    task: 'Three product descriptions',
   });
-  await expect(cardsOf(page, 'find_sku').getByTestId('tool-card-state')).toHaveText(['Completed', 'Completed', 'Completed']);
-  await expect(cardsOf(page, 'get_stock').getByTestId('tool-card-state')).toHaveText(['Completed', 'Completed', 'Completed']);
-  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText(['Completed', 'Completed', 'Completed', 'Not dispatched']);
+  await send(
+    page,
+    '[three] Rewrite the descriptions of products 7, 13 and 42 using their stock; leave prices and stock unchanged.',
+    {
+      waitForText: 'All three descriptions updated',
+    },
+  );
+  await expect(cardsOf(page, 'find_sku').getByTestId('tool-card-state')).toHaveText([
+    'Completed',
+    'Completed',
+    'Completed',
+  ]);
+  await expect(cardsOf(page, 'get_stock').getByTestId('tool-card-state')).toHaveText([
+    'Completed',
+    'Completed',
+    'Completed',
+  ]);
+  await expect(cardsOf(page, 'update_product_content').getByTestId('tool-card-state')).toHaveText([
+    'Completed',
+    'Completed',
+    'Completed',
+    'Not dispatched',
+  ]);
 
   const task = await hubTask(app, 'Three product descriptions');
   expect(task.writes_used).toBe(3);
@@ -229,7 +373,8 @@ async function scenario11(app: AppUnderTest): Promise<void> {
 
   // The shop saw exactly three description-only writes of this task; the title change never left the Hub.
   const mine = [];
-  for (const e of await stack.ledger('shop-a')) if ((await receipt(stack, e.idempotency_key))?.task_id === task.task_id) mine.push(e);
+  for (const e of await stack.ledger('shop-a'))
+    if ((await receipt(stack, e.idempotency_key))?.task_id === task.task_id) mine.push(e);
   expect(mine.map((e) => e.target).sort()).toEqual(['product:13', 'product:42', 'product:7']);
   for (const e of mine) expect(Object.keys(e.changes)).toEqual(['description']);
   const editIds = await idsOf(app, 'update_product_content');
@@ -239,10 +384,16 @@ async function scenario11(app: AppUnderTest): Promise<void> {
   expect((audit.get(editIds[3] ?? '') ?? []).some((e) => e.to_state === 'not_dispatched')).toBe(true);
 
   // Prices and stock unchanged in the systems.
-  const shop = (await stack.demoState('shop-a')) as { products: { product_id: number; price: number; stock: number; title: string }[] };
+  const shop = (await stack.demoState('shop-a')) as {
+    products: { product_id: number; price: number; stock: number; title: string }[];
+  };
   for (const seed of seedProducts('A')) {
     const now = shop.products.find((p) => p.product_id === seed.product_id);
-    expect({ id: now?.product_id, price: now?.price, stock: now?.stock }).toEqual({ id: seed.product_id, price: seed.price, stock: seed.stock });
+    expect({ id: now?.product_id, price: now?.price, stock: now?.stock }).toEqual({
+      id: seed.product_id,
+      price: seed.price,
+      stock: seed.stock,
+    });
   }
   expect(shop.products.find((p) => p.product_id === 42)?.title).toBe('Walnut cutting board');
   expect(await stack.ledger('inventory')).toEqual([]);
@@ -261,8 +412,17 @@ export const tasksSuite: ScenarioSuite = {
   script,
   mode: 'default',
   scenarios: [
-    { title: '3. pause during work: no further permit after Pause; earlier calls keep their states', run: scenario3 },
-    { title: '5. accounting: messages and restarts do not reset the budget; states are distinguishable', run: scenario5 },
-    { title: '11. three products: two authorizations, inventory reads, description-only edits, budget six', run: scenario11 },
+    {
+      title: '3. pause during work: no further permit after Pause; earlier calls keep their states',
+      run: scenario3,
+    },
+    {
+      title: '5. accounting: messages and restarts do not reset the budget; states are distinguishable',
+      run: scenario5,
+    },
+    {
+      title: '11. three products: two authorizations, inventory reads, description-only edits, budget six',
+      run: scenario11,
+    },
   ],
 };

@@ -59,6 +59,7 @@ export async function searchCount(stack: Stack): Promise<number> {
 export async function requestTotals(stack: Stack): Promise<Record<string, number>> {
   const m = await stack.metrics();
   const out: Record<string, number> = {};
-  for (const c of Object.values(m.clients)) for (const [k, v] of Object.entries(c.requests)) out[k] = (out[k] ?? 0) + v;
+  for (const c of Object.values(m.clients))
+    for (const [k, v] of Object.entries(c.requests)) out[k] = (out[k] ?? 0) + v;
   return out;
 }

@@ -19,7 +19,11 @@ import type { Script } from '../../../demo/scripted-model/script.js';
 import { electronLifecycle, launchElectronDesk } from './electron-launch.js';
 import type { AppUnderTest } from './stack-fixture.js';
 
-export async function startElectronApp(binary: string, name: string, script: Script = []): Promise<AppUnderTest> {
+export async function startElectronApp(
+  binary: string,
+  name: string,
+  script: Script = [],
+): Promise<AppUnderTest> {
   const stack = await startStack({ name: `electron-${name}`, script });
   const deskDir = join(stack.dir, 'desk');
   let tokenFile: string | null = null;

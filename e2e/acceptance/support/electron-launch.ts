@@ -19,7 +19,10 @@ let built = false;
 function buildElectronApp(binary: string): void {
   if (built) return;
   assertElectronRunnable(binary);
-  const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], { cwd: ROOT, stdio: 'inherit' });
+  const r = spawnSync(join(ROOT, 'node_modules/.bin/electron-vite'), ['build'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   if (r.status !== 0) throw new Error('electron-vite build failed');
   built = true;
 }
@@ -37,7 +40,11 @@ export interface RunningElectron {
 }
 
 /** Launches the app on BAILING_DATA_DIR = `dataDir` with `env` added; resolves once its window is ready. */
-export async function launchElectronDesk(binary: string, dataDir: string, env: Record<string, string>): Promise<RunningElectron> {
+export async function launchElectronDesk(
+  binary: string,
+  dataDir: string,
+  env: Record<string, string>,
+): Promise<RunningElectron> {
   buildElectronApp(binary);
   const app = await electron.launch({
     executablePath: binary,

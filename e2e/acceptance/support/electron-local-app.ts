@@ -14,7 +14,11 @@ import type { Script } from '../../../demo/scripted-model/script.js';
 import type { LocalAppUnderTest } from '../scenarios/approval.js';
 import { electronLifecycle, launchElectronDesk } from './electron-launch.js';
 
-export async function startElectronLocalApp(binary: string, name: string, script: Script): Promise<LocalAppUnderTest> {
+export async function startElectronLocalApp(
+  binary: string,
+  name: string,
+  script: Script,
+): Promise<LocalAppUnderTest> {
   const stack = await startLocalStack({ name: `electron-${name}`, script });
   const electron = electronLifecycle(() => launchElectronDesk(binary, stack.desk, stack.modelEnv));
   const app: LocalAppUnderTest = {

@@ -54,12 +54,19 @@ export async function newConversation(page: Page, c: NewConversation): Promise<v
 
 export async function openConversation(page: Page, title: string): Promise<void> {
   await goTo(page, 'Conversations');
-  await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: title, exact: true }).click();
+  await page
+    .getByRole('navigation', { name: 'Conversations' })
+    .getByRole('button', { name: title, exact: true })
+    .click();
   await expect(page.getByTestId('conversation-title')).toHaveText(title);
 }
 
 /** Sends a message and waits until the turn is over (the "Working…" status is gone). */
-export async function send(page: Page, text: string, opts: { waitForText?: string | RegExp } = {}): Promise<void> {
+export async function send(
+  page: Page,
+  text: string,
+  opts: { waitForText?: string | RegExp } = {},
+): Promise<void> {
   const log = page.getByRole('log', { name: 'Conversation' });
   const before = await log.locator('li.item-user_message').count();
   await page.locator('#composer-input').fill(text);
@@ -114,13 +121,21 @@ export async function createTask(page: Page, task: NewTask): Promise<void> {
     const listed = block.locator('.tools').getByRole('checkbox');
     for (let i = (await listed.count()) - 1; i >= 0; i--) await listed.nth(i).uncheck();
     for (const tool of tools) {
-      const existing = block.locator('.tools label').filter({ hasText: new RegExp(`^${tool}$`) }).getByRole('checkbox');
+      const existing = block
+        .locator('.tools label')
+        .filter({ hasText: new RegExp(`^${tool}$`) })
+        .getByRole('checkbox');
       if ((await existing.count()) > 0) await existing.check();
       else {
         const input = block.locator('.tools').getByLabel('Tool');
         await input.fill(tool);
         await input.press('Enter');
-        await expect(block.locator('.tools label').filter({ hasText: new RegExp(`^${tool}$`) }).getByRole('checkbox')).toBeChecked();
+        await expect(
+          block
+            .locator('.tools label')
+            .filter({ hasText: new RegExp(`^${tool}$`) })
+            .getByRole('checkbox'),
+        ).toBeChecked();
       }
     }
   }
@@ -128,7 +143,11 @@ export async function createTask(page: Page, task: NewTask): Promise<void> {
   await form.getByLabel('In-flight limit').fill(String(task.inFlight));
   if (task.descriptionOnly) {
     await form.getByLabel('Description only for products').fill(task.descriptionOnly.products);
-    await form.locator(':scope > label').filter({ hasText: /^Tool/ }).getByRole('textbox').fill(task.descriptionOnly.tool);
+    await form
+      .locator(':scope > label')
+      .filter({ hasText: /^Tool/ })
+      .getByRole('textbox')
+      .fill(task.descriptionOnly.tool);
   }
   await form.getByRole('button', { name: 'Create task' }).click();
   await expect(form).toHaveCount(0);

@@ -6,10 +6,14 @@
  */
 import type Database from 'better-sqlite3';
 
-export function createEventPruner(db: Database.Database): (before: string, keepPerClient: number) => { deleted: number; clients: number } {
+export function createEventPruner(
+  db: Database.Database,
+): (before: string, keepPerClient: number) => { deleted: number; clients: number } {
   const clients = db.prepare('SELECT DISTINCT client_id FROM events');
   const lastOld = db.prepare('SELECT MAX(seq) AS seq FROM events WHERE client_id = ? AND at < ?');
-  const lastBeyondCount = db.prepare('SELECT seq FROM events WHERE client_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?');
+  const lastBeyondCount = db.prepare(
+    'SELECT seq FROM events WHERE client_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?',
+  );
   const remove = db.prepare('DELETE FROM events WHERE client_id = ? AND seq <= ?');
   const raise = db.prepare(
     'INSERT INTO event_horizons (client_id, pruned_through) VALUES (?, ?) ON CONFLICT (client_id) DO UPDATE SET pruned_through = MAX(pruned_through, excluded.pruned_through)',

@@ -23,14 +23,42 @@ import { createTaskUsageReader } from './task-usage.js';
 import { windowBounds } from './window.js';
 
 const INVOCATION_COLUMNS = [
-  'invocation_id', 'client_id', 'run_id', 'agent_session_id', 'turn_id', 'authorization_ref',
-  'authorization_revision', 'system_id', 'tool', 'declaration_revision', 'operation_json',
-  'arguments_json', 'parameter_digest', 'host_call_id', 'task_id', 'effect', 'state', 'dispatch',
-  'reason_code', 'reason_message', 'retry_after_ms', 'result_json', 'result_truncated',
-  'business_status', 'approval_id', 'reconciliation_json', 'permit_id', 'created_at', 'updated_at',
+  'invocation_id',
+  'client_id',
+  'run_id',
+  'agent_session_id',
+  'turn_id',
+  'authorization_ref',
+  'authorization_revision',
+  'system_id',
+  'tool',
+  'declaration_revision',
+  'operation_json',
+  'arguments_json',
+  'parameter_digest',
+  'host_call_id',
+  'task_id',
+  'effect',
+  'state',
+  'dispatch',
+  'reason_code',
+  'reason_message',
+  'retry_after_ms',
+  'result_json',
+  'result_truncated',
+  'business_status',
+  'approval_id',
+  'reconciliation_json',
+  'permit_id',
+  'created_at',
+  'updated_at',
 ];
 
-export function applyPatch(record: InvocationRecord, patch: InvocationPatch | undefined, at: string): InvocationRecord {
+export function applyPatch(
+  record: InvocationRecord,
+  patch: InvocationPatch | undefined,
+  at: string,
+): InvocationRecord {
   const next: InvocationRecord = { ...record, updated_at: at };
   if (!patch) return next;
   const { add_evidence, ...fields } = patch;
@@ -52,8 +80,12 @@ export function createInvocationChanger(db: Database.Database) {
       .join(', ')} WHERE invocation_id = @invocation_id AND state = @expected_state`,
   );
   const selectTask = db.prepare('SELECT * FROM tasks WHERE task_id = ?');
-  const countInFlight = db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL');
-  const countWindow = db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND granted_at_ms >= ?');
+  const countInFlight = db.prepare(
+    'SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL',
+  );
+  const countWindow = db.prepare(
+    'SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND granted_at_ms >= ?',
+  );
   const insertPermit = db.prepare(
     'INSERT INTO permits (permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms) VALUES (?, ?, ?, ?, ?, NULL)',
   );
@@ -79,9 +111,13 @@ export function createInvocationChanger(db: Database.Database) {
     `INSERT INTO audit (at, actor, kind, invocation_id, task_id, from_state, to_state, detail_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertEvent = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
+  const insertEvent = db.prepare(
+    'INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)',
+  );
   const readUsage = createTaskUsageReader(db);
-  const selectEnrollment = db.prepare('SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?');
+  const selectEnrollment = db.prepare(
+    'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?',
+  );
   const insertEnrollment = db.prepare(
     'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -101,7 +137,13 @@ export function createInvocationChanger(db: Database.Database) {
     return updateInvocation.run({ ...params, expected_state: expected }).changes === 1;
   };
 
-  const finish = (record: InvocationRecord, change: InvocationChange, from: string | null, to: string, kind: string) => {
+  const finish = (
+    record: InvocationRecord,
+    change: InvocationChange,
+    from: string | null,
+    to: string,
+    kind: string,
+  ) => {
     insertAudit.run(
       change.at,
       change.audit.actor,
@@ -117,7 +159,8 @@ export function createInvocationChanger(db: Database.Database) {
       : null;
     const payload = change.render(record, approval);
     const seq = Number(
-      insertEvent.run(record.client_id, 'invocation.changed', JSON.stringify(payload), change.at).lastInsertRowid,
+      insertEvent.run(record.client_id, 'invocation.changed', JSON.stringify(payload), change.at)
+        .lastInsertRowid,
     );
     // A task-bound change also changes the task's accounting: publish the task view with it.
     if (record.task_id && change.render_task) {
@@ -149,12 +192,19 @@ export function createInvocationChanger(db: Database.Database) {
 
     // 1. enrollment, 2. task permit, 3. the operation's declared rate limit: the first refusal wins
     // and nothing of the later checks is recorded or spent.
-    let refusal: { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null } | null = null;
+    let refusal: {
+      decision: Extract<PermitDecision, { ok: false }>;
+      refused_to: InvocationState | null;
+    } | null = null;
     let enroll = false;
     if (change.enrollment) {
-      const row = selectEnrollment.get(base.client_id, base.agent_session_id) as { task_id: string } | undefined;
+      const row = selectEnrollment.get(base.client_id, base.agent_session_id) as
+        { task_id: string } | undefined;
       const enrolled = row?.task_id ?? null;
-      const d = change.enrollment.evaluate(enrolled, { agent_session_id: base.agent_session_id, task_id: base.task_id });
+      const d = change.enrollment.evaluate(enrolled, {
+        agent_session_id: base.agent_session_id,
+        task_id: base.task_id,
+      });
       if (!d.ok) refusal = { decision: d, refused_to: change.enrollment.refused_to };
       else enroll = enrolled === null && base.task_id !== null;
     }
@@ -178,18 +228,38 @@ export function createInvocationChanger(db: Database.Database) {
     if (!refusal && change.operation_rate && limit) {
       const r = change.operation_rate;
       const bounds = windowBounds(r.now_ms, r.window_ms(limit.window));
-      const used = Number((countOperationWindow.get(base.authorization_ref, base.tool, bounds.start) as { n: number }).n);
+      const used = Number(
+        (countOperationWindow.get(base.authorization_ref, base.tool, bounds.start) as { n: number }).n,
+      );
       const d = r.evaluate(
-        { authorization_ref: base.authorization_ref, tool: base.tool, limit, used_in_window: used, window_end_ms: bounds.end },
+        {
+          authorization_ref: base.authorization_ref,
+          tool: base.tool,
+          limit,
+          used_in_window: used,
+          window_end_ms: bounds.end,
+        },
         r.now_ms,
       );
       if (!d.ok) refusal = { decision: d, refused_to: r.refused_to };
     }
     const recordEnrollment = () => {
       if (!enroll || base.task_id === null) return;
-      insertEnrollment.run(base.client_id, base.agent_session_id, base.task_id, base.invocation_id, change.at);
+      insertEnrollment.run(
+        base.client_id,
+        base.agent_session_id,
+        base.task_id,
+        base.invocation_id,
+        change.at,
+      );
       insertAudit.run(
-        change.at, change.audit.actor, 'session.enrolled', base.invocation_id, base.task_id, null, null,
+        change.at,
+        change.audit.actor,
+        'session.enrolled',
+        base.invocation_id,
+        base.task_id,
+        null,
+        null,
         JSON.stringify({ agent_session_id: base.agent_session_id }),
       );
     };
@@ -199,7 +269,11 @@ export function createInvocationChanger(db: Database.Database) {
       const refusedState = refusal.refused_to ?? base.state;
       const refused = applyPatch(
         { ...base, state: refusedState },
-        { reason_code: decision.code, reason_message: decision.message, retry_after_ms: decision.retry_after_ms },
+        {
+          reason_code: decision.code,
+          reason_message: decision.message,
+          retry_after_ms: decision.retry_after_ms,
+        },
         change.at,
       );
       if (!write(refused, expected)) return { kind: 'stale', current };
@@ -218,7 +292,12 @@ export function createInvocationChanger(db: Database.Database) {
     }
     // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
     if (change.operation_rate) {
-      insertOperationDispatch.run(change.invocation_id, base.authorization_ref, base.tool, change.operation_rate.now_ms);
+      insertOperationDispatch.run(
+        change.invocation_id,
+        base.authorization_ref,
+        base.tool,
+        change.operation_rate.now_ms,
+      );
     }
 
     let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);

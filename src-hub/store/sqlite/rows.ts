@@ -16,7 +16,8 @@ type Row = Record<string, unknown>;
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const json = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T));
+const json = <T>(v: unknown, fallback: T): T =>
+  v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
 
 export function toSystem(r: Row): SystemRecord {
   return {

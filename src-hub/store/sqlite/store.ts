@@ -38,9 +38,14 @@ export interface SqliteStoreOptions {
 export function createSqliteStore(options: SqliteStoreOptions): HubStore {
   const db: Database.Database = openDatabase(options.dataDir);
   const meta = (key: string): string | null =>
-    (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+    (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ??
+    null;
   const setMeta = (key: string, value: string) =>
-    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    db
+      .prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
+      .run(key, value);
   db.transaction(() => {
     if (!meta('hub_id')) setMeta('hub_id', `hub_${randomUUID()}`);
     if (!meta('token_salt')) setMeta('token_salt', randomBytes(32).toString('hex'));
@@ -53,7 +58,12 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const audit = (
-    a: AuditInput & { invocation_id?: string | null; task_id?: string | null; from_state?: string | null; to_state?: string | null },
+    a: AuditInput & {
+      invocation_id?: string | null;
+      task_id?: string | null;
+      from_state?: string | null;
+      to_state?: string | null;
+    },
     at: string,
   ) =>
     auditStmt.run(
@@ -67,8 +77,12 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       JSON.stringify(a.detail),
     );
   const eventStmt = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
-  const appendEvent = (clientId: string, type: string, payload: Record<string, unknown>, at: string): number =>
-    Number(eventStmt.run(clientId, type, JSON.stringify(payload), at).lastInsertRowid);
+  const appendEvent = (
+    clientId: string,
+    type: string,
+    payload: Record<string, unknown>,
+    at: string,
+  ): number => Number(eventStmt.run(clientId, type, JSON.stringify(payload), at).lastInsertRowid);
   const horizonStmt = db.prepare('SELECT pruned_through FROM event_horizons WHERE client_id = ?');
   const pruneEvents = createEventPruner(db);
   const now = () => new Date().toISOString();
@@ -118,7 +132,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       }).immediate();
     },
     async getClient(id) {
-      return (db.prepare('SELECT * FROM clients WHERE client_id = ?').get(id) as ClientRecord | undefined) ?? null;
+      return (
+        (db.prepare('SELECT * FROM clients WHERE client_id = ?').get(id) as ClientRecord | undefined) ?? null
+      );
     },
     async listClients() {
       return db.prepare('SELECT * FROM clients ORDER BY created_at, client_id').all() as ClientRecord[];
@@ -145,7 +161,8 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     },
     async replaceOperations(systemId, ops, specRevision, diagnostics, at, a) {
       db.transaction(() => {
-        const sys = db.prepare('SELECT name FROM systems WHERE system_id = ?').get(systemId) as { name: string } | undefined;
+        const sys = db.prepare('SELECT name FROM systems WHERE system_id = ?').get(systemId) as
+          { name: string } | undefined;
         db.prepare('UPDATE operations SET current = 0 WHERE system_id = ?').run(systemId);
         db.prepare('DELETE FROM operations_fts WHERE system_id = ?').run(systemId);
         const upsert = db.prepare(
@@ -157,7 +174,13 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
         );
         for (const op of ops) {
           upsert.run(systemId, op.tool, op.declaration_revision, JSON.stringify(op.operation));
-          fts.run(systemId, op.tool, op.tool.replace(/[_-]+/g, ' ') + ' ' + op.tool, op.operation.description ?? '', sys?.name ?? '');
+          fts.run(
+            systemId,
+            op.tool,
+            op.tool.replace(/[_-]+/g, ' ') + ' ' + op.tool,
+            op.operation.description ?? '',
+            sys?.name ?? '',
+          );
         }
         db.prepare(
           'UPDATE systems SET spec_revision = ?, diagnostics_json = ?, refreshed_at = ? WHERE system_id = ?',
@@ -168,7 +191,10 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     async recordDiagnostics(systemId, diagnostics, a) {
       const at = now();
       db.transaction(() => {
-        db.prepare('UPDATE systems SET diagnostics_json = ? WHERE system_id = ?').run(JSON.stringify(diagnostics), systemId);
+        db.prepare('UPDATE systems SET diagnostics_json = ? WHERE system_id = ?').run(
+          JSON.stringify(diagnostics),
+          systemId,
+        );
         audit(a, at);
       }).immediate();
     },
@@ -182,7 +208,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       if (systemIds.length === 0) return [];
       return (
         db
-          .prepare(`SELECT * FROM operations WHERE current = 1 AND system_id IN (${placeholders(systemIds.length)}) ORDER BY system_id, tool`)
+          .prepare(
+            `SELECT * FROM operations WHERE current = 1 AND system_id IN (${placeholders(systemIds.length)}) ORDER BY system_id, tool`,
+          )
           .all(...systemIds) as Row[]
       ).map(operation);
     },
@@ -214,7 +242,8 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       }).immediate();
     },
     async getAuthorization(ref) {
-      const r = db.prepare('SELECT * FROM authorizations WHERE authorization_ref = ?').get(ref) as Row | undefined;
+      const r = db.prepare('SELECT * FROM authorizations WHERE authorization_ref = ?').get(ref) as
+        Row | undefined;
       return r ? toAuthorization(r) : null;
     },
     async listAuthorizations(clientId) {
@@ -230,22 +259,30 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     },
     async grant(ref, clientId, a) {
       db.transaction(() => {
-        db.prepare('INSERT OR IGNORE INTO grants (authorization_ref, client_id) VALUES (?, ?)').run(ref, clientId);
+        db.prepare('INSERT OR IGNORE INTO grants (authorization_ref, client_id) VALUES (?, ?)').run(
+          ref,
+          clientId,
+        );
         audit(a, now());
       }).immediate();
     },
     async isGranted(ref, clientId) {
-      return !!db.prepare('SELECT 1 FROM grants WHERE authorization_ref = ? AND client_id = ?').get(ref, clientId);
+      return !!db
+        .prepare('SELECT 1 FROM grants WHERE authorization_ref = ? AND client_id = ?')
+        .get(ref, clientId);
     },
     async grantees(ref) {
-      return (db.prepare('SELECT client_id FROM grants WHERE authorization_ref = ?').all(ref) as Array<{ client_id: string }>).map(
-        (r) => r.client_id,
-      );
+      return (
+        db.prepare('SELECT client_id FROM grants WHERE authorization_ref = ?').all(ref) as Array<{
+          client_id: string;
+        }>
+      ).map((r) => r.client_id);
     },
     async updateAuthorization(ref, patch, at, a, render) {
       return db
         .transaction((): AuthorizationRecord | null => {
-          const r = db.prepare('SELECT * FROM authorizations WHERE authorization_ref = ?').get(ref) as Row | undefined;
+          const r = db.prepare('SELECT * FROM authorizations WHERE authorization_ref = ?').get(ref) as
+            Row | undefined;
           if (!r) return null;
           const cur = toAuthorization(r);
           const next: AuthorizationRecord = {
@@ -262,7 +299,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
           ).run(next);
           audit({ ...a, from_state: cur.state, to_state: next.state }, at);
           const payload = render(next);
-          for (const g of db.prepare('SELECT client_id FROM grants WHERE authorization_ref = ?').all(ref) as Array<{ client_id: string }>) {
+          for (const g of db
+            .prepare('SELECT client_id FROM grants WHERE authorization_ref = ?')
+            .all(ref) as Array<{ client_id: string }>) {
             appendEvent(g.client_id, 'authorization.changed', payload, at);
           }
           return next;
@@ -281,7 +320,10 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       return r ? toRun(r) : null;
     },
     async endRun(id, at) {
-      db.prepare("UPDATE runs SET state = 'ended', ended_at = ? WHERE run_id = ? AND state = 'open'").run(at, id);
+      db.prepare("UPDATE runs SET state = 'ended', ended_at = ? WHERE run_id = ? AND state = 'open'").run(
+        at,
+        id,
+      );
       const r = db.prepare('SELECT * FROM runs WHERE run_id = ?').get(id) as Row | undefined;
       return r ? toRun(r) : null;
     },
@@ -294,7 +336,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       return changeInvocation(change);
     },
     async listInvocationsInState(state: InvocationState) {
-      return (db.prepare('SELECT * FROM invocations WHERE state = ? ORDER BY created_at').all(state) as Row[]).map(toInvocation);
+      return (
+        db.prepare('SELECT * FROM invocations WHERE state = ? ORDER BY created_at').all(state) as Row[]
+      ).map(toInvocation);
     },
 
     async getApproval(id) {
@@ -336,7 +380,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
 
     async listEvents(clientId, afterSeq, limit) {
       return (
-        db.prepare('SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(clientId, afterSeq, limit) as Row[]
+        db
+          .prepare('SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+          .all(clientId, afterSeq, limit) as Row[]
       ).map(toEvent);
     },
     async appendEvent(clientId, type, payload, at) {
@@ -355,7 +401,15 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
         db.prepare(
           `INSERT INTO tasks (task_id, client_id, title, state, boundary_json, writes_used, permits_granted, created_at, updated_at, paused_at, cancelled_at)
            VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, NULL, NULL)`,
-        ).run(t.task_id, t.client_id, t.title, t.state, JSON.stringify(t.boundary), t.created_at, t.updated_at);
+        ).run(
+          t.task_id,
+          t.client_id,
+          t.title,
+          t.state,
+          JSON.stringify(t.boundary),
+          t.created_at,
+          t.updated_at,
+        );
         audit({ ...a, task_id: t.task_id, to_state: t.state }, t.created_at);
       }).immediate();
     },
@@ -381,7 +435,10 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
             )
             .run({ to: change.to, at: change.at, task_id: change.task_id, from: change.from });
           if (res.changes !== 1) return null;
-          audit({ ...change.audit, task_id: change.task_id, from_state: change.from, to_state: change.to }, change.at);
+          audit(
+            { ...change.audit, task_id: change.task_id, from_state: change.from, to_state: change.to },
+            change.at,
+          );
           return toTask(db.prepare('SELECT * FROM tasks WHERE task_id = ?').get(change.task_id) as Row);
         })
         .immediate();
@@ -390,7 +447,11 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
       return db.transaction(() => readUsage(taskId, nowMs, windowMs))();
     },
     async listPermits(taskId) {
-      return (db.prepare('SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id').all(taskId) as Row[]).map(toPermit);
+      return (
+        db
+          .prepare('SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id')
+          .all(taskId) as Row[]
+      ).map(toPermit);
     },
 
     async getEnrollment(clientId, agentSessionId) {

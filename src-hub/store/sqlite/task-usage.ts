@@ -5,7 +5,9 @@ import type { TaskUsage } from '../types.js';
 import { windowBounds } from './window.js';
 
 export function createTaskUsageReader(db: Database.Database) {
-  const inFlight = db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL');
+  const inFlight = db.prepare(
+    'SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL',
+  );
   const inWindow = db.prepare('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND granted_at_ms >= ?');
   const counts = db.prepare('SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? GROUP BY state');
   const unresolved = db.prepare(
@@ -17,7 +19,8 @@ export function createTaskUsageReader(db: Database.Database) {
   return (taskId: string, nowMs: number, windowMs: number | null): TaskUsage => {
     const bounds = windowMs ? windowBounds(nowMs, windowMs) : null;
     const byState: Partial<Record<InvocationState, number>> = {};
-    for (const r of counts.all(taskId) as Array<{ state: InvocationState; n: number }>) byState[r.state] = r.n;
+    for (const r of counts.all(taskId) as Array<{ state: InvocationState; n: number }>)
+      byState[r.state] = r.n;
     return {
       in_flight: (inFlight.get(taskId) as { n: number }).n,
       used_in_window: bounds ? (inWindow.get(taskId, bounds.start) as { n: number }).n : 0,

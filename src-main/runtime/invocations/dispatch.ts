@@ -220,7 +220,9 @@ async function finish(
     }
     if (err instanceof HubClientError && err.kind === 'network' && err.notSent) {
       // The connection was refused before a byte of the request was written: provably not sent.
-      const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
+      const post = await journal.serialize(() =>
+        journal.commit([withState(fence, 'not_dispatched')], 'direct'),
+      );
       const feedback = post.ok
         ? notDispatchedFeedback(
             'hub_unreachable',

@@ -45,12 +45,21 @@ export function App(): React.JSX.Element {
         <h1>{t('app.title')}</h1>
         <nav aria-label={t('nav.main')}>
           {VIEWS.map((v) => (
-            <button key={v} type="button" aria-current={view === v ? 'page' : undefined} className={view === v ? 'selected' : ''} onClick={() => useApp.getState().setView(v)}>
+            <button
+              key={v}
+              type="button"
+              aria-current={view === v ? 'page' : undefined}
+              className={view === v ? 'selected' : ''}
+              onClick={() => useApp.getState().setView(v)}
+            >
               {labels[v]}
             </button>
           ))}
         </nav>
-        <span className={`hub-pill ${hub?.state === 'connected' && hostLink === 'open' ? 'state-ok' : 'state-bad'}`} data-testid="hub-state">
+        <span
+          className={`hub-pill ${hub?.state === 'connected' && hostLink === 'open' ? 'state-ok' : 'state-bad'}`}
+          data-testid="hub-state"
+        >
           {/* Without the app host this window cannot know the Hub's state: it does not show a stale one. */}
           {hostLink !== 'open'
             ? t('hub.unknown')
@@ -60,12 +69,19 @@ export function App(): React.JSX.Element {
         </span>
         <label>
           <span className="visually-hidden">{t('lang.label')}</span>
-          <select value={lang} onChange={(e) => useApp.getState().setLang(e.target.value === 'zh' ? 'zh' : 'en')} aria-label={t('lang.label')}>
+          <select
+            value={lang}
+            onChange={(e) => useApp.getState().setLang(e.target.value === 'zh' ? 'zh' : 'en')}
+            aria-label={t('lang.label')}
+          >
             <option value="en">English</option>
             <option value="zh">简体中文</option>
           </select>
         </label>
-        <button type="button" onClick={() => useApp.getState().setTheme(theme === 'light' ? 'dark' : 'light')}>
+        <button
+          type="button"
+          onClick={() => useApp.getState().setTheme(theme === 'light' ? 'dark' : 'light')}
+        >
           {t('theme.toggle', { mode: t(theme === 'light' ? 'theme.dark' : 'theme.light') })}
         </button>
       </header>

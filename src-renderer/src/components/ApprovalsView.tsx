@@ -46,12 +46,15 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
   return (
     <li className="card" data-testid="approval">
       <div>
-        <strong>{approval.tool}</strong> · {approval.authorization_ref} · <code>{approval.invocation_id}</code>
+        <strong>{approval.tool}</strong> · {approval.authorization_ref} ·{' '}
+        <code>{approval.invocation_id}</code>
       </div>
       {approval.prompt && <p>{approval.prompt}</p>}
       {approval.arguments_preview && <pre>{JSON.stringify(approval.arguments_preview, null, 2)}</pre>}
       <p>{t('approvals.approval', { state: t(`approvalState.${approval.state}`) })}</p>
-      <p>{execution ? t('approvals.execution', { state: label(execution) }) : t('approvals.executionUnknown')}</p>
+      <p>
+        {execution ? t('approvals.execution', { state: label(execution) }) : t('approvals.executionUnknown')}
+      </p>
       {approval.state === 'pending' && (
         <div className="row">
           <button type="button" onClick={() => decide('approve')} disabled={!usable}>

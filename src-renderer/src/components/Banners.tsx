@@ -11,7 +11,11 @@ export function HubBanner(): React.JSX.Element | null {
   if (!hub || hub.state === 'connected' || link !== 'open') return null;
   const text = hub.state === 'connecting' ? t('hub.connecting') : t('hub.disconnected');
   return (
-    <div className={`banner ${hub.state === 'disconnected' ? 'banner-error' : 'banner-info'}`} role="alert" data-testid="hub-banner">
+    <div
+      className={`banner ${hub.state === 'disconnected' ? 'banner-error' : 'banner-info'}`}
+      role="alert"
+      data-testid="hub-banner"
+    >
       {text}
     </div>
   );

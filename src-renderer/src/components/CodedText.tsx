@@ -1,7 +1,13 @@
 /** A call's feedback and a conversation notice, worded in the current language (logic/feedback-text.ts). */
 import React from 'react';
 import { useT } from '../i18n/use-t.js';
-import { feedbackWords, noticeWords, type FeedbackLike, type NoticeLike, type Words } from '../logic/feedback-text.js';
+import {
+  feedbackWords,
+  noticeWords,
+  type FeedbackLike,
+  type NoticeLike,
+  type Words,
+} from '../logic/feedback-text.js';
 import { useApp } from '../store/app.js';
 
 function Detail({ words, lang }: { words: Words; lang?: string }): React.JSX.Element | null {
@@ -21,7 +27,8 @@ export function FeedbackText({ feedback }: { feedback: FeedbackLike }): React.JS
   const words = feedbackWords(feedback, lang);
   return (
     <span className="feedback" data-testid="feedback">
-      <span className="feedback-code">{feedback.code}</span>: <span data-testid="feedback-text">{words.text}</span>
+      <span className="feedback-code">{feedback.code}</span>:{' '}
+      <span data-testid="feedback-text">{words.text}</span>
       {/* The main process writes its messages in English. */}
       <Detail words={words} lang="en" />
     </span>

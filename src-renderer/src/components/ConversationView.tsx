@@ -26,7 +26,10 @@ export function ConversationView(): React.JSX.Element {
   const [text, setText] = useState('');
   const [error, setError] = useState<ShownError | null>(null);
   // The composer's refusals, for the conversation they were made in.
-  const [refused, setRefused] = useState<{ sessionId: string | null; list: Refusal[] }>({ sessionId: null, list: [] });
+  const [refused, setRefused] = useState<{ sessionId: string | null; list: Refusal[] }>({
+    sessionId: null,
+    list: [],
+  });
   const pending = useComposer((s) => pendingOf(s, currentId));
   const fileRef = useRef<HTMLInputElement>(null);
 
@@ -65,10 +68,7 @@ export function ConversationView(): React.JSX.Element {
     // Cleared so the same file can be chosen again after it was removed or refused.
     e.target.value = '';
     if (files.length === 0) return;
-    void useComposer
-      .getState()
-      .add(sessionId, text.trim(), files)
-      .then(setRefusals);
+    void useComposer.getState().add(sessionId, text.trim(), files).then(setRefusals);
   };
 
   return (
@@ -81,8 +81,16 @@ export function ConversationView(): React.JSX.Element {
           {t('conv.scope')}: {session.members.map((m) => `${m.system_id} (${m.account})`).join(', ') || '—'}
           {session.task_id && <> · {t('conv.taskBound', { task: session.task_id })}</>}
         </p>
-        {session.availability === 'blocked' && <p role="alert" className="state-bad">{t('sessions.blocked', { reason: reasonText(session.availability_reason ?? '', lang) })}</p>}
-        {session.availability === 'offline' && <p role="alert" className="state-bad">{t('sessions.offline')}</p>}
+        {session.availability === 'blocked' && (
+          <p role="alert" className="state-bad">
+            {t('sessions.blocked', { reason: reasonText(session.availability_reason ?? '', lang) })}
+          </p>
+        )}
+        {session.availability === 'offline' && (
+          <p role="alert" className="state-bad">
+            {t('sessions.offline')}
+          </p>
+        )}
       </header>
       <StorageBar sessionId={currentId} storage={conv?.storage ?? null} />
       <ol className="items" role="log" aria-label={t('conv.items')} aria-live="polite">
@@ -110,7 +118,11 @@ export function ConversationView(): React.JSX.Element {
           </li>
         ))}
       </ol>
-      {running && <p className="muted" role="status">{t('conv.turnRunning')}</p>}
+      {running && (
+        <p className="muted" role="status">
+          {t('conv.turnRunning')}
+        </p>
+      )}
       {!modelConfigured && <p className="muted">{t('conv.noModel')}</p>}
       <PendingAttachments items={pending} onRemove={(key) => useComposer.getState().remove(sessionId, key)} />
       {refusals.length > 0 && (
@@ -149,7 +161,15 @@ export function ConversationView(): React.JSX.Element {
           {t('attach.button')}
         </button>
         {running ? (
-          <button type="button" onClick={() => void useSessions.getState().cancel().catch((err: unknown) => setError(caught(err)))}>
+          <button
+            type="button"
+            onClick={() =>
+              void useSessions
+                .getState()
+                .cancel()
+                .catch((err: unknown) => setError(caught(err)))
+            }
+          >
             {t('conv.cancel')}
           </button>
         ) : (

@@ -29,12 +29,21 @@ export function IdlePanel(): React.JSX.Element {
   return (
     <section className="idle" aria-labelledby="idle-title">
       <h2 id="idle-title">
-        {t('idle.title')} <span className="badge" data-testid="idle-count">{t('idle.count', { n: items.length })}</span>
+        {t('idle.title')}{' '}
+        <span className="badge" data-testid="idle-count">
+          {t('idle.count', { n: items.length })}
+        </span>
       </h2>
       {items.length === 0 ? (
         <p className="muted">{t('idle.empty')}</p>
       ) : (
-        <div ref={parentRef} className="idle-scroll" role="list" aria-label={t('idle.title')} data-testid="idle-list">
+        <div
+          ref={parentRef}
+          className="idle-scroll"
+          role="list"
+          aria-label={t('idle.title')}
+          data-testid="idle-list"
+        >
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative', width: '100%' }}>
             {virtualizer.getVirtualItems().map((row) => {
               const item = items[row.index];
@@ -44,7 +53,14 @@ export function IdlePanel(): React.JSX.Element {
                   key={`${item.session_id}:${item.invocation_id}`}
                   role="listitem"
                   className="idle-row-wrap"
-                  style={{ position: 'absolute', top: 0, left: 0, width: '100%', height: ROW_HEIGHT, transform: `translateY(${row.start}px)` }}
+                  style={{
+                    position: 'absolute',
+                    top: 0,
+                    left: 0,
+                    width: '100%',
+                    height: ROW_HEIGHT,
+                    transform: `translateY(${row.start}px)`,
+                  }}
                 >
                   <IdleRow item={item} />
                 </div>
@@ -66,16 +82,25 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
   const [error, setError] = useState<ShownError | null>(null);
   const act = (name: 'inspectInvocation' | 'resumeInvocation') => {
     setError(null);
-    call(name, { session_id: item.session_id, invocation_id: item.invocation_id }).then(setResult, (e: unknown) => setError(caught(e)));
+    call(name, { session_id: item.session_id, invocation_id: item.invocation_id }).then(
+      setResult,
+      (e: unknown) => setError(caught(e)),
+    );
   };
   const bad = item.unsaved || item.journal_state === 'storage_error' || item.archive_state !== 'ready';
   return (
     <div className={`idle-row ${bad ? 'state-bad' : ''}`} data-testid="idle-row">
       <div className="idle-main">
-        <strong>{item.tool || '—'}</strong> · {label(idleHeadlineState(item))} · <code>{item.invocation_id}</code>
+        <strong>{item.tool || '—'}</strong> · {label(idleHeadlineState(item))} ·{' '}
+        <code>{item.invocation_id}</code>
         <div className="muted">
           {t('idle.session')}: {item.session_title} · {t('idle.journalEntry')}: {item.journal_entry_state}
-          {item.unsaved && <span className="state-bad"> · {t('idle.unsaved', { reason: reasonText(item.unsaved_reason ?? '', lang) })}</span>}
+          {item.unsaved && (
+            <span className="state-bad">
+              {' '}
+              · {t('idle.unsaved', { reason: reasonText(item.unsaved_reason ?? '', lang) })}
+            </span>
+          )}
         </div>
       </div>
       <div className="idle-states">

@@ -28,11 +28,14 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
     setError(null);
     setBusy(true);
     call('searchTools', { session_id: sessionId, query })
-      .then((r) => {
-        setTools(r.tools);
-        setSelected(r.tools[0]?.function_name ?? '');
-        setRaw({});
-      }, (err: unknown) => setError(caught(err)))
+      .then(
+        (r) => {
+          setTools(r.tools);
+          setSelected(r.tools[0]?.function_name ?? '');
+          setRaw({});
+        },
+        (err: unknown) => setError(caught(err)),
+      )
       .finally(() => setBusy(false));
   };
   const run = (e: React.FormEvent) => {
@@ -40,13 +43,24 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
     if (!tool) return;
     const built = buildArguments(fields, raw);
     if (!built.ok) {
-      setError(built.problem === 'invalid_json' ? message('manual.invalidJson', { field: built.field }) : message('manual.required', { field: built.field }));
+      setError(
+        built.problem === 'invalid_json'
+          ? message('manual.invalidJson', { field: built.field })
+          : message('manual.required', { field: built.field }),
+      );
       return;
     }
     setError(null);
     setBusy(true);
-    call('runToolManually', { session_id: sessionId, function_name: tool.function_name, arguments: built.args })
-      .then((r) => useSessions.getState().applyItem(sessionId, r.item), (err: unknown) => setError(caught(err)))
+    call('runToolManually', {
+      session_id: sessionId,
+      function_name: tool.function_name,
+      arguments: built.args,
+    })
+      .then(
+        (r) => useSessions.getState().applyItem(sessionId, r.item),
+        (err: unknown) => setError(caught(err)),
+      )
       .finally(() => setBusy(false));
   };
 
@@ -86,14 +100,21 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
             <div key={f.name} className="field">
               {f.kind === 'boolean' ? (
                 <label>
-                  <input type="checkbox" checked={raw[f.name] === true} onChange={(e) => setRaw({ ...raw, [f.name]: e.target.checked })} />
+                  <input
+                    type="checkbox"
+                    checked={raw[f.name] === true}
+                    onChange={(e) => setRaw({ ...raw, [f.name]: e.target.checked })}
+                  />
                   {f.name}
                 </label>
               ) : f.kind === 'enum' ? (
                 <label>
                   {f.name}
                   {f.required && ' *'}
-                  <select value={String(raw[f.name] ?? '')} onChange={(e) => setRaw({ ...raw, [f.name]: e.target.value })}>
+                  <select
+                    value={String(raw[f.name] ?? '')}
+                    onChange={(e) => setRaw({ ...raw, [f.name]: e.target.value })}
+                  >
                     <option value="">—</option>
                     {f.options.map((o) => (
                       <option key={o} value={o}>
@@ -105,7 +126,10 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
               ) : f.kind === 'json' ? (
                 <label>
                   {f.name} (JSON){f.required && ' *'}
-                  <textarea value={String(raw[f.name] ?? '')} onChange={(e) => setRaw({ ...raw, [f.name]: e.target.value })} />
+                  <textarea
+                    value={String(raw[f.name] ?? '')}
+                    onChange={(e) => setRaw({ ...raw, [f.name]: e.target.value })}
+                  />
                 </label>
               ) : (
                 <label>

@@ -25,7 +25,12 @@ export function SessionList(): React.JSX.Element {
               type="button"
               className={s.session_id === currentId ? 'selected' : ''}
               aria-current={s.session_id === currentId ? 'page' : undefined}
-              onClick={() => void useSessions.getState().open(s.session_id).catch((e: unknown) => setError(caught(e)))}
+              onClick={() =>
+                void useSessions
+                  .getState()
+                  .open(s.session_id)
+                  .catch((e: unknown) => setError(caught(e)))
+              }
             >
               {s.title}
             </button>
@@ -41,7 +46,13 @@ export function SessionList(): React.JSX.Element {
   );
 }
 
-export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?: string }): React.JSX.Element {
+export function NewSessionForm({
+  onDone,
+  taskId,
+}: {
+  onDone: () => void;
+  taskId?: string;
+}): React.JSX.Element {
   const t = useT();
   const usable = useApp(hubUsable);
   const tasks = useTasks((s) => s.tasks);
@@ -55,7 +66,9 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
     call('listAuthorizations', {}).then(
       (r) => {
         setAuths(r.authorizations);
-        setPicked(new Set(r.authorizations.filter((a) => a.state === 'active').map((a) => a.authorization_ref)));
+        setPicked(
+          new Set(r.authorizations.filter((a) => a.state === 'active').map((a) => a.authorization_ref)),
+        );
       },
       (e: unknown) => setError(caught(e)),
     );
@@ -69,7 +82,11 @@ export function NewSessionForm({ onDone, taskId }: { onDone: () => void; taskId?
     setError(null);
     useSessions
       .getState()
-      .create({ title: title.trim() || t('sessions.defaultTitle'), authorization_refs: [...picked], task_id: task || null })
+      .create({
+        title: title.trim() || t('sessions.defaultTitle'),
+        authorization_refs: [...picked],
+        task_id: task || null,
+      })
       .then(onDone, (err: unknown) => setError(caught(err)));
   };
   return (

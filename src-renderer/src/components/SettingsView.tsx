@@ -61,20 +61,37 @@ export function SettingsView(): React.JSX.Element {
         onSubmit={(e) => {
           e.preventDefault();
           done(
-            useSettings
-              .getState()
-              .saveHub(mode === 'local' ? { mode } : { mode, url, ...(token ? { client_token: token } : {}), ...(sessionOnly ? { session_only: true } : {}) }),
+            useSettings.getState().saveHub(
+              mode === 'local'
+                ? { mode }
+                : {
+                    mode,
+                    url,
+                    ...(token ? { client_token: token } : {}),
+                    ...(sessionOnly ? { session_only: true } : {}),
+                  },
+            ),
           );
         }}
       >
         <fieldset>
           <legend>{t('settings.hub')}</legend>
           <label>
-            <input type="radio" name="hub-mode" checked={mode === 'local'} onChange={() => setMode('local')} />
+            <input
+              type="radio"
+              name="hub-mode"
+              checked={mode === 'local'}
+              onChange={() => setMode('local')}
+            />
             {t('settings.hubLocal')}
           </label>
           <label>
-            <input type="radio" name="hub-mode" checked={mode === 'remote'} onChange={() => setMode('remote')} />
+            <input
+              type="radio"
+              name="hub-mode"
+              checked={mode === 'remote'}
+              onChange={() => setMode('remote')}
+            />
             {t('settings.hubRemote')}
           </label>
           {mode === 'remote' && (
@@ -85,7 +102,12 @@ export function SettingsView(): React.JSX.Element {
               </label>
               <label>
                 {t('settings.hubToken')}
-                <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+                <input
+                  type="password"
+                  autoComplete="off"
+                  value={token}
+                  onChange={(e) => setToken(e.target.value)}
+                />
               </label>
               {settings.hub.token_configured && <p className="muted">{t('settings.tokenConfigured')}</p>}
             </>
@@ -124,7 +146,9 @@ export function SettingsView(): React.JSX.Element {
             {t('settings.apiKey')}
             <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
           </label>
-          <p className="muted">{settings.model.key_configured ? t('settings.keyConfigured') : t('settings.keyMissing')}</p>
+          <p className="muted">
+            {settings.model.key_configured ? t('settings.keyConfigured') : t('settings.keyMissing')}
+          </p>
         </fieldset>
         <div className="row">
           <button type="submit">{t('settings.saveModel')}</button>

@@ -7,7 +7,13 @@ import { reasonText } from '../logic/feedback-text.js';
 import { useApp } from '../store/app.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
-export function StorageBar({ sessionId, storage }: { sessionId: string; storage: StorageView | null }): React.JSX.Element | null {
+export function StorageBar({
+  sessionId,
+  storage,
+}: {
+  sessionId: string;
+  storage: StorageView | null;
+}): React.JSX.Element | null {
   const t = useT();
   const lang = useApp((s) => s.lang);
   const [error, setError] = useState<ShownError | null>(null);
@@ -22,10 +28,16 @@ export function StorageBar({ sessionId, storage }: { sessionId: string; storage:
     <div className="storage-bar" aria-label={`${t('storage.journal')} / ${t('storage.archive')}`}>
       <div className={`storage-cell ${jBad ? 'state-bad' : 'state-ok'}`} data-testid="journal-state">
         <strong>{t('storage.journal')}</strong> {storage.journal.state}
-        {storage.journal.unsaved_records > 0 && <span> · {t('storage.unsaved', { count: storage.journal.unsaved_records })}</span>}
+        {storage.journal.unsaved_records > 0 && (
+          <span> · {t('storage.unsaved', { count: storage.journal.unsaved_records })}</span>
+        )}
         {jBad && (
           <>
-            <div role="alert">{t('storage.error', { reason: reasonText(storage.journal.reason ?? storage.journal.state, lang) })}</div>
+            <div role="alert">
+              {t('storage.error', {
+                reason: reasonText(storage.journal.reason ?? storage.journal.state, lang),
+              })}
+            </div>
             <button type="button" onClick={restore}>
               {t('storage.restore')}
             </button>
@@ -34,8 +46,16 @@ export function StorageBar({ sessionId, storage }: { sessionId: string; storage:
       </div>
       <div className={`storage-cell ${aBad ? 'state-bad' : 'state-ok'}`} data-testid="archive-state">
         <strong>{t('storage.archive')}</strong> {storage.archive.state}
-        {storage.archive.unsaved_events > 0 && <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>}
-        {aBad && <div role="alert">{t('storage.error', { reason: reasonText(storage.archive.reason ?? storage.archive.state, lang) })}</div>}
+        {storage.archive.unsaved_events > 0 && (
+          <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>
+        )}
+        {aBad && (
+          <div role="alert">
+            {t('storage.error', {
+              reason: reasonText(storage.archive.reason ?? storage.archive.state, lang),
+            })}
+          </div>
+        )}
       </div>
       {error && <div role="alert">{t('common.error', { message: shownErrorText(error, t) })}</div>}
     </div>

@@ -79,12 +79,20 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
       </p>
       <label className="meter-label">
         {t('task.writes', { used: task.writes_used, left: task.writes_left, budget })}
-        <meter min={0} max={Math.max(1, budget)} value={task.writes_used} low={budget * 0.7} high={budget * 0.9} optimum={0} />
+        <meter
+          min={0}
+          max={Math.max(1, budget)}
+          value={task.writes_used}
+          low={budget * 0.7}
+          high={budget * 0.9}
+          optimum={0}
+        />
       </label>
       <p>{t('task.inFlightNow', { n: task.in_flight, limit: task.boundary.in_flight_limit })}</p>
       {task.rate && (
         <p>
-          {t('task.rate')}: {task.rate.used_in_window}/{task.rate.count} {t('task.rateWindow')} {task.rate.window}
+          {t('task.rate')}: {task.rate.used_in_window}/{task.rate.count} {t('task.rateWindow')}{' '}
+          {task.rate.window}
         </p>
       )}
       <h4>{t('task.counts')}</h4>
@@ -201,7 +209,10 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
     setError(null);
     const req = taskRequestFrom({
       title: title || t('task.defaultTitle'),
-      selection: Object.entries(selection).map(([authorization_ref, tools]) => ({ authorization_ref, tools: [...tools] })),
+      selection: Object.entries(selection).map(([authorization_ref, tools]) => ({
+        authorization_ref,
+        tools: [...tools],
+      })),
       writeBudget: Number(budget),
       inFlight: Number(inFlight),
       rate: rateCount.trim() ? { count: Number(rateCount), window: rateWindow } : null,
@@ -229,14 +240,22 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
           return (
             <div key={a.authorization_ref} className="auth-block">
               <label>
-                <input type="checkbox" checked={on} onChange={(e) => toggleAuth(a.authorization_ref, e.target.checked)} />
+                <input
+                  type="checkbox"
+                  checked={on}
+                  onChange={(e) => toggleAuth(a.authorization_ref, e.target.checked)}
+                />
                 {a.system_name} · {a.account}
               </label>
               {on && (
                 <div className="tools">
                   {[...new Set([...tools, ...chosen])].map((tool) => (
                     <label key={tool}>
-                      <input type="checkbox" checked={chosen.has(tool)} onChange={(e) => toggleTool(a.authorization_ref, tool, e.target.checked)} />
+                      <input
+                        type="checkbox"
+                        checked={chosen.has(tool)}
+                        onChange={(e) => toggleTool(a.authorization_ref, tool, e.target.checked)}
+                      />
                       {tool}
                     </label>
                   ))}
@@ -267,11 +286,23 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       </label>
       <label>
         {t('task.inFlight')}
-        <input type="number" min={1} value={inFlight} onChange={(e) => setInFlight(e.target.value)} required />
+        <input
+          type="number"
+          min={1}
+          value={inFlight}
+          onChange={(e) => setInFlight(e.target.value)}
+          required
+        />
       </label>
       <label>
         {t('task.rate')}
-        <input type="number" min={1} value={rateCount} placeholder={t('task.noRate')} onChange={(e) => setRateCount(e.target.value)} />
+        <input
+          type="number"
+          min={1}
+          value={rateCount}
+          placeholder={t('task.noRate')}
+          onChange={(e) => setRateCount(e.target.value)}
+        />
       </label>
       <label>
         {t('task.rateWindow')}
@@ -285,7 +316,11 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       </label>
       <label>
         {t('task.descriptionOnly')}
-        <input value={products} onChange={(e) => setProducts(e.target.value)} placeholder={t('task.descriptionOnlyHint')} />
+        <input
+          value={products}
+          onChange={(e) => setProducts(e.target.value)}
+          placeholder={t('task.descriptionOnlyHint')}
+        />
       </label>
       <label>
         {t('manual.tool')}

@@ -33,7 +33,12 @@ export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.J
       <svg
         viewBox={`0 0 ${width} ${LANES.length * laneH + 20}`}
         role="img"
-        aria-label={t('timeline.aria', { n: entries.length, from: time(min), to: time(max), lanes: lanes.join(separator) })}
+        aria-label={t('timeline.aria', {
+          n: entries.length,
+          from: time(min),
+          to: time(max),
+          lanes: lanes.join(separator),
+        })}
         data-testid="timeline-svg"
       >
         {LANES.map((lane, i) => (
@@ -45,8 +50,18 @@ export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.J
           </g>
         ))}
         {entries.map((e, i) => (
-          <circle key={i} cx={x(e.at)} cy={LANES.indexOf(e.kind) * laneH + 11} r={5} className={`dot dot-${e.kind}`}>
-            <title>{[time(Date.parse(e.at)), t(`lane.${e.kind}`), text(e), e.tool, e.invocation_id].filter(Boolean).join(' · ')}</title>
+          <circle
+            key={i}
+            cx={x(e.at)}
+            cy={LANES.indexOf(e.kind) * laneH + 11}
+            r={5}
+            className={`dot dot-${e.kind}`}
+          >
+            <title>
+              {[time(Date.parse(e.at)), t(`lane.${e.kind}`), text(e), e.tool, e.invocation_id]
+                .filter(Boolean)
+                .join(' · ')}
+            </title>
           </circle>
         ))}
         <text x={90} y={LANES.length * laneH + 16} className="axis">

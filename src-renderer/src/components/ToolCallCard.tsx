@@ -28,7 +28,11 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
       .finally(() => setBusy(false));
   };
   return (
-    <article className="tool-card" aria-label={`${t('card.tool')} ${item.tool ?? item.function_name}`} data-testid="tool-card">
+    <article
+      className="tool-card"
+      aria-label={`${t('card.tool')} ${item.tool ?? item.function_name}`}
+      data-testid="tool-card"
+    >
       <dl>
         <dt>{t('card.tool')}</dt>
         <dd>{item.tool ?? item.function_name}</dd>
@@ -84,7 +88,8 @@ export function ActionResult({ result }: { result: InvocationActionView }): Reac
   return (
     <div className="action-result" role="status">
       <div>
-        {t('card.state')}: <strong data-testid="action-state">{shown.state ? label(shown.state) : '—'}</strong>
+        {t('card.state')}:{' '}
+        <strong data-testid="action-state">{shown.state ? label(shown.state) : '—'}</strong>
         {shown.source === 'feedback' && ` (${t('card.from_feedback')})`}
         {result.receipt && ` · ${t('card.dispatch')}: ${dispatchText(result.receipt.dispatch, t)}`}
         {` · ${t('storage.journal')}: ${result.journal_state}`}

@@ -12,7 +12,8 @@ export const STORAGE_TEXT =
 
 export const enCodes = {
   'feedback.original': 'As reported: ',
-  'feedback.outcomeUnknown': 'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
+  'feedback.outcomeUnknown':
+    'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
   'feedback.withCause': '{outcome} Cause: {cause}',
 
   // The Hub's error codes (src-shared/hub-api.ts HUB_ERROR_CODES).
@@ -30,12 +31,15 @@ export const enCodes = {
   'code.system_not_found': 'The Hub has no such business system.',
   'code.tool_not_found': 'The tool is not declared for this authorization; search for tools again.',
   'code.body_too_large': 'The request is too large for the Hub.',
-  'code.invocation_conflict': 'An invocation with this id already exists with different arguments; this one was not run.',
-  'code.declaration_changed': 'The tool’s declaration changed, so the call was not sent. Search for tools again before calling it.',
+  'code.invocation_conflict':
+    'An invocation with this id already exists with different arguments; this one was not run.',
+  'code.declaration_changed':
+    'The tool’s declaration changed, so the call was not sent. Search for tools again before calling it.',
   'code.run_ended': 'The run has ended and accepts no more calls; start a new turn.',
   'code.run_mismatch': 'The run belongs to another authorization or client; start a new turn.',
   'code.authorization_revoked': 'The authorization was revoked; the whole original scope is blocked.',
-  'code.authorization_rebound': 'The authorization changed (it was rebound); the whole original scope is blocked.',
+  'code.authorization_rebound':
+    'The authorization changed (it was rebound); the whole original scope is blocked.',
   'code.decision_conflict': 'The approval was already decided differently.',
   'code.task_state_conflict': 'The task cannot move to that state from its current one.',
   'code.spec_invalid': 'The business system’s specification is invalid; the previous one is kept.',
@@ -49,7 +53,8 @@ export const enCodes = {
   'code.task_cancelled': 'The task is cancelled; no further calls are dispatched.',
   'code.task_expired': 'The task has expired; no further calls are dispatched.',
   'code.budget_exhausted': 'The task’s write budget is spent; further writes are refused.',
-  'code.in_flight_limit': 'The task already has as many calls in flight as it allows; wait for one to finish.',
+  'code.in_flight_limit':
+    'The task already has as many calls in flight as it allows; wait for one to finish.',
   'code.rate_limited': 'The rate limit is reached; wait before trying again.',
   'code.tool_not_in_task': 'This tool is not allowed in this task.',
   'code.authorization_not_in_task': 'This authorization is not part of this task.',
@@ -78,13 +83,15 @@ export const enCodes = {
     'No original binding is recorded for this call; it cannot be recovered from conversation text or model input.',
   'code.invocation_binding_conflict':
     'The original binding of this call does not match its session scope or the Hub receipt; inspect the original evidence.',
-  'code.authorization_missing': 'An authorization of the original scope no longer exists; the whole original scope is blocked.',
+  'code.authorization_missing':
+    'An authorization of the original scope no longer exists; the whole original scope is blocked.',
   'code.binding_conflict': 'The saved scope does not match its binding; the whole original scope is blocked.',
   'code.scope_unavailable': 'The conversation’s scope is not available; nothing was sent.',
   'code.scope_missing': 'The conversation’s saved scope is missing; nothing was sent.',
   'code.hub_unavailable': 'The Hub could not be reached; nothing was concluded. Try again once it is back.',
   'code.scope_check_failed': "The session's scope could not be checked, so nothing was sent.",
-  'code.hub_unreachable': 'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
+  'code.hub_unreachable':
+    'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
   'code.hub_timeout': 'The Hub did not answer in time.',
   'code.hub_network': 'The connection to the Hub failed.',
   'code.hub_aborted': 'The request to the Hub was aborted.',
@@ -103,13 +110,16 @@ export const enCodes = {
   'code.tool_not_loaded': 'This function is not loaded; nothing was sent. Use search_tools to load it again.',
   'code.recovery_failed': 'The inspect or resume request failed.',
   'code.invalid_attachment': 'An attachment is not a text file this app accepts; nothing was saved or sent.',
-  'code.attachment_contains_secret': 'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent.',
-  'code.runtime_error': 'The call ended with an unexpected error; its outcome is not known. Inspect before trying anything else.',
+  'code.attachment_contains_secret':
+    'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent.',
+  'code.runtime_error':
+    'The call ended with an unexpected error; its outcome is not known. Inspect before trying anything else.',
   'code.interrupted':
     'The app stopped while this call was in progress, so its result was not recorded here. It may have been sent: see Needs attention and inspect the original call; do not send it again.',
 
   // Codes a turn ends with (src-main/runtime/turn-loop.ts), shown as conversation notices.
-  'notice.archive_storage_error': 'The conversation archive could not save this turn, so it stopped. Unsaved events are kept and saved once storage works.',
+  'notice.archive_storage_error':
+    'The conversation archive could not save this turn, so it stopped. Unsaved events are kept and saved once storage works.',
   'notice.step_limit_reached': 'The turn stopped: it reached the limit of model requests per turn.',
   'notice.model_error': 'The model request failed.',
   'notice.run_end_failed': 'A run of this turn could not be ended at the Hub.',
@@ -132,13 +142,16 @@ export const enCodes = {
   'apiError.conflict': 'The request conflicts with the current state; nothing was changed.',
   'apiError.hub_unavailable': 'The Hub cannot be reached right now.',
   'apiError.hub_error': 'The Hub refused or failed the request.',
-  'apiError.keychain_unavailable': 'The OS keychain is unavailable; choose session-only use to keep this secret until the app exits.',
+  'apiError.keychain_unavailable':
+    'The OS keychain is unavailable; choose session-only use to keep this secret until the app exits.',
   'apiError.model_not_configured': 'No model is configured. Set one in Settings, or run a tool by hand.',
   'apiError.not_permitted': 'The connected credential may not do this.',
   'apiError.internal_error': 'The request failed inside the app; see the app log.',
-  'apiError.attachment_contains_secret': 'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent. Remove it and attach the file again.',
+  'apiError.attachment_contains_secret':
+    'An attachment contains a credential this app uses (Hub token or model key); nothing was saved or sent. Remove it and attach the file again.',
   'apiError.host_unavailable': 'The app host is not connected.',
-  'apiError.launch_token_rejected': 'The app host refused this window: its access link is from an earlier launch.',
+  'apiError.launch_token_rejected':
+    'The app host refused this window: its access link is from an earlier launch.',
   'apiError.launch_token_missing': 'This page was opened without its access link.',
   // Fixed texts that say more than their code (logic/feedback-text.ts SPECIFIC_ERRORS).
   'apiError.text.no_such_conversation': 'No such conversation.',

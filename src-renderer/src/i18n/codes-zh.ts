@@ -5,7 +5,8 @@ const STORAGE_TAIL = '请先恢复本地持久化（restore_invocations）。这
 
 export const zhCodes: Record<keyof typeof enCodes, string> = {
   'feedback.original': '原始信息：',
-  'feedback.outcomeUnknown': '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。',
+  'feedback.outcomeUnknown':
+    '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。',
   'feedback.withCause': '{outcome}原因：{cause}',
 
   'code.invalid_json': '请求内容不是有效的 JSON。',
@@ -13,7 +14,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.unauthorized': 'Hub 不接受本应用的凭据。',
   'code.forbidden': 'Hub 不允许此凭据执行该操作。',
   'code.not_found': 'Hub 找不到所请求的内容。',
-  'code.invocation_not_found': 'Hub 没有此调用的记录。这并不能证明业务操作没有执行；请查看原始证据。不要重试，也不要重新构造一个新的调用。',
+  'code.invocation_not_found':
+    'Hub 没有此调用的记录。这并不能证明业务操作没有执行；请查看原始证据。不要重试，也不要重新构造一个新的调用。',
   'code.task_not_found': 'Hub 上没有这个任务。',
   'code.run_not_found': 'Hub 上没有这个运行记录；请开始新一轮对话。',
   'code.approval_not_found': 'Hub 上没有这个审批。',
@@ -74,7 +76,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.hub_error': '发往 Hub 的请求失败。',
   'code.http_status': 'Hub 返回了意外的 HTTP 状态。',
   'code.cancelled': '本轮对话在请求发送之前已取消，未派发任何内容。',
-  'code.cancelled_after_send': '本轮对话在请求发送之后才取消。它仍可能执行，其答复会被记录。请查看原始调用，不要再次发送。',
+  'code.cancelled_after_send':
+    '本轮对话在请求发送之后才取消。它仍可能执行，其答复会被记录。请查看原始调用，不要再次发送。',
   'code.turn_cancelled': '本轮对话已取消，未发送任何内容。',
   'code.secret_in_arguments': '参数中包含本应用的凭据，未发送任何内容。切勿把密钥或令牌放进业务数据。',
   'code.malformed_arguments': '参数不是有效的 JSON，未发送任何内容。请发送一个 JSON 对象。',
@@ -82,11 +85,14 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.tool_not_loaded': '此函数尚未加载，未发送任何内容。请使用 search_tools 重新加载。',
   'code.recovery_failed': '查看或继续执行的请求失败。',
   'code.invalid_attachment': '某个附件不是本应用接受的文本文件；未保存也未发送任何内容。',
-  'code.attachment_contains_secret': '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。',
+  'code.attachment_contains_secret':
+    '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。',
   'code.runtime_error': '调用因意外错误而结束，结果未知。请先查看，再做其他尝试。',
-  'code.interrupted': '此调用进行期间应用停止了，因此这里没有记录其结果。它可能已经发送：请到“待处理”中查看原始调用，不要再次发送。',
+  'code.interrupted':
+    '此调用进行期间应用停止了，因此这里没有记录其结果。它可能已经发送：请到“待处理”中查看原始调用，不要再次发送。',
 
-  'notice.archive_storage_error': '会话存档无法保存本轮内容，本轮已停止。未保存的内容会保留，并在存储恢复后保存。',
+  'notice.archive_storage_error':
+    '会话存档无法保存本轮内容，本轮已停止。未保存的内容会保留，并在存储恢复后保存。',
   'notice.step_limit_reached': '本轮已停止：已达到每轮模型请求次数上限。',
   'notice.model_error': '模型请求失败。',
   'notice.run_end_failed': '本轮的某个运行无法在 Hub 上结束。',
@@ -109,7 +115,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'apiError.model_not_configured': '尚未配置模型。请在设置中配置，或手动运行工具。',
   'apiError.not_permitted': '当前连接的凭据无权执行此操作。',
   'apiError.internal_error': '请求在应用内部失败；请查看应用日志。',
-  'apiError.attachment_contains_secret': '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。请删除该凭据后重新附加文件。',
+  'apiError.attachment_contains_secret':
+    '某个附件含有本应用使用的凭据（Hub 令牌或模型密钥）；未保存也未发送任何内容。请删除该凭据后重新附加文件。',
   'apiError.host_unavailable': '应用主进程未连接。',
   'apiError.launch_token_rejected': '应用主进程拒绝了此窗口：它的访问链接来自之前的一次启动。',
   'apiError.launch_token_missing': '此页面打开时没有带上访问链接。',

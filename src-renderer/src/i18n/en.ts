@@ -5,9 +5,12 @@ export const en = {
   'app.title': 'Bailing Desk',
   'app.loading': 'Starting…',
   'app.hostDown': 'Lost the connection to the app host. Reconnecting…',
-  'app.hostUnreachable': 'The app host at {address} is still not answering; retrying every few seconds. If Bailing Desk was restarted, it may be on another port: open the link it printed when it started.',
-  'app.hostRejected': 'This Bailing Desk window belongs to an earlier launch of the app. The app has been restarted since, and each launch has its own access link, so the running app does not accept this window. Open the link the app printed when it started again (the line BAILING_URL=…). This window sends nothing more and does not retry.',
-  'app.noToken': 'This page was opened without its access link. Open the link Bailing Desk printed when it started (the line BAILING_URL=…, ending in #token=…).',
+  'app.hostUnreachable':
+    'The app host at {address} is still not answering; retrying every few seconds. If Bailing Desk was restarted, it may be on another port: open the link it printed when it started.',
+  'app.hostRejected':
+    'This Bailing Desk window belongs to an earlier launch of the app. The app has been restarted since, and each launch has its own access link, so the running app does not accept this window. Open the link the app printed when it started again (the line BAILING_URL=…). This window sends nothing more and does not retry.',
+  'app.noToken':
+    'This page was opened without its access link. Open the link Bailing Desk printed when it started (the line BAILING_URL=…, ending in #token=…).',
   'nav.conversations': 'Conversations',
   'nav.tasks': 'Tasks',
   'nav.idle': 'Needs attention',
@@ -21,7 +24,8 @@ export const en = {
 
   'hub.connected': 'Hub connected',
   'hub.connecting': 'Connecting to the Hub…',
-  'hub.disconnected': 'The Hub cannot be reached. Actions that need it are disabled; reconnecting automatically. Nothing is lost.',
+  'hub.disconnected':
+    'The Hub cannot be reached. Actions that need it are disabled; reconnecting automatically. Nothing is lost.',
   'hub.unknown': 'Hub state unknown (no link to the app host)',
   'hub.local': 'local Hub',
   'hub.remote': 'remote Hub',
@@ -65,10 +69,13 @@ export const en = {
   'attach.refused.too_long': '{name} cannot be attached: it is longer than {max} characters.',
   'attach.refused.too_many': '{name} was not attached: a message carries at most {max} attachments.',
   'attach.refused.nul': '{name} cannot be attached: it contains NUL characters, so it is not a text file.',
-  'attach.refused.name': '{name} cannot be attached: a file name must be 1 to {max} characters, without control characters.',
+  'attach.refused.name':
+    '{name} cannot be attached: a file name must be 1 to {max} characters, without control characters.',
   'attach.refused.unreadable': '{name} could not be read: {detail}',
-  'attach.refused.payload': '{name} was not attached: the message with its attachments would be {size}, more than the {max} that can be sent at once.',
-  'attach.refused.payloadSend': 'Not sent: the message with its attachments is {size}, more than the {max} that can be sent at once. Remove an attachment or shorten the message.',
+  'attach.refused.payload':
+    '{name} was not attached: the message with its attachments would be {size}, more than the {max} that can be sent at once.',
+  'attach.refused.payloadSend':
+    'Not sent: the message with its attachments is {size}, more than the {max} that can be sent at once. Remove an attachment or shorten the message.',
 
   'card.tool': 'Tool',
   'card.system': 'System',
@@ -158,7 +165,8 @@ export const en = {
   'timeline.task.expired': 'Task expired',
 
   'sentence.paused': 'Further dispatch is paused.',
-  'sentence.cancelled': 'This task is cancelled: nothing further will be dispatched, and completed work is not undone.',
+  'sentence.cancelled':
+    'This task is cancelled: nothing further will be dispatched, and completed work is not undone.',
   'sentence.expired': 'This task has expired: nothing further will be dispatched.',
   'sentence.budgetSpent': 'The write budget is spent: further writes are refused.',
   'sentence.active': 'Dispatch is allowed: {left} of {budget} writes left.',
@@ -183,7 +191,8 @@ export const en = {
   'idle.session': 'Conversation',
 
   'approvals.title': 'Approvals',
-  'approvals.notAllowed': 'The connected credential may not decide approvals (only the local Hub’s operator can).',
+  'approvals.notAllowed':
+    'The connected credential may not decide approvals (only the local Hub’s operator can).',
   'approvals.empty': 'No approvals.',
   'approvals.approve': 'Approve',
   'approvals.deny': 'Deny',

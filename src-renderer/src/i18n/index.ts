@@ -13,7 +13,9 @@ export function translator(lang: Lang): Translate {
   const table = LANGS[lang];
   return (key, params) => {
     const text = table[key] ?? en[key] ?? key;
-    return params ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : text;
+    return params
+      ? text.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m))
+      : text;
   };
 }
 
@@ -40,7 +42,11 @@ const EN_EXTRA_LABELS: Record<string, string> = {
 /** The DESIGN.md label of an invocation state (and host-side phases), per language. */
 export function stateLabel(state: string, lang: Lang): string {
   if (lang === 'zh') return ZH_STATE_LABELS[state] ?? state;
-  return (INVOCATION_STATE_LABELS as Record<string, string>)[state as InvocationState] ?? EN_EXTRA_LABELS[state] ?? state;
+  return (
+    (INVOCATION_STATE_LABELS as Record<string, string>)[state as InvocationState] ??
+    EN_EXTRA_LABELS[state] ??
+    state
+  );
 }
 
 export { type MessageKey };

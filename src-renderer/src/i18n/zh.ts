@@ -6,9 +6,12 @@ export const zh: Messages = {
   'app.title': '百灵工作台',
   'app.loading': '正在启动…',
   'app.hostDown': '与应用主进程的连接已断开，正在重连…',
-  'app.hostUnreachable': '位于 {address} 的应用主进程仍无响应，每隔几秒重试一次。如果百灵工作台已重新启动，它可能在另一个端口上：请打开它启动时打印的链接。',
-  'app.hostRejected': '此百灵工作台窗口属于应用的上一次启动。应用此后已重新启动，每次启动都有自己的访问链接，因此正在运行的应用不接受此窗口。请打开应用这次启动时打印的链接（BAILING_URL=… 那一行）。此窗口不会再发送任何请求，也不会重试。',
-  'app.noToken': '此页面打开时没有带上访问链接。请打开百灵工作台启动时打印的链接（BAILING_URL=… 那一行，以 #token=… 结尾）。',
+  'app.hostUnreachable':
+    '位于 {address} 的应用主进程仍无响应，每隔几秒重试一次。如果百灵工作台已重新启动，它可能在另一个端口上：请打开它启动时打印的链接。',
+  'app.hostRejected':
+    '此百灵工作台窗口属于应用的上一次启动。应用此后已重新启动，每次启动都有自己的访问链接，因此正在运行的应用不接受此窗口。请打开应用这次启动时打印的链接（BAILING_URL=… 那一行）。此窗口不会再发送任何请求，也不会重试。',
+  'app.noToken':
+    '此页面打开时没有带上访问链接。请打开百灵工作台启动时打印的链接（BAILING_URL=… 那一行，以 #token=… 结尾）。',
   'nav.conversations': '会话',
   'nav.tasks': '任务',
   'nav.idle': '待处理',
@@ -69,7 +72,8 @@ export const zh: Messages = {
   'attach.refused.name': '无法附加 {name}：文件名须为 1 到 {max} 个字符，且不含控制字符。',
   'attach.refused.unreadable': '无法读取 {name}：{detail}',
   'attach.refused.payload': '未附加 {name}：消息连同附件将达 {size}，超过一次可发送的 {max}。',
-  'attach.refused.payloadSend': '未发送：消息连同附件共 {size}，超过一次可发送的 {max}。请移除附件或缩短消息。',
+  'attach.refused.payloadSend':
+    '未发送：消息连同附件共 {size}，超过一次可发送的 {max}。请移除附件或缩短消息。',
 
   'card.tool': '工具',
   'card.system': '系统',

@@ -38,7 +38,12 @@ export interface Words {
 const isKey = (k: string): k is MessageKey => Object.prototype.hasOwnProperty.call(en, k);
 
 /** Codes of category invocation_outcome_unknown whose own sentence already states the outcome. */
-const STATES_OUTCOME = new Set(['invocation_not_found', 'interrupted', 'cancelled_after_send', 'runtime_error']);
+const STATES_OUTCOME = new Set([
+  'invocation_not_found',
+  'interrupted',
+  'cancelled_after_send',
+  'runtime_error',
+]);
 
 /** Other fixed texts written for a code that mean no more than the code's sentence. */
 const VARIANTS: Readonly<Record<string, readonly string[]>> = {
@@ -75,10 +80,13 @@ export function feedbackWords(fb: FeedbackLike, lang: Lang): Words {
   if (!key) return { text: fb.message || fb.code, detail: null, known: false };
   const t = translator(lang);
   const lead = fb.category === 'invocation_outcome_unknown' && !STATES_OUTCOME.has(fb.code);
-  const text = lead ? t('feedback.withCause', { outcome: t('feedback.outcomeUnknown'), cause: t(key) }) : t(key);
+  const text = lead
+    ? t('feedback.withCause', { outcome: t('feedback.outcomeUnknown'), cause: t(key) })
+    : t(key);
   const message = norm(fb.message);
   const standards = [en[key], ...(VARIANTS[fb.code] ?? []), ...(lead ? [en['feedback.outcomeUnknown']] : [])];
-  if (message === '' || standards.some((s) => norm(s) === message)) return { text, detail: null, known: true };
+  if (message === '' || standards.some((s) => norm(s) === message))
+    return { text, detail: null, known: true };
   if (lang === 'en') return { text: fb.message, detail: null, known: true };
   return { text, detail: fb.message, known: true };
 }
@@ -122,7 +130,12 @@ const SPECIFIC_ERRORS: Readonly<Record<string, MessageKey>> = {
 /** Other fixed texts written for an error code that mean no more than the code's sentence. */
 const ERROR_VARIANTS: Readonly<Record<string, readonly string[]>> = {
   // dispatch.ts and the browser host's frame checks.
-  invalid_payload: ['The payload is not plain JSON.', 'Text frames only.', 'Not JSON.', 'Malformed call frame.'],
+  invalid_payload: [
+    'The payload is not plain JSON.',
+    'Text frames only.',
+    'Not JSON.',
+    'Malformed call frame.',
+  ],
   payload_too_large: ['The response is too large to send.'],
 };
 
@@ -150,7 +163,8 @@ export function apiErrorWords(code: string, message: string, lang: Lang): Words 
   if (!isKey(key)) return { text: message || code, detail: null, known: false };
   if (english) return { text: message, detail: null, known: true };
   const m = norm(message);
-  if (m === '' || [en[key], ...(ERROR_VARIANTS[code] ?? [])].some((s) => norm(s) === m)) return { text: t(key), detail: null, known: true };
+  if (m === '' || [en[key], ...(ERROR_VARIANTS[code] ?? [])].some((s) => norm(s) === m))
+    return { text: t(key), detail: null, known: true };
   return { text: t(key), detail: message, known: true };
 }
 

@@ -18,7 +18,9 @@ export function fieldsOf(schema: Schema): FormField[] {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(props).map(([name, p]) => {
-    const type = Array.isArray(p.type) ? (p.type as string[]).find((x) => x !== 'null') : (p.type as string | undefined);
+    const type = Array.isArray(p.type)
+      ? (p.type as string[]).find((x) => x !== 'null')
+      : (p.type as string | undefined);
     let kind: FieldKind = 'json';
     if (Array.isArray(p.enum) && p.enum.every((v) => typeof v === 'string')) kind = 'enum';
     else if (type === 'string') kind = 'string';
@@ -35,7 +37,9 @@ export function fieldsOf(schema: Schema): FormField[] {
   });
 }
 
-export type BuildResult = { ok: true; args: Record<string, unknown> } | { ok: false; field: string; problem: 'required' | 'invalid_json' | 'not_a_number' };
+export type BuildResult =
+  | { ok: true; args: Record<string, unknown> }
+  | { ok: false; field: string; problem: 'required' | 'invalid_json' | 'not_a_number' };
 
 /** Builds arguments from raw entries; empty optional fields are left out. */
 export function buildArguments(fields: FormField[], raw: Record<string, string | boolean>): BuildResult {
@@ -54,7 +58,8 @@ export function buildArguments(fields: FormField[], raw: Record<string, string |
     }
     if (f.kind === 'number' || f.kind === 'integer') {
       const n = Number(text);
-      if (!Number.isFinite(n) || (f.kind === 'integer' && !Number.isInteger(n))) return { ok: false, field: f.name, problem: 'not_a_number' };
+      if (!Number.isFinite(n) || (f.kind === 'integer' && !Number.isInteger(n)))
+        return { ok: false, field: f.name, problem: 'not_a_number' };
       args[f.name] = n;
     } else if (f.kind === 'json') {
       try {

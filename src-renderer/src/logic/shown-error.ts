@@ -13,7 +13,11 @@ export type ShownError =
 
 export const caught = (error: unknown): ShownError => ({ kind: 'caught', error });
 
-export const message = (key: MessageKey, params?: Record<string, string | number>): ShownError => ({ kind: 'message', key, ...(params ? { params } : {}) });
+export const message = (key: MessageKey, params?: Record<string, string | number>): ShownError => ({
+  kind: 'message',
+  key,
+  ...(params ? { params } : {}),
+});
 
 /** The words for the error in the language `t` speaks (errorText reads the current language too). */
 export function shownErrorText(e: ShownError, t: Translate): string {

@@ -9,7 +9,9 @@ import type { MessageKey } from '../i18n/en.js';
 import type { Translate } from '../i18n/index.js';
 
 type Open = 'unknown' | 'awaiting' | 'approved' | 'running' | 'unverified';
-const OPEN_STATES: ReadonlyArray<[Open, 'unknown' | 'awaiting_approval' | 'approved' | 'dispatching' | 'unverified']> = [
+const OPEN_STATES: ReadonlyArray<
+  [Open, 'unknown' | 'awaiting_approval' | 'approved' | 'dispatching' | 'unverified']
+> = [
   ['unknown', 'unknown'],
   ['awaiting', 'awaiting_approval'],
   ['approved', 'approved'],
@@ -24,20 +26,31 @@ function countOf(task: TaskView, state: string): number {
   return task.unresolved.filter((u) => u.state === state).length;
 }
 
-export function taskSentenceParts(task: TaskView): Array<{ key: MessageKey; params?: Record<string, number> }> {
+export function taskSentenceParts(
+  task: TaskView,
+): Array<{ key: MessageKey; params?: Record<string, number> }> {
   const parts: Array<{ key: MessageKey; params?: Record<string, number> }> = [];
   if (task.state === 'cancelled') parts.push({ key: 'sentence.cancelled' });
   else if (task.expired) parts.push({ key: 'sentence.expired' });
   else if (task.state === 'paused') parts.push({ key: 'sentence.paused' });
-  else if (task.boundary.write_budget > 0 && task.writes_left <= 0) parts.push({ key: 'sentence.budgetSpent' });
-  else parts.push({ key: 'sentence.active', params: { left: task.writes_left, budget: task.boundary.write_budget } });
+  else if (task.boundary.write_budget > 0 && task.writes_left <= 0)
+    parts.push({ key: 'sentence.budgetSpent' });
+  else
+    parts.push({
+      key: 'sentence.active',
+      params: { left: task.writes_left, budget: task.boundary.write_budget },
+    });
 
   let anyOpen = false;
   for (const [name, state] of OPEN_STATES) {
     const n = countOf(task, state);
     if (n <= 0) continue;
     anyOpen = true;
-    parts.push(n === 1 ? { key: `sentence.${name}.one` as MessageKey } : { key: `sentence.${name}.many` as MessageKey, params: { n } });
+    parts.push(
+      n === 1
+        ? { key: `sentence.${name}.one` as MessageKey }
+        : { key: `sentence.${name}.many` as MessageKey, params: { n } },
+    );
   }
   const dispatchStopped = task.state !== 'active' || task.expired;
   if (!anyOpen && dispatchStopped) parts.push({ key: 'sentence.nothingOpen' });

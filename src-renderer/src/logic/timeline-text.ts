@@ -23,7 +23,9 @@ export function timelineText(e: TimelineEntry, t: Translate, stateLabel: (state:
     case 'approval': {
       if (e.state === 'awaiting_approval') return t('timeline.awaitingApproval');
       const key = `approvalState.${e.state ?? ''}`;
-      return e.state && APPROVAL_STATES.has(e.state) && isKey(key) ? t('timeline.approval', { state: t(key) }) : e.label;
+      return e.state && APPROVAL_STATES.has(e.state) && isKey(key)
+        ? t('timeline.approval', { state: t(key) })
+        : e.label;
     }
     case 'refusal':
       return e.reason_code ? t('timeline.refusalReason', { reason: e.reason_code }) : t('timeline.refusal');

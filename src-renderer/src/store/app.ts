@@ -43,4 +43,5 @@ export const useApp = create<AppState>((set) => ({
 }));
 
 /** True when actions that need the Hub may be offered. */
-export const hubUsable = (s: Pick<AppState, 'hub' | 'hostLink'>): boolean => s.hostLink === 'open' && s.hub?.state === 'connected';
+export const hubUsable = (s: Pick<AppState, 'hub' | 'hostLink'>): boolean =>
+  s.hostLink === 'open' && s.hub?.state === 'connected';

@@ -25,7 +25,12 @@ export const useApprovals = create<ApprovalsState>((set, get) => ({
     set({ approvals: get().approvals.map((x) => (x.approval_id === a.approval_id ? a : x)) });
   },
   applyReceipt(r) {
-    if (!get().approvals.some((a) => a.invocation_id === r.invocation_id && a.execution_state !== r.state)) return;
-    set({ approvals: get().approvals.map((a) => (a.invocation_id === r.invocation_id ? { ...a, execution_state: r.state } : a)) });
+    if (!get().approvals.some((a) => a.invocation_id === r.invocation_id && a.execution_state !== r.state))
+      return;
+    set({
+      approvals: get().approvals.map((a) =>
+        a.invocation_id === r.invocation_id ? { ...a, execution_state: r.state } : a,
+      ),
+    });
   },
 }));

@@ -17,7 +17,11 @@ export interface SessionsState {
   conversations: Record<string, Conversation>;
   load(): Promise<void>;
   open(sessionId: string): Promise<void>;
-  create(input: { title: string; authorization_refs: string[]; task_id: string | null }): Promise<SessionSummary>;
+  create(input: {
+    title: string;
+    authorization_refs: string[];
+    task_id: string | null;
+  }): Promise<SessionSummary>;
   /** Sends a message (with its attachments, if any) in the open conversation. */
   send(text: string, attachments?: readonly PendingAttachment[]): Promise<void>;
   cancel(): Promise<void>;
@@ -52,7 +56,10 @@ export const useSessions = create<SessionsState>((set, get) => ({
     set({ currentId: sessionId });
     const r = await call('getConversation', { session_id: sessionId });
     set((s) => ({
-      conversations: { ...s.conversations, [sessionId]: { items: r.items, storage: r.storage, loaded: true } },
+      conversations: {
+        ...s.conversations,
+        [sessionId]: { items: r.items, storage: r.storage, loaded: true },
+      },
       sessions: s.sessions.some((x) => x.session_id === sessionId)
         ? s.sessions.map((x) => (x.session_id === sessionId ? r.session : x))
         : [...s.sessions, r.session],
@@ -82,7 +89,9 @@ export const useSessions = create<SessionsState>((set, get) => ({
   applyItem(sessionId, item) {
     set((s) => {
       const c = s.conversations[sessionId] ?? emptyConversation;
-      return { conversations: { ...s.conversations, [sessionId]: { ...c, items: upsertItem(c.items, item) } } };
+      return {
+        conversations: { ...s.conversations, [sessionId]: { ...c, items: upsertItem(c.items, item) } },
+      };
     });
   },
   applySession(session) {
@@ -104,7 +113,8 @@ export const useSessions = create<SessionsState>((set, get) => ({
       if (!c) return s;
       let changed = false;
       const items = c.items.map((it) => {
-        if (it.kind !== 'tool_call' || it.invocation_id !== r.invocation_id || it.state === r.state) return it;
+        if (it.kind !== 'tool_call' || it.invocation_id !== r.invocation_id || it.state === r.state)
+          return it;
         changed = true;
         return { ...it, state: r.state, can_resume: RESUMABLE.has(r.state) };
       });
@@ -112,6 +122,8 @@ export const useSessions = create<SessionsState>((set, get) => ({
     });
   },
   applyTurn(sessionId, running) {
-    set((s) => ({ sessions: s.sessions.map((x) => (x.session_id === sessionId ? { ...x, turn_running: running } : x)) }));
+    set((s) => ({
+      sessions: s.sessions.map((x) => (x.session_id === sessionId ? { ...x, turn_running: running } : x)),
+    }));
   },
 }));

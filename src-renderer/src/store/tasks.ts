@@ -17,7 +17,9 @@ export interface TasksState {
 }
 
 export const sortedTasks = (tasks: Record<string, TaskView>): TaskView[] =>
-  Object.values(tasks).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+  Object.values(tasks).sort((a, b) =>
+    a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0,
+  );
 
 export const useTasks = create<TasksState>((set, get) => ({
   tasks: {},

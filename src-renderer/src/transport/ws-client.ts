@@ -10,7 +10,13 @@
  * `launch_token_rejected`, and it does not retry — the same token will never be accepted again.
  */
 import type { BailingApi, EventFunctions } from '../../../src-shared/ipc/api.js';
-import { CALL_NAMES, EVENT_NAMES, type CallName, type CallResult, type EventName } from '../../../src-shared/ipc/contract.js';
+import {
+  CALL_NAMES,
+  EVENT_NAMES,
+  type CallName,
+  type CallResult,
+  type EventName,
+} from '../../../src-shared/ipc/contract.js';
 
 /** Same number as src-main/browser-host/protocol.ts (a test checks they agree). */
 export const WS_CLOSE_LAUNCH_TOKEN_REJECTED = 4401;
@@ -92,7 +98,13 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     // Without a handler Node's `ws` throws on a failed handshake; the close handler decides.
     ws.onerror = () => {};
     ws.onmessage = (m: MessageEvent) => {
-      let frame: { id?: unknown; result?: CallResult<CallName>; event?: unknown; payload?: unknown; hello?: unknown };
+      let frame: {
+        id?: unknown;
+        result?: CallResult<CallName>;
+        event?: unknown;
+        payload?: unknown;
+        hello?: unknown;
+      };
       try {
         frame = JSON.parse(String(m.data)) as typeof frame;
       } catch {
@@ -140,7 +152,13 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     state === 'rejected'
       ? { ok: false, error: REJECTED_ERROR }
       : state === 'no_token'
-        ? { ok: false, error: { error: 'launch_token_missing', message: 'This page was opened without its access link.' } }
+        ? {
+            ok: false,
+            error: {
+              error: 'launch_token_missing',
+              message: 'This page was opened without its access link.',
+            },
+          }
         : { ok: false, error: { error: 'host_unavailable', message: 'The app host is not connected.' } };
 
   const invoke = async <K extends CallName>(name: K, input: unknown): Promise<CallResult<K>> => {

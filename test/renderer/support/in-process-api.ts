@@ -10,7 +10,9 @@ const clone = <T>(v: T): T => (v === undefined ? v : (JSON.parse(JSON.stringify(
 
 export function inProcessApi(dispatcher: Dispatcher, bus: EventBus): BailingApi {
   const api: Record<string, unknown> = {};
-  for (const name of CALL_NAMES) api[name] = async (input: unknown) => clone(await dispatcher.call(name, clone(input), { transport: 'browser' }));
+  for (const name of CALL_NAMES)
+    api[name] = async (input: unknown) =>
+      clone(await dispatcher.call(name, clone(input), { transport: 'browser' }));
   for (const name of EVENT_NAMES) {
     api[subscriptionNameOf(name)] = (listener: (p: unknown) => void) =>
       bus.subscribe((n, payload) => {
