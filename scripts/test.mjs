@@ -6,12 +6,27 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyringSessionAvailable, runInKeyringSession } from './keyring-session.mjs';
+import { ensureSystemDeps } from './system-deps.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 
+if (!process.env.BAILING_TEST_INNER) {
+  const problem = ensureSystemDeps(root);
+  if (problem) {
+    console.error(problem);
+    console.log('\ntotal: 0 passed, 1 failed, 0 skipped');
+    process.exit(1);
+  }
+}
+
 if (!process.env.BAILING_TEST_INNER && keyringSessionAvailable()) {
-  process.exit(runInKeyringSession([process.execPath, join(root, 'scripts/test.mjs'), ...args], { cwd: root, env: { BAILING_TEST_INNER: '1' } }));
+  process.exit(
+    runInKeyringSession([process.execPath, join(root, 'scripts/test.mjs'), ...args], {
+      cwd: root,
+      env: { BAILING_TEST_INNER: '1' },
+    }),
+  );
 }
 
 const out = join(root, '.tmp');
@@ -31,6 +46,10 @@ if (!args.includes('--no-static')) {
     totals.failed += 1;
   }
   if (run('lint', npx('eslint'), ['.', '--max-warnings=0']) !== 0) {
+    failedStep = true;
+    totals.failed += 1;
+  }
+  if (run('format', npx('prettier'), ['--check', '--log-level=warn', '.']) !== 0) {
     failedStep = true;
     totals.failed += 1;
   }
@@ -73,6 +92,6 @@ if (!args.includes('--no-e2e') && existsSync(join(root, 'playwright.config.ts'))
   }
 }
 
-if (failedStep) console.log('\nA static check (typecheck or lint) failed: see above.');
+if (failedStep) console.log('\nA static check (typecheck, lint or format) failed: see above.');
 console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed > 0 ? 1 : 0);
