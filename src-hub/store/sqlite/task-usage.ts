@@ -1,8 +1,11 @@
 /** Live usage of a task (in-flight, rate window, counts per state, unresolved calls), read in SQL. */
 import type Database from 'better-sqlite3';
-import type { InvocationState } from '../../../src-shared/states.js';
+import { UNRESOLVED_INVOCATION_STATES, type InvocationState } from '../../../src-shared/states.js';
 import type { TaskUsage } from '../types.js';
 import { windowBounds } from './window.js';
+
+/** The unresolved states as an SQL list; the names are constants of states.ts, never input. */
+const UNRESOLVED_SQL = UNRESOLVED_INVOCATION_STATES.map((s) => `'${s}'`).join(', ');
 
 export function createTaskUsageReader(db: Database.Database) {
   const inFlight = db.prepare(
@@ -12,7 +15,7 @@ export function createTaskUsageReader(db: Database.Database) {
   const counts = db.prepare('SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? GROUP BY state');
   const unresolved = db.prepare(
     `SELECT invocation_id, state, tool, authorization_ref, updated_at FROM invocations
-     WHERE task_id = ? AND state IN ('awaiting_approval', 'approved', 'dispatching', 'unknown', 'unverified')
+     WHERE task_id = ? AND state IN (${UNRESOLVED_SQL})
      ORDER BY created_at, invocation_id`,
   );
   /** Call inside a transaction for a consistent snapshot. */
