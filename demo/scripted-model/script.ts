@@ -47,6 +47,8 @@ export interface ScriptToolCall {
 
 export interface ScriptReply {
   text?: string;
+  /** Reasoning a thinking model streams before the answer (the provider emulator's thinking modes). */
+  reasoning?: string;
   toolCalls?: ScriptToolCall[];
   /** Wait this long before answering (streaming: before the first chunk). */
   delayMs?: number;
@@ -89,6 +91,7 @@ export const ScriptJsonSchema = z.array(
     reply: z
       .object({
         text: z.string().optional(),
+        reasoning: z.string().optional(),
         toolCalls: z.array(ToolCallJson).optional(),
         delayMs: z.number().int().min(0).optional(),
         chunkDelayMs: z.number().int().min(0).optional(),
