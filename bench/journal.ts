@@ -20,7 +20,7 @@ import {
   type JournalEntry,
   type JournalRecordV2,
 } from '../src-main/journal/index.js';
-import type { SessionScope } from '../src-main/runtime/contracts.js';
+import type { SessionScope } from '../src-main/runtime/invocation-ports.js';
 import { createInvocationRuntime } from '../src-main/runtime/invocations/index.js';
 import { createSqliteScopeStore } from '../src-main/runtime/scope/index.js';
 

@@ -1,23 +1,23 @@
 /**
  * The browser host as the acceptance harness starts it: the app's own composition root
- * (`bootDesk`) and browser host (`startBrowserHost`), in REMOTE mode against an external Hub, so
+ * (`composeDesk`) and browser host (`startBrowserHost`), in REMOTE mode against an external Hub, so
  * that the Hub and the business systems survive a SIGKILL of this process. (Scenarios on the
  * app's embedded default use the product's own launcher instead: e2e/harness/local-stack.ts.)
  *
  *   node --import tsx e2e/harness/host-main.ts --data DIR [--port N] [--static DIR]
  *   env: BAILING_E2E_HUB_URL     the Hub URL (written into settings.json on first start)
  *        BAILING_E2E_HUB_TOKEN   the client token (held in this process's memory only)
- *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by bootDesk)
+ *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by composeDesk)
  *
  * Why not `src-main/browser-host/cli.ts`: that CLI takes the remote client token only from the OS
  * keychain, and the build machines have no Secret Service outside `npm test`'s private D-Bus
- * session. `bootDesk` accepts an injected keychain, so this launcher hands it one whose backend is
+ * session. `composeDesk` accepts an injected keychain, so this launcher hands it one whose backend is
  * process memory, pre-filled from the environment. Everything else is the app's real wiring.
  * Prints `BAILING_URL=<url>` once serving, like the CLI.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { bootDesk } from '../../src-main/embedded/boot.js';
+import { composeDesk } from '../../src-main/embedded/composition-root.js';
 import { startBrowserHost } from '../../src-main/browser-host/index.js';
 import { createKeychain, KEYCHAIN_ACCOUNTS, type KeytarLike } from '../../src-main/keychain/index.js';
 import { createSettingsFileStore, defaultSettings } from '../../src-main/settings/index.js';
@@ -60,15 +60,15 @@ async function main(): Promise<void> {
   const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string })
     .version;
   const log = (m: string) => console.error(`[host] ${m}`);
-  const boot = await bootDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });
-  const host = await startBrowserHost({ dispatcher: boot.dispatcher, bus: boot.bus, staticDir, port, log });
+  const desk = await composeDesk({ dataDir, version, keychain, log, reconnectDelayMs: 300 });
+  const host = await startBrowserHost({ router: desk.router, bus: desk.bus, staticDir, port, log });
   console.log(`BAILING_URL=${host.url}`);
   const stop = () => {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     void host
       .close()
-      .then(() => boot.close())
+      .then(() => desk.close())
       .then(
         () => process.exit(0),
         () => process.exit(1),

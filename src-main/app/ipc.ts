@@ -1,12 +1,12 @@
 /**
  * Registers exactly one ipcMain handler per contract call, each on its fixed channel. Every call
- * is checked for its sender frame before the dispatcher (which validates the payload and calls the
+ * is checked for its sender frame before the router (which validates the payload and calls the
  * one handler table). Events from main go to our window only.
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { CALL_NAMES, EVENT_NAMES, type CallName, type CallResult } from '../../src-shared/ipc/contract.js';
 import { channelOf, eventChannelOf } from '../../src-shared/ipc/channels.js';
-import type { Dispatcher } from '../handlers/dispatch.js';
+import type { CallRouter } from '../handlers/call-router.js';
 import type { EventBus } from '../handlers/event-bus.js';
 import { isTrustedSender } from './sender.js';
 
@@ -17,7 +17,7 @@ export interface IpcRegistration {
 
 export interface RegisterIpcOptions {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
-  dispatcher: Dispatcher;
+  router: CallRouter;
   bus: EventBus;
   /** Our window's web contents (null while there is no window). */
   webContents: () => Pick<WebContents, 'id' | 'send' | 'isDestroyed'> | null;
@@ -41,7 +41,7 @@ export function registerIpc(opts: RegisterIpcOptions): IpcRegistration {
             error: { error: 'forbidden_sender', message: 'This call is only accepted from the app window.' },
           };
         }
-        return opts.dispatcher.call(name, payload, { transport: 'electron' });
+        return opts.router.call(name, payload, { transport: 'electron' });
       },
     );
   }

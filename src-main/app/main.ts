@@ -1,11 +1,11 @@
 /**
  * Electron main: the only code that imports `electron`. Single-instance lock, one window, IPC
  * registration, and an orderly shutdown that flushes the journal and the archive before exit.
- * Everything it hosts is plain Node (bootDesk), shared with the browser host.
+ * Everything it hosts is plain Node (composeDesk), shared with the browser host.
  */
 import { app, BrowserWindow, ipcMain } from 'electron';
 import { join, resolve } from 'node:path';
-import { bootDesk, type DeskBoot } from '../embedded/boot.js';
+import { composeDesk, type ComposedDesk } from '../embedded/composition-root.js';
 import { registerIpc, type IpcRegistration } from './ipc.js';
 import { createMainWindow, registerAppScheme, serveRenderer } from './window.js';
 
@@ -22,7 +22,7 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   registerAppScheme();
   let win: BrowserWindow | null = null;
-  let boot: DeskBoot | null = null;
+  let root: ComposedDesk | null = null;
   let ipc: IpcRegistration | null = null;
   let quitting = false;
 
@@ -44,15 +44,15 @@ if (!app.requestSingleInstanceLock()) {
     .whenReady()
     .then(async () => {
       serveRenderer(join(import.meta.dirname, '../renderer'));
-      boot = await bootDesk({
+      root = await composeDesk({
         dataDir: dataDirOverride ?? app.getPath('userData'),
         version: app.getVersion(),
         log,
       });
       ipc = registerIpc({
         ipcMain,
-        dispatcher: boot.dispatcher,
-        bus: boot.bus,
+        router: root.router,
+        bus: root.bus,
         webContents: () => (win && !win.isDestroyed() ? win.webContents : null),
         log,
       });
@@ -69,11 +69,11 @@ if (!app.requestSingleInstanceLock()) {
   app.on('window-all-closed', () => app.quit());
 
   app.on('before-quit', (event) => {
-    if (quitting || !boot) return;
+    if (quitting || !root) return;
     event.preventDefault();
     quitting = true;
     ipc?.dispose();
-    boot
+    root
       .close()
       .catch((err: unknown) => log(`shutdown: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => app.exit(0));

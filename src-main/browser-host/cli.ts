@@ -7,13 +7,13 @@
  *   tsx src-main/browser-host/cli.ts --data DIR [--port N] [--static out/renderer]
  *
  * Remote Hub without an OS keychain (headless launches: CI, scripts): set BAILING_HUB_URL and
- * BAILING_HUB_TOKEN_FILE (a 0600 file holding the client token). bootDesk reads the file once into
+ * BAILING_HUB_TOKEN_FILE (a 0600 file holding the client token). composeDesk reads the file once into
  * memory for this launch; the token is never written anywhere nor sent to the renderer
  * (src-main/embedded/launch-hub.ts). An incomplete or unsafe route stops the launch.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { bootDesk } from '../embedded/boot.js';
+import { composeDesk } from '../embedded/composition-root.js';
 import { startBrowserHost } from './index.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -35,10 +35,10 @@ async function main(): Promise<void> {
   }
   const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string })
     .version;
-  const boot = await bootDesk({ dataDir, version, log: (m) => console.error(`[bailing] ${m}`) });
+  const desk = await composeDesk({ dataDir, version, log: (m) => console.error(`[bailing] ${m}`) });
   const host = await startBrowserHost({
-    dispatcher: boot.dispatcher,
-    bus: boot.bus,
+    router: desk.router,
+    bus: desk.bus,
     staticDir,
     port,
     log: (m) => console.error(`[bailing] ${m}`),
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     force.unref();
     host
       .close()
-      .then(() => boot.close())
+      .then(() => desk.close())
       .then(
         () => process.exit(0),
         (err: unknown) => {

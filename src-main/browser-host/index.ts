@@ -1,6 +1,6 @@
 /**
  * The browser host: serves the renderer build on 127.0.0.1 and carries the IPC contract over a
- * WebSocket to the same dispatcher (and so the same handler table) Electron uses. A per-launch
+ * WebSocket to the same router (and so the same handler table) Electron uses. A per-launch
  * token (given to the browser in the URL fragment) is checked in constant time on the WebSocket
  * upgrade, with an Origin check and a Host check against DNS rebinding.
  *
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { MAX_PAYLOAD_BYTES } from '../../src-shared/ipc/contract.js';
-import type { Dispatcher } from '../handlers/dispatch.js';
+import type { CallRouter } from '../handlers/call-router.js';
 import type { EventBus } from '../handlers/event-bus.js';
 import { contentSecurityPolicy } from './csp.js';
 import {
@@ -29,7 +29,7 @@ import { readStatic } from './static-files.js';
 import { newLaunchToken, tokenMatches } from './token.js';
 
 export interface BrowserHostOptions {
-  dispatcher: Dispatcher;
+  router: CallRouter;
   bus: EventBus;
   /** The renderer build directory (index.html and assets). */
   staticDir: string;
@@ -178,7 +178,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
             result: { ok: false, error: { error: 'invalid_payload', message: 'Malformed call frame.' } },
           });
         }
-        const result = await opts.dispatcher.call(frame.data.call, frame.data.input, {
+        const result = await opts.router.call(frame.data.call, frame.data.input, {
           transport: 'browser',
         });
         send(ws, { id: frame.data.id, result });

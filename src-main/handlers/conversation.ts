@@ -8,7 +8,7 @@
  */
 import type { ConversationItem } from '../../src-shared/ipc/views.js';
 import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
-import type { Feedback, InvocationStatusEntry } from '../runtime/contracts.js';
+import type { Feedback, InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
 import { toolCallItem, userMessageItem } from './views.js';
 

@@ -3,7 +3,7 @@
  * accumulated here so the renderer upserts one growing item; storage state keeps the last known
  * journal and archive status per session so each update shows both, side by side.
  */
-import type { InvocationStatus } from '../runtime/contracts.js';
+import type { InvocationStatus } from '../runtime/invocation-ports.js';
 import type { ArchiveStatus, DeskRuntime, RuntimeEvent } from '../runtime/desk-runtime.js';
 import { createCoalescer } from '../../src-shared/coalesce.js';
 import { turnEndedNotice } from './conversation.js';

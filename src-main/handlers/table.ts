@@ -1,6 +1,6 @@
 /**
  * The one handler table. Both transports (Electron IPC and the browser host's WebSocket) reach it
- * only through the dispatcher, which has already checked the sender and validated the input.
+ * only through the router, which has already checked the sender and validated the input.
  */
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import { AppError } from './errors.js';

@@ -6,7 +6,7 @@ import type {
   ToolView,
 } from '../../src-shared/ipc/views.js';
 import type { InvocationActionView } from '../../src-shared/ipc/views.js';
-import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/contracts.js';
+import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/invocation-ports.js';
 import type {
   ArchiveEvent,
   ArchiveStatus,

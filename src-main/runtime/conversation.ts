@@ -9,7 +9,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { StoredArchiveEvent } from '../archive/types.js';
 import type { ArchiveEvent, ArchiveEventKind, ArchiveEventPayload } from './desk-runtime.js';
-import type { SessionScope } from './contracts.js';
+import type { SessionScope } from './invocation-ports.js';
 import { userMessageContent, type AttachmentTextLookup } from './attachments.js';
 
 const KINDS: readonly ArchiveEventKind[] = [

@@ -11,7 +11,12 @@
  */
 import type { ArchiveState, InvocationState, JournalState } from '../../src-shared/states.js';
 import type { Authorization, Receipt } from '../../src-shared/hub-api.js';
-import type { Feedback, InvocationActionEnvelope, InvocationStatus, ScopeMember } from './contracts.js';
+import type {
+  Feedback,
+  InvocationActionEnvelope,
+  InvocationStatus,
+  ScopeMember,
+} from './invocation-ports.js';
 import type { AttachmentMediaType } from '../../src-shared/ipc/views.js';
 
 // ---------- model settings (key supplied by the caller, e.g. from the keychain) ----------

@@ -16,8 +16,6 @@ import { createInvocationRuntime } from './invocations/index.js';
 import { createSqliteScopeStore } from './scope/index.js';
 import { createDeskRuntime, type DeskRuntimeDeps } from './create-desk-runtime.js';
 import type { DeskRuntime, ModelSettingsProvider } from './desk-runtime.js';
-import { adaptHubClient } from './hub-adapter.js';
-import { createDispatchObserver } from './dispatch-observer.js';
 
 export interface DataDirRuntimeOptions {
   dataDir: string;
@@ -91,16 +89,13 @@ export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions):
     path: join(opts.dataDir, 'invocations.sqlite'),
     busyTimeoutMs: 1000,
   });
-  // The invocation runtime sends through a client that reports each governed request as it leaves.
-  const dispatches = createDispatchObserver();
   const invocations = createInvocationRuntime({
-    hub: dispatches.wrap(hubClient),
+    hub: hubClient,
     invocationStore,
     scopeStore,
   });
   const runtime = createDeskRuntime({
-    dispatches,
-    hub: adaptHubClient(hubClient),
+    hub: hubClient,
     invocations,
     archive,
     scopeStore,

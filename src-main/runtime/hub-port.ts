@@ -1,44 +1,32 @@
 /**
- * The part of the Hub client the session runtime uses directly (tool search and run lifecycle).
- * Governed calls, inspect and resume go through the InvocationRuntime (part 1), never through here.
- * Part 1's `createHubClient` satisfies this structurally; `adaptHubClient` (./hub-adapter.ts)
- * bridges any naming differences.
+ * The one Hub port of the host runtime: everything sessions, turns, the tool executor and the
+ * invocation runtime ask the Hub (authorizations, tool search, runs, the governed call, inspect and
+ * resume). The hub-client's `HubClient` satisfies it as it is; tests may hand in any object of this
+ * shape. Tasks, approvals and the event stream are not the runtime's business: the handlers reach
+ * them through their own Hub gateway (src-main/handlers/hub-gateway.ts).
  */
-import type {
-  Authorization,
-  CreateRunRequest,
-  Declaration,
-  Run,
-  ToolSearchRequest,
-} from '../../src-shared/hub-api.js';
+import { HubClientError, type HubClient } from '../hub-client/index.js';
 
-export interface RuntimeHubPort {
-  listAuthorizations(opts?: { signal?: AbortSignal }): Promise<Authorization[]>;
-  searchTools(
-    req: ToolSearchRequest,
-    opts?: { signal?: AbortSignal },
-  ): Promise<(Declaration & { score: number })[]>;
-  createRun(req: CreateRunRequest, opts?: { signal?: AbortSignal }): Promise<Run>;
-  endRun(runId: string, opts?: { signal?: AbortSignal }): Promise<Run>;
-}
+export type RuntimeHubPort = Pick<
+  HubClient,
+  | 'listAuthorizations'
+  | 'searchTools'
+  | 'createRun'
+  | 'endRun'
+  | 'invoke'
+  | 'getInvocation'
+  | 'resumeInvocation'
+>;
 
-/** An error from the Hub with its public code (e.g. declaration_changed, authorization_revoked). */
-export interface HubErrorLike {
+/** A refusal the Hub answered with its public code (e.g. declaration_changed, authorization_revoked). */
+export interface HubRefusal {
   status: number;
-  publicCode: string;
+  code: string;
   message: string;
 }
 
-export function hubErrorOf(err: unknown): HubErrorLike | null {
-  if (err && typeof err === 'object' && 'publicCode' in err && 'status' in err) {
-    const e = err as { status: unknown; publicCode: unknown; message?: unknown };
-    if (typeof e.publicCode === 'string' && typeof e.status === 'number') {
-      return {
-        status: e.status,
-        publicCode: e.publicCode,
-        message: typeof e.message === 'string' ? e.message : '',
-      };
-    }
-  }
-  return null;
+/** The Hub's coded answer inside a hub-client error; null for anything else (no answer, no code). */
+export function hubRefusalOf(err: unknown): HubRefusal | null {
+  if (!(err instanceof HubClientError) || err.publicCode === null || err.status === null) return null;
+  return { status: err.status, code: err.publicCode, message: err.message };
 }

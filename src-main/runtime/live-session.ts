@@ -4,7 +4,7 @@
  * event becomes visible: it is saved in the archive first and emitted only when saved.
  */
 import type { ArchiveStore } from '../archive/types.js';
-import type { SessionScope } from './contracts.js';
+import type { SessionScope } from './invocation-ports.js';
 import type { DeclarationCache } from './declaration-cache.js';
 import type {
   ArchiveEvent,

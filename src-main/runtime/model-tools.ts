@@ -6,7 +6,7 @@
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import { INVOCATION_STATE_LABELS } from '../../src-shared/states.js';
 import type { Receipt } from '../../src-shared/hub-api.js';
-import type { Feedback, FeedbackCategory } from './contracts.js';
+import type { Feedback, FeedbackCategory } from './invocation-ports.js';
 import type { CachedDeclaration } from './declaration-cache.js';
 
 export const SEARCH_TOOLS_SCHEMA = {

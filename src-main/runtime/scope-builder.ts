@@ -5,7 +5,7 @@
  */
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { Authorization } from '../../src-shared/hub-api.js';
-import type { ScopeMember, SessionScope } from './contracts.js';
+import type { ScopeMember, SessionScope } from './invocation-ports.js';
 
 export interface HubConnectionInfo {
   hubUrl: string;

@@ -7,7 +7,8 @@
 import type { ModelClient, ModelReply } from './model-client.js';
 import type { LiveSession, Recorder, TurnContext } from './live-session.js';
 import type { TurnOutcome, TurnResult } from './desk-runtime.js';
-import type { ToolExecutor } from './tool-executor.js';
+import type { ExecutableCall, ToolExecutor } from './tool-executor.js';
+import { targetOf } from './tool-calls/targets.js';
 import { eventsToMessages } from './conversation.js';
 import { modelTools } from './model-tools.js';
 import type { IdSource } from './ids.js';
@@ -21,7 +22,6 @@ export interface TurnLoopDeps {
   model: ModelClient;
   executor: ToolExecutor;
   recorder: Recorder;
-  hub: RuntimeHubPort;
   ids: IdSource;
   maxModelRequests: number;
   systemPromptOf(session: LiveSession): string;
@@ -29,7 +29,11 @@ export interface TurnLoopDeps {
   attachments: AttachmentSpace;
 }
 
-export function startTurn(hub: RuntimeHubPort, session: LiveSession, turnId: string): TurnContext {
+export function startTurn(
+  hub: Pick<RuntimeHubPort, 'createRun' | 'endRun'>,
+  session: LiveSession,
+  turnId: string,
+): TurnContext {
   let fire: () => void = () => undefined;
   const cancelledSignal = new Promise<void>((resolve) => {
     fire = resolve;
@@ -58,26 +62,50 @@ export function hostCallId(turnId: string, modelCallId: string, index: number): 
   return `${turnId}.${index}.${safe}`.slice(0, 200);
 }
 
-export async function runTurn(
+/** How the turn's steps ended. */
+interface StepsEnd {
+  outcome: TurnOutcome;
+  error: string | null;
+  finalText: string;
+}
+
+function emitTurnState(
+  recorder: Recorder,
+  session: LiveSession,
+  turn: TurnContext,
+  state: 'running' | TurnOutcome,
+  error: string | null,
+): void {
+  recorder.emit({ type: 'turn.state', sessionId: session.sessionId, turnId: turn.turnId, state, error });
+}
+
+/**
+ * A message that cannot be saved is refused: not shown, not sent to the model. The refusal is
+ * queued right behind an unsaved message so the rebuilt history never hands it to the model later.
+ */
+function refuseUnsaved(recorder: Recorder, session: LiveSession, turn: TurnContext): void {
+  turn.ended = true;
+  recorder.record(session, turn.turnId, {
+    kind: 'turn_ended',
+    turnId: turn.turnId,
+    outcome: 'refused',
+    error: 'archive_storage_error',
+  });
+  emitTurnState(recorder, session, turn, 'refused', 'archive_storage_error');
+}
+
+/**
+ * Saves the attachments (in the attachment space, BEFORE the message that refers to them) and the
+ * user message. False when either could not be saved (the turn is then refused, nothing sent).
+ */
+function recordUserMessage(
   deps: TurnLoopDeps,
   session: LiveSession,
   turn: TurnContext,
   text: string,
-  attachments: readonly AttachmentInput[] = [],
-): Promise<TurnResult> {
-  const { recorder, model, executor } = deps;
-  const result = (outcome: TurnOutcome, finalText: string, error: string | null): TurnResult => ({
-    sessionId: session.sessionId,
-    turnId: turn.turnId,
-    outcome,
-    text: finalText,
-    error,
-  });
-  // The turn boundary in the archive. Saved (or queued unsaved) like every other event; the user
-  // message below decides whether the turn may run.
-  recorder.record(session, turn.turnId, { kind: 'turn_started', turnId: turn.turnId });
-  // Attachments are saved in the attachment space BEFORE the message that refers to them; if the
-  // store cannot save them, the message is refused like an unsaved message: not sent, error visible.
+  attachments: readonly AttachmentInput[],
+): boolean {
+  const { recorder } = deps;
   let refs: AttachmentRef[] = [];
   if (attachments.length > 0) {
     const saved = deps.attachments.save(session.sessionId, attachments);
@@ -98,14 +126,8 @@ export async function runTurn(
         outcome: 'refused',
         error: 'archive_storage_error',
       });
-      recorder.emit({
-        type: 'turn.state',
-        sessionId: session.sessionId,
-        turnId: turn.turnId,
-        state: 'refused',
-        error: 'archive_storage_error',
-      });
-      return result('refused', '', 'archive_storage_error');
+      emitTurnState(recorder, session, turn, 'refused', 'archive_storage_error');
+      return false;
     }
     refs = saved.refs;
   }
@@ -115,179 +137,200 @@ export async function runTurn(
     refs.length > 0 ? { kind: 'user_message', text, attachments: refs } : { kind: 'user_message', text },
   );
   if (!user) {
-    // Not saved: not shown and not sent to the model. The archive keeps the unsaved message queued
-    // (it stays visible and is saved once the store works); the refusal is queued right behind it so
-    // the rebuilt history never hands that message to the model as an instruction later.
-    turn.ended = true;
-    recorder.record(session, turn.turnId, {
-      kind: 'turn_ended',
-      turnId: turn.turnId,
-      outcome: 'refused',
-      error: 'archive_storage_error',
-    });
-    recorder.emit({
-      type: 'turn.state',
-      sessionId: session.sessionId,
-      turnId: turn.turnId,
-      state: 'refused',
-      error: 'archive_storage_error',
-    });
-    return result('refused', '', 'archive_storage_error');
+    // The archive keeps the unsaved message queued (it stays visible and is saved once the store works).
+    refuseUnsaved(recorder, session, turn);
+    return false;
   }
-  recorder.emit({
-    type: 'turn.state',
-    sessionId: session.sessionId,
-    turnId: turn.turnId,
-    state: 'running',
-    error: null,
-  });
-  if (!session.reuseDeclarations) session.cache.clear();
+  return true;
+}
 
-  let outcome: TurnOutcome = 'completed';
-  let error: string | null = null;
-  let finalText = '';
+/** One model request with streamed text; `cancelled` keeps what was streamed so far. */
+async function requestModel(
+  deps: TurnLoopDeps,
+  session: LiveSession,
+  turn: TurnContext,
+  messageId: string,
+): Promise<{ reply: ModelReply } | { cancelled: true } | { error: string }> {
+  const { recorder } = deps;
+  // An offline or not yet checked scope still offers its tools: a call re-checks the scope
+  // before anything goes to the Hub (tool-executor). A blocked scope offers none.
+  const toolsEnabled = session.scope.members.length > 0 && session.availability !== 'blocked';
+  let partial = '';
+  const redactor = createStreamRedactor(deps.secrets());
+  const showDelta = (delta: string) => {
+    if (delta && !turn.cancelled)
+      recorder.emit({
+        type: 'message.delta',
+        sessionId: session.sessionId,
+        turnId: turn.turnId,
+        messageId,
+        delta,
+      });
+  };
   try {
-    for (let step = 0; ; step++) {
-      if (turn.cancelled) {
-        outcome = 'cancelled';
-        break;
-      }
-      if (step >= deps.maxModelRequests) {
-        outcome = 'failed';
-        error = 'step_limit_reached';
-        break;
-      }
-      const messageId = deps.ids.messageId();
-      // An offline or not yet checked scope still offers its tools: a call re-checks the scope
-      // before anything goes to the Hub (tool-executor). A blocked scope offers none.
-      const toolsEnabled = session.scope.members.length > 0 && session.availability !== 'blocked';
-      let reply: ModelReply;
-      let partial = '';
-      const redactor = createStreamRedactor(deps.secrets());
-      const showDelta = (delta: string) => {
-        if (delta && !turn.cancelled)
-          recorder.emit({
-            type: 'message.delta',
-            sessionId: session.sessionId,
-            turnId: turn.turnId,
-            messageId,
-            delta,
-          });
-      };
-      try {
-        reply = await model.complete({
-          messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) =>
-            deps.attachments.text(session.sessionId, id),
-          ),
-          tools: modelTools(toolsEnabled ? session.cache.list() : [], toolsEnabled),
-          signal: turn.abort.signal,
-          onDelta: (delta) => {
-            partial += delta;
-            showDelta(redactor.push(delta));
-          },
-        });
-        showDelta(redactor.flush());
-      } catch (err) {
-        if (turn.cancelled) {
-          if (partial)
-            recorder.record(session, turn.turnId, {
-              kind: 'assistant_message',
-              messageId,
-              text: partial,
-              finish: 'cancelled',
-            });
-          outcome = 'cancelled';
-          break;
-        }
-        outcome = 'failed';
-        error = `model_error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
-        break;
-      }
-      if (turn.cancelled) {
+    const reply = await deps.model.complete({
+      messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) =>
+        deps.attachments.text(session.sessionId, id),
+      ),
+      tools: modelTools(toolsEnabled ? session.cache.list() : [], toolsEnabled),
+      signal: turn.abort.signal,
+      onDelta: (delta) => {
+        partial += delta;
+        showDelta(redactor.push(delta));
+      },
+    });
+    showDelta(redactor.flush());
+    return { reply };
+  } catch (err) {
+    if (turn.cancelled) {
+      if (partial)
         recorder.record(session, turn.turnId, {
           kind: 'assistant_message',
           messageId,
-          text: reply.text,
+          text: partial,
           finish: 'cancelled',
         });
-        outcome = 'cancelled';
-        break;
-      }
-      const calls = reply.toolCalls.map((tc, i) => ({
-        callId: hostCallId(turn.turnId, tc.id, i + step * 100),
-        name: tc.name,
-        argumentsText: tc.argumentsText,
-      }));
-      const finish = calls.length > 0 ? 'tool_calls' : reply.finishReason === 'length' ? 'length' : 'stop';
-      const saved = recorder.record(session, turn.turnId, {
+      return { cancelled: true };
+    }
+    return { error: `model_error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+  }
+}
+
+/** Every call is recorded before any of them runs; false when one of the records could not be saved. */
+function recordToolCalls(
+  recorder: Recorder,
+  session: LiveSession,
+  turn: TurnContext,
+  calls: readonly ExecutableCall[],
+): boolean {
+  const recorded = calls.map((c) => {
+    const entry = session.cache.byFunctionName(c.name);
+    const sensitive = entry?.declaration.audit_sensitive === true;
+    return recorder.record(session, turn.turnId, {
+      kind: 'tool_call',
+      callId: c.callId,
+      functionName: c.name,
+      argumentsText: sensitive ? null : c.argumentsText.slice(0, 64_000),
+      target: entry ? targetOf(entry.declaration) : null,
+    });
+  });
+  return recorded.every((r) => r !== null);
+}
+
+/** Runs the calls one after another; on a cancellation the calls not started yet are refused (recorded, never sent). */
+async function runToolCalls(
+  executor: ToolExecutor,
+  session: LiveSession,
+  turn: TurnContext,
+  calls: readonly ExecutableCall[],
+): Promise<void> {
+  for (const call of calls) {
+    const running = executor.execute(session, turn, call);
+    session.background.add(running);
+    void running.finally(() => session.background.delete(running)).catch(() => undefined);
+    await Promise.race([running, turn.cancelledSignal]);
+    if (turn.cancelled) break;
+  }
+  if (turn.cancelled) {
+    for (const call of calls) {
+      if (!session.cards.has(call.callId)) await executor.execute(session, turn, call);
+    }
+  }
+}
+
+/** Model requests and tool calls until a text answer, the step limit, an error or a cancellation. */
+async function runSteps(deps: TurnLoopDeps, session: LiveSession, turn: TurnContext): Promise<StepsEnd> {
+  const { recorder } = deps;
+  let finalText = '';
+  for (let step = 0; ; step++) {
+    if (turn.cancelled) return { outcome: 'cancelled', error: null, finalText };
+    if (step >= deps.maxModelRequests) return { outcome: 'failed', error: 'step_limit_reached', finalText };
+    const messageId = deps.ids.messageId();
+    const answer = await requestModel(deps, session, turn, messageId);
+    if ('cancelled' in answer) return { outcome: 'cancelled', error: null, finalText };
+    if ('error' in answer) return { outcome: 'failed', error: answer.error, finalText };
+    const reply = answer.reply;
+    if (turn.cancelled) {
+      recorder.record(session, turn.turnId, {
         kind: 'assistant_message',
         messageId,
         text: reply.text,
-        finish,
+        finish: 'cancelled',
       });
-      if (!saved) {
-        outcome = 'failed';
-        error = 'archive_storage_error';
-        break;
-      }
-      finalText = reply.text;
-      if (calls.length === 0) break;
-      // Every call is recorded before any of them runs; a call whose record cannot be saved is not run.
-      const recorded = calls.map((c) => {
-        const entry = session.cache.byFunctionName(c.name);
-        const sensitive = entry?.declaration.audit_sensitive === true;
-        return recorder.record(session, turn.turnId, {
-          kind: 'tool_call',
-          callId: c.callId,
-          functionName: c.name,
-          argumentsText: sensitive ? null : c.argumentsText.slice(0, 64_000),
-          target: entry
-            ? {
-                hub_id: entry.declaration.hub_id,
-                authorization_ref: entry.declaration.authorization_ref,
-                system_id: entry.declaration.system_id,
-                system_name: entry.declaration.system_name,
-                account: entry.declaration.account,
-                tool: entry.declaration.tool,
-                declaration_revision: entry.declaration.declaration_revision,
-              }
-            : null,
-        });
-      });
-      if (recorded.some((r) => r === null)) {
-        outcome = 'failed';
-        error = 'archive_storage_error';
-        break;
-      }
-      for (const call of calls) {
-        const running = executor.execute(session, turn, call);
-        session.background.add(running);
-        void running.finally(() => session.background.delete(running)).catch(() => undefined);
-        await Promise.race([running, turn.cancelledSignal]);
-        if (turn.cancelled) break;
-      }
-      if (turn.cancelled) {
-        // Calls of this turn not started yet are refused (recorded, never sent).
-        for (const call of calls) {
-          if (!session.cards.has(call.callId)) await executor.execute(session, turn, call);
-        }
-        outcome = 'cancelled';
-        break;
-      }
+      return { outcome: 'cancelled', error: null, finalText };
     }
-  } finally {
-    turn.ended = true;
-    const ended = await turn.runs.endAll();
-    const endErrors = ended.filter((r) => r.error).map((r) => `${r.run_id}: ${r.error}`);
-    if (endErrors.length > 0 && !error) error = `run_end_failed: ${endErrors.join('; ')}`.slice(0, 500);
-    recorder.record(session, turn.turnId, { kind: 'turn_ended', turnId: turn.turnId, outcome, error });
-    recorder.emit({
-      type: 'turn.state',
-      sessionId: session.sessionId,
-      turnId: turn.turnId,
-      state: outcome,
-      error,
+    const calls = reply.toolCalls.map((tc, i) => ({
+      callId: hostCallId(turn.turnId, tc.id, i + step * 100),
+      name: tc.name,
+      argumentsText: tc.argumentsText,
+    }));
+    const finish = calls.length > 0 ? 'tool_calls' : reply.finishReason === 'length' ? 'length' : 'stop';
+    const saved = recorder.record(session, turn.turnId, {
+      kind: 'assistant_message',
+      messageId,
+      text: reply.text,
+      finish,
     });
+    if (!saved) return { outcome: 'failed', error: 'archive_storage_error', finalText };
+    finalText = reply.text;
+    if (calls.length === 0) return { outcome: 'completed', error: null, finalText };
+    if (!recordToolCalls(recorder, session, turn, calls))
+      return { outcome: 'failed', error: 'archive_storage_error', finalText };
+    await runToolCalls(deps.executor, session, turn, calls);
+    if (turn.cancelled) return { outcome: 'cancelled', error: null, finalText };
   }
-  return result(outcome, finalText, error);
+}
+
+/** Ends the turn's runs and records how the turn ended. */
+async function endTurn(
+  recorder: Recorder,
+  session: LiveSession,
+  turn: TurnContext,
+  end: StepsEnd,
+): Promise<StepsEnd> {
+  turn.ended = true;
+  let error = end.error;
+  const ended = await turn.runs.endAll();
+  const endErrors = ended.filter((r) => r.error).map((r) => `${r.run_id}: ${r.error}`);
+  if (endErrors.length > 0 && !error) error = `run_end_failed: ${endErrors.join('; ')}`.slice(0, 500);
+  recorder.record(session, turn.turnId, {
+    kind: 'turn_ended',
+    turnId: turn.turnId,
+    outcome: end.outcome,
+    error,
+  });
+  emitTurnState(recorder, session, turn, end.outcome, error);
+  return { ...end, error };
+}
+
+export async function runTurn(
+  deps: TurnLoopDeps,
+  session: LiveSession,
+  turn: TurnContext,
+  text: string,
+  attachments: readonly AttachmentInput[] = [],
+): Promise<TurnResult> {
+  const { recorder } = deps;
+  const result = (end: StepsEnd): TurnResult => ({
+    sessionId: session.sessionId,
+    turnId: turn.turnId,
+    outcome: end.outcome,
+    text: end.finalText,
+    error: end.error,
+  });
+  // The turn boundary in the archive. Saved (or queued unsaved) like every other event; the user
+  // message decides whether the turn may run.
+  recorder.record(session, turn.turnId, { kind: 'turn_started', turnId: turn.turnId });
+  if (!recordUserMessage(deps, session, turn, text, attachments))
+    return result({ outcome: 'refused', error: 'archive_storage_error', finalText: '' });
+  emitTurnState(recorder, session, turn, 'running', null);
+  if (!session.reuseDeclarations) session.cache.clear();
+
+  let end: StepsEnd = { outcome: 'failed', error: null, finalText: '' };
+  try {
+    end = await runSteps(deps, session, turn);
+  } finally {
+    end = await endTurn(recorder, session, turn, end);
+  }
+  return result(end);
 }

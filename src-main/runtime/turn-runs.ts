@@ -16,7 +16,11 @@ export class TurnEndedError extends Error {
   override name = 'TurnEndedError';
 }
 
-export function createTurnRuns(hub: RuntimeHubPort, sessionId: string, turnId: string): TurnRuns {
+export function createTurnRuns(
+  hub: Pick<RuntimeHubPort, 'createRun' | 'endRun'>,
+  sessionId: string,
+  turnId: string,
+): TurnRuns {
   const runs = new Map<string, Promise<string>>();
   let ended = false;
   return {

@@ -11,7 +11,7 @@ const events: Array<{ name: string; payload: unknown }> = [];
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
+  desk.root.bus.subscribe((name, payload) => events.push({ name, payload }));
   await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
@@ -19,20 +19,20 @@ afterAll(async () => {
 }, 120_000);
 
 const call = async <T>(name: string, input: unknown): Promise<T> => {
-  const r = (await desk.boot.dispatcher.call(name, input, ctx)) as CallResult<never>;
+  const r = (await desk.root.router.call(name, input, ctx)) as CallResult<never>;
   if (!r.ok) throw new Error(`${name}: ${r.error.error} ${r.error.message}`);
   return r.value as T;
 };
 
 describe('approvals in the app', () => {
   it('shows approval and execution as separate facts; only Resume runs the call', async () => {
-    const sessionId = desk.boot.defaultSessionId ?? '';
+    const sessionId = desk.root.defaultSessionId ?? '';
     const { tools } = await call<{
       tools: Array<{ tool: string; authorization_ref: string; function_name: string }>;
     }>('searchTools', { session_id: sessionId, query: 'update product price' });
     const tool = tools.find((t) => t.tool === 'update_product' && t.authorization_ref === 'auth-shop-a');
     expect(tool).toBeDefined();
-    const shopA = desk.boot.local?.demo.shopA;
+    const shopA = desk.root.local?.demo.shopA;
     const ledger0 = shopA?.ledger().length ?? -1;
 
     const run = await call<{

@@ -20,8 +20,8 @@ const logs: string[] = [];
 
 async function launch(opts: { port?: number; token?: string } = {}): Promise<BrowserHost> {
   const host = await startBrowserHost({
-    dispatcher: desk.boot.dispatcher,
-    bus: desk.boot.bus,
+    router: desk.root.router,
+    bus: desk.root.bus,
     staticDir: desk.staticDir,
     log: (m) => logs.push(m),
     ...opts,

@@ -14,8 +14,8 @@ let host: BrowserHost;
 beforeAll(async () => {
   desk = await startTestDesk();
   host = await startBrowserHost({
-    dispatcher: desk.boot.dispatcher,
-    bus: desk.boot.bus,
+    router: desk.root.router,
+    bus: desk.root.bus,
     staticDir: desk.staticDir,
   });
   await hubConnected(desk);
@@ -222,11 +222,11 @@ describe('browser host: live calls and events', () => {
     const cont = await c.call('continueTask', { task_id: taskId });
     expect(cont).toMatchObject({ ok: true, value: { state: 'active', writes_left: 6 } });
 
-    const conv = await c.call('getConversation', { session_id: desk.boot.defaultSessionId ?? '' });
+    const conv = await c.call('getConversation', { session_id: desk.root.defaultSessionId ?? '' });
     expect(conv).toMatchObject({ ok: true, value: { session: { title: 'Demo: shops and inventory' } } });
 
     const everything = JSON.stringify(c.frames);
-    const local = desk.boot.local;
+    const local = desk.root.local;
     expect(local).not.toBeNull();
     expect(everything).not.toContain(local?.clientToken ?? 'never');
     expect(everything).not.toContain(local?.adminToken ?? 'never');

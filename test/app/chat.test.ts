@@ -27,7 +27,7 @@ beforeAll(async () => {
     ],
   });
   desk = await startTestDesk({ env: { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted' } });
-  desk.boot.bus.subscribe((name, payload) => {
+  desk.root.bus.subscribe((name, payload) => {
     if (name === 'conversationItem') items.push(payload as EventPayload<'conversationItem'>);
     if (name === 'turnState') turns.push(payload as EventPayload<'turnState'>);
   });
@@ -40,8 +40,8 @@ afterAll(async () => {
 
 describe('chat through the handler table', () => {
   it('streams the answer, shows the tool call as a card, and rebuilds the same conversation from the archive', async () => {
-    const sessionId = desk.boot.defaultSessionId ?? '';
-    const sent = (await desk.boot.dispatcher.call(
+    const sessionId = desk.root.defaultSessionId ?? '';
+    const sent = (await desk.root.router.call(
       'sendMessage',
       { session_id: sessionId, text: 'hello' },
       ctx,
@@ -56,7 +56,7 @@ describe('chat through the handler table', () => {
       streaming: false,
     });
 
-    const second = (await desk.boot.dispatcher.call(
+    const second = (await desk.root.router.call(
       'sendMessage',
       { session_id: sessionId, text: 'find the product tools' },
       ctx,
@@ -67,7 +67,7 @@ describe('chat through the handler table', () => {
       true,
     );
 
-    const conv = (await desk.boot.dispatcher.call(
+    const conv = (await desk.root.router.call(
       'getConversation',
       { session_id: sessionId },
       ctx,
@@ -95,14 +95,14 @@ describe('chat through the handler table', () => {
   it('refuses chat without a model, and a conversation that does not exist', async () => {
     const other = await startTestDesk();
     try {
-      const r = await other.boot.dispatcher.call(
+      const r = await other.root.router.call(
         'sendMessage',
-        { session_id: other.boot.defaultSessionId ?? '', text: 'hello' },
+        { session_id: other.root.defaultSessionId ?? '', text: 'hello' },
         ctx,
       );
       expect(r).toMatchObject({ ok: false, error: { error: 'model_not_configured' } });
       expect(
-        await other.boot.dispatcher.call('sendMessage', { session_id: 'ses_nope', text: 'hello' }, ctx),
+        await other.root.router.call('sendMessage', { session_id: 'ses_nope', text: 'hello' }, ctx),
       ).toMatchObject({ ok: false, error: { error: 'not_found' } });
     } finally {
       await other.cleanup();

@@ -11,7 +11,7 @@ import {
   turnEndedNotice,
 } from '../../src-main/handlers/conversation.js';
 import { ConversationItemSchema } from '../../src-shared/ipc/views.js';
-import type { InvocationStatusEntry } from '../../src-main/runtime/contracts.js';
+import type { InvocationStatusEntry } from '../../src-main/runtime/invocation-ports.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
 
 const target = {

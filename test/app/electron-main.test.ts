@@ -128,8 +128,8 @@ describe('ipcMain registration over a real desk', () => {
   it('registers one handler per contract call (the same set the preload and browser host use)', () => {
     const reg = registerIpc({
       ipcMain: fakeIpcMain as never,
-      dispatcher: desk.boot.dispatcher,
-      bus: desk.boot.bus,
+      router: desk.root.router,
+      bus: desk.root.bus,
       webContents: () => wc as never,
     });
     expect([...handlers.keys()].sort()).toEqual(CALL_NAMES.map(channelOf).sort());

@@ -3,7 +3,7 @@
 // not left with stale task state.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskView } from '../../src-shared/hub-api.js';
-import { createHubGateway } from '../../src-main/handlers/hub-gateway-impl.js';
+import { createHubGateway } from '../../src-main/handlers/hub-gateway-over-client.js';
 import type { HubGateway, HubGatewayEvent } from '../../src-main/handlers/hub-gateway.js';
 import { createHubClient } from '../../src-main/hub-client/index.js';
 import { startEnv, type HubEnv } from '../hub/helpers.js';

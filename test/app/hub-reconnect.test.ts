@@ -21,10 +21,10 @@ afterAll(async () => {
 describe('Hub gone mid-session', () => {
   it('reports the loss, refuses Hub actions with a coded error, keeps everything, and reconnects', async () => {
     const events: Array<EventPayload<'hubConnection'>> = [];
-    desk.boot.bus.subscribe((name, payload) => {
+    desk.root.bus.subscribe((name, payload) => {
       if (name === 'hubConnection') events.push(payload as EventPayload<'hubConnection'>);
     });
-    const d = desk.boot.dispatcher;
+    const d = desk.root.router;
     const ctx = { transport: 'browser' as const };
     const created = await d.call(
       'createTask',
@@ -37,13 +37,13 @@ describe('Hub gone mid-session', () => {
       ctx,
     );
     expect(created.ok).toBe(true);
-    const local = desk.boot.local;
+    const local = desk.root.local;
     if (!local) throw new Error('no local hub');
     const port = local.hub.port;
 
     await local.hub.close();
     await waitFor(() => events.some((e) => e.state === 'disconnected'), 10_000, 'disconnected event');
-    expect(desk.boot.gateway.connection().state).toBe('disconnected');
+    expect(desk.root.gateway.connection().state).toBe('disconnected');
     expect(await d.call('listTasks', {}, ctx)).toMatchObject({
       ok: false,
       error: { error: 'hub_unavailable' },
@@ -56,7 +56,7 @@ describe('Hub gone mid-session', () => {
     expect((await d.call('listSessions', {}, ctx)).ok).toBe(true);
 
     revived = await createHub({ dataDir: join(desk.dir, 'data', 'hub'), port, adminToken: local.adminToken });
-    await waitFor(() => desk.boot.gateway.connection().state === 'connected', 15_000, 'reconnection');
+    await waitFor(() => desk.root.gateway.connection().state === 'connected', 15_000, 'reconnection');
     expect(events.at(-1)?.state).toBe('connected');
     const after = (await d.call('listTasks', {}, ctx)) as CallResult<'listTasks'>;
     const made = created as CallResult<'createTask'>;

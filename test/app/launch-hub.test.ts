@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult } from '../../src-shared/ipc/contract.js';
-import { bootDesk, type DeskBoot } from '../../src-main/embedded/boot.js';
+import { composeDesk, type ComposedDesk } from '../../src-main/embedded/composition-root.js';
 import { launchHubFromEnv, LaunchHubError } from '../../src-main/embedded/launch-hub.js';
 import { createKeychain, KEYCHAIN_ACCOUNTS } from '../../src-main/keychain/index.js';
 import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from '../runtime/fixtures/env.js';
@@ -150,15 +150,15 @@ describe('launchHubFromEnv', () => {
   });
 });
 
-describe('bootDesk with the launch-time route', () => {
+describe('composeDesk with the launch-time route', () => {
   let env: RuntimeTestEnv;
-  let boot: DeskBoot;
+  let root: ComposedDesk;
   const logs: string[] = [];
   const events: unknown[] = [];
   const dataDir = join(dir, 'data');
   const ctx = { transport: 'browser' as const };
   const call = async <T>(name: string, input: unknown): Promise<T> => {
-    const r = (await boot.dispatcher.call(name, input, ctx)) as CallResult<never>;
+    const r = (await root.router.call(name, input, ctx)) as CallResult<never>;
     if (!r.ok) throw new Error(`${name}: ${r.error.error} ${r.error.message}`);
     return r.value as T;
   };
@@ -171,7 +171,7 @@ describe('bootDesk with the launch-time route', () => {
       },
       sessionOnlyFallback: true,
     });
-    boot = await bootDesk({
+    root = await composeDesk({
       dataDir,
       version: '0.0.0-test',
       keychain,
@@ -182,16 +182,16 @@ describe('bootDesk with the launch-time route', () => {
         BAILING_HUB_TOKEN_FILE: tokenFile('client-token', `${env.clientToken}\n`),
       },
     });
-    boot.bus.subscribe((name, payload) => events.push({ name, payload }));
-    await waitFor(() => boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+    root.bus.subscribe((name, payload) => events.push({ name, payload }));
+    await waitFor(() => root.gateway.connection().state === 'connected', 10_000, 'Hub connection');
   }, 120_000);
   afterAll(async () => {
-    await boot?.close();
+    await root?.close();
     await env?.close();
   }, 120_000);
 
   it('runs in remote mode against that Hub without a keychain entry, and the token is found nowhere', async () => {
-    expect(boot.local).toBeNull();
+    expect(root.local).toBeNull();
     const { authorizations } = await call<{ authorizations: Array<{ authorization_ref: string }> }>(
       'listAuthorizations',
       {},
@@ -219,7 +219,7 @@ describe('bootDesk with the launch-time route', () => {
 
     const settings = await call<Record<string, unknown>>('getSettings', {});
     expect(JSON.stringify(settings)).not.toContain(env.clientToken);
-    expect(await boot.keychain.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken)).toBe(false);
+    expect(await root.keychain.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken)).toBe(false);
     expect(JSON.stringify(events)).not.toContain(env.clientToken);
     expect(logs.join('\n')).not.toContain(env.clientToken);
     expect(logs.join('\n')).toContain('Remote Hub for this launch');

@@ -44,7 +44,7 @@ beforeAll(async () => {
   desk = await startTestDesk({
     env: { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted', BAILING_MODEL_API_KEY: API_KEY },
   });
-  desk.boot.bus.subscribe((name, payload) => {
+  desk.root.bus.subscribe((name, payload) => {
     if (name === 'conversationItem') {
       const p = payload as EventPayload<'conversationItem'>;
       if (p.item.kind === 'notice') live.push(p.item);
@@ -59,7 +59,7 @@ afterAll(async () => {
   await model?.close();
 }, 120_000);
 
-const sessionId = () => desk.boot.defaultSessionId ?? '';
+const sessionId = () => desk.root.defaultSessionId ?? '';
 
 async function runTurn(
   text: string,
@@ -67,7 +67,7 @@ async function runTurn(
   during?: () => Promise<void>,
 ): Promise<Notice> {
   const before = live.length;
-  const sent = (await desk.boot.dispatcher.call(
+  const sent = (await desk.root.router.call(
     'sendMessage',
     { session_id: sessionId(), text },
     ctx,
@@ -80,7 +80,7 @@ async function runTurn(
 }
 
 async function rebuilt(): Promise<Notice[]> {
-  const conv = (await desk.boot.dispatcher.call(
+  const conv = (await desk.root.router.call(
     'getConversation',
     { session_id: sessionId() },
     ctx,
@@ -116,7 +116,7 @@ describe('notice codes from a real runtime', () => {
   it('a cancelled turn: turn_cancelled', async () => {
     const n = await runTurn('a slow answer please', 'cancelled', async () => {
       await waitFor(() => deltas.some((d) => d.startsWith('Thinking')), 10_000, 'first chunk');
-      const r = await desk.boot.dispatcher.call('cancelTurn', { session_id: sessionId() }, ctx);
+      const r = await desk.root.router.call('cancelTurn', { session_id: sessionId() }, ctx);
       expect(r.ok).toBe(true);
     });
     expect(n).toMatchObject({
@@ -131,8 +131,8 @@ describe('notice codes from a real runtime', () => {
 
   it('inspect and resume asked by the operator: invocation_inspected and resume_requested with the invocation id', async () => {
     const id = 'inv_notice_test_0001';
-    await desk.boot.dispatcher.call('inspectInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
-    await desk.boot.dispatcher.call('resumeInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
+    await desk.root.router.call('inspectInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
+    await desk.root.router.call('resumeInvocation', { session_id: sessionId(), invocation_id: id }, ctx);
     const info = (await rebuilt()).filter((r) => r.level === 'info');
     expect(
       info.map(({ code, invocation_id, detail, text }) => ({ code, invocation_id, detail, text })),

@@ -11,7 +11,7 @@ let desk: TestDesk;
 const events: string[] = [];
 beforeAll(async () => {
   desk = await startTestDesk();
-  desk.boot.bus.subscribe((name) => events.push(name));
+  desk.root.bus.subscribe((name) => events.push(name));
   await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
@@ -23,7 +23,7 @@ const quiet = () => new Promise((r) => setTimeout(r, 400));
 
 describe('relay under an event burst', () => {
   it('forwards all 300 receipts and signals the idle panel at most twice', async () => {
-    const local = desk.boot.local;
+    const local = desk.root.local;
     if (!local) throw new Error('the test desk runs the embedded local Hub');
     const agent = (method: string, path: string, body?: unknown) =>
       http(local.url, method, path, { token: local.clientToken, body });

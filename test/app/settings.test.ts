@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('settings', () => {
   it('reports the keychain as unavailable with its reason and refuses a key without session-only consent', async () => {
-    const d = desk.boot.dispatcher;
+    const d = desk.root.router;
     const before = await d.call('getSettings', {}, ctx);
     expect(before).toMatchObject({
       ok: true,
@@ -67,7 +67,7 @@ describe('settings', () => {
   });
 
   it('saves a remote Hub choice for the next start without echoing its token', async () => {
-    const r = await desk.boot.dispatcher.call(
+    const r = await desk.root.router.call(
       'setHubSettings',
       {
         mode: 'remote',
@@ -82,7 +82,7 @@ describe('settings', () => {
       value: { hub: { mode: 'remote', token_configured: true, restart_required: true } },
     });
     expect(JSON.stringify(r)).not.toContain('secret-token-value');
-    const back = await desk.boot.dispatcher.call('setHubSettings', { mode: 'local' }, ctx);
+    const back = await desk.root.router.call('setHubSettings', { mode: 'local' }, ctx);
     expect(back).toMatchObject({ ok: true, value: { hub: { mode: 'local', restart_required: false } } });
   });
 });

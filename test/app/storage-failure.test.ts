@@ -13,14 +13,14 @@ const ctx = { transport: 'browser' as const };
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  desk.boot.bus.subscribe((name, payload) => events.push({ name, payload }));
+  desk.root.bus.subscribe((name, payload) => events.push({ name, payload }));
   await hubConnected(desk);
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
 }, 120_000);
 
-const call = (name: string, input: unknown) => desk.boot.dispatcher.call(name, input, ctx);
+const call = (name: string, input: unknown) => desk.root.router.call(name, input, ctx);
 
 describe('storage failures stay visible until resolved', () => {
   it('re-reading status does not announce a change', async () => {
@@ -31,8 +31,8 @@ describe('storage failures stay visible until resolved', () => {
   });
 
   it('a journal that cannot save: the call is not sent, storage_error is shown and stays until restored', async () => {
-    const sessionId = desk.boot.defaultSessionId ?? '';
-    const found = (await desk.boot.dispatcher.call(
+    const sessionId = desk.root.defaultSessionId ?? '';
+    const found = (await desk.root.router.call(
       'searchTools',
       { session_id: sessionId, query: 'product' },
       ctx,
@@ -44,14 +44,14 @@ describe('storage failures stay visible until resolved', () => {
     );
     expect(tool).toBeDefined();
     if (!tool) return;
-    const shopA = desk.boot.local?.demo.shopA;
+    const shopA = desk.root.local?.demo.shopA;
     const ledgerBefore = shopA?.ledger().length ?? -1;
 
     const lock = new Database(join(desk.dir, 'data', 'host', 'invocations.sqlite'));
     lock.exec('BEGIN EXCLUSIVE');
     let run: CallResult<'runToolManually'>;
     try {
-      run = (await desk.boot.dispatcher.call(
+      run = (await desk.root.router.call(
         'runToolManually',
         {
           session_id: sessionId,
@@ -60,7 +60,7 @@ describe('storage failures stay visible until resolved', () => {
         },
         ctx,
       )) as CallResult<'runToolManually'>;
-      const status = (await desk.boot.dispatcher.call(
+      const status = (await desk.root.router.call(
         'getJournalStatus',
         { session_id: sessionId },
         ctx,
@@ -87,7 +87,7 @@ describe('storage failures stay visible until resolved', () => {
     // Other activity does not clear it: the state is still red after unrelated calls.
     await call('listSessions', {});
     await call('listTasks', {});
-    const conv = (await desk.boot.dispatcher.call(
+    const conv = (await desk.root.router.call(
       'getConversation',
       { session_id: sessionId },
       ctx,
@@ -95,7 +95,7 @@ describe('storage failures stay visible until resolved', () => {
     expect(conv).toMatchObject({ ok: true, value: { storage: { journal: { state: 'storage_error' } } } });
 
     // Resolved only by restoring the journal (the lock is gone now).
-    const restored = (await desk.boot.dispatcher.call(
+    const restored = (await desk.root.router.call(
       'restoreJournal',
       { session_id: sessionId },
       ctx,
@@ -115,24 +115,24 @@ describe('storage failures stay visible until resolved', () => {
   });
 
   it('an archive that cannot save shows its own storage_error, independent of the journal', async () => {
-    const sessionId = desk.boot.defaultSessionId ?? '';
+    const sessionId = desk.root.defaultSessionId ?? '';
     const lock = new Database(join(desk.dir, 'data', 'host', 'archive.sqlite'));
     lock.exec('BEGIN EXCLUSIVE');
     try {
-      await desk.boot.dispatcher.call('searchTools', { session_id: sessionId, query: 'stock' }, ctx);
-      const found = (await desk.boot.dispatcher.call(
+      await desk.root.router.call('searchTools', { session_id: sessionId, query: 'stock' }, ctx);
+      const found = (await desk.root.router.call(
         'searchTools',
         { session_id: sessionId, query: 'inventory' },
         ctx,
       )) as CallResult<'searchTools'>;
       const read = found.ok ? found.value.tools.find((t) => t.effect === 'read') : undefined;
       expect(read).toBeDefined();
-      await desk.boot.dispatcher.call(
+      await desk.root.router.call(
         'runToolManually',
         { session_id: sessionId, function_name: read?.function_name ?? '', arguments: {} },
         ctx,
       );
-      const conv = (await desk.boot.dispatcher.call(
+      const conv = (await desk.root.router.call(
         'getConversation',
         { session_id: sessionId },
         ctx,

@@ -3,11 +3,11 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootDesk, type DeskBoot } from '../../src-main/embedded/boot.js';
+import { composeDesk, type ComposedDesk } from '../../src-main/embedded/composition-root.js';
 import { createKeychain } from '../../src-main/keychain/index.js';
 
 export interface TestDesk {
-  boot: DeskBoot;
+  root: ComposedDesk;
   dir: string;
   staticDir: string;
   cleanup(): Promise<void>;
@@ -21,7 +21,7 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
     },
     sessionOnlyFallback: true,
   });
-  const boot = await bootDesk({
+  const root = await composeDesk({
     dataDir: join(dir, 'data'),
     version: '0.0.0-test',
     keychain,
@@ -32,11 +32,11 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
   return {
-    boot,
+    root,
     dir,
     staticDir,
     async cleanup() {
-      await boot.close();
+      await root.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -58,5 +58,5 @@ export async function waitFor<T>(
 
 /** Resolves once the desk's Hub event stream is connected (calls to the Hub then answer). */
 export function hubConnected(desk: TestDesk): Promise<true> {
-  return waitFor(() => desk.boot.gateway.connection().state === 'connected', 10_000, 'Hub connection');
+  return waitFor(() => desk.root.gateway.connection().state === 'connected', 10_000, 'Hub connection');
 }

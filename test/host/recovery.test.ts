@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Declaration } from '../../src-shared/hub-api.js';
-import type { RealSessionHandle, SessionScope } from '../../src-main/runtime/contracts.js';
+import type { SessionHandle, SessionScope } from '../../src-main/runtime/invocation-ports.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
 import { createSession, declaration, handle, newRun, openHost } from './helpers/host.js';
 import { tempDir } from './helpers/journal-fixtures.js';
@@ -44,7 +44,7 @@ function open(dir: string, opts: Parameters<typeof openHost>[2] = {}) {
 const ledger = (key: string) => env.systems.shopA.ledger().filter((l) => l.idempotency_key === key);
 
 /** The two recovery paths. The model's tool calls runtime.resume/inspect with the live turn's handle. */
-const PATHS: { name: string; handle: (scope: SessionScope) => RealSessionHandle }[] = [
+const PATHS: { name: string; handle: (scope: SessionScope) => SessionHandle }[] = [
   { name: 'direct runtime call', handle: (scope) => handle(scope, null) },
   {
     name: "model tool's function (inside a recovery turn)",

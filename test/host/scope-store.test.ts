@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createHubClient } from '../../src-main/hub-client/index.js';
 import { createMemoryInvocationStore } from '../../src-main/journal/index.js';
-import type { SessionScope } from '../../src-main/runtime/contracts.js';
+import type { SessionScope } from '../../src-main/runtime/invocation-ports.js';
 import { createInvocationRuntime } from '../../src-main/runtime/invocations/index.js';
 import { ScopeStoreError, createSqliteScopeStore } from '../../src-main/runtime/scope/index.js';
 import { entry, record, tempDir } from './helpers/journal-fixtures.js';

@@ -1,5 +1,5 @@
 // Errors of calls to the main process, worded from their code in the current language: the real
-// handler table, dispatcher and Hub (in process) refuse real calls; the renderer shows the code's
+// handler table, router and Hub (in process) refuse real calls; the renderer shows the code's
 // Chinese sentence, keeps the original message where it says more (a field, the Hub's own words),
 // shows a code it has no words for as it came, and leaves the English exactly as the main process
 // wrote it.
@@ -21,7 +21,7 @@ let desk: TestDesk;
 beforeAll(async () => {
   desk = await startTestDesk();
   await hubConnected(desk);
-  setApi(inProcessApi(desk.boot.dispatcher, desk.boot.bus));
+  setApi(inProcessApi(desk.root.router, desk.root.bus));
 }, 120_000);
 afterAll(async () => {
   await desk?.cleanup();
@@ -50,7 +50,7 @@ const inLang = (lang: 'en' | 'zh', err: unknown): string => {
 describe('errors of calls, in Chinese', () => {
   it('a fixed text: the Chinese sentence only; English unchanged', async () => {
     const noModel = await refusal('sendMessage', {
-      session_id: desk.boot.defaultSessionId ?? '',
+      session_id: desk.root.defaultSessionId ?? '',
       text: 'hello',
     });
     expect(noModel.code).toBe('model_not_configured');
@@ -63,8 +63,8 @@ describe('errors of calls, in Chinese', () => {
     expect(inLang('en', noSession)).toBe('No such conversation.');
   });
 
-  it('a message that says more (the field the dispatcher refused) is kept beside the sentence', async () => {
-    const bad = await refusal('sendMessage', { session_id: desk.boot.defaultSessionId ?? '', text: '' });
+  it('a message that says more (the field the router refused) is kept beside the sentence', async () => {
+    const bad = await refusal('sendMessage', { session_id: desk.root.defaultSessionId ?? '', text: '' });
     expect(bad.code).toBe('invalid_payload');
     expect(bad.message).toContain('text');
     expect(inLang('zh', bad)).toBe(`请求无效，已被拒绝；未做任何更改。原始信息：${bad.message}`);
@@ -95,8 +95,8 @@ describe('errors of calls, in Chinese', () => {
     expect(inLang('zh', noApproval)).toMatch(/^Hub 上没有这个审批。/);
   });
 
-  it('a code the dispatcher refuses before any handler (no such call)', async () => {
-    const r = await desk.boot.dispatcher.call('noSuchCall', {}, { transport: 'browser' });
+  it('a code the router refuses before any handler (no such call)', async () => {
+    const r = await desk.root.router.call('noSuchCall', {}, { transport: 'browser' });
     if (r.ok) throw new Error('expected a refusal');
     const err = new ApiError(r.error.error, r.error.message);
     expect(inLang('zh', err)).toBe('接口约定中没有这个调用。');

@@ -20,8 +20,8 @@ let revived: Hub | null = null;
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  await waitFor(() => expect(desk.boot.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  unwire = await bootstrap(inProcessApi(desk.boot.dispatcher, desk.boot.bus));
+  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
+  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
 }, 120_000);
 afterAll(async () => {
   cleanup();
@@ -74,7 +74,7 @@ describe('renderer over the real handlers', () => {
   });
 
   it('says the Hub is gone, disables Hub controls, and recovers by itself', async () => {
-    const local = desk.boot.local;
+    const local = desk.root.local;
     if (!local) throw new Error('no local hub');
     const port = local.hub.port;
     await local.hub.close();

@@ -52,11 +52,11 @@ beforeAll(async () => {
   desk = await startTestDesk({
     env: { BAILING_MODEL_BASE_URL: model.url, BAILING_MODEL: 'scripted', BAILING_MODEL_API_KEY: MODEL_KEY },
   });
-  await waitFor(() => expect(desk.boot.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  sessionId = desk.boot.defaultSessionId ?? '';
+  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
+  sessionId = desk.root.defaultSessionId ?? '';
   host = await startBrowserHost({
-    dispatcher: desk.boot.dispatcher,
-    bus: desk.boot.bus,
+    router: desk.root.router,
+    bus: desk.root.bus,
     staticDir: desk.staticDir,
   });
   const origin = host.origin;

@@ -2,7 +2,7 @@
 // (HUB_ERROR_CODES, TASK_REFUSAL_CODES), the journal (JOURNAL_ERROR_CODES) and the host runtime can
 // put on a call, every code a conversation notice carries (NOTICE_CODES and the codes a turn ends
 // with) and every error code a call to the main process can return (IPC_ERROR_CODES, the
-// dispatcher's and the transports' own) has words in both catalogs, so a new code cannot silently
+// router's and the transports' own) has words in both catalogs, so a new code cannot silently
 // fall back to English.
 // The feedback objects and conversation items below are built by the real main-process and Hub
 // code (feedback builders, the permit policy, the conversation item builder), so their messages
@@ -25,7 +25,7 @@ import {
 import { HubClientError } from '../../src-main/hub-client/index.js';
 import { JournalError, JOURNAL_ERROR_CODES } from '../../src-main/journal/errors.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
-import type { Feedback } from '../../src-main/runtime/contracts.js';
+import type { Feedback } from '../../src-main/runtime/invocation-ports.js';
 import {
   bindingFeedback,
   notDispatchedFeedback,
@@ -160,12 +160,12 @@ describe('every code has words', () => {
     expect(missing, 'notice codes without a notice.<code> key in en.ts and zh.ts').toEqual([]);
   });
 
-  it('each error code a call to the main process can return (contract, dispatcher, handlers, transports)', () => {
+  it('each error code a call to the main process can return (contract, router, handlers, transports)', () => {
     const codes = new Set<string>(IPC_ERROR_CODES);
     const scan = (files: string[], re: RegExp) => {
       for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(re)) codes.add(m[1] ?? '');
     };
-    // AppError codes thrown anywhere in the main process (handlers, dispatcher, settings, …).
+    // AppError codes thrown anywhere in the main process (handlers, router, settings, …).
     scan(sources(join(ROOT, 'src-main')), /\bnew AppError\(\s*'([a-z_]+)'/g);
     // Errors the transports answer a call with themselves ({ ok: false, error: { error: '…' } }), and toIpcError's own.
     scan(
@@ -204,7 +204,7 @@ describe('every code has words', () => {
   });
 
   it('the reasons a session scope is blocked or offline with (they become a refusal code)', () => {
-    // ScopeCheck (contracts.ts), create-desk-runtime.ts and scope/revalidate.ts.
+    // ScopeCheck (invocation-ports.ts), sessions/scope-availability.ts and scope/revalidate.ts.
     const reasons = [
       'authorization_revoked',
       'authorization_rebound',

@@ -25,8 +25,8 @@ const stops: Array<() => void> = [];
 
 const launch = async (opts: { port?: number; token?: string } = {}) => {
   const h = await startBrowserHost({
-    dispatcher: desk.boot.dispatcher,
-    bus: desk.boot.bus,
+    router: desk.root.router,
+    bus: desk.root.bus,
     staticDir: desk.staticDir,
     ...opts,
   });
@@ -65,7 +65,7 @@ const banner = () => screen.queryByTestId('host-banner');
 
 beforeAll(async () => {
   desk = await startTestDesk();
-  await waitFor(() => expect(desk.boot.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
+  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
 }, 120_000);
 afterEach(async () => {
   cleanup();

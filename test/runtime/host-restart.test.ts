@@ -3,14 +3,14 @@
  * again on the same data directory (seed 001 acceptance). Real Hub, demo systems, scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InvocationStatus } from '../../src-main/runtime/contracts.js';
+import type { InvocationStatus } from '../../src-main/runtime/invocation-ports.js';
 import type {
   ArchiveEvent,
   OpenedSession,
   SessionSummary,
   TurnResult,
 } from '../../src-main/runtime/desk-runtime.js';
-import type { InvocationActionEnvelope } from '../../src-main/runtime/contracts.js';
+import type { InvocationActionEnvelope } from '../../src-main/runtime/invocation-ports.js';
 import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from './fixtures/env.js';
 import { spawnHost, type HostHandle } from './fixtures/host-handle.js';
 import { newDataDir, toolMessages } from './fixtures/runtime.js';

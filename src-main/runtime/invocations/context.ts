@@ -1,11 +1,11 @@
 /** What the runtime's parts share: the Hub client, the stores, the per-session journals and scope checks. */
-import type { HubClient } from '../../hub-client/index.js';
+import type { RuntimeHubPort } from '../hub-port.js';
 import type { InvocationStore } from '../../journal/index.js';
-import type { ScopeCheck, ScopeStore, SessionScope } from '../contracts.js';
+import type { ScopeCheck, ScopeStore, SessionScope } from '../invocation-ports.js';
 import type { SessionJournal } from './session-journal.js';
 
 export interface RuntimeContext {
-  hub: HubClient;
+  hub: RuntimeHubPort;
   store: InvocationStore | null;
   /** Why there is no store (`invocation_store_unsupported` details) when store is null. */
   unsupportedReason: string | null;

@@ -2,7 +2,7 @@
 import type { Receipt } from '../../../src-shared/hub-api.js';
 import { INVOCATION_TRANSITIONS, type InvocationState } from '../../../src-shared/states.js';
 import type { JournalEntry } from '../../journal/index.js';
-import type { SessionScope } from '../contracts.js';
+import type { SessionScope } from '../invocation-ports.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

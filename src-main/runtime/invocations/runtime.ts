@@ -1,5 +1,5 @@
 /**
- * createInvocationRuntime: the InvocationRuntime of src-main/runtime/contracts.ts.
+ * createInvocationRuntime: the InvocationRuntime of src-main/runtime/invocation-ports.ts.
  *
  * Store selection (seed 001, "Host integration"):
  * - `invocationStore` given: used (custom adapters are wrapped so the strict record rules and the
@@ -11,19 +11,19 @@
  *   passes `createSqliteInvocationStore({ path })` under its data directory.
  */
 import { randomBytes } from 'node:crypto';
-import type { HubClient } from '../../hub-client/index.js';
 import type { InvocationStore } from '../../journal/index.js';
 import { withRecordValidation } from '../../journal/index.js';
-import type { InvocationRuntime, ScopeCheck, ScopeStore, SessionScope } from '../contracts.js';
+import type { InvocationRuntime, ScopeCheck, ScopeStore, SessionScope } from '../invocation-ports.js';
 import { inspectInvocation, resumeInvocation } from '../recovery/remote.js';
 import { sessionStatus } from '../recovery/status.js';
 import { revalidateScopeWith } from '../scope/revalidate.js';
 import type { RuntimeContext } from './context.js';
-import { invokeGoverned } from './dispatch.js';
+import { invokeGoverned } from './dispatch-fence.js';
+import type { RuntimeHubPort } from '../hub-port.js';
 import { SessionJournal } from './session-journal.js';
 
 export interface InvocationRuntimeDeps {
-  hub: HubClient;
+  hub: RuntimeHubPort;
   invocationStore?: InvocationStore | null | undefined;
   scopeStore: ScopeStore;
   /** True when the host supplies its own scope store (then the invocation store must be explicit). */

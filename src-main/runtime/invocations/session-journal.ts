@@ -22,7 +22,7 @@ import {
   type JournalRecordV2,
 } from '../../journal/index.js';
 import { JOURNAL_SCHEMA_V2 } from '../../journal/index.js';
-import type { UnsavedRecord } from '../contracts.js';
+import type { UnsavedRecord } from '../invocation-ports.js';
 import { isLaterState, outcomeKey, sameBinding, sameEntry } from './entries.js';
 
 export type SaveMode = 'direct' | 'restore' | 'authoritative';

@@ -1,5 +1,5 @@
 /** Feedback for the model and the host, with the seed's categories, codes and next actions. */
-import type { Feedback, ScopeCheck } from '../contracts.js';
+import type { Feedback, ScopeCheck } from '../invocation-ports.js';
 import { HubClientError, isAuthoritativeNotFound } from '../../hub-client/index.js';
 import { journalCodeOf } from '../../journal/index.js';
 

@@ -14,7 +14,7 @@
 import type { Receipt } from '../../../src-shared/hub-api.js';
 import { isAuthoritativeNotFound } from '../../hub-client/index.js';
 import type { JournalEntry } from '../../journal/index.js';
-import type { Feedback, InvocationActionEnvelope, RealSessionHandle } from '../contracts.js';
+import type { Feedback, InvocationActionEnvelope, SessionHandle } from '../invocation-ports.js';
 import type { JournalState } from '../../../src-shared/states.js';
 import type { RuntimeContext } from '../invocations/context.js';
 import { bindingMatchesScope, outcomeKey, receiptMatchesEntry, withReceipt } from '../invocations/entries.js';
@@ -63,7 +63,7 @@ function envelope(
 
 async function prepare(
   ctx: RuntimeContext,
-  session: RealSessionHandle,
+  session: SessionHandle,
   invocationId: string,
   action: 'inspect' | 'resume',
 ): Promise<Prepared | InvocationActionEnvelope> {
@@ -121,7 +121,7 @@ async function record(
 
 export async function inspectInvocation(
   ctx: RuntimeContext,
-  session: RealSessionHandle,
+  session: SessionHandle,
   invocationId: string,
   opts: { signal?: AbortSignal } = {},
 ): Promise<InvocationActionEnvelope> {
@@ -149,7 +149,7 @@ export async function inspectInvocation(
 
 export async function resumeInvocation(
   ctx: RuntimeContext,
-  session: RealSessionHandle,
+  session: SessionHandle,
   invocationId: string,
   opts: { signal?: AbortSignal } = {},
 ): Promise<InvocationActionEnvelope> {

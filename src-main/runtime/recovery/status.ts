@@ -5,7 +5,7 @@
  * plus the latest whole-scope check this runtime made with revalidateScope.
  * Restore additionally flushes unsaved records under their original identity (CAS).
  */
-import type { InvocationStatus, InvocationStatusEntry, SessionScope } from '../contracts.js';
+import type { InvocationStatus, InvocationStatusEntry, SessionScope } from '../invocation-ports.js';
 import type { RuntimeContext } from '../invocations/context.js';
 import { bindingMatchesScope } from '../invocations/entries.js';
 import type { SessionJournal } from '../invocations/session-journal.js';

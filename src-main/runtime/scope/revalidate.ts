@@ -5,9 +5,9 @@
  * in the same runtime. Reads GET /agent/v1/authorizations only; never creates a run.
  */
 import type { Authorization } from '../../../src-shared/hub-api.js';
-import type { HubClient } from '../../hub-client/index.js';
+import type { RuntimeHubPort } from '../hub-port.js';
 import { HubClientError } from '../../hub-client/index.js';
-import type { ScopeCheck, SessionScope } from '../contracts.js';
+import type { ScopeCheck, SessionScope } from '../invocation-ports.js';
 
 export function checkMembers(scope: SessionScope, authorizations: Authorization[]): ScopeCheck {
   const byRef = new Map(authorizations.map((a) => [a.authorization_ref, a]));
@@ -27,7 +27,7 @@ export function checkMembers(scope: SessionScope, authorizations: Authorization[
 }
 
 export async function revalidateScopeWith(
-  hub: HubClient,
+  hub: Pick<RuntimeHubPort, 'listAuthorizations'>,
   scope: SessionScope,
   opts: { signal?: AbortSignal } = {},
 ): Promise<ScopeCheck> {

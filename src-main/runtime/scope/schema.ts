@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SessionScope } from '../contracts.js';
+import type { SessionScope } from '../invocation-ports.js';
 
 const id = z.string().min(1).max(200);
 export const ScopeMemberSchema = z.strictObject({

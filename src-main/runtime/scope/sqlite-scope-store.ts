@@ -3,7 +3,7 @@
  * A scope is fixed: saving a different scope under the same revision, or an older revision, is refused.
  */
 import Database from 'better-sqlite3';
-import type { ScopeStore, SessionScope } from '../contracts.js';
+import type { ScopeStore, SessionScope } from '../invocation-ports.js';
 import { SessionScopeSchema } from './schema.js';
 
 export class ScopeStoreError extends Error {

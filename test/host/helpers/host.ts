@@ -14,10 +14,10 @@ import {
 } from '../../../src-main/journal/index.js';
 import type {
   InvocationRuntime,
-  RealSessionHandle,
+  SessionHandle,
   ScopeMember,
   SessionScope,
-} from '../../../src-main/runtime/contracts.js';
+} from '../../../src-main/runtime/invocation-ports.js';
 import { createInvocationRuntime } from '../../../src-main/runtime/invocations/index.js';
 import { createSqliteScopeStore, type SqliteScopeStore } from '../../../src-main/runtime/scope/index.js';
 import type { HubEnv } from './hub-env.js';
@@ -96,7 +96,7 @@ export async function createSession(
   return scope;
 }
 
-export function handle(scope: SessionScope, turnId: string | null = null): RealSessionHandle {
+export function handle(scope: SessionScope, turnId: string | null = null): SessionHandle {
   return { sessionId: scope.sessionId, scope, turnId };
 }
 

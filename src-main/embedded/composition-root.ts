@@ -1,7 +1,7 @@
 /**
  * Composition root shared by Electron main and the browser host: settings, keychain, the Hub
  * (embedded local default, or remote), the DeskRuntime on the app's data folder, the Hub gateway,
- * the event relay, the handler table and its dispatcher. No Electron here.
+ * the event relay, the handler table and its router. No Electron here.
  *
  * First start (no settings file): start a local Hub with the demo shops and inventory, create the
  * operator's client and authorizations, and a first conversation with that scope.
@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHubAdminClient, createHubClient } from '../hub-client/index.js';
-import { createDispatcher, type Dispatcher } from '../handlers/dispatch.js';
+import { createCallRouter, type CallRouter } from '../handlers/call-router.js';
 import { createEventBus, type EventBus } from '../handlers/event-bus.js';
-import { createHubGateway } from '../handlers/hub-gateway-impl.js';
+import { createHubGateway } from '../handlers/hub-gateway-over-client.js';
 import type { HubGateway } from '../handlers/hub-gateway.js';
 import { startRelay } from '../handlers/relay.js';
 import { createHandlerTable } from '../handlers/table.js';
@@ -30,7 +30,7 @@ import { startLocalHub, type LocalHub } from './local-hub.js';
 
 export const DEMO_SESSION_TITLE = 'Demo: shops and inventory';
 
-export interface BootOptions {
+export interface DeskOptions {
   dataDir: string;
   version: string;
   keychain?: Keychain;
@@ -46,8 +46,8 @@ export interface BootOptions {
   launchHub?: LaunchHub | null;
 }
 
-export interface DeskBoot {
-  dispatcher: Dispatcher;
+export interface ComposedDesk {
+  router: CallRouter;
   bus: EventBus;
   runtime: DeskRuntime;
   gateway: HubGateway;
@@ -63,7 +63,7 @@ export interface DeskBoot {
 const clientIdOfToken = (token: string): string | null =>
   /^bdc_([A-Za-z0-9_.:-]{1,128})\./.exec(token)?.[1] ?? null;
 
-export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
+export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => {});
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
@@ -211,7 +211,7 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
     defaultSessionId: () => defaultSessionId,
     modelConfigured: () => settings.modelConfigured(),
   });
-  const dispatcher = createDispatcher({
+  const router = createCallRouter({
     table,
     onError: (name, error, cause) => {
       if (error.error === 'internal_error')
@@ -221,7 +221,7 @@ export async function bootDesk(opts: BootOptions): Promise<DeskBoot> {
 
   let closing: Promise<void> | null = null;
   return {
-    dispatcher,
+    router,
     bus,
     runtime,
     gateway,

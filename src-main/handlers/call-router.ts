@@ -15,11 +15,11 @@ import {
 import { AppError, toIpcError } from './errors.js';
 import type { CallContext, HandlerTable } from './types.js';
 
-export interface Dispatcher {
+export interface CallRouter {
   call(name: unknown, payload: unknown, ctx: CallContext): Promise<CallResult<CallName>>;
 }
 
-export interface DispatcherDeps {
+export interface CallRouterDeps {
   table: HandlerTable;
   /** Called with (name, error) for refused or failed calls; never with payloads. */
   onError?: (name: string, error: { error: string; message: string }, cause: unknown) => void;
@@ -35,7 +35,7 @@ export function jsonSize(value: unknown): number | null {
   }
 }
 
-export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+export function createCallRouter(deps: CallRouterDeps): CallRouter {
   const fail = (name: string, err: unknown): CallResult<CallName> => {
     const error = toIpcError(err);
     deps.onError?.(name, error, err);

@@ -107,7 +107,7 @@ export interface InvocationActionEnvelope {
 }
 
 /** The live session handle the two remote actions require (a real, reopened session). */
-export interface RealSessionHandle {
+export interface SessionHandle {
   sessionId: string;
   scope: SessionScope;
   /** Current turn's id when a recovery happens inside a turn (audit association only). */
@@ -129,28 +129,40 @@ export type GovernedCallOutcome =
   | { kind: 'not_sent'; invocation_id: string | null; feedback: Feedback }
   | { kind: 'sent_unconfirmed'; invocation_id: string; feedback: Feedback };
 
+/** Hooks and the abort signal of one governed call. */
+export interface GovernedCallOptions {
+  /**
+   * Before the request leaves: nothing is sent. After it left: the call returns `sent_unconfirmed`
+   * at once, the HTTP request is left to finish, and its late receipt is still recorded in the
+   * journal and handed to `onLateReceipt` (a cancelled turn keeps late receipts without re-enabling
+   * its tools).
+   */
+  signal?: AbortSignal;
+  onLateReceipt?: (receipt: Receipt, feedback: Feedback | null) => void;
+  /**
+   * Called once, right after the fence was saved and right before the request is handed to the
+   * Hub: from here on the call may have been sent (the card reads "Running"). Never called for a
+   * call that is refused before that point. A throwing hook does not stop the call.
+   */
+  onSent?: (invocationId: string) => void;
+}
+
 export interface InvocationRuntime {
   /** Save the fence with CAS, then invoke; never retries a write. */
-  /**
-   * `signal` before the request leaves: nothing is sent. After it left: the call returns
-   * `sent_unconfirmed` at once, the HTTP request is left to finish, and its late receipt is still
-   * recorded in the journal and handed to `onLateReceipt` (a cancelled turn keeps late receipts
-   * without re-enabling its tools).
-   */
   invokeGoverned(
-    session: RealSessionHandle,
+    session: SessionHandle,
     call: GovernedCallRequest,
-    opts?: { signal?: AbortSignal; onLateReceipt?: (receipt: Receipt, feedback: Feedback | null) => void },
+    opts?: GovernedCallOptions,
   ): Promise<GovernedCallOutcome>;
   getSessionInvocationStatus(sessionId: string): Promise<InvocationStatus>;
   restoreSessionInvocations(sessionId: string): Promise<InvocationStatus>;
   inspectSessionInvocation(
-    session: RealSessionHandle,
+    session: SessionHandle,
     invocationId: string,
     opts?: { signal?: AbortSignal },
   ): Promise<InvocationActionEnvelope>;
   resumeSessionInvocation(
-    session: RealSessionHandle,
+    session: SessionHandle,
     invocationId: string,
     opts?: { signal?: AbortSignal },
   ): Promise<InvocationActionEnvelope>;
@@ -158,12 +170,11 @@ export interface InvocationRuntime {
   revalidateScope(scope: SessionScope, opts?: { signal?: AbortSignal }): Promise<ScopeCheck>;
 }
 
+/** Why one member blocks a whole scope, as a value: the code and the member it names. */
+export interface ScopeBlock {
+  reason: 'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict';
+  authorization_ref: string;
+}
+
 export type ScopeCheck =
-  | { state: 'ok' }
-  | {
-      state: 'blocked';
-      reason:
-        'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict';
-      authorization_ref: string;
-    }
-  | { state: 'offline'; reason: string };
+  { state: 'ok' } | ({ state: 'blocked' } & ScopeBlock) | { state: 'offline'; reason: string };

@@ -11,7 +11,13 @@ import { parameterDigest } from '../../../src-shared/digest.js';
 import { HUB_ERROR_CODES, type InvokeRequest, type Receipt } from '../../../src-shared/hub-api.js';
 import { HubClientError } from '../../hub-client/index.js';
 import type { JournalEntry } from '../../journal/index.js';
-import type { Feedback, GovernedCallOutcome, GovernedCallRequest, RealSessionHandle } from '../contracts.js';
+import type {
+  Feedback,
+  GovernedCallOptions,
+  GovernedCallOutcome,
+  GovernedCallRequest,
+  SessionHandle,
+} from '../invocation-ports.js';
 import {
   bindingFeedback,
   notDispatchedFeedback,
@@ -61,9 +67,9 @@ function receiptFeedback(r: Receipt): Feedback | null {
 
 export async function invokeGoverned(
   ctx: RuntimeContext,
-  session: RealSessionHandle,
+  session: SessionHandle,
   call: GovernedCallRequest,
-  opts: { signal?: AbortSignal; onLateReceipt?: (receipt: Receipt, feedback: Feedback | null) => void } = {},
+  opts: GovernedCallOptions = {},
 ): Promise<GovernedCallOutcome> {
   const scope = session.scope;
   const d = call.declaration;
@@ -158,6 +164,11 @@ export async function invokeGoverned(
 
   // The caller's signal does not abort a request that has left: the call answers at once
   // (outcome unknown) and the late answer is still recorded.
+  try {
+    opts.onSent?.(invocationId);
+  } catch {
+    // a failing hook never stops a call whose fence is saved
+  }
   const sending = ctx.hub.invoke(request);
   const settled = sending.then(
     (receipt) => ({ receipt, error: null as unknown }),
