@@ -1,21 +1,100 @@
 /** Canonical JSON (sorted object keys, no whitespace) and SHA-256 digests shared by the Hub and the host. */
 import { createHash } from 'node:crypto';
 
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+type Frame =
+  | { array: true; items: readonly unknown[]; next: number }
+  | { array: false; obj: Record<string, unknown>; keys: string[]; next: number; wrote: boolean };
+
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+const isArrayIndex = (k: string) => ARRAY_INDEX.test(k) && Number(k) < 2 ** 32 - 1;
+
+/**
+ * The key order of the canonical form: sorted, except that keys which are array indices come
+ * first in numeric order — the order JavaScript gives a plain object's keys, and so the order the
+ * digests have always had (they must never change: receipts and journals keep them).
+ */
+function canonicalKeys(obj: Record<string, unknown>): string[] {
+  // An own `__proto__` key was always left out (assigning it to a plain object sets the prototype);
+  // the Hub refuses request bodies that carry one.
+  const keys = Object.keys(obj)
+    .filter((k) => k !== '__proto__')
+    .sort();
+  const indices = keys.filter(isArrayIndex);
+  if (indices.length === 0) return keys;
+  indices.sort((a, b) => Number(a) - Number(b));
+  return [...indices, ...keys.filter((k) => !isArrayIndex(k))];
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value as Record<string, unknown>).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
+/** A JSON scalar, or undefined when JSON leaves the value out (undefined, functions, symbols). */
+function scalar(v: unknown): string | undefined {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    default:
+      return undefined;
   }
-  return value;
+}
+
+/**
+ * Canonical JSON of a value: what `JSON.stringify` gives after sorting every object's keys (see
+ * canonicalKeys for array-index keys), with
+ * `undefined` object fields left out. Iterative (an explicit stack), so nesting depth is bounded by
+ * memory, not by the call stack: hostile input deep enough to overflow a recursive walk still
+ * gets a digest (the Hub refuses such bodies earlier anyway, see json-depth.ts).
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  const stack: Frame[] = [];
+  const open = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      out.push('[');
+      stack.push({ array: true, items: v, next: 0 });
+    } else {
+      const obj = v as Record<string, unknown>;
+      out.push('{');
+      stack.push({ array: false, obj, keys: canonicalKeys(obj), next: 0, wrote: false });
+    }
+  };
+  /** Writes one value (undefined, functions and symbols are null in arrays); containers are finished by the loop below. */
+  const emit = (v: unknown): void => {
+    if (v !== null && typeof v === 'object') open(v);
+    else out.push(scalar(v) ?? 'null');
+  };
+
+  if (value === null || typeof value !== 'object') return scalar(value) as string;
+  open(value);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as Frame;
+    if (top.array) {
+      if (top.next >= top.items.length) {
+        out.push(']');
+        stack.pop();
+        continue;
+      }
+      if (top.next > 0) out.push(',');
+      emit(top.items[top.next++]);
+      continue;
+    }
+    if (top.next >= top.keys.length) {
+      out.push('}');
+      stack.pop();
+      continue;
+    }
+    const key = top.keys[top.next++] as string;
+    const v = top.obj[key];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    out.push(top.wrote ? ',' : '', JSON.stringify(key), ':');
+    top.wrote = true;
+    emit(v);
+  }
+  return out.join('');
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
