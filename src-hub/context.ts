@@ -60,7 +60,12 @@ export interface HubSettings {
   heartbeatMs: number;
   specTimeoutMs: number;
   lookupTimeoutMs: number;
+  /** How often the one shared poll looks for events other processes (the operator CLI) appended. */
   eventPollMs: number;
+  /** Concurrent SSE streams one client may hold; one more is refused with 429 `too_many_streams`. */
+  sseMaxStreamsPerClient: number;
+  /** A stream whose reader has not drained its socket for this long is closed (ms). */
+  sseStallMs: number;
   /** Events older than this are pruned from the SSE feed (ms). */
   eventRetentionMs: number;
   /** At most this many newest events are kept per client. */

@@ -52,6 +52,8 @@ export const DEFAULT_SETTINGS: HubSettings = {
   specTimeoutMs: 10_000,
   lookupTimeoutMs: 10_000,
   eventPollMs: 1_000,
+  sseMaxStreamsPerClient: 16,
+  sseStallMs: 120_000,
   eventRetentionMs: 30 * 24 * 3600_000,
   eventRetentionPerClient: 100_000,
   eventPruneIntervalMs: 3600_000,

@@ -22,8 +22,12 @@ export const ApprovalStateSchema = z.enum(APPROVAL_STATES);
 export const DispatchEvidenceSchema = z.enum(DISPATCH_EVIDENCE);
 export const RunStateSchema = z.enum(RUN_STATES);
 
-/** Every non-2xx response body. */
-export const HubErrorBodySchema = z.object({ error: z.string().min(1), message: z.string() });
+/** Every non-2xx response body (`retry_after_ms` on the 429s that can be retried later). */
+export const HubErrorBodySchema = z.object({
+  error: z.string().min(1),
+  message: z.string(),
+  retry_after_ms: z.number().int().nonnegative().optional(),
+});
 export type HubErrorBody = z.infer<typeof HubErrorBodySchema>;
 
 /** Stable error codes (HTTP status in comments). */
@@ -54,6 +58,12 @@ export const HUB_ERROR_CODES = [
   'internal_error', // 500
   'unsupported_media_type', // 415 request body is not application/json (added by the Hub issue)
   'already_exists', // 409 a client, authorization or system id is already taken (added by the Hub issue)
+  'rate_limited', // 429 this client (or the admin) sent more requests than its rate limit; retry_after_ms
+  'too_many_streams', // 429 this client already holds its maximum of concurrent event streams
+  'too_many_auth_failures', // 429 too many failed token attempts from this address; retry_after_ms
+  'uri_too_long', // 414 a path parameter or the request target exceeds the Hub's bound
+  'headers_too_large', // 431 the request line and headers exceed the Hub's bound
+  'request_timeout', // 408 the request (headers and body) did not arrive in time
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -403,5 +413,7 @@ export const HubMetricsSchema = z.object({
   started_at: z.string(),
   durability: z.string(),
   clients: z.record(z.string(), ClientMetricsSchema),
+  /** Open SSE streams per client, now. */
+  event_streams: z.record(z.string(), z.number().int()),
 });
 export type HubMetrics = z.infer<typeof HubMetricsSchema>;

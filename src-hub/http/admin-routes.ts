@@ -11,6 +11,7 @@ import {
 } from '../admin/service.js';
 import { decideApproval, toApproval } from '../approvals/decide.js';
 import type { HubContext } from '../context.js';
+import type { StreamRegistry } from '../events/stream-registry.js';
 import { badRequest, notFound } from '../errors.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { refreshSystem, registerSystem, systemView } from '../systems/service.js';
@@ -24,7 +25,12 @@ const str = (v: unknown, name: string, max = 200): string | undefined => {
   return v;
 };
 
-export function registerAdminRoutes(app: FastifyInstance, ctx: HubContext, auth: HubAuth): void {
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  ctx: HubContext,
+  auth: HubAuth,
+  streams: StreamRegistry,
+): void {
   const onRequest = auth.admin;
   const p = (name: string) => ({ params: idParams(name) });
 
@@ -149,5 +155,6 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: HubContext, auth:
   app.get('/admin/v1/metrics', { onRequest }, async () => ({
     ...ctx.metrics.snapshot(),
     durability: ctx.store.durability,
+    event_streams: streams.countByClient(),
   }));
 }

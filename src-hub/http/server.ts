@@ -5,6 +5,7 @@ import { registerAdminRoutes } from './admin-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { createAuth, type HubAuth } from './auth.js';
 import { installErrorHandling, installJsonParser } from './errors.js';
+import { createStreamRegistry } from '../events/stream-registry.js';
 import { registerEventRoutes } from './events-route.js';
 import { registerTaskRoutes } from './task-routes.js';
 
@@ -27,17 +28,15 @@ export function buildApp(ctx: HubContext): HubApp {
   installJsonParser(app);
   installErrorHandling(app);
   const auth = createAuth(ctx);
-  const streams = new Set<() => void>();
+  const streams = createStreamRegistry(ctx);
   app.get('/health', async () => ({ status: 'ok', hub_id: ctx.hubId }));
   registerAgentRoutes(app, ctx, auth);
   registerTaskRoutes(app, ctx, auth);
-  registerEventRoutes(app, ctx, auth, streams);
-  registerAdminRoutes(app, ctx, auth);
+  registerEventRoutes(app, auth, streams);
+  registerAdminRoutes(app, ctx, auth, streams);
   return {
     app,
     auth,
-    closeStreams() {
-      for (const close of [...streams]) close();
-    },
+    closeStreams: () => streams.closeAll(),
   };
 }

@@ -228,6 +228,13 @@ export interface EventRecord {
   at: string;
 }
 
+/** An event as stored, for the SSE feed: the payload is the stored JSON text, never parsed. */
+export interface StoredEventText {
+  seq: number;
+  type: string;
+  payload_json: string;
+}
+
 export interface ApprovalDecisionInput {
   approval_id: string;
   decision_id: string;
@@ -420,6 +427,23 @@ export interface HubStore {
   }): Promise<AuditRecord[]>;
 
   listEvents(clientId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  /**
+   * One page of a client's events after `afterSeq`, in seq order, as stored text: at most
+   * `maxEvents`, and no more once `maxBytes` of payload text have been read (the event that crosses
+   * the bound is included, so a page is never empty while events remain). Seqs are assigned in
+   * commit order: no event with a seq at or below one already returned can appear later.
+   */
+  readEventPage(
+    clientId: string,
+    afterSeq: number,
+    limits: { maxEvents: number; maxBytes: number },
+  ): Promise<StoredEventText[]>;
+  /**
+   * The newest event seq (0 when there are none) and the clients with events after `afterSeq`:
+   * one cheap read that tells the SSE streams of this process about events other processes (the
+   * operator CLI) appended.
+   */
+  eventClientsAfter(afterSeq: number): Promise<{ latest: number; clients: string[] }>;
   /**
    * Deletes each client's events older than `before` (ISO time) and all but its newest
    * `keepPerClient`, in one transaction, and raises that client's horizon to the last seq deleted.

@@ -188,3 +188,41 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
 /** Business-operation requests (not spec fetches or look-ups) a demo system received. */
 export const opRequests = (h: { requests(): Array<{ kind: string }> }) =>
   h.requests().filter((r) => r.kind === 'operation').length;
+
+/** A valid `authorization.changed` event payload whose account is `account` (to size events in tests). */
+export function authorizationEvent(hubId: string, account: string): Record<string, unknown> {
+  return {
+    type: 'authorization.changed',
+    authorization: {
+      authorization_ref: 'auth-shop-a',
+      hub_id: hubId,
+      system_id: 'shop-a',
+      system_name: 'Shop A',
+      account,
+      on_behalf_of: 'operator@demo.local',
+      state: 'active',
+      revision: 1,
+    },
+  };
+}
+
+/** Appends `count` copies of an event for a client in one transaction (a long history, fast). */
+export function seedEvents(
+  dataDir: string,
+  clientId: string,
+  count: number,
+  payload: Record<string, unknown>,
+): void {
+  const db = new Database(join(dataDir, 'hub.sqlite'));
+  try {
+    db.pragma('busy_timeout = 5000');
+    const insert = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
+    const text = JSON.stringify(payload);
+    const at = new Date().toISOString();
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) insert.run(clientId, String(payload.type), text, at);
+    })();
+  } finally {
+    db.close();
+  }
+}

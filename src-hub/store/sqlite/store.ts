@@ -10,6 +10,7 @@ import type {
   MigrationStatus,
   OperationRecord,
   SessionEnrollmentRecord,
+  StoredEventText,
   TaskRecord,
   TaskUsage,
 } from '../types.js';
@@ -83,6 +84,11 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     payload: Record<string, unknown>,
     at: string,
   ): number => Number(eventStmt.run(clientId, type, JSON.stringify(payload), at).lastInsertRowid);
+  const eventPageStmt = db.prepare(
+    'SELECT seq, type, payload_json FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+  );
+  const latestEventStmt = db.prepare('SELECT MAX(seq) AS latest FROM events');
+  const eventClientsStmt = db.prepare('SELECT DISTINCT client_id FROM events WHERE seq > ?');
   const horizonStmt = db.prepare('SELECT pruned_through FROM event_horizons WHERE client_id = ?');
   const pruneEvents = createEventPruner(db);
   const now = () => new Date().toISOString();
@@ -384,6 +390,24 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
           .prepare('SELECT * FROM events WHERE client_id = ? AND seq > ? ORDER BY seq LIMIT ?')
           .all(clientId, afterSeq, limit) as Row[]
       ).map(toEvent);
+    },
+    async readEventPage(clientId, afterSeq, { maxEvents, maxBytes }) {
+      const page: StoredEventText[] = [];
+      let bytes = 0;
+      // iterate (not all): rows are read one at a time and the read stops at the byte bound
+      for (const r of eventPageStmt.iterate(clientId, afterSeq, maxEvents) as IterableIterator<Row>) {
+        const payload_json = String(r.payload_json);
+        page.push({ seq: Number(r.seq), type: String(r.type), payload_json });
+        bytes += payload_json.length;
+        if (bytes >= maxBytes) break;
+      }
+      return page;
+    },
+    async eventClientsAfter(afterSeq) {
+      const latest = (latestEventStmt.get() as { latest: number | null }).latest ?? 0;
+      if (latest <= afterSeq) return { latest, clients: [] };
+      const rows = eventClientsStmt.all(afterSeq) as Array<{ client_id: string }>;
+      return { latest, clients: rows.map((r) => r.client_id) };
     },
     async appendEvent(clientId, type, payload, at) {
       return appendEvent(clientId, type, payload, at);

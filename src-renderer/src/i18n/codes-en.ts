@@ -47,6 +47,12 @@ export const enCodes = {
   'code.internal_error': 'The Hub hit an internal error.',
   'code.unsupported_media_type': 'The Hub accepts only JSON request bodies.',
   'code.already_exists': 'That id is already taken.',
+  'code.too_many_streams': 'This app already has as many live connections to the Hub as it may hold.',
+  'code.too_many_auth_failures':
+    'Too many failed sign-in attempts came from this address; wait before trying again.',
+  'code.uri_too_long': 'The request address was too long for the Hub.',
+  'code.headers_too_large': 'The request headers were too large for the Hub.',
+  'code.request_timeout': 'The request did not reach the Hub in time; nothing was run.',
 
   // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
   'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',

@@ -36,6 +36,11 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.internal_error': 'Hub 发生内部错误。',
   'code.unsupported_media_type': 'Hub 只接受 JSON 格式的请求内容。',
   'code.already_exists': '该编号已被占用。',
+  'code.too_many_streams': '此应用与 Hub 的实时连接数已达上限。',
+  'code.too_many_auth_failures': '来自此地址的失败登录尝试过多；请稍后再试。',
+  'code.uri_too_long': '请求地址过长，Hub 无法处理。',
+  'code.headers_too_large': '请求头过大，Hub 无法处理。',
+  'code.request_timeout': '请求未能及时到达 Hub；未执行任何操作。',
 
   'code.task_paused': '任务已暂停；在继续之前不会再派发任何调用。',
   'code.task_cancelled': '任务已取消；不会再派发任何调用。',
