@@ -24,6 +24,8 @@ export const HubConfigSchema = z
     event_retention_days: z.number().int().min(1).max(3650).optional(),
     /** At most this many newest events are kept per client. */
     event_retention_per_client: z.number().int().min(100).max(10_000_000).optional(),
+    /** Concurrent SSE streams one client may hold (default 16). */
+    sse_max_streams_per_client: z.number().int().min(1).max(10_000).optional(),
     systems: z.array(RegisterSystemRequestSchema.strict()).default([]),
     clients: z
       .array(

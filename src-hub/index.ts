@@ -86,6 +86,9 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     ...(options.config?.event_retention_days
       ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 }
       : {}),
+    ...(options.config?.sse_max_streams_per_client
+      ? { sseMaxStreamsPerClient: options.config.sse_max_streams_per_client }
+      : {}),
     ...(options.config?.event_retention_per_client
       ? { eventRetentionPerClient: options.config.event_retention_per_client }
       : {}),
