@@ -1,4 +1,5 @@
 /** The Hub's dependencies, built once by createHub and passed to every service and route. */
+import type { BusinessOperationStatus } from '../src-shared/states.js';
 import type { Logger } from 'pino';
 import type { SpecDiagnostic } from '../src-shared/hub-api.js';
 import type { CompiledOperation } from './acc/types.js';
@@ -16,7 +17,7 @@ export type SendResult =
     };
 
 export type LookupResult =
-  | { outcome: 'succeeded' | 'failed'; http_status: number; result: unknown; evidence_digest: string }
+  | { outcome: BusinessOperationStatus; http_status: number; result: unknown; evidence_digest: string }
   | { outcome: 'not_found' }
   | { outcome: 'unavailable'; detail: string };
 

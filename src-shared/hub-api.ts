@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import {
   APPROVAL_STATES,
+  RECONCILIATION_OUTCOMES,
+  RESUME_ACTIONS,
   AUTHORIZATION_STATES,
   DISPATCH_EVIDENCE,
   INVOCATION_STATES,
@@ -159,7 +161,7 @@ export type InvokeRequest = z.infer<typeof InvokeRequestSchema>;
 export const ReconciliationEvidenceSchema = z.object({
   checked_at: z.string(),
   source: z.enum(['operations_lookup', 'dispatch_response', 'startup_recovery', 'none']),
-  outcome: z.enum(['succeeded', 'failed', 'not_found', 'unavailable', 'inconclusive']),
+  outcome: z.enum(RECONCILIATION_OUTCOMES),
   http_status: z.number().int().nullable(),
   evidence_digest: z.string().nullable(),
   detail: z.string(),
@@ -207,7 +209,7 @@ export type Receipt = z.infer<typeof ReceiptSchema>;
 
 export const ResumeResponseSchema = z.object({
   /** dispatched: an approved call was sent now; reconciled: an unknown call was checked; unchanged: nothing done. */
-  action: z.enum(['dispatched', 'reconciled', 'unchanged', 'refused']),
+  action: z.enum(RESUME_ACTIONS),
   receipt: ReceiptSchema,
 });
 export type ResumeResponse = z.infer<typeof ResumeResponseSchema>;

@@ -1,6 +1,8 @@
 /**
- * The state vocabulary shared by the Hub, the host runtime and the UI.
- * Every state machine is a table of allowed transitions checked in one place (`canTransition`).
+ * The one home of every state and phase vocabulary shared by the Hub, the host runtime and the UI
+ * (docs/design.md#vocabulary). Zod enums, TypeScript types and SQL lists are derived from the
+ * arrays here; test/shared/states-fitness.test.ts fails on a literal set of state names anywhere
+ * else. Every state machine is a table of allowed transitions checked in one place (`canTransition`).
  */
 
 export const INVOCATION_STATES = [
@@ -38,6 +40,42 @@ export const UNRESOLVED_INVOCATION_STATES = [
 ] as const satisfies readonly InvocationState[];
 export type UnresolvedInvocationState = (typeof UNRESOLVED_INVOCATION_STATES)[number];
 
+/**
+ * States the Hub settles from business evidence on resume (its operations look-up), never by
+ * sending again: a result not known, or checked without enough evidence to say.
+ */
+export const RECONCILABLE_INVOCATION_STATES = [
+  'unknown',
+  'unverified',
+] as const satisfies readonly InvocationState[];
+
+export function isReconcilable(state: string): state is (typeof RECONCILABLE_INVOCATION_STATES)[number] {
+  return (RECONCILABLE_INVOCATION_STATES as readonly string[]).includes(state);
+}
+
+/**
+ * States Resume is offered for: an approved call not yet run (the Hub sends it once), and the
+ * reconcilable ones, `unknown` and `unverified` — the Hub accepts both and asks the business
+ * system's look-up again, so new evidence can still settle an unverified call (docs/design.md#resume).
+ */
+export const RESUMABLE_INVOCATION_STATES = [
+  'approved',
+  ...RECONCILABLE_INVOCATION_STATES,
+] as const satisfies readonly InvocationState[];
+
+export function isResumable(state: string): state is ResumableInvocationState {
+  return (RESUMABLE_INVOCATION_STATES as readonly string[]).includes(state);
+}
+export type ResumableInvocationState = (typeof RESUMABLE_INVOCATION_STATES)[number];
+
+/** States that report what became of a sent call (the outcome entries of a task timeline). */
+export const OUTCOME_INVOCATION_STATES = [
+  'succeeded',
+  'failed',
+  'unknown',
+  'unverified',
+] as const satisfies readonly InvocationState[];
+
 export const TERMINAL_INVOCATION_STATES = [
   'not_dispatched',
   'denied',
@@ -70,6 +108,58 @@ export function canTransitionInvocation(from: InvocationState | 'new', to: Invoc
 
 export function isUnresolved(state: InvocationState): state is UnresolvedInvocationState {
   return (UNRESOLVED_INVOCATION_STATES as readonly string[]).includes(state);
+}
+
+export function isOutcomeState(state: string): state is (typeof OUTCOME_INVOCATION_STATES)[number] {
+  return (OUTCOME_INVOCATION_STATES as readonly string[]).includes(state);
+}
+
+/**
+ * A journal entry's last state: the invocation states plus `pending_dispatch` (the dispatch fence
+ * is saved, the Hub has not answered yet, or the host stopped before it could).
+ */
+export const JOURNAL_ENTRY_STATES = ['pending_dispatch', ...INVOCATION_STATES] as const;
+export type JournalEntryState = (typeof JOURNAL_ENTRY_STATES)[number];
+
+/**
+ * Whether Resume is offered for a call — the one place this is decided (conversation cards, the
+ * Needs attention list, the renderer when a live receipt arrives). It needs the original
+ * invocation id and target, nothing of the call may be unsaved (restore first), and the call must be
+ * in a resumable state, or be a saved dispatch fence the Hub never answered (`pending_dispatch`):
+ * resume then asks the Hub with the original id and yields its authoritative answer; it never
+ * sends a replacement invoke.
+ */
+export function canResume(call: {
+  invocationId: string | null;
+  targetKnown: boolean;
+  unsaved: boolean;
+  state: string | null;
+}): boolean {
+  if (call.invocationId === null || !call.targetKnown || call.unsaved || call.state === null) return false;
+  return isResumable(call.state) || call.state === 'pending_dispatch';
+}
+
+/**
+ * Host-side phases of a call card before (or instead of) a Hub state: `validating` (local checks),
+ * `pending_dispatch` (run and dispatch fence being saved), `refused` (refused on the host, nothing sent).
+ */
+export const CARD_PHASES = ['validating', 'pending_dispatch', 'refused'] as const;
+export type CardPhase = (typeof CARD_PHASES)[number];
+export const CARD_STATES = [...CARD_PHASES, ...INVOCATION_STATES] as const;
+export type CardState = (typeof CARD_STATES)[number];
+
+/** Card states shown as a problem (red): the call failed, was refused, or its result is not known. */
+export const CARD_PROBLEM_STATES = [
+  'failed',
+  'unknown',
+  'unverified',
+  'refused',
+  'not_dispatched',
+  'denied',
+] as const satisfies readonly CardState[];
+
+export function isProblemState(state: string): boolean {
+  return (CARD_PROBLEM_STATES as readonly string[]).includes(state);
 }
 
 /** What the Hub knows about whether a request reached the business system. */
@@ -111,7 +201,7 @@ export type AuthorizationState = (typeof AUTHORIZATION_STATES)[number];
 export const APPROVAL_STATES = ['pending', 'approved', 'denied'] as const;
 export type ApprovalState = (typeof APPROVAL_STATES)[number];
 
-/** Host-side invocation journal states, exactly as seed 001 defines them. */
+/** Host-side invocation journal states (docs/journal.md#states). */
 export const JOURNAL_STATES = ['ready', 'inactive', 'unsupported', 'blocked', 'storage_error'] as const;
 export type JournalState = (typeof JOURNAL_STATES)[number];
 
@@ -121,3 +211,94 @@ export type ArchiveState = (typeof ARCHIVE_STATES)[number];
 
 export const RUN_STATES = ['open', 'ended'] as const;
 export type RunState = (typeof RUN_STATES)[number];
+
+/**
+ * Whether a session's whole scope is usable in this runtime: `open` (revalidated, or an empty
+ * scope), `offline` (the Hub was unreachable at the last check: closed, re-checked lazily),
+ * `blocked` (a member revoked, rebound or missing: the whole group), `not_opened` (persisted, not
+ * checked in this runtime yet; checked lazily like offline).
+ */
+export const SESSION_AVAILABILITIES = ['open', 'offline', 'blocked', 'not_opened'] as const;
+export type SessionAvailability = (typeof SESSION_AVAILABILITIES)[number];
+
+/** Availabilities whose scope is checked lazily, when something first needs the Hub (invariant 8). */
+export const LAZILY_CHECKED_AVAILABILITIES = [
+  'offline',
+  'not_opened',
+] as const satisfies readonly SessionAvailability[];
+
+export function needsScopeCheck(availability: SessionAvailability): boolean {
+  return (LAZILY_CHECKED_AVAILABILITIES as readonly string[]).includes(availability);
+}
+
+/** The last whole-scope check a journal status reports. */
+export const SCOPE_CHECK_STATES = ['ok', 'blocked', 'offline'] as const;
+export type ScopeCheckState = (typeof SCOPE_CHECK_STATES)[number];
+
+/** How a turn ended; with `running`, the states a turn goes through (runtime events and the IPC event alike). */
+export const TURN_OUTCOMES = ['completed', 'cancelled', 'failed', 'refused'] as const;
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
+export const TURN_STATES = ['running', ...TURN_OUTCOMES] as const;
+export type TurnState = (typeof TURN_STATES)[number];
+
+/** The desktop app's connection to the Hub (its event stream). */
+export const HUB_CONNECTION_STATES = ['connected', 'connecting', 'disconnected'] as const;
+export type HubConnectionState = (typeof HUB_CONNECTION_STATES)[number];
+
+/** The Hub client's event stream (SSE). */
+export const EVENT_STREAM_STATES = ['open', 'reconnecting', 'closed'] as const;
+export type EventStreamState = (typeof EVENT_STREAM_STATES)[number];
+
+/** The renderer's link to the browser host (WebSocket). */
+export const HOST_LINK_STATES = [
+  'connecting',
+  'open',
+  'reconnecting',
+  'unreachable',
+  'rejected',
+  'no_token',
+] as const;
+export type HostLinkState = (typeof HOST_LINK_STATES)[number];
+
+/** The OS keychain as the app found it. */
+export const KEYCHAIN_STATES = ['available', 'unavailable'] as const;
+export type KeychainState = (typeof KEYCHAIN_STATES)[number];
+
+/** What a reconciliation step found in the business system's evidence (a receipt's `reconciliation`). */
+export const RECONCILIATION_OUTCOMES = [
+  'succeeded',
+  'failed',
+  'not_found',
+  'unavailable',
+  'inconclusive',
+] as const;
+export type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];
+
+/**
+ * What a business system's operations look-up says of an operation it recorded
+ * (docs/business-systems.md#operations-look-up).
+ */
+export const BUSINESS_OPERATION_STATUSES = ['succeeded', 'failed'] as const;
+export type BusinessOperationStatus = (typeof BUSINESS_OPERATION_STATUSES)[number];
+
+/** What the Hub did on a resume. */
+export const RESUME_ACTIONS = ['dispatched', 'reconciled', 'unchanged', 'refused'] as const;
+export type ResumeAction = (typeof RESUME_ACTIONS)[number];
+
+/**
+ * The category of a call's feedback (host and Hub refusals, storage errors, unknown outcomes;
+ * docs/journal.md#failure-rules).
+ */
+export const FEEDBACK_CATEGORIES = [
+  'storage_error',
+  'blocked',
+  'unsupported',
+  'invocation_outcome_unknown',
+  'not_dispatched',
+  'declaration_changed',
+  'tool_not_loaded',
+  'arguments_invalid',
+  'hub_unavailable',
+  'hub_error',
+] as const;
+export type FeedbackCategory = (typeof FEEDBACK_CATEGORIES)[number];

@@ -1,4 +1,5 @@
 /** Operator actions: clients, authorizations (create, grant, revoke, rebind). */
+import type { AuthorizationState } from '../../src-shared/states.js';
 import type { Authorization } from '../../src-shared/hub-api.js';
 import { clientIdOfToken, hashToken, newClientToken } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
@@ -101,7 +102,7 @@ export async function grantAuthorization(
 export async function changeAuthorization(
   ctx: HubContext,
   ref: string,
-  patch: { state: 'revoked' | 'rebound'; account?: string; on_behalf_of?: string },
+  patch: { state: Exclude<AuthorizationState, 'active'>; account?: string; on_behalf_of?: string },
   actor: string,
 ): Promise<Authorization> {
   const cur = await ctx.store.getAuthorization(ref);

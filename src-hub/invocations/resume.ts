@@ -6,6 +6,7 @@
  *   anything else       -> the current receipt, action `unchanged`
  */
 import type { ResumeResponse } from '../../src-shared/hub-api.js';
+import { isReconcilable } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -40,7 +41,7 @@ export async function resume(ctx: HubContext, clientId: string, id: string): Pro
   const rec = await loadOwnInvocation(ctx, clientId, id);
   ctx.metrics.count(clientId, 'resumes');
   const actor = `client:${clientId}`;
-  if (rec.state === 'unknown' || rec.state === 'unverified') {
+  if (isReconcilable(rec.state)) {
     return respond(ctx, 'reconciled', await reconcile(ctx, rec, actor));
   }
   if (rec.state !== 'approved') return respond(ctx, 'unchanged', rec);

@@ -6,6 +6,7 @@
  *   5xx            -> unknown   (the system answered with an error; it may have committed: reconcile)
  *   no response    -> unknown   (timeout, connection lost, Hub shutting down)
  */
+import type { InvocationState } from '../../src-shared/states.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
 import type { HubContext, SendResult } from '../context.js';
@@ -87,7 +88,7 @@ async function sendAndRecordOnce(
 function outcomeOf(
   result: SendResult,
   at: string,
-): { to: 'succeeded' | 'failed' | 'unknown'; patch: InvocationPatch } {
+): { to: Extract<InvocationState, 'succeeded' | 'failed' | 'unknown'>; patch: InvocationPatch } {
   if (result.kind === 'no_response') {
     const evidence: ReconciliationEvidence = {
       checked_at: at,

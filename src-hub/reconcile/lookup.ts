@@ -6,6 +6,7 @@
  * - 404 with {"error":"operation_not_found"}     -> not_found (the system never committed this key)
  * - anything else (503, other 404, malformed body, timeout, lost connection) -> unavailable
  */
+import { BUSINESS_OPERATION_STATUSES, type BusinessOperationStatus } from '../../src-shared/states.js';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import { sendSigned } from '../dispatch/send-signed.js';
@@ -23,13 +24,13 @@ export interface LookupInput {
 }
 
 export type LookupResult =
-  | { outcome: 'succeeded' | 'failed'; http_status: number; result: unknown; evidence_digest: string }
+  | { outcome: BusinessOperationStatus; http_status: number; result: unknown; evidence_digest: string }
   | { outcome: 'not_found' }
   | { outcome: 'unavailable'; detail: string };
 
 const LookupBodySchema = z.object({
   idempotency_key: z.string(),
-  status: z.enum(['succeeded', 'failed']),
+  status: z.enum(BUSINESS_OPERATION_STATUSES),
   http_status: z.number().int().min(100).max(599),
   result: z.unknown(),
   recorded_at: z.string(),

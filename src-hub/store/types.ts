@@ -238,7 +238,7 @@ export interface StoredEventText {
 export interface ApprovalDecisionInput {
   approval_id: string;
   decision_id: string;
-  state: 'approved' | 'denied';
+  state: Exclude<ApprovalState, 'pending'>;
   decided_by: string;
   note: string | null;
 }

@@ -100,14 +100,7 @@ export function startRelay(deps: RelayDeps): () => void {
         bus.emit('turnState', {
           session_id: e.sessionId,
           turn_id: e.turnId,
-          state:
-            e.state === 'running'
-              ? 'running'
-              : e.state === 'completed'
-                ? 'done'
-                : e.state === 'cancelled'
-                  ? 'cancelled'
-                  : 'failed',
+          state: e.state,
           message: e.error,
         });
         break;

@@ -3,10 +3,13 @@
  * (when the credential may read it) or, otherwise, from the receipts seen on the live stream.
  */
 import type { AuditEntry, Receipt, TaskView } from '../../src-shared/hub-api.js';
-import { INVOCATION_STATE_LABELS, type InvocationState } from '../../src-shared/states.js';
+import {
+  INVOCATION_STATE_LABELS,
+  isOutcomeState,
+  type InvocationState,
+  type TaskState,
+} from '../../src-shared/states.js';
 import type { TimelineEntry } from '../../src-shared/ipc/views.js';
-
-const OUTCOME_STATES = new Set(['succeeded', 'failed', 'unknown', 'unverified']);
 
 const label = (state: string | null): string =>
   state && state in INVOCATION_STATE_LABELS
@@ -49,7 +52,7 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
       out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
     } else if (k === 'invocation.created' && a.to_state === 'awaiting_approval') {
       out.push({ ...base, kind: 'approval', label: 'Awaiting approval' });
-    } else if (a.to_state && OUTCOME_STATES.has(a.to_state)) {
+    } else if (a.to_state && isOutcomeState(a.to_state)) {
       out.push({ ...base, kind: 'outcome', label: label(a.to_state) });
     }
   }
@@ -64,7 +67,7 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
 export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskView): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   if (task) {
-    const control = (at: string | null, what: 'created' | 'paused' | 'cancelled') => {
+    const control = (at: string | null, what: 'created' | Exclude<TaskState, 'active'>) => {
       if (at)
         out.push({
           at,
@@ -113,7 +116,7 @@ export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskVi
         state: r.approval.state,
         label: `Approval ${r.approval.state}`,
       });
-    if (OUTCOME_STATES.has(r.state))
+    if (isOutcomeState(r.state))
       out.push({ ...base, at: r.updated_at, kind: 'outcome', state: r.state, label: label(r.state) });
   }
   return out.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));

@@ -3,16 +3,15 @@
  * (the host's durable record) joined with the last Hub receipt seen on the live stream. Unsaved
  * records are listed too: a storage failure stays visible until it is resolved.
  *
- * Resume is offered for calls the Hub can continue or reconcile (approved, unknown) and, per seed
- * 001, for a saved dispatch fence the Hub has not answered for (`pending_dispatch`): the explicit
- * resume asks the Hub with the original id and yields the authoritative answer (e.g.
- * `invocation_not_found` -> unverified); it never sends a replacement invoke.
+ * Resume is offered by `canResume` (src-shared/states.ts): for calls the Hub can continue or
+ * reconcile (approved, unknown, unverified) and for a saved dispatch fence the Hub has not answered
+ * (`pending_dispatch`): the explicit resume asks the Hub with the original id and yields the
+ * authoritative answer (e.g. `invocation_not_found` -> unverified); it never sends a replacement invoke.
  */
-import { isUnresolved, type InvocationState } from '../../src-shared/states.js';
+import { canResume, isUnresolved, type InvocationState } from '../../src-shared/states.js';
 import type { UnresolvedItem } from '../../src-shared/ipc/views.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import type { HubGateway } from './hub-gateway.js';
-import { RESUMABLE_STATES } from './views.js';
 
 export async function listUnresolved(deps: {
   runtime: DeskRuntime;
@@ -51,9 +50,12 @@ export async function listUnresolved(deps: {
         unsaved: u !== undefined,
         unsaved_reason: u?.reason ?? null,
         can_inspect: true,
-        can_resume:
-          u === undefined &&
-          (effective !== null ? RESUMABLE_STATES.has(effective) : e.last_known_state === 'pending_dispatch'),
+        can_resume: canResume({
+          invocationId: e.invocation_id,
+          targetKnown: true,
+          unsaved: u !== undefined,
+          state: effective ?? e.last_known_state,
+        }),
         updated_at: receipt?.updated_at ?? u?.since ?? s.updatedAt,
       });
     }

@@ -16,6 +16,7 @@ import type {
   ToolCallCard,
 } from '../runtime/desk-runtime.js';
 import { ATTACHMENT_MEDIA_TYPES } from '../../src-shared/ipc/views.js';
+import { canResume } from '../../src-shared/states.js';
 
 export function sessionView(s: SessionSummary): SessionView {
   return {
@@ -56,9 +57,6 @@ export function feedbackView(
   return f ? { category: f.category, code: f.code, message: f.message, next_action: f.next_action } : null;
 }
 
-/** Resume is offered only where it can continue the original call: approved-not-run, or result unknown. */
-export const RESUMABLE_STATES: ReadonlySet<string> = new Set(['approved', 'unknown']);
-
 export function toolCallItem(
   card: ToolCallCard,
   at: string,
@@ -80,7 +78,12 @@ export function toolCallItem(
     late: card.late,
     feedback: feedbackView(card.feedback),
     can_inspect: card.invocation_id !== null && t !== null,
-    can_resume: card.invocation_id !== null && t !== null && RESUMABLE_STATES.has(card.state),
+    can_resume: canResume({
+      invocationId: card.invocation_id,
+      targetKnown: t !== null,
+      unsaved: false,
+      state: card.state,
+    }),
   };
 }
 

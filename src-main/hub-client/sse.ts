@@ -5,6 +5,7 @@
  * reported through onError and skipped.
  */
 import { HubEventSchema, type HubEvent } from '../../src-shared/hub-api.js';
+import type { EventStreamState } from '../../src-shared/states.js';
 import { HubClientError } from './errors.js';
 import type { HttpCore } from './http.js';
 
@@ -13,7 +14,7 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
   onEvent: (event: HubEvent) => void;
   onError?: (err: Error) => void;
-  onStatus?: (status: 'open' | 'reconnecting' | 'closed') => void;
+  onStatus?: (status: EventStreamState) => void;
   /** Delay before reconnecting (ms); a server `retry:` field overrides it. Default 1000. */
   reconnectDelayMs?: number;
 }

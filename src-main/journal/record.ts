@@ -5,7 +5,7 @@
  * v1 records (no task binding) stay readable; they never acquire a task.
  */
 import { z } from 'zod';
-import { INVOCATION_STATES } from '../../src-shared/states.js';
+import { JOURNAL_ENTRY_STATES, type JournalEntryState } from '../../src-shared/states.js';
 import { JournalError } from './errors.js';
 
 export const JOURNAL_SCHEMA_V2 = 'bailing.agent-invocations.v2';
@@ -13,8 +13,7 @@ export const JOURNAL_SCHEMA_V1 = 'bailing.agent-invocations.v1';
 /** The record bound: its JSON serialization may not exceed 8 MiB. */
 export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
-export const JOURNAL_ENTRY_STATES = ['pending_dispatch', ...INVOCATION_STATES] as const;
-export type JournalEntryState = (typeof JOURNAL_ENTRY_STATES)[number];
+export { JOURNAL_ENTRY_STATES, type JournalEntryState };
 
 const id = z.string().min(1).max(200);
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);

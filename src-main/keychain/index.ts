@@ -5,6 +5,7 @@
  * (secrets held in this process's memory, gone when it exits). A secret is never written to disk
  * by this module, and never logged.
  */
+import type { KeychainState } from '../../src-shared/states.js';
 export const KEYCHAIN_SERVICE = 'bailing-desk';
 
 export const KEYCHAIN_ACCOUNTS = {
@@ -23,7 +24,7 @@ export interface KeytarLike {
 }
 
 export interface KeychainStatus {
-  state: 'available' | 'unavailable';
+  state: KeychainState;
   reason: string | null;
   sessionOnly: boolean;
 }

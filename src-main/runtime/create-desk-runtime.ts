@@ -7,6 +7,7 @@
  * wiring on a data directory.
  */
 import { randomUUID } from 'node:crypto';
+import { needsScopeCheck } from '../../src-shared/states.js';
 import { redactPayload } from '../archive/index.js';
 import type { ArchiveStore } from '../archive/types.js';
 import { createArgumentValidator } from './argument-validation.js';
@@ -216,7 +217,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
   async function openSession(sessionId: string): Promise<OpenedSession> {
     const wasLive = sessions.peek(sessionId) !== undefined;
     const s = await sessions.get(sessionId);
-    if (s.availability === 'offline' || s.availability === 'not_opened') await scope.ensure(s);
+    if (needsScopeCheck(s.availability)) await scope.ensure(s);
     else if (
       wasLive &&
       s.availability === 'blocked' &&

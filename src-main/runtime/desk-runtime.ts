@@ -9,7 +9,15 @@
  * - opening a session never creates a run, never invokes or resumes anything;
  * - the model API key is passed in by the settings provider per request and never stored.
  */
-import type { ArchiveState, InvocationState, JournalState } from '../../src-shared/states.js';
+import type {
+  ArchiveState,
+  CardState,
+  InvocationState,
+  JournalState,
+  SessionAvailability,
+  TurnOutcome,
+  TurnState,
+} from '../../src-shared/states.js';
 import type { Authorization, Receipt } from '../../src-shared/hub-api.js';
 import type {
   Feedback,
@@ -37,12 +45,8 @@ export interface ModelSettingsProvider {
 
 // ---------- sessions ----------
 
-/** Whether the session's whole scope is currently usable in this runtime. */
-export type SessionAvailability =
-  | 'open' // scope revalidated (or empty scope): turns may run
-  | 'offline' // Hub unreachable at the last check: closed, re-checked lazily when something needs the Hub
-  | 'blocked' // a member was revoked/rebound/missing: the whole group is blocked
-  | 'not_opened'; // persisted, scope not checked in this runtime yet (checked lazily, like offline)
+/** Whether the session's whole scope is currently usable in this runtime (see SESSION_AVAILABILITIES). */
+export type { SessionAvailability, TurnOutcome } from '../../src-shared/states.js';
 
 export interface SessionSummary {
   sessionId: string;
@@ -197,8 +201,6 @@ export interface AttachmentContent {
 
 // ---------- turns ----------
 
-export type TurnOutcome = 'completed' | 'cancelled' | 'failed' | 'refused';
-
 export interface TurnResult {
   sessionId: string;
   turnId: string;
@@ -218,7 +220,7 @@ export interface ToolCallCard {
   effect: 'read' | 'write' | null;
   invocation_id: string | null;
   /** Hub state, or a host-side phase before a receipt exists. */
-  state: InvocationState | 'validating' | 'refused' | 'pending_dispatch';
+  state: CardState;
   feedback: Feedback | null;
   receipt: Receipt | null;
   late: boolean; // a receipt that arrived after its turn was cancelled/ended
@@ -251,7 +253,7 @@ export type RuntimeEvent =
       type: 'turn.state';
       sessionId: string;
       turnId: string;
-      state: 'running' | TurnOutcome;
+      state: TurnState;
       error: string | null;
     }
   | { type: 'message.delta'; sessionId: string; turnId: string; messageId: string; delta: string }

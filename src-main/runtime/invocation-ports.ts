@@ -3,7 +3,13 @@
  * InvocationRuntime and ScopeStore; part 2 (sessions, model loop, cache, archive) consumes them.
  * Names and shapes follow seed 001 ("Reopen a conversation and recover its original business actions").
  */
-import type { InvocationState, JournalState } from '../../src-shared/states.js';
+import type {
+  FeedbackCategory,
+  InvocationState,
+  JournalEntryState,
+  JournalState,
+  ScopeCheckState,
+} from '../../src-shared/states.js';
 import type { Declaration, Receipt } from '../../src-shared/hub-api.js';
 
 // ---------- session scope (fixed at session creation) ----------
@@ -35,17 +41,7 @@ export interface ScopeStore {
 
 // ---------- feedback (seed 001 failure rules) ----------
 
-export type FeedbackCategory =
-  | 'storage_error'
-  | 'blocked'
-  | 'unsupported'
-  | 'invocation_outcome_unknown'
-  | 'not_dispatched'
-  | 'declaration_changed'
-  | 'tool_not_loaded'
-  | 'arguments_invalid'
-  | 'hub_unavailable'
-  | 'hub_error';
+export type { FeedbackCategory } from '../../src-shared/states.js';
 
 export interface Feedback {
   category: FeedbackCategory;
@@ -53,7 +49,7 @@ export interface Feedback {
   message: string;
   next_action: string; // e.g. restore_invocations, inspect_original, search_tools, wait, none
   retryable: boolean;
-  original_outcome?: 'unverified' | 'unknown';
+  original_outcome?: Extract<InvocationState, 'unverified' | 'unknown'>;
   invocation_id?: string;
 }
 
@@ -64,7 +60,7 @@ export interface InvocationStatusEntry {
   authorization_ref: string;
   tool: string;
   original_run_id: string;
-  last_known_state: InvocationState | 'pending_dispatch';
+  last_known_state: JournalEntryState;
   retry_at: string | null;
   result_verified: false;
 }
@@ -85,7 +81,7 @@ export interface InvocationStatus {
   revision?: number;
   reason?: string;
   /** 'offline': the last whole-scope check in this runtime could not reach the Hub (closed, recoverable). */
-  scope_state?: 'ok' | 'blocked' | 'offline';
+  scope_state?: ScopeCheckState;
   scope_reason?: string;
   /** File store only: a lock left behind by a writer that may have crashed. Never removed automatically. */
   lock?: { owner: string; pid: number; since: string } | null;

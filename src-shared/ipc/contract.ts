@@ -3,6 +3,7 @@
  * zod schema. Both transports (Electron IPC through the preload, and the browser host's
  * WebSocket) carry exactly this table and hand it to one handler table in the main process.
  */
+import { TURN_STATES } from '../states.js';
 import { z } from 'zod';
 import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hub-api.js';
 import {
@@ -188,7 +189,7 @@ export const EVENTS = {
   turnState: z.strictObject({
     session_id: IdSchema,
     turn_id: z.string(),
-    state: z.enum(['running', 'done', 'cancelled', 'failed']),
+    state: z.enum(TURN_STATES),
     message: z.string().nullable(),
   }),
   sessionChanged: SessionSummarySchema,

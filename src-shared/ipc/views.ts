@@ -11,7 +11,14 @@ import {
   ReceiptSchema,
   TaskViewSchema,
 } from '../hub-api.js';
-import { ARCHIVE_STATES, JOURNAL_STATES } from '../states.js';
+import {
+  ARCHIVE_STATES,
+  CARD_STATES,
+  HUB_CONNECTION_STATES,
+  JOURNAL_STATES,
+  KEYCHAIN_STATES,
+  SESSION_AVAILABILITIES,
+} from '../states.js';
 
 export const JournalStateSchema = z.enum(JOURNAL_STATES);
 export const ArchiveStateSchema = z.enum(ARCHIVE_STATES);
@@ -46,16 +53,13 @@ export const SessionSummarySchema = z.strictObject({
   task_id: z.string().nullable(),
   members: z.array(ScopeMemberViewSchema),
   /** open | offline (Hub unreachable, retried) | blocked (a member revoked/rebound) | not_opened */
-  availability: z.enum(['open', 'offline', 'blocked', 'not_opened']),
+  availability: z.enum(SESSION_AVAILABILITIES),
   availability_reason: z.string().nullable(),
   turn_running: z.boolean(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
-export const ToolCallStateSchema = z.union([
-  InvocationStateSchema,
-  z.enum(['validating', 'refused', 'pending_dispatch']),
-]);
+export const ToolCallStateSchema = z.enum(CARD_STATES);
 export type ToolCallState = z.infer<typeof ToolCallStateSchema>;
 
 export const FeedbackViewSchema = z.strictObject({
@@ -181,7 +185,7 @@ export const TimelineEntrySchema = z.strictObject({
 export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;
 
 export const KeychainViewSchema = z.strictObject({
-  state: z.enum(['available', 'unavailable']),
+  state: z.enum(KEYCHAIN_STATES),
   reason: z.string().nullable(),
   /** true when secrets are being held in memory for this run only (keychain unavailable). */
   session_only: z.boolean(),
@@ -189,7 +193,7 @@ export const KeychainViewSchema = z.strictObject({
 export type KeychainView = z.infer<typeof KeychainViewSchema>;
 
 export const HubConnectionSchema = z.strictObject({
-  state: z.enum(['connected', 'connecting', 'disconnected']),
+  state: z.enum(HUB_CONNECTION_STATES),
   mode: z.enum(['local', 'remote']),
   url: z.string().nullable(),
   reason: z.string().nullable(),

@@ -78,7 +78,11 @@ describe('attachments through the router', () => {
     });
     expect(sent.ok).toBe(true);
     const turnId = sent.ok ? sent.value.turn_id : '';
-    await waitFor(() => turns.some((t) => t.turn_id === turnId && t.state === 'done'), 15_000, 'turn done');
+    await waitFor(
+      () => turns.some((t) => t.turn_id === turnId && t.state === 'completed'),
+      15_000,
+      'turn done',
+    );
 
     const live = items
       .filter((i) => i.session_id === sessionId && i.item.kind === 'user_message')
@@ -138,7 +142,11 @@ describe('attachments through the router', () => {
     const sent = await send({ session_id: sessionId, text: 'three big files', attachments });
     expect(sent.ok).toBe(true);
     const turnId = sent.ok ? sent.value.turn_id : '';
-    await waitFor(() => turns.some((t) => t.turn_id === turnId && t.state === 'done'), 15_000, 'turn done');
+    await waitFor(
+      () => turns.some((t) => t.turn_id === turnId && t.state === 'completed'),
+      15_000,
+      'turn done',
+    );
     expect(
       userItems((await conversation(sessionId)).items)[0]?.attachments?.map((a) => a.size_bytes),
     ).toEqual([180_000, 180_000, 180_000]);
@@ -205,7 +213,11 @@ describe('after a restart of the desk', () => {
       attachments: [{ name: 'memo.md', media_type: 'text/markdown', text }],
     });
     const turnId = sent.ok ? sent.value.turn_id : '';
-    await waitFor(() => turns.some((t) => t.turn_id === turnId && t.state === 'done'), 15_000, 'turn done');
+    await waitFor(
+      () => turns.some((t) => t.turn_id === turnId && t.state === 'completed'),
+      15_000,
+      'turn done',
+    );
     const dataDir = join(desk.dir, 'data');
     await desk.root.close();
 
@@ -226,7 +238,7 @@ describe('after a restart of the desk', () => {
     const doneTurns: string[] = [];
     root.bus.subscribe((name, payload) => {
       const t = payload as EventPayload<'turnState'>;
-      if (name === 'turnState' && t.state === 'done') doneTurns.push(t.turn_id);
+      if (name === 'turnState' && t.state === 'completed') doneTurns.push(t.turn_id);
     });
     const conv = ok(
       (await root.router.call(

@@ -47,7 +47,7 @@ describe('chat through the handler table', () => {
       ctx,
     )) as CallResult<'sendMessage'>;
     expect(sent.ok).toBe(true);
-    await waitFor(() => turns.some((t) => t.state === 'done'), 15_000, 'first turn done');
+    await waitFor(() => turns.some((t) => t.state === 'completed'), 15_000, 'first turn completed');
     const answer = items.filter((i) => i.item.kind === 'assistant_text');
     expect(answer.some((i) => i.item.kind === 'assistant_text' && i.item.streaming)).toBe(true);
     expect(answer.at(-1)?.item).toMatchObject({
@@ -62,7 +62,11 @@ describe('chat through the handler table', () => {
       ctx,
     )) as CallResult<'sendMessage'>;
     expect(second.ok).toBe(true);
-    await waitFor(() => turns.filter((t) => t.state === 'done').length >= 2, 15_000, 'second turn done');
+    await waitFor(
+      () => turns.filter((t) => t.state === 'completed').length >= 2,
+      15_000,
+      'second turn completed',
+    );
     expect(items.some((i) => i.item.kind === 'tool_call' && i.item.function_name === 'search_tools')).toBe(
       true,
     );

@@ -15,7 +15,7 @@ import type { Receipt } from '../../../src-shared/hub-api.js';
 import { isAuthoritativeNotFound } from '../../hub-client/index.js';
 import type { JournalEntry } from '../../journal/index.js';
 import type { Feedback, InvocationActionEnvelope, SessionHandle } from '../invocation-ports.js';
-import type { JournalState } from '../../../src-shared/states.js';
+import { isResumable, type JournalState } from '../../../src-shared/states.js';
 import type { RuntimeContext } from '../invocations/context.js';
 import { bindingMatchesScope, outcomeKey, receiptMatchesEntry, withReceipt } from '../invocations/entries.js';
 import type { SessionJournal } from '../invocations/session-journal.js';
@@ -29,8 +29,6 @@ import {
   storageFeedback,
   unsupportedFeedback,
 } from './feedback.js';
-
-const RESUMABLE = new Set<Receipt['state']>(['approved', 'unknown', 'unverified']);
 
 interface Prepared {
   journal: SessionJournal;
@@ -200,7 +198,7 @@ export async function resumeInvocation(
       receipt: inspected,
       feedback: first.feedback,
     });
-  if (!RESUMABLE.has(inspected.state)) {
+  if (!isResumable(inspected.state)) {
     // Nothing to continue (pending approval, denied, done, ...): observation only.
     return envelope('resume', invocationId, journal, 'ready', { receipt: inspected });
   }

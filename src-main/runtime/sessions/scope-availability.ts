@@ -8,6 +8,7 @@
  * flight is newer than that check's answer.
  */
 import type { Authorization } from '../../../src-shared/hub-api.js';
+import { needsScopeCheck } from '../../../src-shared/states.js';
 import type { InvocationRuntime, ScopeBlock, ScopeCheck } from '../invocation-ports.js';
 import type { LiveSession } from '../live-session.js';
 
@@ -99,8 +100,7 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
     apply,
     block: (s, block) => apply(s, { state: 'blocked', ...block }),
     ensure(s) {
-      if (s.availability !== 'offline' && s.availability !== 'not_opened')
-        return checks.get(s) ?? Promise.resolve();
+      if (!needsScopeCheck(s.availability)) return checks.get(s) ?? Promise.resolve();
       return recheck(s);
     },
     recheck,

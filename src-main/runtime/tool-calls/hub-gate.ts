@@ -4,6 +4,7 @@
  * through the shared per-session check; a cancelled turn or a scope that is not open refuses the
  * call with nothing sent.
  */
+import { needsScopeCheck } from '../../../src-shared/states.js';
 import type { LiveSession, TurnContext } from '../live-session.js';
 import type { ScopeAvailability } from '../sessions/scope-availability.js';
 import { refuse, turnCancelled, type Outcome } from './outcome.js';
@@ -27,7 +28,7 @@ export function createHubGate(scope: Pick<ScopeAvailability, 'ensure'>): HubGate
   const turnChecks = new WeakMap<TurnContext, Promise<void>>();
   return {
     async pass(session, turn) {
-      if (session.availability === 'offline' || session.availability === 'not_opened') {
+      if (needsScopeCheck(session.availability)) {
         let check = turnChecks.get(turn);
         if (!check) {
           check = scope.ensure(session).catch(() => undefined);

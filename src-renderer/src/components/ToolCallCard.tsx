@@ -1,6 +1,7 @@
 /** One tool call: tool, system and account, state label, invocation id, Inspect / Resume when eligible. */
 import React, { useState } from 'react';
 import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
+import { isProblemState } from '../../../src-shared/states.js';
 import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { actionState, dispatchText, nextActionText } from '../logic/action-state.js';
@@ -9,8 +10,6 @@ import { hubUsable, useApp } from '../store/app.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
-
-const BAD = new Set(['failed', 'unknown', 'unverified', 'refused', 'not_dispatched', 'denied']);
 
 export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: string }): React.JSX.Element {
   const t = useT();
@@ -45,7 +44,7 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
           </>
         )}
         <dt>{t('card.state')}</dt>
-        <dd className={BAD.has(item.state) ? 'state-bad' : 'state-ok'} data-testid="tool-card-state">
+        <dd className={isProblemState(item.state) ? 'state-bad' : 'state-ok'} data-testid="tool-card-state">
           {label(item.state)}
         </dd>
         {item.invocation_id && (

@@ -5,19 +5,22 @@
  * needs checking."
  */
 import type { TaskView } from '../../../src-shared/hub-api.js';
+import type { UnresolvedInvocationState } from '../../../src-shared/states.js';
 import type { MessageKey } from '../i18n/en.js';
 import type { Translate } from '../i18n/index.js';
 
-type Open = 'unknown' | 'awaiting' | 'approved' | 'running' | 'unverified';
-const OPEN_STATES: ReadonlyArray<
-  [Open, 'unknown' | 'awaiting_approval' | 'approved' | 'dispatching' | 'unverified']
-> = [
-  ['unknown', 'unknown'],
-  ['awaiting', 'awaiting_approval'],
-  ['approved', 'approved'],
-  ['running', 'dispatching'],
-  ['unverified', 'unverified'],
-];
+/**
+ * The sentence of each unresolved state (UNRESOLVED_INVOCATION_STATES; the type makes it whole),
+ * most urgent first: a result that needs checking, then pending approvals, then the rest.
+ */
+const SENTENCE_OF: Readonly<Record<UnresolvedInvocationState, string>> = {
+  unknown: 'unknown',
+  awaiting_approval: 'awaiting',
+  approved: 'approved',
+  dispatching: 'running',
+  unverified: 'unverified',
+};
+const OPEN_STATES = Object.entries(SENTENCE_OF) as Array<[UnresolvedInvocationState, string]>;
 
 /** Count of calls in a state: the Hub's counts when present, else its unresolved list. */
 function countOf(task: TaskView, state: string): number {
@@ -42,7 +45,7 @@ export function taskSentenceParts(
     });
 
   let anyOpen = false;
-  for (const [name, state] of OPEN_STATES) {
+  for (const [state, name] of OPEN_STATES) {
     const n = countOf(task, state);
     if (n <= 0) continue;
     anyOpen = true;

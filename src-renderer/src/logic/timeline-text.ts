@@ -5,10 +5,9 @@
  * (never dropped).
  */
 import type { TimelineEntry } from '../../../src-shared/ipc/views.js';
+import { APPROVAL_STATES } from '../../../src-shared/states.js';
 import { en, type MessageKey } from '../i18n/en.js';
 import type { Translate } from '../i18n/index.js';
-
-const APPROVAL_STATES = new Set(['pending', 'approved', 'denied']);
 
 const isKey = (k: string): k is MessageKey => Object.prototype.hasOwnProperty.call(en, k);
 
@@ -23,7 +22,7 @@ export function timelineText(e: TimelineEntry, t: Translate, stateLabel: (state:
     case 'approval': {
       if (e.state === 'awaiting_approval') return t('timeline.awaitingApproval');
       const key = `approvalState.${e.state ?? ''}`;
-      return e.state && APPROVAL_STATES.has(e.state) && isKey(key)
+      return e.state && (APPROVAL_STATES as readonly string[]).includes(e.state) && isKey(key)
         ? t('timeline.approval', { state: t(key) })
         : e.label;
     }

@@ -1,6 +1,7 @@
 /** Conversations: the list, the open conversation's items (upserted by id), storage and turn state. */
 import { create } from 'zustand';
 import type { Receipt } from '../../../src-shared/hub-api.js';
+import { canResume } from '../../../src-shared/states.js';
 import type { ConversationItem, SessionSummary, StorageView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
 import { buildSendInput, type PendingAttachment } from '../logic/attachments.js';
@@ -31,8 +32,6 @@ export interface SessionsState {
   applyReceipt(r: Receipt): void;
   applyTurn(sessionId: string, running: boolean): void;
 }
-
-const RESUMABLE = new Set(['approved', 'unknown']);
 
 export function upsertItem(items: ConversationItem[], item: ConversationItem): ConversationItem[] {
   const i = items.findIndex((x) => x.id === item.id);
@@ -116,7 +115,13 @@ export const useSessions = create<SessionsState>((set, get) => ({
         if (it.kind !== 'tool_call' || it.invocation_id !== r.invocation_id || it.state === r.state)
           return it;
         changed = true;
-        return { ...it, state: r.state, can_resume: RESUMABLE.has(r.state) };
+        const can_resume = canResume({
+          invocationId: it.invocation_id,
+          targetKnown: it.authorization_ref !== null,
+          unsaved: false,
+          state: r.state,
+        });
+        return { ...it, state: r.state, can_resume };
       });
       return changed ? { conversations: { ...s.conversations, [r.agent_session_id]: { ...c, items } } } : s;
     });

@@ -9,6 +9,7 @@
  * not this launch's (a tab from an earlier launch): the link is `rejected`, calls fail at once with
  * `launch_token_rejected`, and it does not retry — the same token will never be accepted again.
  */
+import type { HostLinkState } from '../../../src-shared/states.js';
 import type { BailingApi, EventFunctions } from '../../../src-shared/ipc/api.js';
 import {
   CALL_NAMES,
@@ -27,14 +28,14 @@ export const HELLO = 'bailing.browser-host.v1';
  * attempts (still retrying). rejected: the host answered and refused this page's launch token
  * (no retry). no_token: the page was opened without an access link (nothing to try).
  */
-export type LinkState = 'open' | 'reconnecting' | 'unreachable' | 'rejected' | 'no_token';
+export type LinkState = Exclude<HostLinkState, 'connecting'>;
 
 type Pending = { resolve: (r: CallResult<CallName>) => void };
 
 export interface WsTransport {
   api: BailingApi;
   onStatus(listener: (s: LinkState) => void): () => void;
-  state(): LinkState | 'connecting';
+  state(): HostLinkState;
   close(): void;
 }
 
@@ -65,7 +66,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
   const statusListeners = new Set<(s: LinkState) => void>();
   let nextId = 1;
   let socket: WebSocket | null = null;
-  let state: LinkState | 'connecting' = 'connecting';
+  let state: HostLinkState = 'connecting';
   let failures = 0;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | null = null;
