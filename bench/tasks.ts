@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { newId } from '../src-hub/ids.js';
 import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import type { InvocationRecord } from '../src-hub/store/types.js';
-import { evaluatePermit } from '../src-hub/tasks/policy.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { startBenchHub } from './lib/hub-env.js';
 import { fmt, heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
@@ -113,7 +112,6 @@ try {
         effect: 'write',
         now_ms: at.getTime(),
         window_ms: null,
-        evaluate: evaluatePermit,
         permit_id: newId('prm'),
         refused_to: 'not_dispatched',
       },

@@ -105,24 +105,34 @@ export async function changeAuthorization(
   patch: { state: Exclude<AuthorizationState, 'active'>; account?: string; on_behalf_of?: string },
   actor: string,
 ): Promise<Authorization> {
-  const cur = await ctx.store.getAuthorization(ref);
-  if (!cur) throw notFound('authorization_not_found', `no authorization ${ref}`);
-  if (cur.state === 'revoked')
-    throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
-  const sys = await ctx.store.getSystem(cur.system_id);
-  const name = sys?.name ?? cur.system_id;
-  const next = await ctx.store.updateAuthorization(
-    ref,
-    patch,
-    ctx.now().toISOString(),
-    {
-      actor,
-      kind: `authorization.${patch.state}`,
-      detail: { authorization_ref: ref, account: patch.account ?? null },
-    },
-    (a) => ({ type: 'authorization.changed', authorization: toAuthorization(ctx.hubId, a, name) }),
-  );
-  if (!next) throw notFound('authorization_not_found', `no authorization ${ref}`);
-  for (const clientId of await ctx.store.grantees(ref)) ctx.bus.notify(clientId);
-  return toAuthorization(ctx.hubId, next, name);
+  for (;;) {
+    const cur = await ctx.store.getAuthorization(ref);
+    if (!cur) throw notFound('authorization_not_found', `no authorization ${ref}`);
+    if (cur.state === 'revoked')
+      throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
+    const sys = await ctx.store.getSystem(cur.system_id);
+    const name = sys?.name ?? cur.system_id;
+    const next: AuthorizationRecord = {
+      ...cur,
+      state: patch.state,
+      account: patch.account ?? cur.account,
+      on_behalf_of: patch.on_behalf_of ?? cur.on_behalf_of,
+      revision: cur.revision + 1,
+      updated_at: ctx.now().toISOString(),
+    };
+    const view = toAuthorization(ctx.hubId, next, name);
+    const changed = await ctx.store.updateAuthorization({
+      next,
+      expected_revision: cur.revision,
+      audit: {
+        actor,
+        kind: `authorization.${patch.state}`,
+        detail: { authorization_ref: ref, account: patch.account ?? null },
+      },
+      event: { type: 'authorization.changed', authorization: view },
+    });
+    if (!changed) continue; // changed by someone else meanwhile: decide again on the current revision
+    for (const clientId of await ctx.store.grantees(ref)) ctx.bus.notify(clientId);
+    return view;
+  }
 }

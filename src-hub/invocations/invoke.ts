@@ -17,7 +17,7 @@ import type {
   TaskRecord,
 } from '../store/types.js';
 import { checkBoundary } from '../tasks/boundary.js';
-import { evaluatePermit, WINDOW_MS } from '../tasks/policy.js';
+import { WINDOW_MS } from '../tasks/policy.js';
 import { toReceipt } from './receipt.js';
 import { sendAndRecord } from './send.js';
 import { transitionInvocation } from './transition.js';
@@ -152,7 +152,6 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
           effect: record.effect,
           now_ms: at.getTime(),
           window_ms: task.boundary.rate_limit ? WINDOW_MS[task.boundary.rate_limit.window] : null,
-          evaluate: evaluatePermit,
           permit_id: newId('prm'),
           refused_to: 'not_dispatched',
         }

@@ -11,7 +11,7 @@ import type { HubContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { InvocationRecord } from '../store/types.js';
-import { evaluatePermit, WINDOW_MS } from '../tasks/policy.js';
+import { WINDOW_MS } from '../tasks/policy.js';
 import { reconcile } from './reconcile.js';
 import { toReceipt } from './receipt.js';
 import { sendAndRecord } from './send.js';
@@ -88,7 +88,6 @@ export async function resume(ctx: HubContext, clientId: string, id: string): Pro
           effect: rec.effect,
           now_ms: now.getTime(),
           window_ms: task.boundary.rate_limit ? WINDOW_MS[task.boundary.rate_limit.window] : null,
-          evaluate: evaluatePermit,
           permit_id: newId('prm'),
           refused_to: null,
         }

@@ -7,10 +7,6 @@
 import { canTransitionInvocation, type InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import type { InvocationChange, InvocationChangeResult } from '../store/types.js';
-import { evaluateEnrollment } from '../tasks/enrollment.js';
-import { evaluateOperationRate, WINDOW_MS } from '../tasks/policy.js';
-import { taskWindowMs, toTaskView } from '../tasks/view.js';
-import { toReceipt } from './receipt.js';
 
 export class IllegalTransitionError extends Error {
   constructor(from: string, to: string) {
@@ -18,10 +14,9 @@ export class IllegalTransitionError extends Error {
   }
 }
 
-export type TransitionRequest = Omit<
-  InvocationChange,
-  'render' | 'render_task' | 'at' | 'enrollment' | 'operation_rate'
-> & { at?: string };
+export type TransitionRequest = Omit<InvocationChange, 'at' | 'enrollment' | 'operation_rate'> & {
+  at?: string;
+};
 
 export async function transitionInvocation(
   ctx: HubContext,
@@ -36,15 +31,8 @@ export async function transitionInvocation(
   const gated = req.from === 'new' || req.to === 'dispatching';
   const refusedTo: InvocationState | null = req.from === 'new' ? 'not_dispatched' : null;
   const gates: Pick<InvocationChange, 'enrollment' | 'operation_rate'> = {};
-  if (gated) gates.enrollment = { evaluate: evaluateEnrollment, refused_to: refusedTo };
-  if (req.to === 'dispatching') {
-    gates.operation_rate = {
-      now_ms: Date.parse(at),
-      window_ms: (w) => WINDOW_MS[w],
-      evaluate: evaluateOperationRate,
-      refused_to: refusedTo,
-    };
-  }
+  if (gated) gates.enrollment = { refused_to: refusedTo };
+  if (req.to === 'dispatching') gates.operation_rate = { now_ms: Date.parse(at), refused_to: refusedTo };
   const targets: InvocationState[] = req.from === req.to ? [] : [req.to];
   for (const r of [req.permit?.refused_to, gates.enrollment?.refused_to, gates.operation_rate?.refused_to]) {
     if (r) targets.push(r);
@@ -52,16 +40,7 @@ export async function transitionInvocation(
   for (const to of targets) {
     if (!canTransitionInvocation(req.from, to)) throw new IllegalTransitionError(req.from, to);
   }
-  const change: InvocationChange = {
-    ...req,
-    ...gates,
-    at,
-    render: (record, approval) => ({ type: 'invocation.changed', receipt: toReceipt(record, approval) }),
-    render_task: {
-      window_ms: taskWindowMs,
-      render: (task, usage, nowMs) => ({ type: 'task.changed', task: toTaskView(task, usage, nowMs) }),
-    },
-  };
+  const change: InvocationChange = { ...req, ...gates, at };
   const result = await ctx.store.applyInvocationChange(change);
   if (result.kind !== 'stale') ctx.bus.notify(result.record.client_id);
   return result;

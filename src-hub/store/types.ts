@@ -1,8 +1,8 @@
 /**
- * The Hub's storage interface. Handlers and services only talk to `HubStore`; the SQLite
- * implementation (store/sqlite) is the default. Every method that changes more than one row does
- * so atomically, so a PostgreSQL implementation can follow with SERIALIZABLE transactions or
- * `SELECT ... FOR UPDATE` on the task row without touching handlers.
+ * The Hub's storage interface. Handlers and services only talk to `HubStore`. Two implementations
+ * share every operation (store/sql/ops): SQLite (store/sqlite, the default: one file, writes
+ * group-committed by a writer thread) and PostgreSQL (store/postgres: several Hub instances on one
+ * database). Every method that changes more than one row does so in one transaction.
  */
 import type {
   ApprovalState,
@@ -246,7 +246,8 @@ export interface ApprovalDecisionInput {
 /**
  * One atomic change of an invocation: the state move (compare-and-set on `from`), an optional
  * permit (checked and granted in the same transaction), optional approval rows, the audit entry
- * and the durable event. Built only by `transitionInvocation` (invocations/transition.ts).
+ * and the durable events (the receipt, and the task's view for a task-bound call), rendered by the
+ * store's rules (rules.ts). Plain data. Built only by `transitionInvocation` (invocations/transition.ts).
  */
 export interface InvocationChange {
   invocation_id: string;
@@ -262,7 +263,6 @@ export interface InvocationChange {
     effect: 'read' | 'write';
     now_ms: number;
     window_ms: number | null;
-    evaluate: PermitEvaluator;
     permit_id: string;
     /** State on refusal, or null to keep the current state (an approved call stays approved). */
     refused_to: InvocationState | null;
@@ -272,29 +272,17 @@ export interface InvocationChange {
    * creation and every move to `dispatching`): a session enrolled in a task may only make calls
    * carrying that task_id; a call carrying a task_id enrolls a session that is not enrolled yet.
    */
-  enrollment?: { evaluate: EnrollmentEvaluator; refused_to: InvocationState | null };
+  enrollment?: { refused_to: InvocationState | null };
   /**
    * The business system's declared per-operation rate limit (the record's operation.rate_limit),
    * counted per (authorization_ref, tool), checked after the task permit and recorded with it.
    * Added by transitionInvocation to every move to `dispatching`.
    */
-  operation_rate?: {
-    now_ms: number;
-    window_ms: (window: RateWindow) => number;
-    evaluate: OperationRateEvaluator;
-    refused_to: InvocationState | null;
-  };
+  operation_rate?: { now_ms: number; refused_to: InvocationState | null };
   release_permit?: { now_ms: number };
   create_approval?: ApprovalRecord;
   decide_approval?: ApprovalDecisionInput;
   audit: AuditInput;
-  /** Renders the event payload (the receipt) from the stored record inside the transaction. */
-  render: (record: InvocationRecord, approval: ApprovalRecord | null) => Record<string, unknown>;
-  /** For task-bound calls: renders the `task.changed` payload from the task and its usage, in the same transaction. */
-  render_task?: {
-    window_ms: (task: TaskRecord) => number | null;
-    render: (task: TaskRecord, usage: TaskUsage, nowMs: number) => Record<string, unknown>;
-  };
 }
 
 export type InvocationChangeResult =
@@ -303,14 +291,12 @@ export type InvocationChangeResult =
       record: InvocationRecord;
       approval: ApprovalRecord | null;
       permit: PermitRecord | null;
-      event_seq: number;
     }
   | {
       kind: 'refused';
       record: InvocationRecord;
       approval: ApprovalRecord | null;
       refusal: Extract<PermitDecision, { ok: false }>;
-      event_seq: number;
     }
   | { kind: 'stale'; current: InvocationRecord | null };
 
@@ -344,8 +330,18 @@ export interface MigrationStatus {
   applied_at: string;
 }
 
+/** A compare-and-set change of an authorization (revoke, rebind), with its audit entry and event. */
+export interface AuthorizationChange {
+  next: AuthorizationRecord;
+  /** The revision `next` was derived from: the change applies only if it is still current. */
+  expected_revision: number;
+  audit: AuditInput;
+  /** The `authorization.changed` payload, appended for every grantee. */
+  event: Record<string, unknown>;
+}
+
 export interface HubStore {
-  readonly kind: 'sqlite';
+  readonly kind: 'sqlite' | 'postgres';
   readonly durability: string;
   hubId(): string;
   tokenSalt(): string;
@@ -377,8 +373,9 @@ export interface HubStore {
   recordDiagnostics(systemId: string, diagnostics: SpecDiagnostic[], audit: AuditInput): Promise<void>;
   currentOperation(systemId: string, tool: string): Promise<OperationRecord | null>;
   currentOperations(systemIds: string[]): Promise<OperationRecord[]>;
+  /** Ranked search over the systems' current operations; every word is a prefix term, OR-ed. */
   searchOperations(
-    ftsQuery: string,
+    words: string[],
     systemIds: string[],
     limit: number,
   ): Promise<Array<{ op: OperationRecord; score: number }>>;
@@ -389,14 +386,8 @@ export interface HubStore {
   grant(ref: string, clientId: string, audit: AuditInput): Promise<void>;
   isGranted(ref: string, clientId: string): Promise<boolean>;
   grantees(ref: string): Promise<string[]>;
-  /** Update state/binding (revision + 1), audit it and append an event for every grantee. */
-  updateAuthorization(
-    ref: string,
-    patch: { state: AuthorizationState; account?: string; on_behalf_of?: string },
-    at: string,
-    audit: AuditInput,
-    render: (a: AuthorizationRecord) => Record<string, unknown>,
-  ): Promise<AuthorizationRecord | null>;
+  /** Compare-and-set on the revision; audits it and appends the event for every grantee. False when it moved. */
+  updateAuthorization(change: AuthorizationChange): Promise<boolean>;
 
   createRun(r: RunRecord): Promise<void>;
   getRun(runId: string): Promise<RunRecord | null>;
@@ -451,7 +442,7 @@ export interface HubStore {
   pruneEvents(opts: { before: string; keepPerClient: number }): Promise<{ deleted: number; clients: number }>;
   /** The highest seq pruned for this client (0 when none): a stream resuming below it missed events. */
   eventHorizon(clientId: string): Promise<number>;
-  appendEvent(clientId: string, type: string, payload: Record<string, unknown>, at: string): Promise<number>;
+  appendEvent(clientId: string, type: string, payload: Record<string, unknown>, at: string): Promise<void>;
 
   createTask(t: TaskRecord, audit: AuditInput): Promise<void>;
   getTask(taskId: string): Promise<TaskRecord | null>;

@@ -36,11 +36,9 @@ export function toDeclaration(
   };
 }
 
-/** FTS5 query from free text: every word as a quoted prefix term, OR-ed. Empty -> null (list all). */
-export function ftsQuery(text: string): string | null {
-  const words = (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32);
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w}"*`).join(' OR ');
+/** The search words of free text (letters and digits, lower case, at most 32); the store ORs them as prefix terms. */
+export function searchWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 32);
 }
 
 export async function searchTools(
@@ -55,9 +53,9 @@ export async function searchTools(
     auths = auths.filter((a) => wanted.has(a.authorization_ref));
   }
   const systemIds = [...new Set(auths.map((a) => a.system_id))];
-  const q = ftsQuery(req.query);
-  const hits = q
-    ? await ctx.store.searchOperations(q, systemIds, limit * 4)
+  const words = searchWords(req.query);
+  const hits = words.length
+    ? await ctx.store.searchOperations(words, systemIds, limit * 4)
     : (await ctx.store.currentOperations(systemIds)).map((op) => ({ op, score: 0 }));
   const systems = new Map<string, SystemRecord>();
   for (const id of systemIds) {

@@ -4,7 +4,7 @@
  * task does not remove it"). The first invocation of a session that carries a task_id enrolls the
  * session in that task, durably; from then on every call of that session must carry exactly that
  * task_id, or it is refused `task_required` and spends nothing. A pure function of what the
- * dispatch transaction reads (store/sqlite/invocation-change.ts), like the permit policy.
+ * dispatch transaction reads (store/sql/ops/invocation-change.ts), like the permit policy.
  */
 import type { TaskRefusalCode } from '../../src-shared/states.js';
 import type { EnrollmentEvaluator } from '../store/types.js';

@@ -2,7 +2,7 @@
  * The permit policy: a pure function of the task snapshot read inside the dispatch transaction.
  * Order of checks: cancelled, expired, paused, write budget, in-flight, rate window.
  * The operation's own declared rate limit (evaluateOperationRate) is checked after it, in the
- * same transaction (store/sqlite/invocation-change.ts).
+ * same transaction (store/sql/ops/invocation-change.ts).
  */
 import type { RateWindow } from '../../src-shared/hub-api.js';
 import type { TaskRefusalCode } from '../../src-shared/states.js';
@@ -61,7 +61,7 @@ export const evaluatePermit: PermitEvaluator = (snap, effect, nowMs) => {
 };
 
 /**
- * The one rate limiter: fixed windows aligned to the epoch (store/sqlite/window.ts), counting
+ * The one rate limiter: fixed windows aligned to the epoch (store/sql/window.ts), counting
  * permits granted since the window started. Used for a task's rate limit and for the business
  * system's declared per-operation limit. Null when the window still has room.
  */

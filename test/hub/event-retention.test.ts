@@ -107,16 +107,14 @@ describe('event retention', () => {
     const s = await openEventStream(env.hub.url, env.desk, 0);
     await new Promise((r) => setTimeout(r, 100));
     const at = new Date().toISOString();
-    const unread = [];
     for (let i = 0; i < 3; i++)
-      unread.push(
-        await env.hub.store.appendEvent(
-          'desk',
-          'authorization.changed',
-          { type: 'authorization.changed', authorization: {} },
-          at,
-        ),
+      await env.hub.store.appendEvent(
+        'desk',
+        'authorization.changed',
+        { type: 'authorization.changed', authorization: {} },
+        at,
       );
+    const unread = seqsOf(env, 'desk');
     await env.hub.store.pruneEvents({
       before: new Date(Date.now() + DAY).toISOString(),
       keepPerClient: 1_000,

@@ -35,7 +35,7 @@ describe('invocation state machine', () => {
       .filter((f) => /(INSERT INTO|UPDATE) invocations/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(root, f));
     expect(writers.filter((f) => !f.endsWith('migrations.ts'))).toEqual([
-      'src-hub/store/sqlite/invocation-change.ts',
+      'src-hub/store/sql/ops/invocation-change.ts',
     ]);
   });
 

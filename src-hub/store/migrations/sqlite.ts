@@ -1,15 +1,10 @@
 /**
- * Numbered schema migrations. Each applied migration's checksum (sha256 of its SQL) is stored;
- * at start the Hub verifies them and refuses to start when an applied migration was changed.
- * Never edit a released migration: add a new one.
+ * The SQLite dialect of the numbered schema migrations (postgres.ts has the same versions and
+ * names). Never edit a released migration: its checksum is verified at every start (index.ts).
  */
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import type { Migration } from './index.js';
 
-export const MIGRATIONS: readonly Migration[] = [
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'initial',

@@ -1,6 +1,10 @@
-/** Row <-> record mapping for the SQLite store. Every JSON column is parsed here and only here. */
+/** Row <-> record mapping for both dialects. Every JSON column is parsed here and only here. */
 import type {
   ApprovalRecord,
+  ClientRecord,
+  MigrationStatus,
+  OperationRecord,
+  SessionEnrollmentRecord,
   AuditRecord,
   AuthorizationRecord,
   EventRecord,
@@ -11,13 +15,50 @@ import type {
   TaskRecord,
 } from '../types.js';
 
-type Row = Record<string, unknown>;
+import type { Row, SqlValue } from './session.js';
 
 const str = (v: unknown): string => String(v);
 const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const json = <T>(v: unknown, fallback: T): T =>
   v === null || v === undefined ? fallback : (JSON.parse(String(v)) as T);
+
+export function toClient(r: Row): ClientRecord {
+  return {
+    client_id: str(r.client_id),
+    name: str(r.name),
+    token_hash: str(r.token_hash),
+    created_at: str(r.created_at),
+  };
+}
+
+export function toOperation(r: Row): OperationRecord {
+  return {
+    system_id: str(r.system_id),
+    tool: str(r.tool),
+    declaration_revision: str(r.declaration_revision),
+    operation: json(r.operation_json, {} as OperationRecord['operation']),
+  };
+}
+
+export function toEnrollment(r: Row): SessionEnrollmentRecord {
+  return {
+    client_id: str(r.client_id),
+    agent_session_id: str(r.agent_session_id),
+    task_id: str(r.task_id),
+    invocation_id: str(r.invocation_id),
+    enrolled_at: str(r.enrolled_at),
+  };
+}
+
+export function toMigration(r: Row): MigrationStatus {
+  return {
+    version: Number(r.version),
+    name: str(r.name),
+    checksum: str(r.checksum),
+    applied_at: str(r.applied_at),
+  };
+}
 
 export function toSystem(r: Row): SystemRecord {
   return {
@@ -93,7 +134,46 @@ export function toInvocation(r: Row): InvocationRecord {
   };
 }
 
-export function invocationParams(i: InvocationRecord): Row {
+/** The invocations table's columns, in the order `invocationValues` lists them. */
+export const INVOCATION_COLUMNS = [
+  'invocation_id',
+  'client_id',
+  'run_id',
+  'agent_session_id',
+  'turn_id',
+  'authorization_ref',
+  'authorization_revision',
+  'system_id',
+  'tool',
+  'declaration_revision',
+  'operation_json',
+  'arguments_json',
+  'parameter_digest',
+  'host_call_id',
+  'task_id',
+  'effect',
+  'state',
+  'dispatch',
+  'reason_code',
+  'reason_message',
+  'retry_after_ms',
+  'result_json',
+  'result_truncated',
+  'business_status',
+  'approval_id',
+  'reconciliation_json',
+  'permit_id',
+  'created_at',
+  'updated_at',
+] as const;
+type InvocationColumn = (typeof INVOCATION_COLUMNS)[number];
+
+export function invocationValues(i: InvocationRecord): SqlValue[] {
+  const p = invocationParams(i);
+  return INVOCATION_COLUMNS.map((c) => p[c]);
+}
+
+function invocationParams(i: InvocationRecord): Record<InvocationColumn, SqlValue> {
   return {
     invocation_id: i.invocation_id,
     client_id: i.client_id,

@@ -1,0 +1,321 @@
+/**
+ * The one transaction that changes an invocation (both dialects): compare-and-set on the state,
+ * the session's task enrollment (check + record), the task permit (check + grant), the operation's
+ * declared rate limit (check + count), approval rows, permit release, the audit entry and the
+ * durable events. The first refusal wins and nothing of the later gates is recorded or spent.
+ *
+ * Exactness under concurrency: SQLite runs every write transaction alone (one writer; a batch's
+ * changes are applied one after another against the same state); PostgreSQL serialises what each
+ * gate reads with a lock taken before reading it, always in this order: the invocation id, the
+ * agent session, the task row (SELECT ... FOR UPDATE), the operation's rate key.
+ */
+import type { InvocationState } from '../../../../src-shared/states.js';
+import type {
+  ApprovalRecord,
+  InvocationChange,
+  InvocationChangeResult,
+  InvocationPatch,
+  InvocationRecord,
+  PermitDecision,
+  PermitRecord,
+} from '../../types.js';
+import type { OpEnv } from '../env.js';
+import { INVOCATION_COLUMNS, invocationValues } from '../rows.js';
+import { io, type SqlSession, type Step } from '../session.js';
+import { windowBounds } from '../window.js';
+import { insertAudit } from './audit.js';
+import { readApproval, readInvocation } from './invocations.js';
+import { readTask } from './tasks.js';
+import { countInFlight, countPermitsSince, readTaskUsage } from './task-usage.js';
+
+export function applyPatch(
+  record: InvocationRecord,
+  patch: InvocationPatch | undefined,
+  at: string,
+): InvocationRecord {
+  const next: InvocationRecord = { ...record, updated_at: at };
+  if (!patch) return next;
+  const { add_evidence, ...fields } = patch;
+  Object.assign(next, fields);
+  if (add_evidence) next.reconciliation = [...record.reconciliation, add_evidence];
+  return next;
+}
+
+const INSERT_INVOCATION = `INSERT INTO invocations (${INVOCATION_COLUMNS.join(', ')})
+  VALUES (${INVOCATION_COLUMNS.map(() => '?').join(', ')})`;
+const UPDATE_INVOCATION = `UPDATE invocations SET ${INVOCATION_COLUMNS.slice(1)
+  .map((c) => `${c} = ?`)
+  .join(', ')} WHERE invocation_id = ? AND state = ?`;
+
+/** Inserts (expected null) or compare-and-sets (expected state) the record. */
+function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: string | null): Step<boolean> {
+  const values = invocationValues(record);
+  if (expected === null) return (yield* io(s.run(INSERT_INVOCATION, values))) === 1;
+  return (yield* io(s.run(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected]))) === 1;
+}
+
+type Refusal = { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null };
+
+/** The gates in order: enrollment, task permit, operation rate. Returns the first refusal and whether to enroll. */
+function* checkGates(
+  env: OpEnv,
+  change: InvocationChange,
+  base: InvocationRecord,
+): Step<{ refusal: Refusal | null; enroll: boolean }> {
+  const { sql: s, rules } = env;
+  let enroll = false;
+  if (change.enrollment) {
+    yield* s.dialect.lock(s, `enrollment:${base.client_id}:${base.agent_session_id}`);
+    const row = yield* io(
+      s.get<{ task_id: string }>(
+        'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?',
+        [base.client_id, base.agent_session_id],
+      ),
+    );
+    const enrolled = row ? String(row.task_id) : null;
+    const d = rules.evaluateEnrollment(enrolled, {
+      agent_session_id: base.agent_session_id,
+      task_id: base.task_id,
+    });
+    if (!d.ok) return { refusal: { decision: d, refused_to: change.enrollment.refused_to }, enroll: false };
+    enroll = enrolled === null && base.task_id !== null;
+  }
+  if (change.permit) {
+    const p = change.permit;
+    const task = yield* readTask(s, p.task_id, s.dialect.forUpdate);
+    if (!task) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
+    const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
+    const d = rules.evaluatePermit(
+      {
+        task,
+        in_flight: yield* countInFlight(s, p.task_id),
+        used_in_window: bounds ? yield* countPermitsSince(s, p.task_id, bounds.start) : 0,
+        window_start_ms: bounds?.start ?? 0,
+        window_end_ms: bounds?.end ?? 0,
+      },
+      p.effect,
+      p.now_ms,
+    );
+    if (!d.ok) return { refusal: { decision: d, refused_to: p.refused_to }, enroll };
+  }
+  const limit = base.operation.rate_limit;
+  if (change.operation_rate && limit) {
+    const r = change.operation_rate;
+    yield* s.dialect.lock(s, `operation-rate:${base.authorization_ref}:${base.tool}`);
+    const bounds = windowBounds(r.now_ms, rules.windowMs(limit.window));
+    const used = yield* io(
+      s.get<{ n: number }>(
+        'SELECT COUNT(*) AS n FROM operation_dispatches WHERE authorization_ref = ? AND tool = ? AND granted_at_ms >= ?',
+        [base.authorization_ref, base.tool, bounds.start],
+      ),
+    );
+    const d = rules.evaluateOperationRate(
+      {
+        authorization_ref: base.authorization_ref,
+        tool: base.tool,
+        limit,
+        used_in_window: Number(used?.n ?? 0),
+        window_end_ms: bounds.end,
+      },
+      r.now_ms,
+    );
+    if (!d.ok) return { refusal: { decision: d, refused_to: r.refused_to }, enroll };
+  }
+  return { refusal: null, enroll };
+}
+
+function* recordEnrollment(s: SqlSession, change: InvocationChange, base: InvocationRecord): Step<void> {
+  if (base.task_id === null) return;
+  yield* io(
+    s.run(
+      'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
+      [base.client_id, base.agent_session_id, base.task_id, base.invocation_id, change.at],
+    ),
+  );
+  yield* insertAudit(
+    s,
+    {
+      actor: change.audit.actor,
+      kind: 'session.enrolled',
+      invocation_id: base.invocation_id,
+      task_id: base.task_id,
+      detail: { agent_session_id: base.agent_session_id },
+    },
+    change.at,
+  );
+}
+
+/** Grants the permit (spending the write budget) and counts the dispatch against the operation's rate. */
+function* grantPermit(
+  s: SqlSession,
+  change: InvocationChange,
+  base: InvocationRecord,
+): Step<PermitRecord | null> {
+  let permit: PermitRecord | null = null;
+  if (change.permit) {
+    const p = change.permit;
+    yield* io(
+      s.run(
+        'INSERT INTO permits (permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms) VALUES (?, ?, ?, ?, ?, NULL)',
+        [p.permit_id, p.task_id, change.invocation_id, p.effect, p.now_ms],
+      ),
+    );
+    yield* io(
+      s.run(
+        'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, updated_at = ? WHERE task_id = ?',
+        [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
+      ),
+    );
+    permit = {
+      permit_id: p.permit_id,
+      task_id: p.task_id,
+      invocation_id: change.invocation_id,
+      effect: p.effect,
+      granted_at_ms: p.now_ms,
+      released_at_ms: null,
+    };
+  }
+  // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
+  if (change.operation_rate) {
+    yield* io(
+      s.run(
+        'INSERT INTO operation_dispatches (invocation_id, authorization_ref, tool, granted_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+        [change.invocation_id, base.authorization_ref, base.tool, change.operation_rate.now_ms],
+      ),
+    );
+  }
+  return permit;
+}
+
+/** The approval rows a change creates or decides, and the permit it releases. */
+function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
+  if (change.create_approval) {
+    const a: ApprovalRecord = change.create_approval;
+    yield* io(
+      s.run(
+        `INSERT INTO approvals (approval_id, invocation_id, client_id, authorization_ref, tool, parameter_digest,
+          arguments_preview_json, prompt, state, decision_id, decided_by, note, created_at, decided_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          a.approval_id,
+          a.invocation_id,
+          a.client_id,
+          a.authorization_ref,
+          a.tool,
+          a.parameter_digest,
+          a.arguments_preview === null ? null : JSON.stringify(a.arguments_preview),
+          a.prompt,
+          a.state,
+          a.decision_id,
+          a.decided_by,
+          a.note,
+          a.created_at,
+          a.decided_at,
+        ],
+      ),
+    );
+  }
+  if (change.decide_approval) {
+    const d = change.decide_approval;
+    const changed = yield* io(
+      s.run(
+        `UPDATE approvals SET state = ?, decision_id = ?, decided_by = ?, note = ?, decided_at = ?
+         WHERE approval_id = ? AND state = 'pending'`,
+        [d.state, d.decision_id, d.decided_by, d.note, change.at, d.approval_id],
+      ),
+    );
+    if (changed !== 1) throw new Error(`approval ${d.approval_id} is no longer pending`);
+  }
+  if (change.release_permit) {
+    yield* io(
+      s.run('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
+        change.release_permit.now_ms,
+        change.invocation_id,
+      ]),
+    );
+  }
+}
+
+/** The audit entry and the durable events (receipt; the task's new view for a task-bound call). */
+function* publish(
+  env: OpEnv,
+  record: InvocationRecord,
+  change: InvocationChange,
+  from: string | null,
+  to: string,
+  kind: string,
+): Step<ApprovalRecord | null> {
+  const { sql: s, rules } = env;
+  yield* insertAudit(
+    s,
+    {
+      actor: change.audit.actor,
+      kind,
+      invocation_id: record.invocation_id,
+      task_id: record.task_id,
+      from_state: from,
+      to_state: to,
+      detail: { ...change.audit.detail, reason_code: record.reason_code, dispatch: record.dispatch },
+    },
+    change.at,
+  );
+  const approval = record.approval_id ? yield* readApproval(s, record.approval_id) : null;
+  const payload = JSON.stringify(rules.invocationEvent(record, approval));
+  yield* s.dialect.appendEvent(s, record.client_id, 'invocation.changed', payload, change.at);
+  if (record.task_id) {
+    const task = yield* readTask(s, record.task_id);
+    if (task) {
+      const nowMs = Date.parse(change.at);
+      const usage = yield* readTaskUsage(s, task.task_id, nowMs, rules.taskWindowMs(task));
+      const taskPayload = JSON.stringify(rules.taskEvent(task, usage, nowMs));
+      yield* s.dialect.appendEvent(s, task.client_id, 'task.changed', taskPayload, change.at);
+    }
+  }
+  return approval;
+}
+
+export function* applyInvocationChange(env: OpEnv, change: InvocationChange): Step<InvocationChangeResult> {
+  const s = env.sql;
+  yield* s.dialect.lock(s, `invocation:${change.invocation_id}`);
+  const current = yield* readInvocation(s, change.invocation_id);
+  let base: InvocationRecord;
+  if (change.from === 'new') {
+    if (current || !change.create) return { kind: 'stale', current };
+    base = change.create;
+  } else {
+    if (!current || current.state !== change.from) return { kind: 'stale', current };
+    base = current;
+  }
+  const expected = change.from === 'new' ? null : change.from;
+
+  const { refusal, enroll } = yield* checkGates(env, change, base);
+  if (refusal) {
+    const { decision } = refusal;
+    const refusedState = refusal.refused_to ?? base.state;
+    const refused = applyPatch(
+      { ...base, state: refusedState },
+      {
+        reason_code: decision.code,
+        reason_message: decision.message,
+        retry_after_ms: decision.retry_after_ms,
+      },
+      change.at,
+    );
+    if (!(yield* writeInvocation(s, refused, expected)))
+      throw new Error('invocation moved inside its own lock');
+    if (enroll) yield* recordEnrollment(s, change, base);
+    const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
+    const approval = yield* publish(env, refused, change, expected, refusedState, kind);
+    return { kind: 'refused', record: refused, approval, refusal: decision };
+  }
+
+  const permit = yield* grantPermit(s, change, base);
+  let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);
+  if (permit) record = { ...record, permit_id: permit.permit_id };
+  if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
+  if (!(yield* writeInvocation(s, record, expected))) throw new Error('invocation moved inside its own lock');
+  yield* applySideRows(s, change);
+  if (enroll) yield* recordEnrollment(s, change, base);
+  const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
+  return { kind: 'applied', record, approval, permit };
+}

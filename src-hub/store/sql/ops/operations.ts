@@ -1,0 +1,85 @@
+/** A system's compiled operations (declarations): the current set, replaced per spec refresh, and search. */
+import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
+import type { AuditInput, OperationRecord } from '../../types.js';
+import type { OpEnv } from '../env.js';
+import { toOperation } from '../rows.js';
+import { io, type Row, type Step } from '../session.js';
+import { insertAudit } from './audit.js';
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** Replaces the system's current operations (and its search index) in one transaction. */
+export function* replaceOperations(
+  { sql }: OpEnv,
+  systemId: string,
+  ops: OperationRecord[],
+  specRevision: string,
+  diagnostics: SpecDiagnostic[],
+  at: string,
+  audit: AuditInput,
+): Step<void> {
+  const sys = yield* io(
+    sql.get<{ name: string }>('SELECT name FROM systems WHERE system_id = ?', [systemId]),
+  );
+  yield* io(sql.run('UPDATE operations SET current = 0 WHERE system_id = ?', [systemId]));
+  for (const op of ops) {
+    yield* io(
+      sql.run(
+        `INSERT INTO operations (system_id, tool, declaration_revision, operation_json, current) VALUES (?, ?, ?, ?, 1)
+         ON CONFLICT (system_id, tool, declaration_revision) DO UPDATE SET current = 1, operation_json = excluded.operation_json`,
+        [systemId, op.tool, op.declaration_revision, JSON.stringify(op.operation)],
+      ),
+    );
+  }
+  yield* sql.dialect.indexOperations(sql, systemId, sys ? String(sys.name) : '', ops);
+  yield* io(
+    sql.run(
+      'UPDATE systems SET spec_revision = ?, diagnostics_json = ?, refreshed_at = ? WHERE system_id = ?',
+      [specRevision, JSON.stringify(diagnostics), at, systemId],
+    ),
+  );
+  yield* insertAudit(sql, audit, at);
+}
+
+export function* currentOperation(
+  { sql }: OpEnv,
+  systemId: string,
+  tool: string,
+): Step<OperationRecord | null> {
+  const row = yield* io(
+    sql.get<Row>('SELECT * FROM operations WHERE system_id = ? AND tool = ? AND current = 1', [
+      systemId,
+      tool,
+    ]),
+  );
+  return row ? toOperation(row) : null;
+}
+
+export function* currentOperations({ sql }: OpEnv, systemIds: string[]): Step<OperationRecord[]> {
+  if (systemIds.length === 0) return [];
+  const rows = yield* io(
+    sql.all<Row>(
+      `SELECT * FROM operations WHERE current = 1 AND system_id IN (${placeholders(systemIds.length)})
+       ORDER BY system_id, tool`,
+      systemIds,
+    ),
+  );
+  return rows.map(toOperation);
+}
+
+export function* searchOperations(
+  env: OpEnv,
+  words: string[],
+  systemIds: string[],
+  limit: number,
+): Step<Array<{ op: OperationRecord; score: number }>> {
+  if (systemIds.length === 0 || words.length === 0) return [];
+  const { sql } = env;
+  const hits = yield* sql.dialect.searchOperations(sql, words, systemIds, limit);
+  const out: Array<{ op: OperationRecord; score: number }> = [];
+  for (const h of hits) {
+    const op = yield* currentOperation(env, h.system_id, h.tool);
+    if (op) out.push({ op, score: h.score });
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+/** Business systems: base URL, spec path and signing secret (the Hub's credential store). */
+import type { AuditInput, SystemRecord } from '../../types.js';
+import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
+import type { OpEnv } from '../env.js';
+import { toSystem } from '../rows.js';
+import { io, type Row, type SqlSession, type Step } from '../session.js';
+import { insertAudit } from './audit.js';
+
+export type SystemInput = Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>;
+
+function* readSystem(s: SqlSession, systemId: string): Step<SystemRecord | null> {
+  const row = yield* io(s.get<Row>('SELECT * FROM systems WHERE system_id = ?', [systemId]));
+  return row ? toSystem(row) : null;
+}
+
+export function* upsertSystem(
+  { sql }: OpEnv,
+  sys: SystemInput,
+  at: string,
+  audit: AuditInput,
+): Step<SystemRecord> {
+  yield* io(
+    sql.run(
+      `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (system_id) DO UPDATE SET name = excluded.name, base_url = excluded.base_url,
+         spec_path = excluded.spec_path, signing_secret = excluded.signing_secret`,
+      [sys.system_id, sys.name, sys.base_url, sys.spec_path, sys.signing_secret, at],
+    ),
+  );
+  yield* insertAudit(sql, audit, at);
+  return (yield* readSystem(sql, sys.system_id)) as SystemRecord;
+}
+
+export function* getSystem({ sql }: OpEnv, systemId: string): Step<SystemRecord | null> {
+  return yield* readSystem(sql, systemId);
+}
+
+export function* listSystems({ sql }: OpEnv): Step<SystemRecord[]> {
+  return (yield* io(sql.all<Row>('SELECT * FROM systems ORDER BY system_id'))).map(toSystem);
+}
+
+export function* recordDiagnostics(
+  { sql }: OpEnv,
+  systemId: string,
+  diagnostics: SpecDiagnostic[],
+  audit: AuditInput,
+): Step<void> {
+  yield* io(
+    sql.run('UPDATE systems SET diagnostics_json = ? WHERE system_id = ?', [
+      JSON.stringify(diagnostics),
+      systemId,
+    ]),
+  );
+  yield* insertAudit(sql, audit, new Date().toISOString());
+}

@@ -1,0 +1,94 @@
+/** Tasks (the durable boundary of an assignment), their permits and session enrollments. */
+import type {
+  AuditInput,
+  PermitRecord,
+  SessionEnrollmentRecord,
+  TaskChange,
+  TaskRecord,
+  TaskUsage,
+} from '../../types.js';
+import type { OpEnv } from '../env.js';
+import { toEnrollment, toPermit, toTask } from '../rows.js';
+import { io, type Row, type SqlSession, type Step } from '../session.js';
+import { insertAudit } from './audit.js';
+import { readTaskUsage } from './task-usage.js';
+
+export function* readTask(s: SqlSession, taskId: string, lock = ''): Step<TaskRecord | null> {
+  const row = yield* io(s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${lock}`, [taskId]));
+  return row ? toTask(row) : null;
+}
+
+export function* createTask({ sql }: OpEnv, t: TaskRecord, audit: AuditInput): Step<void> {
+  yield* io(
+    sql.run(
+      `INSERT INTO tasks (task_id, client_id, title, state, boundary_json, writes_used, permits_granted, created_at, updated_at, paused_at, cancelled_at)
+       VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, NULL, NULL)`,
+      [t.task_id, t.client_id, t.title, t.state, JSON.stringify(t.boundary), t.created_at, t.updated_at],
+    ),
+  );
+  yield* insertAudit(sql, { ...audit, task_id: t.task_id, to_state: t.state }, t.created_at);
+}
+
+export function* getTask({ sql }: OpEnv, taskId: string): Step<TaskRecord | null> {
+  return yield* readTask(sql, taskId);
+}
+
+export function* listTasks({ sql }: OpEnv, clientId?: string): Step<TaskRecord[]> {
+  const rows = clientId
+    ? yield* io(
+        sql.all<Row>('SELECT * FROM tasks WHERE client_id = ? ORDER BY created_at, task_id', [clientId]),
+      )
+    : yield* io(sql.all<Row>('SELECT * FROM tasks ORDER BY created_at, task_id'));
+  return rows.map(toTask);
+}
+
+/** Compare-and-set of the task state (pause, continue, cancel); null when the task moved meanwhile. */
+export function* changeTaskState({ sql }: OpEnv, change: TaskChange): Step<TaskRecord | null> {
+  const pausedAt = change.to === 'paused' ? '?' : change.to === 'active' ? 'NULL' : 'paused_at';
+  const cancelledAt = change.to === 'cancelled' ? '?' : 'cancelled_at';
+  const stamps = [change.to === 'paused', change.to === 'cancelled'].filter(Boolean).map(() => change.at);
+  const changed = yield* io(
+    sql.run(
+      `UPDATE tasks SET state = ?, updated_at = ?, paused_at = ${pausedAt}, cancelled_at = ${cancelledAt}
+       WHERE task_id = ? AND state = ?`,
+      [change.to, change.at, ...stamps, change.task_id, change.from],
+    ),
+  );
+  if (changed !== 1) return null;
+  yield* insertAudit(
+    sql,
+    { ...change.audit, task_id: change.task_id, from_state: change.from, to_state: change.to },
+    change.at,
+  );
+  return yield* readTask(sql, change.task_id);
+}
+
+export function* taskUsage(
+  { sql }: OpEnv,
+  taskId: string,
+  nowMs: number,
+  windowMs: number | null,
+): Step<TaskUsage> {
+  return yield* readTaskUsage(sql, taskId, nowMs, windowMs);
+}
+
+export function* listPermits({ sql }: OpEnv, taskId: string): Step<PermitRecord[]> {
+  const rows = yield* io(
+    sql.all<Row>('SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id', [taskId]),
+  );
+  return rows.map(toPermit);
+}
+
+export function* getEnrollment(
+  { sql }: OpEnv,
+  clientId: string,
+  agentSessionId: string,
+): Step<SessionEnrollmentRecord | null> {
+  const row = yield* io(
+    sql.get<Row>('SELECT * FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?', [
+      clientId,
+      agentSessionId,
+    ]),
+  );
+  return row ? toEnrollment(row) : null;
+}

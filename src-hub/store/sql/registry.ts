@@ -1,0 +1,120 @@
+/**
+ * Every store operation by name, split into reads and writes. A write runs inside a transaction
+ * (SQLite: the writer thread's group-commit batch; PostgreSQL: its own transaction); a read runs
+ * outside one, except the snapshot reads, which need one consistent view.
+ */
+import type { OpEnv } from './env.js';
+import type { Step } from './session.js';
+import { appendAudit, listAudit } from './ops/audit.js';
+import {
+  createAuthorization,
+  getAuthorization,
+  grant,
+  grantees,
+  isGranted,
+  listAuthorizations,
+  updateAuthorization,
+} from './ops/authorizations.js';
+import { createClient, getClient, listClients, upsertClient } from './ops/clients.js';
+import {
+  appendEvent,
+  eventClientsAfter,
+  eventHorizon,
+  listEvents,
+  pruneEvents,
+  readEventPage,
+} from './ops/events.js';
+import { applyInvocationChange } from './ops/invocation-change.js';
+import { getApproval, getInvocation, listApprovals, listInvocationsInState } from './ops/invocations.js';
+import { ensureIdentity, getMeta, listMigrations, setMeta } from './ops/meta.js';
+import {
+  currentOperation,
+  currentOperations,
+  replaceOperations,
+  searchOperations,
+} from './ops/operations.js';
+import { createRun, endRun, getRun } from './ops/runs.js';
+import { getSystem, listSystems, recordDiagnostics, upsertSystem } from './ops/systems.js';
+import {
+  changeTaskState,
+  createTask,
+  getEnrollment,
+  getTask,
+  listPermits,
+  listTasks,
+  taskUsage,
+} from './ops/tasks.js';
+
+export const READ_OPS = {
+  getMeta,
+  listMigrations,
+  getClient,
+  listClients,
+  getSystem,
+  listSystems,
+  currentOperation,
+  currentOperations,
+  searchOperations,
+  getAuthorization,
+  listAuthorizations,
+  isGranted,
+  grantees,
+  getRun,
+  getInvocation,
+  listInvocationsInState,
+  getApproval,
+  listApprovals,
+  listAudit,
+  listEvents,
+  readEventPage,
+  eventClientsAfter,
+  eventHorizon,
+  getTask,
+  listTasks,
+  taskUsage,
+  listPermits,
+  getEnrollment,
+} as const;
+
+/** Reads that must see one consistent state across their queries. */
+export const SNAPSHOT_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['taskUsage']);
+
+export const WRITE_OPS = {
+  setMeta,
+  ensureIdentity,
+  createClient,
+  upsertClient,
+  upsertSystem,
+  replaceOperations,
+  recordDiagnostics,
+  createAuthorization,
+  grant,
+  updateAuthorization,
+  createRun,
+  endRun,
+  applyInvocationChange,
+  appendAudit,
+  appendEvent,
+  pruneEvents,
+  createTask,
+  changeTaskState,
+} as const;
+
+export type ReadOpName = keyof typeof READ_OPS;
+export type WriteOpName = keyof typeof WRITE_OPS;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- matches any operation's own argument list
+type AnyOp = (env: OpEnv, ...args: any[]) => Step<unknown>;
+export type OpArgs<F extends AnyOp> = F extends (env: OpEnv, ...args: infer A) => Step<unknown> ? A : never;
+export type OpResult<F extends AnyOp> = F extends (env: OpEnv, ...args: never[]) => Step<infer R> ? R : never;
+
+/** Runs named operations; each dialect's store provides one (store/sqlite, store/postgres). */
+export interface OpRunner {
+  read<K extends ReadOpName>(
+    op: K,
+    ...args: OpArgs<(typeof READ_OPS)[K]>
+  ): Promise<OpResult<(typeof READ_OPS)[K]>>;
+  write<K extends WriteOpName>(
+    op: K,
+    ...args: OpArgs<(typeof WRITE_OPS)[K]>
+  ): Promise<OpResult<(typeof WRITE_OPS)[K]>>;
+}

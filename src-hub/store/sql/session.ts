@@ -1,0 +1,50 @@
+/**
+ * One store, two dialects, sync and async. Every store operation is written once, as a generator
+ * that yields its queries (`yield* io(s.get(...))`) against a `SqlSession`:
+ *   - SQLite (better-sqlite3) answers each query synchronously, so `runSync` drives the generator
+ *     inside one synchronous transaction (in the store's writer thread, or on the main thread for
+ *     reads);
+ *   - PostgreSQL (pg) answers with promises, so `runAsync` awaits each one inside its transaction.
+ * Queries use `?` placeholders in both dialects; the PostgreSQL session numbers them.
+ */
+import type { Dialect } from './dialect.js';
+
+export type Awaitable<T> = T | Promise<T>;
+export type SqlValue = string | number | bigint | null;
+export type Row = Record<string, unknown>;
+
+export interface SqlSession {
+  readonly dialect: Dialect;
+  all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Awaitable<T[]>;
+  get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Awaitable<T | undefined>;
+  /** Runs a statement; answers the number of rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Awaitable<number>;
+}
+
+/** A store operation: a generator of queries whose return value is the operation's answer. */
+export type Step<T> = Generator<Awaitable<unknown>, T, unknown>;
+
+/** `const row = yield* io(s.get(...))`: hands one query to the driver and gets its answer back, typed. */
+export function* io<T>(query: Awaitable<T>): Generator<Awaitable<T>, T, unknown> {
+  return (yield query) as T;
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+
+/** Drives an operation whose session answers synchronously (SQLite). */
+export function runSync<T>(step: Step<T>): T {
+  let r = step.next();
+  while (!r.done) {
+    if (isPromise(r.value)) throw new Error('an asynchronous query reached a synchronous store session');
+    r = step.next(r.value);
+  }
+  return r.value;
+}
+
+/** Drives an operation whose session answers with promises (PostgreSQL). */
+export async function runAsync<T>(step: Step<T>): Promise<T> {
+  let r = step.next();
+  while (!r.done) r = step.next(await r.value);
+  return r.value;
+}

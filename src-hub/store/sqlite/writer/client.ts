@@ -1,0 +1,95 @@
+/**
+ * The main thread's side of the SQLite writer thread: `write(op, args)` posts the request and
+ * resolves with the answer once the writer thread has committed the batch it was in. If the thread
+ * fails or exits, every waiting and later write is refused with StoreUnavailableError.
+ */
+import { Worker } from 'node:worker_threads';
+import { StoreOperationError, StoreUnavailableError } from '../../errors.js';
+import type { WriteOpName } from '../../sql/registry.js';
+import type { MainMessage, SerializedError, WriterMessage } from './protocol.js';
+import type { WriterData } from './thread.js';
+
+export interface SqliteWriter {
+  write(op: WriteOpName, args: unknown[]): Promise<unknown>;
+  /** Waits for every accepted write to be answered, then stops the thread. */
+  close(): Promise<void>;
+}
+
+const revive = (e: SerializedError): Error => new StoreOperationError(e.message, e.code);
+
+async function spawnWriter(dataDir: string): Promise<Worker> {
+  // A dynamic import keeps the writer module its own chunk in a bundled build, so the thread loads
+  // only the writer's code; from the TypeScript sources the thread boots through tsx.
+  const { WRITER_MODULE_URL, WRITER_ROLE } = await import('./thread.js');
+  const data: WriterData & { moduleUrl: string } = {
+    role: WRITER_ROLE,
+    dataDir,
+    moduleUrl: WRITER_MODULE_URL,
+  };
+  const fromSources = WRITER_MODULE_URL.endsWith('.ts');
+  return new Worker(fromSources ? new URL('./boot.mjs', WRITER_MODULE_URL) : new URL(WRITER_MODULE_URL), {
+    workerData: data,
+    execArgv: [],
+  });
+}
+
+export function startSqliteWriter(dataDir: string): SqliteWriter {
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  let failure: StoreUnavailableError | null = null;
+  let closing = false;
+  const fail = (err: StoreUnavailableError) => {
+    failure ??= err;
+    for (const p of pending.values()) p.reject(failure);
+    pending.clear();
+  };
+  const worker = spawnWriter(dataDir);
+  const exited: Promise<void> = worker.then(
+    (w) =>
+      new Promise<void>((resolve) => {
+        w.on('message', (m: WriterMessage) => {
+          if (m.kind === 'answers') {
+            for (const a of m.answers) {
+              const p = pending.get(a.id);
+              if (!p) continue;
+              pending.delete(a.id);
+              if (a.ok) p.resolve(a.value);
+              else p.reject(revive(a.error));
+            }
+          } else if (m.kind === 'fatal') {
+            fail(new StoreUnavailableError(`the SQLite writer could not open the store: ${m.error.message}`));
+          }
+        });
+        w.on('error', (err) => fail(new StoreUnavailableError('the SQLite writer thread failed', err)));
+        w.on('exit', () => {
+          fail(new StoreUnavailableError('the SQLite writer thread has stopped'));
+          resolve();
+        });
+      }),
+    (err: unknown) => {
+      fail(new StoreUnavailableError('the SQLite writer thread could not start', err));
+    },
+  );
+  const post = (m: MainMessage) =>
+    void worker.then(
+      (w) => w.postMessage(m),
+      () => undefined,
+    );
+  return {
+    write(op, args) {
+      if (failure) return Promise.reject(failure);
+      if (closing) return Promise.reject(new StoreUnavailableError('the store is closed'));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        post({ kind: 'write', request: { id, op, args } });
+      });
+    },
+    async close() {
+      if (closing) return exited;
+      closing = true;
+      post({ kind: 'close' });
+      await exited;
+    },
+  };
+}

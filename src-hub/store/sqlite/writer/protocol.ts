@@ -1,0 +1,31 @@
+/** Messages between the main thread and the SQLite writer thread. */
+import type { WriteOpName } from '../../sql/registry.js';
+
+export interface WriteRequest {
+  id: number;
+  op: WriteOpName;
+  args: unknown[];
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export type WriteAnswer =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
+
+export type WriterMessage =
+  { kind: 'ready' } | { kind: 'answers'; answers: WriteAnswer[] } | { kind: 'fatal'; error: SerializedError };
+
+export type MainMessage = { kind: 'write'; request: WriteRequest } | { kind: 'close' };
+
+export function serializeError(err: unknown): SerializedError {
+  const e = err as { name?: unknown; message?: unknown; code?: unknown };
+  return {
+    name: typeof e?.name === 'string' ? e.name : 'Error',
+    message: typeof e?.message === 'string' ? e.message : String(err),
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+  };
+}
