@@ -58,13 +58,17 @@ describe('relay under an event burst', () => {
     const receiptsBefore = count('invocationChanged');
     const signalsBefore = count('unresolvedChanged');
     const at = new Date().toISOString();
-    for (let i = 0; i < 300; i++)
-      await local.hub.store.appendEvent(
-        local.clientId,
-        'invocation.changed',
-        { type: 'invocation.changed', receipt },
-        at,
-      );
+    // one burst: the 300 appends are issued together (the store commits them as one batch)
+    await Promise.all(
+      Array.from({ length: 300 }, () =>
+        local.hub.store.appendEvent(
+          local.clientId,
+          'invocation.changed',
+          { type: 'invocation.changed', receipt },
+          at,
+        ),
+      ),
+    );
     local.hub.ctx.bus.notify(local.clientId);
     await waitFor(
       () => count('invocationChanged') - receiptsBefore === 300,
