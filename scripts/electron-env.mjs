@@ -21,12 +21,12 @@ export function electronBinary() {
 }
 
 /**
- * The native modules (better-sqlite3, keytar) are compiled for one ABI; installed by Node's npm they
+ * The native modules (better-sqlite3, re2, keytar) are compiled for one ABI; installed by Node's npm they
  * fit Node, not Electron, which then fails at the first database open. Asked of Electron itself
  * (run as Node), so a mismatch is known before any window opens. `why` is the ABI line when there is one.
  */
 export function nativeModulesFit(binary) {
-  const r = spawnSync(binary, ['-e', "require('better-sqlite3'); console.log('ok')"], {
+  const r = spawnSync(binary, ['-e', "require('better-sqlite3'); require('re2'); console.log('ok')"], {
     cwd: ROOT,
     env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
     encoding: 'utf8',
@@ -39,4 +39,4 @@ export function nativeModulesFit(binary) {
 }
 
 export const REBUILD_HINT =
-  'For the desktop window run `npx @electron/rebuild -w better-sqlite3,keytar` (and `npm rebuild better-sqlite3 keytar` before `npm test` again).';
+  'For the desktop window run `npx @electron/rebuild -w better-sqlite3,re2,keytar` (and `npm rebuild better-sqlite3 re2 keytar` before `npm test` again).';

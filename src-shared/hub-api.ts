@@ -251,7 +251,8 @@ export const CreateTaskRequestSchema = z.object({
   in_flight_limit: TaskBoundarySchema.shape.in_flight_limit,
   rate_limit: TaskBoundarySchema.shape.rate_limit.optional(),
   constraints: TaskBoundarySchema.shape.constraints.optional(),
-  expires_at: z.string().nullable().optional(),
+  /** An ISO 8601 date-time with an offset (Z or ±hh:mm) that exists on the calendar. */
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
 });
 export type CreateTaskRequest = z.infer<typeof CreateTaskRequestSchema>;
 

@@ -5,15 +5,17 @@
  * Diagnostic codes: spec_invalid (the document as a whole; zero operations), capability_missing,
  * acc_version_unsupported, capability_invalid, operation_id_missing, operation_id_invalid,
  * operation_id_duplicate, schema_unresolvable, schema_invalid, parameter_unsupported,
- * path_template_mismatch, body_unsupported, argument_name_collision.
+ * path_template_mismatch, body_unsupported, argument_name_collision, pattern_unsupported (a regular
+ * expression RE2 cannot run), schema_too_large, schema_too_deep (src-shared/schema-safety.ts).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { SpecDiagnostic } from '../../src-shared/hub-api.js';
+import { DECLARATION_SCHEMA_BUDGET, re2Engine, schemaProblem } from '../../src-shared/schema-safety.js';
 import { ruleProblem } from './approval.js';
 import { checkCapability } from './capability-schema.js';
 import { normalizeOpenApi30Schema } from './openapi30.js';
-import { inlineRefs, RefError, resolvePointer } from './refs.js';
+import { inlineRefs, RefBudgetError, refBudget, RefError, resolvePointer, type RefBudget } from './refs.js';
 import { DEFAULT_TIMEOUT_MS, type CompiledOperation } from './types.js';
 
 export interface CompileResult {
@@ -38,7 +40,13 @@ class OperationError extends Error {
   }
 }
 
-const schemaChecker = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+// Patterns compile on RE2, as they will run (src-shared/schema-safety.ts).
+const schemaChecker = new Ajv2020({
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  code: { regExp: re2Engine },
+});
 
 /** sha256 hex of the canonical JSON of a compiled operation without its revision. */
 export function declarationRevision(op: Omit<CompiledOperation, 'declaration_revision'>): string {
@@ -46,11 +54,12 @@ export function declarationRevision(op: Omit<CompiledOperation, 'declaration_rev
   return sha256Hex(canonicalJson(rest));
 }
 
-function resolveObject(doc: unknown, value: unknown, what: string): Json {
+function resolveObject(doc: unknown, value: unknown, what: string, budget: RefBudget): Json {
   let resolved: unknown;
   try {
-    resolved = inlineRefs(doc, value);
+    resolved = inlineRefs(doc, value, budget);
   } catch (err) {
+    if (err instanceof RefBudgetError) throw err; // the whole document is refused
     throw new OperationError('schema_unresolvable', `${what}: ${(err as Error).message}`);
   }
   if (!isObject(resolved)) throw new OperationError('schema_unresolvable', `${what} is not an object`);
@@ -64,7 +73,7 @@ interface ParamInfo {
   schema: Json;
 }
 
-function collectParameters(doc: unknown, pathItem: Json, operation: Json): ParamInfo[] {
+function collectParameters(doc: unknown, pathItem: Json, operation: Json, budget: RefBudget): ParamInfo[] {
   const raw = [
     ...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []),
     ...(Array.isArray(operation.parameters) ? operation.parameters : []),
@@ -78,7 +87,7 @@ function collectParameters(doc: unknown, pathItem: Json, operation: Json): Param
   // Operation-level parameters override path-level ones with the same (name, in).
   const byKey = new Map<string, ParamInfo>();
   for (const entry of raw) {
-    const p = resolveObject(doc, entry, 'parameter');
+    const p = resolveObject(doc, entry, 'parameter', budget);
     if (typeof p.name !== 'string' || p.name === '' || typeof p.in !== 'string') {
       throw new OperationError('schema_invalid', 'a parameter has no name or location');
     }
@@ -108,9 +117,13 @@ function collectParameters(doc: unknown, pathItem: Json, operation: Json): Param
   return [...byKey.values()];
 }
 
-function collectBody(doc: unknown, operation: Json): { schema: Json; required: boolean } | null {
+function collectBody(
+  doc: unknown,
+  operation: Json,
+  budget: RefBudget,
+): { schema: Json; required: boolean } | null {
   if (operation.requestBody === undefined) return null;
-  const body = resolveObject(doc, operation.requestBody, 'requestBody');
+  const body = resolveObject(doc, operation.requestBody, 'requestBody', budget);
   const content = body.content;
   if (!isObject(content)) throw new OperationError('body_unsupported', 'requestBody has no content');
   const jsonType = Object.keys(content).find(
@@ -135,12 +148,13 @@ function compileOperation(
   pathItem: Json,
   operation: Json,
   capabilityRaw: unknown,
+  budget: RefBudget,
 ): CompiledOperation {
   const capCheck = checkCapability(capabilityRaw);
   if (!capCheck.ok) throw new OperationError('capability_invalid', capCheck.message);
   const cap = capCheck.block;
 
-  const params = collectParameters(doc, pathItem, operation);
+  const params = collectParameters(doc, pathItem, operation, budget);
   const templateNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? '');
   const pathParams = params.filter((p) => p.in === 'path');
   for (const name of templateNames) {
@@ -154,7 +168,7 @@ function compileOperation(
         `path parameter ${p.name} is not in the path ${path}`,
       );
   }
-  const body = collectBody(doc, operation);
+  const body = collectBody(doc, operation, budget);
 
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -202,6 +216,8 @@ function compileOperation(
     required: [...required].sort(),
     additionalProperties: false,
   };
+  const problem = schemaProblem(input_schema, DECLARATION_SCHEMA_BUDGET);
+  if (problem) throw new OperationError(problem.code, `input schema refused: ${problem.message}`);
   try {
     schemaChecker.compile(input_schema);
   } catch (err) {
@@ -277,6 +293,7 @@ export function compileSpec(doc: unknown): CompileResult {
   const operations: CompiledOperation[] = [];
   const diagnostics: SpecDiagnostic[] = [];
   const seenIds = new Set<string>();
+  const budget = refBudget(); // one for the whole document, so many operations cannot multiply it
 
   for (const [path, pathItemRaw] of Object.entries(doc.paths)) {
     if (!path.startsWith('/')) {
@@ -369,8 +386,10 @@ export function compileSpec(doc: unknown): CompileResult {
       }
       seenIds.add(id);
       try {
-        operations.push(compileOperation(doc, path, method, pathItem, operation, capability));
+        operations.push(compileOperation(doc, path, method, pathItem, operation, capability, budget));
       } catch (err) {
+        if (err instanceof RefBudgetError)
+          return invalid(`the document is refused at ${where}: ${err.message}`);
         if (err instanceof OperationError) {
           diagnostics.push({ code: err.code, operation: id, message: `${where}: ${err.message}` });
         } else if (err instanceof RefError) {

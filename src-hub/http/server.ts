@@ -1,5 +1,6 @@
 /** Builds the Hub's Fastify app: JSON parsing, the error envelope, auth and every route. */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { re2Engine } from '../../src-shared/schema-safety.js';
 import type { HubContext } from '../context.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
@@ -22,7 +23,13 @@ export function buildApp(ctx: HubContext): HubApp {
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
     ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: false,
+        allErrors: false,
+        code: { regExp: re2Engine },
+      },
     },
   });
   installJsonParser(app);

@@ -88,10 +88,12 @@ async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor
       kind: 'system.spec_rejected',
       detail: { system_id: sys.system_id, diagnostics: compiled.diagnostics.length },
     });
+    const whole = compiled.diagnostics.find((d) => d.code === 'spec_invalid');
+    const why = whole ? whole.message : compiled.diagnostics.map((d) => d.code).join(', ');
     throw new HubError(
       422,
       'spec_invalid',
-      `the spec of ${sys.system_id} yields no usable operation (${compiled.diagnostics.map((d) => d.code).join(', ')}); the previous spec is kept`,
+      `the spec of ${sys.system_id} yields no usable operation (${why}); the previous spec is kept`,
     );
   }
   await ctx.store.replaceOperations(

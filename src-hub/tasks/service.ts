@@ -1,8 +1,14 @@
 /**
  * Tasks: create (boundary validated against the client's authorizations and declared tools, and
- * constraint schemas compiled), read, list, pause / continue / cancel (canTransitionTask).
+ * constraint schemas checked against their budget and compiled, with RE2 for their patterns), read, list, pause / continue / cancel (canTransitionTask).
  */
-import type { CreateTaskRequest, TaskBoundary, TaskView } from '../../src-shared/hub-api.js';
+import {
+  CreateTaskRequestSchema,
+  type CreateTaskRequest,
+  type TaskBoundary,
+  type TaskView,
+} from '../../src-shared/hub-api.js';
+import { CONSTRAINT_SCHEMA_BUDGET, schemaProblem } from '../../src-shared/schema-safety.js';
 import { canTransitionTask, type TaskState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import { badRequest, conflict, notFound } from '../errors.js';
@@ -42,8 +48,11 @@ export async function createTask(
     }
     toolsByRef.set(member.authorization_ref, member.tools);
   }
-  if (boundary.expires_at !== null && Number.isNaN(Date.parse(boundary.expires_at))) {
-    throw badRequest('expires_at must be an ISO 8601 date-time');
+  if (
+    boundary.expires_at !== null &&
+    !CreateTaskRequestSchema.shape.expires_at.safeParse(boundary.expires_at).success
+  ) {
+    throw badRequest('expires_at must be an ISO 8601 date-time with an offset that exists on the calendar');
   }
   const taskId = newId('task');
   for (const [i, c] of boundary.constraints.entries()) {
@@ -54,6 +63,8 @@ export async function createTask(
     if (tools === null)
       throw badRequest(`constraint ${i}: authorization ${c.authorization_ref} is not in the boundary`);
     if (!tools.includes(c.tool)) throw badRequest(`constraint ${i}: tool ${c.tool} is not in the boundary`);
+    const problem = schemaProblem(c.schema, CONSTRAINT_SCHEMA_BUDGET);
+    if (problem) throw badRequest(`constraint ${i} is refused (${problem.code}): ${problem.message}`);
     try {
       ctx.schemas.compile(constraintKey(taskId, i), c.schema);
     } catch (err) {

@@ -1,10 +1,13 @@
 /**
- * Validates model-supplied arguments against a declaration's FULL input schema (ajv, all errors)
- * before anything is sent, and refuses arguments that try to pick a target themselves.
+ * Validates model-supplied arguments against a declaration's FULL input schema (ajv, all errors;
+ * regular expressions on RE2, nesting bounded) before anything is sent, and refuses arguments
+ * that try to pick a target themselves.
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Declaration } from '../../src-shared/hub-api.js';
+import { MAX_REQUEST_JSON_DEPTH, valueDeeperThan } from '../../src-shared/json-depth.js';
+import { addRe2RegexFormat, re2Engine } from '../../src-shared/schema-safety.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module namespace.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -36,8 +39,10 @@ const TARGET_KEYS = new Set([
 ]);
 
 export function createArgumentValidator() {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  // Patterns in a declaration's schema come from a business system: they run on RE2 (linear time).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true, code: { regExp: re2Engine } });
   addFormats(ajv);
+  addRe2RegexFormat(ajv);
   const compiled = new Map<string, ValidateFunction | Error>();
 
   function validatorFor(key: string, schema: Record<string, unknown>): ValidateFunction | Error {
@@ -56,6 +61,8 @@ export function createArgumentValidator() {
   return {
     /** Plain JSON-schema check (built-in functions). */
     checkPlain(key: string, schema: Record<string, unknown> | object, args: unknown): ArgumentCheck {
+      if (valueDeeperThan(args, MAX_REQUEST_JSON_DEPTH))
+        return { ok: false, errors: [`arguments nest deeper than ${MAX_REQUEST_JSON_DEPTH} levels`] };
       const v = validatorFor(key, schema as Record<string, unknown>);
       if (v instanceof Error) return { ok: false, errors: [v.message] };
       if (v(args)) return { ok: true, errors: [] };
@@ -73,6 +80,9 @@ export function createArgumentValidator() {
     ): ArgumentCheck {
       if (args === null || typeof args !== 'object' || Array.isArray(args))
         return { ok: false, errors: ['arguments must be a JSON object'] };
+      // before any recursive walk (the target checks below, ajv, the digest)
+      if (valueDeeperThan(args, MAX_REQUEST_JSON_DEPTH))
+        return { ok: false, errors: [`arguments nest deeper than ${MAX_REQUEST_JSON_DEPTH} levels`] };
       const targetErrors = [
         ...targetOverrides(declaration, args as Record<string, unknown>),
         ...foreignMentions(

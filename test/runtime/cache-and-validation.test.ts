@@ -147,6 +147,46 @@ describe('argument validation', () => {
       errors: [],
     });
   });
+
+  it("runs a declaration's patterns on RE2: a catastrophic pattern answers at once, one RE2 cannot run is refused", () => {
+    const evil = decl('auth-codes', 'check_code', 'r1', {
+      input_schema: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', pattern: '^(a|a)+$' },
+          tag: { type: 'string', format: 'regex' },
+        },
+      },
+    });
+    const t0 = performance.now();
+    // 40 characters: the native engine backtracks for days; RE2 answers in microseconds
+    const r = v.check('evil', evil, { code: `${'a'.repeat(40)}!` });
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(r.ok).toBe(false);
+    expect(v.check('evil', evil, { code: 'aaa' }).ok).toBe(true);
+    // the regex format means "runs on RE2": a back-reference is not one
+    expect(v.check('evil', evil, { code: 'a', tag: '(a)\\1' }).ok).toBe(false);
+    expect(v.check('evil', evil, { code: 'a', tag: '^[a-z]+$' }).ok).toBe(true);
+    const lookahead = decl('auth-codes', 'look', 'r1', {
+      input_schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(?=a)' } } },
+    });
+    const refused = v.check('look', lookahead, { code: 'a' });
+    expect(refused.ok).toBe(false);
+    expect(refused.errors[0]).toContain('cannot be compiled');
+  });
+  it('refuses arguments nested deeper than the limit before any recursive check', () => {
+    const open = decl('auth-shop-a', 'note', 'r1', {
+      input_schema: { type: 'object', properties: { text: {} } },
+    });
+    const deep = JSON.parse(`{"text":${'['.repeat(100_000)}${']'.repeat(100_000)}}`) as Record<
+      string,
+      unknown
+    >;
+    const r = v.check('deep', open, deep, ['auth-shop-b']);
+    expect(r.ok).toBe(false);
+    expect(r.errors[0]).toContain('deeper than 64');
+    expect(v.checkPlain('deep-plain', { type: 'object' }, deep).ok).toBe(false);
+  });
 });
 
 describe('history rebuild', () => {

@@ -61,7 +61,7 @@ describe('npm start: which mode, and why', () => {
     expect(r.out).toContain(
       'the native modules are built for Node, not for Electron (NODE_MODULE_VERSION 115.',
     );
-    expect(r.out).toContain('npx @electron/rebuild -w better-sqlite3,keytar');
+    expect(r.out).toContain('npx @electron/rebuild -w better-sqlite3,re2,keytar');
   });
 
   it('Electron whose native modules fit: the desktop app (asked of the binary itself, as Node)', () => {
