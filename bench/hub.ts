@@ -48,6 +48,7 @@ try {
         baseUrl: shop.url,
         secret: shop.secret,
         request: buildRequest(o, argsFor(tool)),
+        signedPath: 'operation',
         onBehalfOf: 'operator@demo.local',
         jobId: runId,
         idempotencyKey: `direct_${randomUUID()}`,

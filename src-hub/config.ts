@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { isHeaderSafe, ON_BEHALF_OF_RULE } from '../src-shared/header-value.js';
 import { RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
 import { hashToken, clientIdOfToken } from './auth/tokens.js';
 import type { HubContext } from './context.js';
@@ -48,7 +49,7 @@ export const HubConfigSchema = z
             authorization_ref: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/),
             system_id: z.string(),
             account: z.string().min(1).max(200),
-            on_behalf_of: z.string().min(1).max(200),
+            on_behalf_of: z.string().min(1).max(200).refine(isHeaderSafe, { message: ON_BEHALF_OF_RULE }),
             grant_to: z.array(z.string()).default([]),
           })
           .strict(),

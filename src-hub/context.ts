@@ -1,8 +1,9 @@
 /** The Hub's dependencies, built once by createHub and passed to every service and route. */
 import type { BusinessOperationStatus } from '../src-shared/states.js';
 import type { Logger } from 'pino';
-import type { SpecDiagnostic } from '../src-shared/hub-api.js';
+import type { SignedPathMode, SpecDiagnostic } from '../src-shared/hub-api.js';
 import type { CompiledOperation } from './acc/types.js';
+import type { NoResponseReason, NotSentReason } from './dispatch/http.js';
 import type { EventBus } from './events/bus.js';
 import type { Metrics } from './metrics.js';
 import type { HubStore } from './store/types.js';
@@ -10,11 +11,10 @@ import type { SchemaValidator } from './validation/ajv.js';
 
 export type SendResult =
   | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
-  | {
-      kind: 'no_response';
-      reason: 'timeout' | 'connection_lost' | 'connect_refused' | 'aborted';
-      detail: string;
-    };
+  /** Written (or maybe written), no complete answer: the business system may have acted. */
+  | { kind: 'no_response'; reason: NoResponseReason; detail: string }
+  /** Provably never left the Hub (failed before its first byte was written). */
+  | { kind: 'not_sent'; reason: NotSentReason; detail: string };
 
 export type LookupResult =
   | { outcome: BusinessOperationStatus; http_status: number; result: unknown; evidence_digest: string }
@@ -23,11 +23,13 @@ export type LookupResult =
 
 /** The Hub's outbound edge: built from src-hub/dispatch, src-hub/acc and src-hub/reconcile/lookup.ts. */
 export interface BusinessEdge {
-  fetchSpec(
-    baseUrl: string,
-    specPath: string,
-    timeoutMs: number,
-  ): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
+  /** `secret` null: an unsigned spec GET (the system's `spec_signing: unsigned`). */
+  fetchSpec(input: {
+    baseUrl: string;
+    specPath: string;
+    timeoutMs: number;
+    secret: string | null;
+  }): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
   compileSpec(doc: unknown): {
     operations: CompiledOperation[];
     diagnostics: SpecDiagnostic[];
@@ -37,6 +39,7 @@ export interface BusinessEdge {
   send(input: {
     baseUrl: string;
     secret: string;
+    signedPath: SignedPathMode;
     op: CompiledOperation;
     args: Record<string, unknown>;
     onBehalfOf: string;
@@ -48,6 +51,7 @@ export interface BusinessEdge {
   lookup(input: {
     baseUrl: string;
     secret: string;
+    signedPath: SignedPathMode;
     idempotencyKey: string;
     onBehalfOf: string;
     jobId: string;

@@ -6,7 +6,7 @@ import { lookupOperation } from './reconcile/lookup.js';
 
 export function createBusinessEdge(): BusinessEdge {
   return {
-    fetchSpec: (baseUrl, specPath, timeoutMs) => fetchSpec(baseUrl, specPath, timeoutMs),
+    fetchSpec: (input) => fetchSpec(input),
     compileSpec: (doc) => compileSpec(doc),
     approvalRequired: (op, args) => approvalRequired(op, args),
     async send(input) {
@@ -15,27 +15,22 @@ export function createBusinessEdge(): BusinessEdge {
         request = buildRequest(input.op, input.args);
       } catch (err) {
         return {
-          kind: 'no_response',
-          reason: 'aborted',
-          detail: `request could not be built, nothing was sent: ${(err as Error).message}`,
+          kind: 'not_sent',
+          reason: 'invalid_request',
+          detail: `the request could not be built: ${(err as Error).message}`,
         };
       }
-      const r = await sendSigned({
+      return sendSigned({
         baseUrl: input.baseUrl,
         secret: input.secret,
         request,
+        signedPath: input.signedPath,
         onBehalfOf: input.onBehalfOf,
         jobId: input.jobId,
         idempotencyKey: input.idempotencyKey,
         timeoutMs: input.timeoutMs,
         signal: input.signal,
       });
-      if (r.kind === 'response') return r;
-      return {
-        kind: 'no_response',
-        reason: r.reason,
-        detail: r.request_sent ? r.detail : `${r.detail} (the request never left the Hub)`,
-      };
     },
     lookup: (input) => lookupOperation(input),
   };

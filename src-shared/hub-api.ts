@@ -318,12 +318,25 @@ export type HubEvent = z.infer<typeof HubEventSchema>;
 
 // ---------- admin API ----------
 
+/** Whether the Hub signs its GET of a system's spec like a call (default `signed`). */
+export const SPEC_SIGNING_MODES = ['signed', 'unsigned'] as const;
+export type SpecSigningMode = (typeof SPEC_SIGNING_MODES)[number];
+/**
+ * Which path a call's signature covers when the base URL has a path prefix: `operation` (default,
+ * BailingHub's convention) signs the operation's path as written in the spec; `full` signs the
+ * request target as sent (prefix + path). See docs/business-systems.md.
+ */
+export const SIGNED_PATH_MODES = ['operation', 'full'] as const;
+export type SignedPathMode = (typeof SIGNED_PATH_MODES)[number];
+
 export const RegisterSystemRequestSchema = z.object({
   system_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
   name: z.string().min(1).max(200),
   base_url: z.string().url(),
   signing_secret: z.string().min(16).max(512),
   spec_path: z.string().startsWith('/').optional(), // default /.well-known/bailing/tools.json
+  spec_signing: z.enum(SPEC_SIGNING_MODES).optional(), // default signed
+  signed_path: z.enum(SIGNED_PATH_MODES).optional(), // default operation
 });
 export type RegisterSystemRequest = z.infer<typeof RegisterSystemRequestSchema>;
 
@@ -339,6 +352,8 @@ export const SystemSchema = z.object({
   name: z.string(),
   base_url: z.string(),
   spec_path: z.string(),
+  spec_signing: z.enum(SPEC_SIGNING_MODES),
+  signed_path: z.enum(SIGNED_PATH_MODES),
   spec_revision: z.string().nullable(),
   tool_count: z.number().int(),
   diagnostics: z.array(SpecDiagnosticSchema),

@@ -35,14 +35,18 @@ export function computeSignature(input: SignatureInput): string {
 export type SignatureCheck =
   { ok: true } | { ok: false; code: 'signature_missing' | 'signature_invalid' | 'timestamp_expired' };
 
-/** Constant-time verification with a freshness window (default 300 s either way). */
+/**
+ * Constant-time verification with a freshness window: a timestamp `toleranceSeconds` (default 300)
+ * or more away from now, either way, is refused — exactly 300 s is already stale, as in
+ * BailingHub's connect SDKs.
+ */
 export function verifySignature(
   input: SignatureInput & { presented: string | undefined },
   nowSeconds: number,
   toleranceSeconds = 300,
 ): SignatureCheck {
   if (!input.presented || !Number.isFinite(input.timestamp)) return { ok: false, code: 'signature_missing' };
-  if (Math.abs(nowSeconds - input.timestamp) > toleranceSeconds)
+  if (Math.abs(nowSeconds - input.timestamp) >= toleranceSeconds)
     return { ok: false, code: 'timestamp_expired' };
   const expected = Buffer.from(computeSignature(input));
   const presented = Buffer.from(input.presented);

@@ -87,13 +87,16 @@ export const TERMINAL_INVOCATION_STATES = [
  * Allowed invocation transitions. `null` is "no record yet".
  * - approval is not execution: awaiting_approval -> approved never reaches succeeded directly;
  * - an `unknown` call is only ever resolved by evidence (reconciliation), never by re-sending;
+ * - `dispatching -> not_dispatched` only when the request provably never left the Hub (it failed
+ *   before its first byte was written: header validation, DNS, connect, TLS handshake); its permit
+ *   is given back in the same transaction (NOT_SENT_REASON_CODES);
  * - `unverified` may still be resolved later if new evidence appears.
  */
 export const INVOCATION_TRANSITIONS: Readonly<Record<InvocationState | 'new', readonly InvocationState[]>> = {
   new: ['not_dispatched', 'awaiting_approval', 'dispatching'],
   awaiting_approval: ['approved', 'denied'],
   approved: ['dispatching'],
-  dispatching: ['succeeded', 'failed', 'unknown'],
+  dispatching: ['succeeded', 'failed', 'unknown', 'not_dispatched'],
   unknown: ['succeeded', 'failed', 'unverified'],
   unverified: ['succeeded', 'failed'],
   not_dispatched: [],
@@ -194,6 +197,34 @@ export const TASK_REFUSAL_CODES = [
   'task_required',
 ] as const;
 export type TaskRefusalCode = (typeof TASK_REFUSAL_CODES)[number];
+
+/**
+ * Why a call that had its permit was still `not_dispatched`: the request failed before its first
+ * byte was written, so the business system cannot have seen it. Nothing is spent (the permit, the
+ * write budget and the rate-window slot are given back). A failure after the request was written
+ * (a reset, a timeout) is never one of these: it stays `unknown`.
+ */
+export const NOT_SENT_REASON_CODES = [
+  /** A header value (e.g. the authorization's on-behalf-of subject) cannot travel in HTTP. */
+  'not_sent_invalid_header',
+  /** The request could not be built from the stored arguments (e.g. a missing path parameter). */
+  'not_sent_invalid_request',
+  /** The business system's host name did not resolve. */
+  'not_sent_dns_failed',
+  /** The business system refused the connection. */
+  'not_sent_connect_refused',
+  /** No connection could be made (unreachable network or host, reset before connecting). */
+  'not_sent_connect_failed',
+  /** The connection was not established within the call's timeout. */
+  'not_sent_connect_timeout',
+  /** The TLS handshake failed (certificate, protocol): nothing was written over it. */
+  'not_sent_tls_failed',
+  /** The Hub was shutting down before the connection was made. */
+  'not_sent_aborted',
+  /** The system or authorization disappeared between the permit and the send. */
+  'not_sent_target_missing',
+] as const;
+export type NotSentReasonCode = (typeof NOT_SENT_REASON_CODES)[number];
 
 export const AUTHORIZATION_STATES = ['active', 'revoked', 'rebound'] as const;
 export type AuthorizationState = (typeof AUTHORIZATION_STATES)[number];

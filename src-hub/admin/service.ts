@@ -1,9 +1,10 @@
 /** Operator actions: clients, authorizations (create, grant, revoke, rebind). */
+import { onBehalfOfProblem } from '../../src-shared/header-value.js';
 import type { AuthorizationState } from '../../src-shared/states.js';
 import type { Authorization } from '../../src-shared/hub-api.js';
 import { clientIdOfToken, hashToken, newClientToken } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
-import { conflict, HubError, notFound } from '../errors.js';
+import { badRequest, conflict, HubError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { AuthorizationRecord } from '../store/types.js';
 
@@ -58,6 +59,8 @@ export async function createAuthorization(
   input: { system_id: string; account: string; on_behalf_of: string; authorization_ref?: string },
   actor: string,
 ): Promise<Authorization> {
+  const problem = onBehalfOfProblem(input.on_behalf_of);
+  if (problem) throw badRequest(problem);
   const sys = await ctx.store.getSystem(input.system_id);
   if (!sys) throw notFound('system_not_found', `no system ${input.system_id}`);
   const ref = input.authorization_ref ?? `${input.system_id}:${newId('cli').slice(4, 16)}`;
@@ -105,6 +108,10 @@ export async function changeAuthorization(
   patch: { state: Exclude<AuthorizationState, 'active'>; account?: string; on_behalf_of?: string },
   actor: string,
 ): Promise<Authorization> {
+  if (patch.on_behalf_of !== undefined) {
+    const problem = onBehalfOfProblem(patch.on_behalf_of);
+    if (problem) throw badRequest(problem);
+  }
   for (;;) {
     const cur = await ctx.store.getAuthorization(ref);
     if (!cur) throw notFound('authorization_not_found', `no authorization ${ref}`);

@@ -1,6 +1,11 @@
-/** Fetches a business system's published OpenAPI document (unsigned GET, bounded size). */
+/**
+ * Fetches a business system's published OpenAPI document (GET, bounded size). With `secret` (the
+ * system's `spec_signing: signed`, the default) the GET carries the same signature headers as a
+ * call: empty body, no on-behalf-of subject and no job id, signed over the request target sent.
+ */
 import { httpExchange } from './http.js';
-import { requestTarget } from './send-signed.js';
+import { signedHeaders } from './sign.js';
+import { requestTarget } from './signed-path.js';
 
 export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
 export const MAX_SPEC_BYTES = 4 * 1024 * 1024;
@@ -8,27 +13,45 @@ export const MAX_SPEC_BYTES = 4 * 1024 * 1024;
 export type FetchSpecResult =
   { ok: true; doc: unknown } | { ok: false; code: 'system_unreachable' | 'spec_invalid'; message: string };
 
-export async function fetchSpec(
-  baseUrl: string,
-  specPath = DEFAULT_SPEC_PATH,
-  timeoutMs = 10_000,
-): Promise<FetchSpecResult> {
+export interface FetchSpecInput {
+  baseUrl: string;
+  specPath?: string;
+  timeoutMs?: number;
+  /** The signing secret when the spec GET is signed; null for `spec_signing: unsigned`. */
+  secret: string | null;
+}
+
+export async function fetchSpec(input: FetchSpecInput): Promise<FetchSpecResult> {
+  const specPath = input.specPath ?? DEFAULT_SPEC_PATH;
   let origin: URL;
   try {
-    origin = new URL(baseUrl);
+    origin = new URL(input.baseUrl);
   } catch {
     return { ok: false, code: 'system_unreachable', message: 'invalid base URL' };
   }
+  const target = requestTarget(origin, specPath);
+  const headers =
+    input.secret === null
+      ? {}
+      : signedHeaders({
+          secret: input.secret,
+          method: 'GET',
+          pathWithQuery: target,
+          body: '',
+          onBehalfOf: '',
+          jobId: '',
+          idempotencyKey: null,
+        });
   const result = await httpExchange({
     origin,
-    target: requestTarget(origin, specPath),
+    target,
     method: 'GET',
-    headers: {},
+    headers,
     body: '',
-    timeoutMs,
+    timeoutMs: input.timeoutMs ?? 10_000,
     maxBodyBytes: MAX_SPEC_BYTES,
   });
-  if (result.kind === 'no_response') {
+  if (result.kind !== 'response') {
     return {
       ok: false,
       code: 'system_unreachable',
@@ -36,7 +59,15 @@ export async function fetchSpec(
     };
   }
   if (result.status < 200 || result.status >= 300) {
-    return { ok: false, code: 'system_unreachable', message: `spec fetch answered HTTP ${result.status}` };
+    const hint =
+      result.status === 401 && input.secret === null
+        ? ' (the system may require a signed spec GET: spec_signing signed)'
+        : '';
+    return {
+      ok: false,
+      code: 'system_unreachable',
+      message: `spec fetch answered HTTP ${result.status}${hint}`,
+    };
   }
   if (result.truncated)
     return { ok: false, code: 'spec_invalid', message: `spec exceeds ${MAX_SPEC_BYTES} bytes` };

@@ -1,23 +1,35 @@
 /**
  * One HTTP exchange with a business system, over a fresh connection, with a deadline, an abort
  * signal and a bounded response body. It never retries: a lost answer is reported as such.
+ *
+ * Three outcomes: an answer (`response`); `not_sent` when the request provably never left — it
+ * failed before its first byte could be written (header validation, DNS, connect, TLS handshake,
+ * an abort or deadline before the connection was made); `no_response` when the request was (or may
+ * have been) written and no complete answer came back (timeout, reset, abort after connecting).
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isHeaderSafe } from '../../src-shared/header-value.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export type NoResponseReason = 'timeout' | 'connection_lost' | 'connect_refused' | 'aborted';
+/** The request was written (or may have been): the business system may have acted on it. */
+export type NoResponseReason = 'timeout' | 'connection_lost' | 'aborted';
+/** The request never left: see NOT_SENT_REASON_CODES (`not_sent_<reason>`) in src-shared/states.ts. */
+export type NotSentReason =
+  | 'invalid_header'
+  | 'invalid_request'
+  | 'dns_failed'
+  | 'connect_refused'
+  | 'connect_failed'
+  | 'connect_timeout'
+  | 'tls_failed'
+  | 'aborted';
 
 export type DispatchResult =
   | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
-  | {
-      kind: 'no_response';
-      reason: NoResponseReason;
-      detail: string;
-      /** false only when the request provably never left (no connection was established). */
-      request_sent: boolean;
-    };
+  | { kind: 'no_response'; reason: NoResponseReason; detail: string }
+  | { kind: 'not_sent'; reason: NotSentReason; detail: string };
 
 export interface HttpExchangeInput {
   /** Origin + request target. `target` is sent verbatim (no normalisation), e.g. /products/42?x=1. */
@@ -29,6 +41,20 @@ export interface HttpExchangeInput {
   timeoutMs: number;
   signal?: AbortSignal;
   maxBodyBytes?: number;
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
+
+/** Why a connection could not be made, from the error raised before the request could be written. */
+function beforeWriteReason(
+  err: NodeJS.ErrnoException,
+  isHttps: boolean,
+  tcpConnected: boolean,
+): NotSentReason {
+  if (DNS_CODES.has(err.code ?? '') || err.syscall === 'getaddrinfo') return 'dns_failed';
+  if (isHttps && tcpConnected) return 'tls_failed';
+  if (err.code === 'ECONNREFUSED') return 'connect_refused';
+  return 'connect_failed';
 }
 
 function decodeBody(buf: Buffer, truncated: boolean, contentType: string | undefined): unknown {
@@ -48,7 +74,11 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
   const maxBody = input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return new Promise<DispatchResult>((resolve) => {
     let settled = false;
-    let connected = false;
+    const isHttps = input.origin.protocol === 'https:';
+    let tcpConnected = false;
+    // The first byte of the request can be written only once the connection (and, for https, the
+    // TLS handshake) is up: Node buffers everything written before. Until then nothing has left.
+    let writable = false;
     const deadline: { timer?: NodeJS.Timeout } = {};
     const finish = (r: DispatchResult) => {
       if (settled) return;
@@ -57,20 +87,23 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
       input.signal?.removeEventListener('abort', onAbort);
       resolve(r);
     };
+    const notSent = (reason: NotSentReason, detail: string) => finish({ kind: 'not_sent', reason, detail });
     const noResponse = (reason: NoResponseReason, detail: string) =>
-      finish({ kind: 'no_response', reason, detail, request_sent: connected });
+      finish({ kind: 'no_response', reason, detail });
 
     if (input.signal?.aborted) {
-      finish({
-        kind: 'no_response',
-        reason: 'aborted',
-        detail: 'aborted before sending',
-        request_sent: false,
-      });
+      notSent('aborted', 'aborted before sending');
+      return;
+    }
+    const badHeader = Object.entries(input.headers).find(([, v]) => v !== '' && !isHeaderSafe(v));
+    if (badHeader) {
+      notSent(
+        'invalid_header',
+        `header ${badHeader[0]} has a value that cannot be sent as visible ASCII; nothing was sent`,
+      );
       return;
     }
 
-    const isHttps = input.origin.protocol === 'https:';
     const transport = isHttps ? https : http;
     const bodyBuf = Buffer.from(input.body, 'utf8');
     const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
@@ -91,46 +124,47 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
         agent: false, // a fresh connection per call: a stale pooled socket must never look like a lost answer
       });
     } catch (err) {
-      finish({
-        kind: 'no_response',
-        reason: 'connect_refused',
-        detail: `request could not be built: ${(err as Error).message}`,
-        request_sent: false,
-      });
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      const header = code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN';
+      notSent(
+        header ? 'invalid_header' : 'invalid_request',
+        `request refused before sending (${code}): ${(err as Error).message}`,
+      );
       return;
     }
 
     function onAbort() {
-      noResponse('aborted', connected ? 'aborted after the request was sent' : 'aborted before connecting');
+      if (writable) noResponse('aborted', 'aborted after the request was sent');
+      else notSent('aborted', 'aborted before the connection was made');
       req.destroy();
     }
     input.signal?.addEventListener('abort', onAbort, { once: true });
 
     deadline.timer = setTimeout(() => {
-      noResponse(
-        'timeout',
-        `no complete answer within ${input.timeoutMs} ms${connected ? '' : ' (not connected)'}`,
-      );
+      if (writable) noResponse('timeout', `no complete answer within ${input.timeoutMs} ms`);
+      else
+        notSent(
+          'connect_timeout',
+          `no connection${isHttps && tcpConnected ? ' (TLS handshake)' : ''} within ${input.timeoutMs} ms`,
+        );
       req.destroy();
     }, input.timeoutMs);
 
     req.on('socket', (socket) => {
       socket.once('connect', () => {
-        connected = true;
+        tcpConnected = true;
+        if (!isHttps) writable = true;
       });
-      // secureConnect for https counts as connected too
       socket.once('secureConnect', () => {
-        connected = true;
+        writable = true;
       });
     });
 
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (settled) return;
-      if (!connected) {
-        noResponse('connect_refused', `${err.code ?? 'error'}: ${err.message}`);
-      } else {
-        noResponse('connection_lost', `${err.code ?? 'error'}: ${err.message}`);
-      }
+      const what = `${err.code ?? 'error'}: ${err.message}`;
+      if (writable) noResponse('connection_lost', what);
+      else notSent(beforeWriteReason(err, isHttps, tcpConnected), what);
     });
 
     req.on('response', (res) => {

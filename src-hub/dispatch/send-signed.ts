@@ -1,14 +1,19 @@
 /** Sends one signed business request exactly once. */
+import type { SignedPathMode } from '../../src-shared/hub-api.js';
 import { signedHeaders } from './sign.js';
+import { requestTarget, signedPathOf } from './signed-path.js';
 import { httpExchange, type DispatchResult } from './http.js';
 import type { BuiltRequest } from './build-request.js';
 
 export type { DispatchResult } from './http.js';
+export { requestTarget } from './signed-path.js';
 
 export interface SendSignedInput {
   baseUrl: string;
   secret: string;
   request: BuiltRequest;
+  /** Which path the signature covers (the system's `signed_path`). */
+  signedPath: SignedPathMode;
   onBehalfOf: string;
   jobId: string;
   idempotencyKey: string | null;
@@ -17,32 +22,18 @@ export interface SendSignedInput {
   maxBodyBytes?: number;
 }
 
-/**
- * The request target is the base URL's path (without a trailing slash) + pathWithQuery; that exact
- * string is both signed and sent, so a system behind a path prefix verifies what it receives.
- */
-export function requestTarget(baseUrl: URL, pathWithQuery: string): string {
-  const prefix = baseUrl.pathname.replace(/\/+$/, '');
-  return `${prefix}${pathWithQuery.startsWith('/') ? '' : '/'}${pathWithQuery}`;
-}
-
 export async function sendSigned(input: SendSignedInput): Promise<DispatchResult> {
   let origin: URL;
   try {
     origin = new URL(input.baseUrl);
   } catch {
-    return {
-      kind: 'no_response',
-      reason: 'connect_refused',
-      detail: 'invalid base URL',
-      request_sent: false,
-    };
+    return { kind: 'not_sent', reason: 'invalid_request', detail: 'invalid base URL' };
   }
   const target = requestTarget(origin, input.request.pathWithQuery);
   const headers = signedHeaders({
     secret: input.secret,
     method: input.request.method,
-    pathWithQuery: target,
+    pathWithQuery: signedPathOf(input.signedPath, origin, input.request.pathWithQuery),
     body: input.request.body,
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,

@@ -1,10 +1,15 @@
-/** The signed header set the Hub sends with every business request (see src-shared/signing.ts). */
+/**
+ * The signed header set the Hub sends with every business request: BailingHub's v1 signature
+ * (src-shared/signing.ts). Headers whose value is empty (the spec GET has no on-behalf-of subject
+ * and no job) are left out; a verifier reads a missing one as ''.
+ */
 import { SIGNATURE_HEADERS, computeSignature } from '../../src-shared/signing.js';
 
 export interface SignHeadersInput {
   secret: string;
   method: string;
-  pathWithQuery: string; // exactly the request target sent on the wire
+  /** The path the signature covers (see signed-path.ts); not necessarily the request target sent. */
+  pathWithQuery: string;
   body: string;
   onBehalfOf: string;
   jobId: string;
@@ -26,9 +31,9 @@ export function signedHeaders(input: SignHeadersInput): Record<string, string> {
   const headers: Record<string, string> = {
     [SIGNATURE_HEADERS.timestamp]: String(timestamp),
     [SIGNATURE_HEADERS.signature]: signature,
-    [SIGNATURE_HEADERS.onBehalfOf]: input.onBehalfOf,
-    [SIGNATURE_HEADERS.jobId]: input.jobId,
   };
+  if (input.onBehalfOf !== '') headers[SIGNATURE_HEADERS.onBehalfOf] = input.onBehalfOf;
+  if (input.jobId !== '') headers[SIGNATURE_HEADERS.jobId] = input.jobId;
   if (input.idempotencyKey !== null) headers[SIGNATURE_HEADERS.idempotencyKey] = input.idempotencyKey;
   return headers;
 }

@@ -25,6 +25,7 @@ export async function reconcile(
       result = await ctx.edge.lookup({
         baseUrl: system.base_url,
         secret: system.signing_secret,
+        signedPath: system.signed_path,
         idempotencyKey: rec.invocation_id,
         onBehalfOf: auth.on_behalf_of,
         jobId: rec.run_id,

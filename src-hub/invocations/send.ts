@@ -4,11 +4,14 @@
  *   2xx            -> succeeded (dispatch confirmed)
  *   4xx            -> failed    (the system answered and rejected it; the permit stays spent)
  *   5xx            -> unknown   (the system answered with an error; it may have committed: reconcile)
- *   no response    -> unknown   (timeout, connection lost, Hub shutting down)
+ *   no response    -> unknown   (timeout, connection lost, Hub shutting down after the request left)
+ *   never sent     -> not_dispatched with `not_sent_<reason>` (it failed before its first byte was
+ *                     written): the permit, budget and rate slot are given back in the same transaction
  */
 import type { InvocationState } from '../../src-shared/states.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
+import type { NotSentReasonCode } from '../../src-shared/states.js';
 import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { transitionInvocation } from './transition.js';
@@ -31,19 +34,15 @@ async function sendAndRecordOnce(
 ): Promise<InvocationRecord> {
   const system = await ctx.store.getSystem(rec.system_id);
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
-  let result: SendResult;
+  let result: SendResult | { kind: 'target_missing' };
   if (!system || !auth) {
-    result = {
-      kind: 'no_response',
-      reason: 'aborted',
-      detail: 'system or authorization missing at send time; nothing was sent',
-    };
+    result = { kind: 'target_missing' };
   } else {
-    ctx.metrics.count(rec.client_id, 'dispatches');
     try {
       result = await ctx.edge.send({
         baseUrl: system.base_url,
         secret: system.signing_secret,
+        signedPath: system.signed_path,
         op: rec.operation,
         args: rec.arguments,
         onBehalfOf: auth.on_behalf_of,
@@ -59,22 +58,37 @@ async function sendAndRecordOnce(
       );
       result = { kind: 'no_response', reason: 'connection_lost', detail: 'the send failed unexpectedly' };
     }
+    // Only requests that (may have) left count as dispatches.
+    if (result.kind !== 'not_sent') ctx.metrics.count(rec.client_id, 'dispatches');
   }
   const at = ctx.now();
-  const { to, patch } = outcomeOf(result, at.toISOString());
+  const { to, patch } =
+    result.kind === 'target_missing'
+      ? notSentOutcome('not_sent_target_missing', 'the system or authorization is no longer registered')
+      : result.kind === 'not_sent'
+        ? notSentOutcome(`not_sent_${result.reason}`, result.detail)
+        : outcomeOf(result, at.toISOString());
   const res = await transitionInvocation(ctx, {
     invocation_id: rec.invocation_id,
     from: 'dispatching',
     to,
     at: at.toISOString(),
     patch,
-    release_permit: { now_ms: at.getTime() },
+    release_permit: { now_ms: at.getTime(), refund: to === 'not_dispatched' },
     audit: {
       actor,
       kind: 'invocation.dispatched',
       detail: {
-        outcome: result.kind === 'response' ? `http_${result.status}` : result.reason,
+        outcome:
+          result.kind === 'response'
+            ? `http_${result.status}`
+            : result.kind === 'target_missing'
+              ? 'not_sent_target_missing'
+              : result.kind === 'not_sent'
+                ? `not_sent_${result.reason}`
+                : result.reason,
         business_status: result.kind === 'response' ? result.status : null,
+        request_sent: result.kind === 'response' || result.kind === 'no_response',
       },
     },
   });
@@ -85,8 +99,24 @@ async function sendAndRecordOnce(
   return res.record;
 }
 
+/** The request never left: nothing reached the business system, so nothing is spent. */
+function notSentOutcome(
+  code: NotSentReasonCode,
+  detail: string,
+): { to: 'not_dispatched'; patch: InvocationPatch } {
+  return {
+    to: 'not_dispatched',
+    patch: {
+      dispatch: 'none',
+      permit_id: null,
+      reason_code: code,
+      reason_message: `the request never left the Hub (${detail}); nothing was sent and nothing was spent`,
+    },
+  };
+}
+
 function outcomeOf(
-  result: SendResult,
+  result: Exclude<SendResult, { kind: 'not_sent' }>,
   at: string,
 ): { to: Extract<InvocationState, 'succeeded' | 'failed' | 'unknown'>; patch: InvocationPatch } {
   if (result.kind === 'no_response') {

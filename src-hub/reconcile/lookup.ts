@@ -9,6 +9,7 @@
 import { BUSINESS_OPERATION_STATUSES, type BusinessOperationStatus } from '../../src-shared/states.js';
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
+import type { SignedPathMode } from '../../src-shared/hub-api.js';
 import { sendSigned } from '../dispatch/send-signed.js';
 
 export const LOOKUP_PATH_PREFIX = '/.well-known/bailing/operations/';
@@ -16,6 +17,8 @@ export const LOOKUP_PATH_PREFIX = '/.well-known/bailing/operations/';
 export interface LookupInput {
   baseUrl: string;
   secret: string;
+  /** The system's `signed_path`: the look-up is signed like a call. */
+  signedPath: SignedPathMode;
   idempotencyKey: string;
   onBehalfOf: string;
   jobId: string;
@@ -45,12 +48,15 @@ export async function lookupOperation(input: LookupInput): Promise<LookupResult>
       pathWithQuery: LOOKUP_PATH_PREFIX + encodeURIComponent(input.idempotencyKey),
       body: '',
     },
+    signedPath: input.signedPath,
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,
     idempotencyKey: null,
     timeoutMs: input.timeoutMs,
     signal: input.signal,
   });
+  if (answer.kind === 'not_sent')
+    return { outcome: 'unavailable', detail: `look-up not sent (${answer.reason}): ${answer.detail}` };
   if (answer.kind === 'no_response')
     return { outcome: 'unavailable', detail: `look-up got no answer (${answer.reason}): ${answer.detail}` };
   if (answer.truncated) return { outcome: 'unavailable', detail: 'look-up answer too large' };

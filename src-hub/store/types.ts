@@ -15,6 +15,8 @@ import type {
 import type {
   RateWindow,
   ReconciliationEvidence,
+  SignedPathMode,
+  SpecSigningMode,
   SpecDiagnostic,
   TaskBoundary,
 } from '../../src-shared/hub-api.js';
@@ -34,6 +36,10 @@ export interface SystemRecord {
   spec_path: string;
   /** Held only in the Hub's store; never logged or returned by any route. */
   signing_secret: string;
+  /** Whether the spec GET carries the signature headers (docs/business-systems.md). */
+  spec_signing: SpecSigningMode;
+  /** Which path a call's signature covers: the operation's path, or base-URL prefix + path. */
+  signed_path: SignedPathMode;
   spec_revision: string | null;
   diagnostics: SpecDiagnostic[];
   refreshed_at: string | null;
@@ -279,7 +285,14 @@ export interface InvocationChange {
    * Added by transitionInvocation to every move to `dispatching`.
    */
   operation_rate?: { now_ms: number; refused_to: InvocationState | null };
-  release_permit?: { now_ms: number };
+  /**
+   * Releases the call's permit (and ends its in-flight occupancy). With `refund`, the request
+   * provably never left the Hub, so nothing is spent: the permit row is removed (freeing its
+   * in-flight and rate-window slot), the task's write budget and permits_granted are given back,
+   * and the dispatch is removed from the operation's declared-rate window — all in the same
+   * transaction that records the outcome.
+   */
+  release_permit?: { now_ms: number; refund?: boolean };
   create_approval?: ApprovalRecord;
   decide_approval?: ApprovalDecisionInput;
   audit: AuditInput;

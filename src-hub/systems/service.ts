@@ -17,6 +17,8 @@ export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubS
     name: s.name,
     base_url: s.base_url,
     spec_path: s.spec_path,
+    spec_signing: s.spec_signing,
+    signed_path: s.signed_path,
     spec_revision: s.spec_revision,
     tool_count: ops.length,
     diagnostics: s.diagnostics,
@@ -31,7 +33,13 @@ export async function registerSystem(
   opts: { requireSpec: boolean } = { requireSpec: true },
 ): Promise<HubSystem> {
   const specPath = req.spec_path ?? DEFAULT_SPEC_PATH;
-  const fetched = await ctx.edge.fetchSpec(req.base_url, specPath, ctx.settings.specTimeoutMs);
+  const specSigning = req.spec_signing ?? 'signed';
+  const fetched = await ctx.edge.fetchSpec({
+    baseUrl: req.base_url,
+    specPath,
+    timeoutMs: ctx.settings.specTimeoutMs,
+    secret: specSigning === 'signed' ? req.signing_secret : null,
+  });
   if (!fetched.ok && opts.requireSpec) {
     throw new HubError(
       502,
@@ -46,6 +54,8 @@ export async function registerSystem(
       base_url: req.base_url,
       spec_path: specPath,
       signing_secret: req.signing_secret,
+      spec_signing: specSigning,
+      signed_path: req.signed_path ?? 'operation',
     },
     ctx.now().toISOString(),
     {
@@ -67,7 +77,12 @@ export async function registerSystem(
 export async function refreshSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {
   const sys = await ctx.store.getSystem(systemId);
   if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
-  const fetched = await ctx.edge.fetchSpec(sys.base_url, sys.spec_path, ctx.settings.specTimeoutMs);
+  const fetched = await ctx.edge.fetchSpec({
+    baseUrl: sys.base_url,
+    specPath: sys.spec_path,
+    timeoutMs: ctx.settings.specTimeoutMs,
+    secret: sys.spec_signing === 'signed' ? sys.signing_secret : null,
+  });
   if (!fetched.ok) {
     throw new HubError(
       502,

@@ -19,8 +19,13 @@ const label = (state: string | null): string =>
 export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   const tools = new Map<string, string>();
+  // Calls whose request never left the Hub (dispatching -> not_dispatched, NOT_SENT_REASON_CODES):
+  // their permit was given back and no request was sent, so no "Request sent" step is drawn.
+  const neverSent = new Set<string>();
   for (const a of entries) {
     if (typeof a.detail.tool === 'string' && a.invocation_id) tools.set(a.invocation_id, a.detail.tool);
+    if (a.invocation_id && a.from_state === 'dispatching' && a.to_state === 'not_dispatched')
+      neverSent.add(a.invocation_id);
   }
   for (const a of entries) {
     const tool = a.invocation_id ? (tools.get(a.invocation_id) ?? null) : null;
@@ -49,7 +54,8 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
     } else if ((k === 'invocation.created' || k === 'invocation.resumed') && a.to_state === 'dispatching') {
       // Granting the permit and sending happen in one step in the Hub's dispatch path.
       if (a.task_id) out.push({ ...base, kind: 'permit', label: 'Permit granted' });
-      out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
+      if (!a.invocation_id || !neverSent.has(a.invocation_id))
+        out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
     } else if (k === 'invocation.created' && a.to_state === 'awaiting_approval') {
       out.push({ ...base, kind: 'approval', label: 'Awaiting approval' });
     } else if (a.to_state && isOutcomeState(a.to_state)) {

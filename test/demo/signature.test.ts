@@ -90,6 +90,15 @@ describe('demo system signature verification', () => {
     expect(future.status).toBe(401);
   });
 
+  it('refuses a timestamp exactly 300 s old (BailingHub SDKs: stale at 300 s) and accepts a fresher one', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const edge = await call(shop, { method: 'GET', path: '/products/42', timestamp: now - 300 });
+    expect(edge.status).toBe(401);
+    expect((edge.body as { error: string }).error).toBe('timestamp_expired');
+    const fresh = await call(shop, { method: 'GET', path: '/products/42', timestamp: now - 298 });
+    expect(fresh.status).toBe(200);
+  });
+
   it('binds the signature to the on-behalf-of subject and job id', async () => {
     // Sign as one subject, send another: the helper signs what it sends, so tamper via raw headers.
     const ts = Math.floor(Date.now() / 1000);

@@ -38,7 +38,7 @@ import {
 import { HUB_ERROR_CODES } from '../../src-shared/hub-api.js';
 import { IPC_ERROR_CODES } from '../../src-shared/ipc/contract.js';
 import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../../src-shared/ipc/views.js';
-import { TASK_REFUSAL_CODES } from '../../src-shared/states.js';
+import { NOT_SENT_REASON_CODES, TASK_REFUSAL_CODES } from '../../src-shared/states.js';
 import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
 import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
 import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
@@ -94,6 +94,13 @@ describe('every code has words', () => {
     expect(
       untranslated(TASK_REFUSAL_CODES),
       'task refusal codes without a code.<code> key in en.ts and zh.ts',
+    ).toEqual([]);
+  });
+
+  it('each reason a call was not sent (NOT_SENT_REASON_CODES)', () => {
+    expect(
+      untranslated(NOT_SENT_REASON_CODES),
+      'not-sent reason codes without a code.<code> key in en.ts and zh.ts',
     ).toEqual([]);
   });
 

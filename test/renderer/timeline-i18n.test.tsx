@@ -138,6 +138,25 @@ describe('task timeline in Chinese', () => {
     ]);
   });
 
+  it('a call whose request never left draws its permit and the refusal, never "Request sent"', () => {
+    const t = translator('en');
+    const entries = timelineFromAudit([
+      audit('invocation.created', 'dispatching', {
+        invocation_id: 'inv_dns_1',
+        detail: { tool: 'update_product' },
+      }),
+      audit('invocation.dispatched', 'not_dispatched', {
+        invocation_id: 'inv_dns_1',
+        from_state: 'dispatching',
+        detail: { reason_code: 'not_sent_dns_failed', request_sent: false },
+      }),
+    ]);
+    expect(entries.map((e) => timelineText(e, t, (s) => stateLabel(s, 'en')))).toEqual([
+      'Permit granted',
+      'Not dispatched (not_sent_dns_failed)',
+    ]);
+  });
+
   it('shows the label as it came when a structured field holds a value not known here, rather than dropping it', () => {
     const t = translator('zh');
     const odd = {

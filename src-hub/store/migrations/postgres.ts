@@ -132,4 +132,12 @@ CREATE TABLE event_horizons (
 CREATE INDEX events_at ON events (at);
 `,
   },
+  {
+    version: 4,
+    name: 'system_signing_modes',
+    sql: `
+ALTER TABLE systems ADD COLUMN spec_signing TEXT NOT NULL DEFAULT 'signed';
+ALTER TABLE systems ADD COLUMN signed_path TEXT NOT NULL DEFAULT 'operation';
+`,
+  },
 ];

@@ -67,6 +67,8 @@ export function toSystem(r: Row): SystemRecord {
     base_url: str(r.base_url),
     spec_path: str(r.spec_path),
     signing_secret: str(r.signing_secret),
+    spec_signing: r.spec_signing === 'unsigned' ? 'unsigned' : 'signed',
+    signed_path: r.signed_path === 'full' ? 'full' : 'operation',
     spec_revision: strOrNull(r.spec_revision),
     diagnostics: json(r.diagnostics_json, []),
     refreshed_at: strOrNull(r.refreshed_at),

@@ -67,6 +67,27 @@ export const enCodes = {
   'code.constraint_violation': 'The arguments break a constraint of this task.',
   'code.task_required': 'This conversation is enrolled in a task: every call must carry that task.',
 
+  // A call whose request never left the Hub (src-shared/states.ts NOT_SENT_REASON_CODES): not
+  // dispatched, nothing spent.
+  'code.not_sent_invalid_header':
+    'Not sent: the account’s on-behalf-of value cannot travel in an HTTP header. Nothing was sent and nothing was spent; an administrator must rebind the authorization.',
+  'code.not_sent_invalid_request':
+    'Not sent: the request could not be built from the call’s arguments. Nothing was sent and nothing was spent.',
+  'code.not_sent_dns_failed':
+    'Not sent: the business system’s host name could not be resolved. Nothing was sent and nothing was spent.',
+  'code.not_sent_connect_refused':
+    'Not sent: the business system refused the connection. Nothing was sent and nothing was spent.',
+  'code.not_sent_connect_failed':
+    'Not sent: no connection to the business system could be made. Nothing was sent and nothing was spent.',
+  'code.not_sent_connect_timeout':
+    'Not sent: the connection to the business system was not established in time. Nothing was sent and nothing was spent.',
+  'code.not_sent_tls_failed':
+    'Not sent: the secure (TLS) connection to the business system failed. Nothing was sent and nothing was spent.',
+  'code.not_sent_aborted':
+    'Not sent: the Hub was shutting down before it connected. Nothing was sent and nothing was spent.',
+  'code.not_sent_target_missing':
+    'Not sent: the business system or authorization is no longer registered. Nothing was sent and nothing was spent.',
+
   // Receipt reason codes that reach a card as feedback (not dispatched, resume refused).
   'code.arguments_invalid': 'The arguments do not satisfy the tool’s schema or rules; nothing was sent.',
   'code.approval_mismatch': 'The approval does not cover these exact arguments.',

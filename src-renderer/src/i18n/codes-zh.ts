@@ -53,6 +53,17 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.constraint_violation': '参数违反了此任务的约束。',
   'code.task_required': '此会话已加入一个任务：每个调用都必须带上该任务。',
 
+  'code.not_sent_invalid_header':
+    '未发送：该账户的代表主体（on-behalf-of）无法放入 HTTP 头。未发送任何内容，也未消耗任何额度；需由管理员重新绑定授权。',
+  'code.not_sent_invalid_request': '未发送：无法根据调用参数构造请求。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_dns_failed': '未发送：无法解析业务系统的主机名。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_connect_refused': '未发送：业务系统拒绝了连接。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_connect_failed': '未发送：无法连接到业务系统。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_connect_timeout': '未发送：未能及时与业务系统建立连接。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_tls_failed': '未发送：与业务系统的安全（TLS）连接失败。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_aborted': '未发送：Hub 在建立连接前正在关闭。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_target_missing': '未发送：该业务系统或授权已不再登记。未发送任何内容，也未消耗任何额度。',
+
   'code.arguments_invalid': '参数不符合工具的结构或规则，未发送任何内容。',
   'code.approval_mismatch': '审批所覆盖的参数与本次调用不完全一致。',
   'code.not_dispatched': 'Hub 没有派发此调用。',

@@ -5,7 +5,12 @@ import { sendSigned } from '../../../src-hub/dispatch/index.js';
 import { lookupOperation } from '../../../src-hub/reconcile/lookup.js';
 import { closedPort, rawServer, type RawServer } from './servers.js';
 
-const base = { onBehalfOf: 'operator@demo.local', jobId: 'run-lookup', timeoutMs: 3000 };
+const base = {
+  onBehalfOf: 'operator@demo.local',
+  jobId: 'run-lookup',
+  timeoutMs: 3000,
+  signedPath: 'operation' as const,
+};
 
 describe('lookupOperation against a demo shop', () => {
   let shop: DemoSystemHandle;
@@ -101,6 +106,7 @@ describe('lookupOperation against misbehaving systems', () => {
       onBehalfOf: 'o',
       jobId: 'j',
       timeoutMs,
+      signedPath: 'operation',
     });
 
   it('a 404 without operation_not_found is not authoritative: unavailable', async () => {

@@ -25,6 +25,7 @@ describe('sendSigned', () => {
       baseUrl,
       secret: SECRET,
       request,
+      signedPath: 'full',
       onBehalfOf: 'operator@x',
       jobId: 'run-1',
       idempotencyKey: 'inv-000000001',
@@ -87,7 +88,7 @@ describe('sendSigned', () => {
   it('times out when the system never answers, and does not retry', async () => {
     const s = await serve(() => undefined);
     const r = await send(s.url, { timeoutMs: 200 });
-    expect(r).toMatchObject({ kind: 'no_response', reason: 'timeout', request_sent: true });
+    expect(r).toMatchObject({ kind: 'no_response', reason: 'timeout' });
     await new Promise((res) => setTimeout(res, 100));
     expect(s.hits).toHaveLength(1);
   });
@@ -98,21 +99,17 @@ describe('sendSigned', () => {
     const pending = send(s.url, { signal: controller.signal, timeoutMs: 30_000 });
     while (s.hits.length === 0) await new Promise((res) => setTimeout(res, 5));
     controller.abort();
-    expect(await pending).toMatchObject({ kind: 'no_response', reason: 'aborted', request_sent: true });
+    expect(await pending).toMatchObject({ kind: 'no_response', reason: 'aborted' });
     const pre = new AbortController();
     pre.abort();
-    expect(await send(s.url, { signal: pre.signal })).toMatchObject({
-      kind: 'no_response',
-      reason: 'aborted',
-      request_sent: false,
-    });
+    expect(await send(s.url, { signal: pre.signal })).toMatchObject({ kind: 'not_sent', reason: 'aborted' });
     expect(s.hits).toHaveLength(1);
   });
 
   it('reports connection_lost when the socket is destroyed, exactly one attempt', async () => {
     const s = await serve((req) => req.socket.destroy());
     const r = await send(s.url);
-    expect(r).toMatchObject({ kind: 'no_response', reason: 'connection_lost', request_sent: true });
+    expect(r).toMatchObject({ kind: 'no_response', reason: 'connection_lost' });
     expect(s.hits).toHaveLength(1);
   });
 
@@ -125,13 +122,9 @@ describe('sendSigned', () => {
     expect(await send(s.url)).toMatchObject({ kind: 'no_response', reason: 'connection_lost' });
   });
 
-  it('reports connect_refused (request_sent false) for a closed port', async () => {
+  it('not_sent connect_refused for a closed port', async () => {
     const url = await closedPort();
-    expect(await send(url)).toMatchObject({
-      kind: 'no_response',
-      reason: 'connect_refused',
-      request_sent: false,
-    });
+    expect(await send(url)).toMatchObject({ kind: 'not_sent', reason: 'connect_refused' });
   });
 
   it('bounds the response body: larger answers are truncated and flagged', async () => {
@@ -167,7 +160,10 @@ describe('fetchSpec', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.1.0","paths":{}}'),
     );
     servers.push(s);
-    expect(await fetchSpec(s.url)).toEqual({ ok: true, doc: { openapi: '3.1.0', paths: {} } });
+    expect(await fetchSpec({ baseUrl: s.url, secret: null })).toEqual({
+      ok: true,
+      doc: { openapi: '3.1.0', paths: {} },
+    });
     expect(s.hits[0]?.url).toBe('/.well-known/bailing/tools.json');
     expect(s.hits[0]?.headers['x-bailing-signature']).toBeUndefined();
   });
@@ -175,21 +171,27 @@ describe('fetchSpec', () => {
   it('honours a custom spec path', async () => {
     const s = await rawServer((_req, res) => res.end('{"openapi":"3.0.3","paths":{}}'));
     servers.push(s);
-    expect((await fetchSpec(s.url, '/openapi.json')).ok).toBe(true);
+    expect((await fetchSpec({ baseUrl: s.url, specPath: '/openapi.json', secret: null })).ok).toBe(true);
     expect(s.hits[0]?.url).toBe('/openapi.json');
   });
 
   it('system_unreachable for a closed port, a timeout or an HTTP error', async () => {
-    expect(await fetchSpec(await closedPort())).toMatchObject({ ok: false, code: 'system_unreachable' });
+    expect(await fetchSpec({ baseUrl: await closedPort(), secret: null })).toMatchObject({
+      ok: false,
+      code: 'system_unreachable',
+    });
     const hang = await rawServer(() => undefined);
     servers.push(hang);
-    expect(await fetchSpec(hang.url, undefined, 150)).toMatchObject({
+    expect(await fetchSpec({ baseUrl: hang.url, timeoutMs: 150, secret: null })).toMatchObject({
       ok: false,
       code: 'system_unreachable',
     });
     const notFound = await rawServer((_req, res) => res.writeHead(404).end('{}'));
     servers.push(notFound);
-    expect(await fetchSpec(notFound.url)).toMatchObject({ ok: false, code: 'system_unreachable' });
+    expect(await fetchSpec({ baseUrl: notFound.url, secret: null })).toMatchObject({
+      ok: false,
+      code: 'system_unreachable',
+    });
   });
 
   it('spec_invalid for a body that is not a JSON object', async () => {
@@ -198,7 +200,10 @@ describe('fetchSpec', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(body),
       );
       servers.push(s);
-      expect(await fetchSpec(s.url)).toMatchObject({ ok: false, code: 'spec_invalid' });
+      expect(await fetchSpec({ baseUrl: s.url, secret: null })).toMatchObject({
+        ok: false,
+        code: 'spec_invalid',
+      });
     }
   });
 });

@@ -1,6 +1,6 @@
 /** Tiny raw HTTP servers for dispatch tests: each one misbehaves in one specific way. */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 export interface RawServer {
   url: string;
@@ -39,3 +39,33 @@ export async function closedPort(): Promise<string> {
   await s.close();
   return s.url;
 }
+
+/** A plain TCP server: `onConnection` decides what each connection gets (TLS or reset faults). */
+export async function tcpServer(
+  onConnection: (socket: net.Socket) => void,
+): Promise<{ host: string; port: number; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: '127.0.0.1',
+    port,
+    connections: () => count,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** A host name that never resolves (RFC 6761 reserves .invalid). */
+export const UNRESOLVABLE_URL = 'http://no-such-business-system.invalid:8080';

@@ -1,7 +1,7 @@
 /**
  * The one transaction that changes an invocation (both dialects): compare-and-set on the state,
  * the session's task enrollment (check + record), the task permit (check + grant), the operation's
- * declared rate limit (check + count), approval rows, permit release, the audit entry and the
+ * declared rate limit (check + count), approval rows, permit release (or refund), the audit entry and the
  * durable events. The first refusal wins and nothing of the later gates is recorded or spent.
  *
  * Exactness under concurrency: SQLite runs every write transaction alone (one writer; a batch's
@@ -226,7 +226,8 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
     );
     if (changed !== 1) throw new Error(`approval ${d.approval_id} is no longer pending`);
   }
-  if (change.release_permit) {
+  if (change.release_permit?.refund) yield* refundPermit(s, change);
+  else if (change.release_permit) {
     yield* io(
       s.run('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
         change.release_permit.now_ms,
@@ -234,6 +235,30 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
       ]),
     );
   }
+}
+
+/**
+ * The request provably never left: everything the permit took is given back as if it had never
+ * been granted — the permit row (its in-flight and rate-window slot), the write budget,
+ * permits_granted, and the dispatch counted in the operation's declared-rate window.
+ */
+function* refundPermit(s: SqlSession, change: InvocationChange): Step<void> {
+  const permit = yield* io(
+    s.get<{ permit_id: string; task_id: string; effect: string }>(
+      'SELECT permit_id, task_id, effect FROM permits WHERE invocation_id = ? AND released_at_ms IS NULL',
+      [change.invocation_id],
+    ),
+  );
+  if (permit) {
+    yield* io(s.run('DELETE FROM permits WHERE permit_id = ?', [permit.permit_id]));
+    yield* io(
+      s.run(
+        'UPDATE tasks SET writes_used = writes_used - ?, permits_granted = permits_granted - 1, updated_at = ? WHERE task_id = ?',
+        [permit.effect === 'write' ? 1 : 0, change.at, permit.task_id],
+      ),
+    );
+  }
+  yield* io(s.run('DELETE FROM operation_dispatches WHERE invocation_id = ?', [change.invocation_id]));
 }
 
 /** The audit entry and the durable events (receipt; the task's new view for a task-bound call). */

@@ -1,4 +1,4 @@
-/** Business systems: base URL, spec path and signing secret (the Hub's credential store). */
+/** Business systems: base URL, spec path, signing secret (the Hub's credential store) and signing modes. */
 import type { AuditInput, SystemRecord } from '../../types.js';
 import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
 import type { OpEnv } from '../env.js';
@@ -21,11 +21,21 @@ export function* upsertSystem(
 ): Step<SystemRecord> {
   yield* io(
     sql.run(
-      `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, spec_signing, signed_path, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (system_id) DO UPDATE SET name = excluded.name, base_url = excluded.base_url,
-         spec_path = excluded.spec_path, signing_secret = excluded.signing_secret`,
-      [sys.system_id, sys.name, sys.base_url, sys.spec_path, sys.signing_secret, at],
+         spec_path = excluded.spec_path, signing_secret = excluded.signing_secret,
+         spec_signing = excluded.spec_signing, signed_path = excluded.signed_path`,
+      [
+        sys.system_id,
+        sys.name,
+        sys.base_url,
+        sys.spec_path,
+        sys.signing_secret,
+        sys.spec_signing,
+        sys.signed_path,
+        at,
+      ],
     ),
   );
   yield* insertAudit(sql, audit, at);
