@@ -43,7 +43,7 @@ export async function connectHost(host: { origin: string; token: string }): Prom
   ws.on('message', (data) => {
     let frame: {
       id?: unknown;
-      result?: { ok: boolean; value?: unknown; error?: { error: string; message: string } };
+      result?: { ok: boolean; value?: unknown; error?: { code: string; message: string } };
       event?: string;
       payload?: unknown;
     };
@@ -62,7 +62,7 @@ export async function connectHost(host: { origin: string; token: string }): Prom
     pending.delete(frame.id);
     const r = frame.result;
     if (r?.ok) p.resolve(r.value);
-    else p.reject(new HostCallError(p.name, r?.error?.error ?? 'unknown', r?.error?.message ?? 'no result'));
+    else p.reject(new HostCallError(p.name, r?.error?.code ?? 'unknown', r?.error?.message ?? 'no result'));
   });
   ws.on('close', () => {
     for (const [, p] of pending)

@@ -38,7 +38,7 @@ export function registerIpc(opts: RegisterIpcOptions): IpcRegistration {
           opts.log?.(`refused ${name} from an unexpected frame`);
           return {
             ok: false,
-            error: { error: 'forbidden_sender', message: 'This call is only accepted from the app window.' },
+            error: { code: 'forbidden_sender', message: 'This call is only accepted from the app window.' },
           };
         }
         return opts.router.call(name, payload, { transport: 'electron' });

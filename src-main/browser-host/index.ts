@@ -143,7 +143,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
         if (isBinary)
           return send(ws, {
             id: null,
-            result: { ok: false, error: { error: 'invalid_payload', message: 'Text frames only.' } },
+            result: { ok: false, error: { code: 'invalid_payload', message: 'Text frames only.' } },
           });
         if (raw.byteLength > MAX_PAYLOAD_BYTES + 512) {
           let id: unknown = null;
@@ -156,7 +156,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
             result: {
               ok: false,
               error: {
-                error: 'payload_too_large',
+                code: 'payload_too_large',
                 message: `The payload is larger than ${MAX_PAYLOAD_BYTES} bytes.`,
               },
             },
@@ -168,14 +168,14 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
         } catch {
           return send(ws, {
             id: null,
-            result: { ok: false, error: { error: 'invalid_payload', message: 'Not JSON.' } },
+            result: { ok: false, error: { code: 'invalid_payload', message: 'Not JSON.' } },
           });
         }
         const frame = WsCallFrameSchema.safeParse(json);
         if (!frame.success) {
           return send(ws, {
             id: null,
-            result: { ok: false, error: { error: 'invalid_payload', message: 'Malformed call frame.' } },
+            result: { ok: false, error: { code: 'invalid_payload', message: 'Malformed call frame.' } },
           });
         }
         const result = await opts.router.call(frame.data.call, frame.data.input, {

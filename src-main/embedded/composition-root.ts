@@ -214,7 +214,7 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
   const router = createCallRouter({
     table,
     onError: (name, error, cause) => {
-      if (error.error === 'internal_error')
+      if (error.code === 'internal_error')
         log(`call ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     },
   });

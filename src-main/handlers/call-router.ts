@@ -12,7 +12,8 @@ import {
   type CallName,
   type CallResult,
 } from '../../src-shared/ipc/contract.js';
-import { AppError, toIpcError } from './errors.js';
+import type { AppErrorData } from '../../src-shared/errors.js';
+import { AppError, toAppError } from './errors.js';
 import type { CallContext, HandlerTable } from './types.js';
 
 export interface CallRouter {
@@ -22,7 +23,7 @@ export interface CallRouter {
 export interface CallRouterDeps {
   table: HandlerTable;
   /** Called with (name, error) for refused or failed calls; never with payloads. */
-  onError?: (name: string, error: { error: string; message: string }, cause: unknown) => void;
+  onError?: (name: string, error: AppErrorData, cause: unknown) => void;
 }
 
 /** Serialized size of a payload, or null when it is not plain JSON (cycles, BigInt, functions...). */
@@ -37,7 +38,7 @@ export function jsonSize(value: unknown): number | null {
 
 export function createCallRouter(deps: CallRouterDeps): CallRouter {
   const fail = (name: string, err: unknown): CallResult<CallName> => {
-    const error = toIpcError(err);
+    const error = toAppError(err);
     deps.onError?.(name, error, err);
     return { ok: false, error };
   };

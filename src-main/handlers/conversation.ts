@@ -177,19 +177,22 @@ export const NOTICE_CODES = [
 ] as const;
 export type NoticeCode = (typeof NOTICE_CODES)[number];
 
-/** A turn's error as the runtime records it: `code` or `code: free text` (already redacted there). */
-const CODED_ERROR = /^([a-z][a-z0-9_]{0,99})(?::\s*([\s\S]*))?$/;
+/**
+ * Archives written before a turn's error was stored as a code with its detail beside it held one
+ * string, `code` or `code: free text`: read that way only when no detail is stored.
+ */
+const LEGACY_CODED_ERROR = /^([a-z][a-z0-9_]{0,99})(?::\s*([\s\S]*))?$/;
 const MAX_DETAIL = 1000;
 const MAX_ID = 200;
 
-const detailOf = (s: string | undefined): string | null => {
+const detailOf = (s: string | null | undefined): string | null => {
   const t = s?.trim();
   return t ? t.slice(0, MAX_DETAIL) : null;
 };
 
 /** The notice for a turn that did not complete (null for a completed turn). Its text stays the English of older builds. */
 export function turnEndedNotice(
-  e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outcome' | 'error'>,
+  e: Pick<TurnEndedEvent, 'eventId' | 'at' | 'outcome' | 'error' | 'detail'>,
 ): NoticeItem | null {
   if (e.outcome === 'completed') return null;
   const base = { kind: 'notice' as const, id: e.eventId, at: e.at, invocation_id: null };
@@ -198,8 +201,18 @@ export function turnEndedNotice(
   const fallback: NoticeCode = e.outcome === 'refused' ? 'turn_refused' : 'turn_failed';
   if (e.error === null)
     return { ...base, level: 'error', text: `Turn ${e.outcome}.`, code: fallback, detail: null };
-  const m = CODED_ERROR.exec(e.error.trim());
-  // An error that is not a code (none is written today) is kept whole as the detail of the outcome.
+  if (e.detail !== undefined) {
+    const detail = detailOf(e.detail);
+    return {
+      ...base,
+      level: 'error',
+      text: detail ? `${e.error}: ${detail}` : e.error,
+      code: e.error,
+      detail,
+    };
+  }
+  const m = LEGACY_CODED_ERROR.exec(e.error.trim());
+  // An error that is not a code (none was ever written) is kept whole as the detail of the outcome.
   const code = m?.[1] ?? fallback;
   const detail = m ? detailOf(m[2]) : detailOf(e.error);
   return { ...base, level: 'error', text: e.error, code, detail };

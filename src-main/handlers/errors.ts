@@ -1,24 +1,17 @@
-/** Coded errors for the IPC contract: `{error, message}`, like every HTTP error in the project. */
-import type { IpcError, IpcErrorCode } from '../../src-shared/ipc/contract.js';
+/**
+ * Anything thrown while handling a call, as the one coded error both transports send
+ * (src-shared/errors.ts). Errors of known kinds are mapped by their class, never by their text: an
+ * AppError as it is, a hub-client error by what the Hub answered (its `{error, message}` kept as
+ * the cause), the keychain's refusal as `keychain_unavailable`. Anything else is `internal_error`,
+ * whose details go to the app log only (they may carry internals).
+ */
+import { AppError, type AppErrorCode, type AppErrorData } from '../../src-shared/errors.js';
+import { HubClientError } from '../hub-client/index.js';
+import { KeychainUnavailableError } from '../keychain/index.js';
 
-export class AppError extends Error {
-  constructor(
-    readonly code: IpcErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'AppError';
-  }
-}
+export { AppError };
 
-/** Anything thrown by a dependency that carries a public code (hub-client errors do). */
-interface CodedLike {
-  publicCode?: unknown;
-  code?: unknown;
-  status?: unknown;
-  message?: unknown;
-}
-
+/** Hub codes that say the request conflicts with the current state, or names something that does not exist. */
 const HUB_CONFLICT_CODES = new Set(['task_state_conflict', 'decision_conflict', 'invocation_conflict']);
 const HUB_NOT_FOUND_CODES = new Set([
   'task_not_found',
@@ -28,31 +21,29 @@ const HUB_NOT_FOUND_CODES = new Set([
   'not_found',
 ]);
 
-/**
- * Maps a thrown value to a coded error. Messages of unknown errors are not forwarded (they may
- * carry internals); coded errors keep their message, which the Hub and runtime write for people.
- */
-export function toIpcError(err: unknown): IpcError {
-  if (err instanceof AppError) return { error: err.code, message: err.message };
-  const e = (err ?? {}) as CodedLike;
-  const code = typeof e.publicCode === 'string' ? e.publicCode : typeof e.code === 'string' ? e.code : null;
-  const message = typeof e.message === 'string' ? e.message : 'Request failed';
-  if (code !== null) {
-    // The runtime's refusals of a message's attachments (create-desk-runtime sendMessage).
-    if (code === 'attachment_contains_secret') return { error: 'attachment_contains_secret', message };
-    if (code === 'invalid_attachment')
-      return { error: 'invalid_payload', message: `Invalid attachment: ${message}` };
-    if (HUB_CONFLICT_CODES.has(code)) return { error: 'conflict', message: `${code}: ${message}` };
-    if (HUB_NOT_FOUND_CODES.has(code)) return { error: 'not_found', message: `${code}: ${message}` };
-    if (
-      code === 'hub_unavailable' ||
-      code === 'network_error' ||
-      code === 'ECONNREFUSED' ||
-      code === 'timeout'
-    ) {
-      return { error: 'hub_unavailable', message: 'The Hub cannot be reached right now.' };
-    }
-    if (typeof e.status === 'number') return { error: 'hub_error', message: `${code}: ${message}` };
+const MAX_CAUSE_MESSAGE = 4000;
+
+function fromHubClientError(err: HubClientError): AppErrorData {
+  if (err.kind === 'network' || err.kind === 'timeout')
+    return { code: 'hub_unavailable', message: 'The Hub cannot be reached right now.' };
+  if (err.kind === 'http' && err.code !== null) {
+    const code: AppErrorCode = HUB_CONFLICT_CODES.has(err.code)
+      ? 'conflict'
+      : HUB_NOT_FOUND_CODES.has(err.code)
+        ? 'not_found'
+        : 'hub_error';
+    return {
+      code,
+      message: `The Hub refused the request (${err.code}).`,
+      cause: { error: err.code, message: err.message.slice(0, MAX_CAUSE_MESSAGE) },
+    };
   }
-  return { error: 'internal_error', message: 'The request failed inside the app; see the app log.' };
+  return { code: 'hub_error', message: `The request to the Hub failed (${err.kind}).` };
+}
+
+export function toAppError(err: unknown): AppErrorData {
+  if (err instanceof AppError) return err.toData();
+  if (err instanceof HubClientError) return fromHubClientError(err);
+  if (err instanceof KeychainUnavailableError) return { code: 'keychain_unavailable', message: err.message };
+  return { code: 'internal_error', message: 'The request failed inside the app; see the app log.' };
 }

@@ -10,7 +10,7 @@ import type { Approval, Receipt } from '../../src-shared/hub-api.js';
 import type { HubConnection } from '../../src-shared/ipc/views.js';
 import type { HubAdminClient, HubClient } from '../hub-client/index.js';
 import { isHubClientError } from '../hub-client/index.js';
-import { AppError } from './errors.js';
+import { AppError } from '../../src-shared/errors.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
 import { timelineFromAudit, timelineFromReceipts } from './timeline.js';
 

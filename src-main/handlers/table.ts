@@ -34,7 +34,7 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
   const requireSession = async (sessionId: string) => {
     const all = await runtime.listSessions();
     const found = all.find((s) => s.sessionId === sessionId);
-    if (!found) throw new AppError('not_found', 'No such conversation.');
+    if (!found) throw new AppError('session_not_found', 'No such conversation.');
     return found;
   };
 
@@ -75,7 +75,8 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     },
     async sendMessage(input) {
       const s = await requireSession(input.session_id);
-      if (s.activeTurnId) throw new AppError('conflict', 'A turn is already running in this conversation.');
+      if (s.activeTurnId)
+        throw new AppError('turn_in_progress', 'A turn is already running in this conversation.');
       if (!deps.modelConfigured()) {
         throw new AppError(
           'model_not_configured',
@@ -112,7 +113,7 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       await requireSession(input.session_id);
       // Only this conversation's attachment space is read: another conversation's id is not found here.
       const found = await runtime.getAttachment(input.session_id, input.attachment_id);
-      if (!found) throw new AppError('not_found', 'No such attachment in this conversation.');
+      if (!found) throw new AppError('attachment_not_found', 'No such attachment in this conversation.');
       return { attachment: found.attachment, text: found.text };
     },
     async cancelTurn(input) {

@@ -5,7 +5,7 @@ import type {
   StorageView,
   ToolView,
 } from '../../src-shared/ipc/views.js';
-import type { InvocationActionView } from '../../src-shared/ipc/views.js';
+import type { FeedbackView, InvocationActionView } from '../../src-shared/ipc/views.js';
 import type { Feedback, InvocationActionEnvelope, InvocationStatus } from '../runtime/invocation-ports.js';
 import type {
   ArchiveEvent,
@@ -32,6 +32,7 @@ export function sessionView(s: SessionSummary): SessionView {
     })),
     availability: s.availability,
     availability_reason: s.availabilityReason,
+    availability_ref: s.availabilityRef,
     turn_running: s.activeTurnId !== null,
   };
 }
@@ -51,10 +52,16 @@ export function storageView(journal: InvocationStatus, archive: ArchiveStatus): 
   };
 }
 
-export function feedbackView(
-  f: Feedback | null,
-): { category: string; code: string; message: string; next_action: string } | null {
-  return f ? { category: f.category, code: f.code, message: f.message, next_action: f.next_action } : null;
+export function feedbackView(f: Feedback | null): FeedbackView | null {
+  return f
+    ? {
+        category: f.category,
+        code: f.code,
+        message: f.message,
+        next_action: f.next_action,
+        detail: f.detail ?? null,
+      }
+    : null;
 }
 
 export function toolCallItem(

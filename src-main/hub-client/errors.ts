@@ -1,5 +1,5 @@
 /**
- * Hub client errors. Every failure becomes a HubClientError {status, publicCode, message}.
+ * Hub client errors. Every failure becomes a HubClientError {status, code, message}.
  * The token never appears in an error: messages come from the Hub's error body or from fixed text.
  */
 export type HubClientErrorKind =
@@ -17,7 +17,7 @@ export class HubClientError extends Error {
     /** HTTP status when the Hub answered; null otherwise. */
     readonly status: number | null,
     /** The Hub's `error` code from a well-formed error body; null when absent or malformed. */
-    readonly publicCode: string | null,
+    readonly code: string | null,
     message: string,
     readonly method: string,
     readonly path: string,
@@ -36,7 +36,7 @@ export class HubClientError extends Error {
       name: this.name,
       kind: this.kind,
       status: this.status,
-      publicCode: this.publicCode,
+      code: this.code,
       message: this.message,
       method: this.method,
       path: this.path,
@@ -59,7 +59,7 @@ export function isAuthoritativeNotFound(err: unknown): boolean {
     err instanceof HubClientError &&
     err.kind === 'http' &&
     err.status === 404 &&
-    err.publicCode === 'invocation_not_found'
+    err.code === 'invocation_not_found'
   );
 }
 
@@ -75,5 +75,5 @@ export function isOutcomeUnknown(err: unknown): boolean {
     err.kind === 'invalid_response'
   )
     return true;
-  return err.status === null || err.status >= 500 || err.publicCode === null;
+  return err.status === null || err.status >= 500 || err.code === null;
 }

@@ -27,7 +27,7 @@ import { createIdSource, systemClock, type Clock, type IdSource } from './ids.js
 import type { InvocationRuntime, ScopeStore } from './invocation-ports.js';
 import { createRecorder, type LiveSession, type Recorder } from './live-session.js';
 import { createModelClient, type ModelClient } from './model-client.js';
-import { DeskRuntimeError } from './runtime-error.js';
+import { AppError } from '../../src-shared/errors.js';
 import { createRuntimeEvents, type RuntimeEvents } from './runtime-events.js';
 import type { HubConnectionInfo } from './scope-builder.js';
 import { createOperatorTools } from './sessions/operator-tools.js';
@@ -37,8 +37,6 @@ import { createSessionRegistry, summaryOf, type SessionRegistry } from './sessio
 import { systemPromptFor } from './sessions/system-prompt.js';
 import { createToolExecutor, type ToolExecutor } from './tool-executor.js';
 import { cancelTurn, runTurn, startTurn } from './turn-loop.js';
-
-export { DeskRuntimeError } from './runtime-error.js';
 
 export interface DeskRuntimeDeps {
   hub: RuntimeHubPort;
@@ -85,13 +83,15 @@ function createConversations(deps: ConversationsDeps): Conversations {
   return {
     async send(s, text, files) {
       if (typeof text !== 'string' || text.trim().length === 0 || text.length > 100_000) {
-        throw new DeskRuntimeError('invalid_message', 'a message must be 1..100000 characters');
+        throw new AppError('invalid_payload', 'a message must be 1..100000 characters');
       }
       // Checked before anything is recorded: a refused attachment leaves no trace and reaches no model.
       const problem = checkAttachments(files, deps.secrets());
-      if (problem) throw new DeskRuntimeError(problem.code, problem.message);
-      if (s.activeTurn)
-        throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
+      if (problem)
+        throw problem.code === 'attachment_contains_secret'
+          ? new AppError(problem.code, problem.message)
+          : new AppError('invalid_payload', `Invalid attachment: ${problem.message}`);
+      if (s.activeTurn) throw new AppError('turn_in_progress', 'a turn is already running in this session');
       // No scope check here (invariant 8): a turn that needs the Hub re-checks it in the tool executor.
       const turn = startTurn(deps.hub, s, deps.ids.turnId());
       s.activeTurn = turn;
@@ -222,7 +222,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
       wasLive &&
       s.availability === 'blocked' &&
       s.availabilityReason !== 'scope_missing' &&
-      !s.availabilityReason?.startsWith('binding_conflict')
+      s.availabilityReason !== 'binding_conflict'
     ) {
       await scope.recheck(s);
     }
@@ -245,7 +245,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     sendMessage: async (sessionId, text, files) =>
       conversations.send(await sessions.get(sessionId), text, files),
     async getAttachment(sessionId, attachmentId) {
-      if (closed) throw new DeskRuntimeError('runtime_closed', 'the runtime is closed');
+      if (closed) throw new AppError('runtime_closed', 'the runtime is closed');
       if (typeof attachmentId !== 'string' || attachmentId.length === 0) return null;
       const found = attachments.get(sessionId, attachmentId);
       return found ? (redactPayload(found, secrets()) as typeof found) : null;

@@ -61,7 +61,9 @@ export interface SessionSummary {
   /** Reuse cached declarations across turns of this living session (default true). */
   reuseDeclarations: boolean;
   availability: SessionAvailability;
-  availabilityReason: string | null; // e.g. authorization_revoked:auth-1, hub_unreachable
+  availabilityReason: string | null; // a code, e.g. authorization_revoked, hub_unreachable
+  /** The member a blocked scope names (authorization_ref); null otherwise. */
+  availabilityRef: string | null;
   activeTurnId: string | null;
   eventCount: number;
 }
@@ -164,7 +166,15 @@ export type ArchiveEventPayload =
       detail: Record<string, unknown>;
     }
   | { kind: 'turn_started'; turnId: string }
-  | { kind: 'turn_ended'; turnId: string; outcome: TurnOutcome; error: string | null };
+  | {
+      kind: 'turn_ended';
+      turnId: string;
+      outcome: TurnOutcome;
+      /** The code the turn ended with (model_error, step_limit_reached, ...); null when none. */
+      error: string | null;
+      /** The source's own words beside the code (the model server's message, the runs that did not end); absent in older archives. */
+      detail?: string | null;
+    };
 
 export type ArchiveEvent = {
   seq: number; // 1, 2, 3 ... per session

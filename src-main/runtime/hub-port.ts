@@ -27,6 +27,6 @@ export interface HubRefusal {
 
 /** The Hub's coded answer inside a hub-client error; null for anything else (no answer, no code). */
 export function hubRefusalOf(err: unknown): HubRefusal | null {
-  if (!(err instanceof HubClientError) || err.publicCode === null || err.status === null) return null;
-  return { status: err.status, code: err.publicCode, message: err.message };
+  if (!(err instanceof HubClientError) || err.code === null || err.status === null) return null;
+  return { status: err.status, code: err.code, message: err.message };
 }

@@ -48,6 +48,12 @@ export interface Feedback {
   code: string; // e.g. invocation_store_unavailable, invocation_not_found, task_paused
   message: string;
   next_action: string; // e.g. restore_invocations, inspect_original, search_tools, wait, none
+  /**
+   * What the code's words cannot carry, as it came: the Hub's or the business system's own
+   * message, schema errors, the member or the cause named. The UI shows it beside the sentence it
+   * words from `code`; it never decides anything from it.
+   */
+  detail?: string;
   retryable: boolean;
   original_outcome?: Extract<InvocationState, 'unverified' | 'unknown'>;
   invocation_id?: string;
@@ -83,6 +89,8 @@ export interface InvocationStatus {
   /** 'offline': the last whole-scope check in this runtime could not reach the Hub (closed, recoverable). */
   scope_state?: ScopeCheckState;
   scope_reason?: string;
+  /** The member a blocked scope names (authorization_ref), when known. */
+  scope_ref?: string;
   /** File store only: a lock left behind by a writer that may have crashed. Never removed automatically. */
   lock?: { owner: string; pid: number; since: string } | null;
 }

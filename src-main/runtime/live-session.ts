@@ -39,7 +39,10 @@ export interface LiveSession {
   cache: DeclarationCache;
   events: ArchiveEvent[];
   availability: SessionAvailability;
+  /** Why the scope is not open, as a code (authorization_revoked, hub_timeout, scope_missing, ...). */
   availabilityReason: string | null;
+  /** The member a blocked scope names (its authorization_ref); null otherwise. */
+  availabilityRef: string | null;
   activeTurn: TurnContext | null;
   /** Work that outlives its turn (late receipts); awaited by close(). */
   background: Set<Promise<unknown>>;

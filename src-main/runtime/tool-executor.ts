@@ -99,6 +99,8 @@ function notLoaded(session: LiveSession, name: string): Outcome {
     'tool_not_loaded',
     `${name} is not available because ${reason}; nothing was sent. Use search_tools to load it again.`,
     'search_tools',
+    'refused',
+    `${name}: ${reason}`,
   );
 }
 
@@ -189,12 +191,14 @@ export function createToolExecutor(deps: ToolExecutorDeps): ToolExecutor {
       try {
         outcome = await route(ctx, session, turn, call);
       } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
         outcome = refuse(
           'invocation_outcome_unknown',
           'runtime_error',
-          `The call ended with an unexpected error (${err instanceof Error ? err.message : String(err)}); its outcome is not known. Inspect before trying anything else.`,
+          `The call ended with an unexpected error (${why}); its outcome is not known. Inspect before trying anything else.`,
           'inspect_original',
           'unknown',
+          why,
         );
       }
       if (outcome.scopeBlock) deps.scope.block(session, outcome.scopeBlock);

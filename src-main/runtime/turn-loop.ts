@@ -65,7 +65,9 @@ export function hostCallId(turnId: string, modelCallId: string, index: number): 
 /** How the turn's steps ended. */
 interface StepsEnd {
   outcome: TurnOutcome;
+  /** The code the turn ended with, and the source's own words beside it. */
   error: string | null;
+  detail?: string | null;
   finalText: string;
 }
 
@@ -150,7 +152,7 @@ async function requestModel(
   session: LiveSession,
   turn: TurnContext,
   messageId: string,
-): Promise<{ reply: ModelReply } | { cancelled: true } | { error: string }> {
+): Promise<{ reply: ModelReply } | { cancelled: true } | { error: 'model_error'; detail: string }> {
   const { recorder } = deps;
   // An offline or not yet checked scope still offers its tools: a call re-checks the scope
   // before anything goes to the Hub (tool-executor). A blocked scope offers none.
@@ -192,7 +194,7 @@ async function requestModel(
         });
       return { cancelled: true };
     }
-    return { error: `model_error: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500) };
+    return { error: 'model_error', detail: (err instanceof Error ? err.message : String(err)).slice(0, 500) };
   }
 }
 
@@ -248,7 +250,8 @@ async function runSteps(deps: TurnLoopDeps, session: LiveSession, turn: TurnCont
     const messageId = deps.ids.messageId();
     const answer = await requestModel(deps, session, turn, messageId);
     if ('cancelled' in answer) return { outcome: 'cancelled', error: null, finalText };
-    if ('error' in answer) return { outcome: 'failed', error: answer.error, finalText };
+    if ('error' in answer)
+      return { outcome: 'failed', error: answer.error, detail: answer.detail, finalText };
     const reply = answer.reply;
     if (turn.cancelled) {
       recorder.record(session, turn.turnId, {
@@ -290,17 +293,22 @@ async function endTurn(
 ): Promise<StepsEnd> {
   turn.ended = true;
   let error = end.error;
+  let detail = end.detail ?? null;
   const ended = await turn.runs.endAll();
   const endErrors = ended.filter((r) => r.error).map((r) => `${r.run_id}: ${r.error}`);
-  if (endErrors.length > 0 && !error) error = `run_end_failed: ${endErrors.join('; ')}`.slice(0, 500);
+  if (endErrors.length > 0 && !error) {
+    error = 'run_end_failed';
+    detail = endErrors.join('; ').slice(0, 500);
+  }
   recorder.record(session, turn.turnId, {
     kind: 'turn_ended',
     turnId: turn.turnId,
     outcome: end.outcome,
     error,
+    detail,
   });
   emitTurnState(recorder, session, turn, end.outcome, error);
-  return { ...end, error };
+  return { ...end, error, detail };
 }
 
 export async function runTurn(

@@ -5,6 +5,7 @@
  */
 import { TURN_STATES } from '../states.js';
 import { z } from 'zod';
+import type { AppErrorData } from '../errors.js';
 import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hub-api.js';
 import {
   AppInfoSchema,
@@ -206,29 +207,11 @@ export type EventName = keyof typeof EVENTS;
 export const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
 export type EventPayload<K extends EventName> = z.output<(typeof EVENTS)[K]>;
 
-/** Coded errors returned by both transports (`{error, message}`, like every HTTP error). */
-export const IPC_ERROR_CODES = [
-  'unknown_channel',
-  'invalid_payload',
-  'payload_too_large',
-  'forbidden_sender',
-  'not_found',
-  'conflict',
-  'hub_unavailable',
-  'hub_error',
-  'keychain_unavailable',
-  'model_not_configured',
-  'not_permitted',
-  /** An attachment contains a credential this app uses (Hub token, model key): nothing saved or sent. */
-  'attachment_contains_secret',
-  'internal_error',
-] as const;
-export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
-export const IpcErrorSchema = z.strictObject({ error: z.string(), message: z.string() });
-export type IpcError = z.infer<typeof IpcErrorSchema>;
+/** The coded error both transports answer a failed call with (src-shared/errors.ts). */
+export { APP_ERROR_CODES, AppErrorSchema, type AppErrorCode, type AppErrorData } from '../errors.js';
 
 export type CallResult<K extends CallName> =
-  { ok: true; value: CallOutput<K> } | { ok: false; error: IpcError };
+  { ok: true; value: CallOutput<K> } | { ok: false; error: AppErrorData };
 
 export function isCallName(name: unknown): name is CallName {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(CALLS, name);

@@ -54,7 +54,10 @@ export const SessionSummarySchema = z.strictObject({
   members: z.array(ScopeMemberViewSchema),
   /** open | offline (Hub unreachable, retried) | blocked (a member revoked/rebound) | not_opened */
   availability: z.enum(SESSION_AVAILABILITIES),
+  /** Why the scope is not open, as a code. */
   availability_reason: z.string().nullable(),
+  /** The member a blocked scope names (its authorization_ref). */
+  availability_ref: z.string().nullable(),
   turn_running: z.boolean(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -65,9 +68,13 @@ export type ToolCallState = z.infer<typeof ToolCallStateSchema>;
 export const FeedbackViewSchema = z.strictObject({
   category: z.string(),
   code: z.string(),
+  /** English, for logs and developers; the UI words the feedback from `code`. */
   message: z.string(),
   next_action: z.string(),
+  /** The source's own words the code cannot carry (the Hub's message, schema errors, a name). */
+  detail: z.string().nullable(),
 });
+export type FeedbackView = z.infer<typeof FeedbackViewSchema>;
 
 /** Text files a user may attach to a message (the model reads them as data, never as instructions). */
 export const ATTACHMENT_MEDIA_TYPES = [

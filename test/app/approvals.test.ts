@@ -20,7 +20,7 @@ afterAll(async () => {
 
 const call = async <T>(name: string, input: unknown): Promise<T> => {
   const r = (await desk.root.router.call(name, input, ctx)) as CallResult<never>;
-  if (!r.ok) throw new Error(`${name}: ${r.error.error} ${r.error.message}`);
+  if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
   return r.value as T;
 };
 

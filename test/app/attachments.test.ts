@@ -40,8 +40,8 @@ afterAll(async () => {
   await model?.close();
 }, 120_000);
 
-const ok = <T>(r: { ok: true; value: T } | { ok: false; error: { error: string; message: string } }): T => {
-  if (!r.ok) throw new Error(`call failed: ${r.error.error} ${r.error.message}`);
+const ok = <T>(r: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T => {
+  if (!r.ok) throw new Error(`call failed: ${r.error.code} ${r.error.message}`);
   return r.value;
 };
 const newSession = async (title: string) =>
@@ -120,19 +120,19 @@ describe('attachments through the router', () => {
       { session_id: other, attachment_id: view!.attachment_id },
       ctx,
     )) as CallResult<'getAttachment'>;
-    expect(elsewhere).toMatchObject({ ok: false, error: { error: 'not_found' } });
+    expect(elsewhere).toMatchObject({ ok: false, error: { code: 'attachment_not_found' } });
     const unknown = (await desk.root.router.call(
       'getAttachment',
       { session_id: sessionId, attachment_id: 'att_nope' },
       ctx,
     )) as CallResult<'getAttachment'>;
-    expect(unknown).toMatchObject({ ok: false, error: { error: 'not_found' } });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'attachment_not_found' } });
     const noSession = (await desk.root.router.call(
       'getAttachment',
       { session_id: 'ses_nope', attachment_id: view!.attachment_id },
       ctx,
     )) as CallResult<'getAttachment'>;
-    expect(noSession).toMatchObject({ ok: false, error: { error: 'not_found' } });
+    expect(noSession).toMatchObject({ ok: false, error: { code: 'session_not_found' } });
   });
 
   it('three attachments of the largest non-Latin text fit the payload bound', async () => {
@@ -175,7 +175,7 @@ describe('attachments through the router', () => {
     ];
     for (const attachments of bad) {
       const r = await send({ session_id: sessionId, text: 'hi', attachments });
-      expect(r).toMatchObject({ ok: false, error: { error: 'invalid_payload' } });
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
     }
     expect(await count()).toBe(before);
     expect(model.requests().length).toBe(modelBefore);
@@ -196,7 +196,7 @@ describe('attachments through the router', () => {
         },
       ],
     });
-    expect(r).toMatchObject({ ok: false, error: { error: 'attachment_contains_secret' } });
+    expect(r).toMatchObject({ ok: false, error: { code: 'attachment_contains_secret' } });
     if (!r.ok) expect(r.error.message).not.toContain(MODEL_KEY);
     expect((await conversation(sessionId)).items.length).toBe(before);
     expect(model.requests().length).toBe(modelBefore);

@@ -146,7 +146,7 @@ describe('the renderer transport across host restarts', () => {
       expect(states).toEqual(['open', 'reconnecting', 'unreachable']);
       expect(await t.api.listSessions({})).toEqual({
         ok: false,
-        error: { error: 'host_unavailable', message: 'The app host is not connected.' },
+        error: { code: 'host_unavailable', message: 'The app host is not connected.' },
       });
       // The same launch comes back (a brief outage, not a restart): the tab carries on.
       await launch({ port, token });
@@ -181,7 +181,7 @@ describe('the renderer transport across host restarts', () => {
       const answer = await waiting;
       expect(answer).toEqual({
         ok: false,
-        error: { error: 'launch_token_rejected', message: expect.stringContaining('earlier launch') },
+        error: { code: 'launch_token_rejected', message: expect.stringContaining('earlier launch') },
       });
       expect(JSON.stringify(answer)).not.toContain(first.token);
       expect(states.filter((s) => s !== 'reconnecting' && s !== 'unreachable')).toEqual(['open', 'rejected']);
@@ -207,7 +207,7 @@ describe('the renderer transport across host restarts', () => {
     expect(seen).toEqual(['no_token']);
     expect(await t.api.listSessions({})).toMatchObject({
       ok: false,
-      error: { error: 'launch_token_missing' },
+      error: { code: 'launch_token_missing' },
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(host.rejectedConnections()).toBe(0);

@@ -31,7 +31,7 @@ interface Client {
   call(
     name: string,
     input: unknown,
-  ): Promise<{ ok: boolean; value?: unknown; error?: { error: string; message: string } }>;
+  ): Promise<{ ok: boolean; value?: unknown; error?: { code: string; message: string } }>;
   raw(text: string): Promise<Record<string, unknown>>;
 }
 
@@ -142,21 +142,21 @@ describe('browser host: bad input is refused and changes nothing', () => {
 
     expect(await c.raw('{not json')).toMatchObject({
       id: null,
-      result: { ok: false, error: { error: 'invalid_payload' } },
+      result: { ok: false, error: { code: 'invalid_payload' } },
     });
     expect(await c.raw(JSON.stringify({ id: 1, nope: true }))).toMatchObject({
-      result: { ok: false, error: { error: 'invalid_payload' } },
+      result: { ok: false, error: { code: 'invalid_payload' } },
     });
     expect(await c.call('deleteEverything', {})).toMatchObject({
       ok: false,
-      error: { error: 'unknown_channel' },
+      error: { code: 'unknown_channel' },
     });
-    expect(await c.call('__proto__', {})).toMatchObject({ ok: false, error: { error: 'unknown_channel' } });
+    expect(await c.call('__proto__', {})).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     expect(
       await c.call('createTask', { title: 'x', authorizations: [], write_budget: -1, in_flight_limit: 0 }),
     ).toMatchObject({
       ok: false,
-      error: { error: 'invalid_payload' },
+      error: { code: 'invalid_payload' },
     });
     expect(
       await c.call('createTask', {
@@ -166,7 +166,7 @@ describe('browser host: bad input is refused and changes nothing', () => {
         in_flight_limit: 1,
         sneaky: true,
       }),
-    ).toMatchObject({ ok: false, error: { error: 'invalid_payload' } });
+    ).toMatchObject({ ok: false, error: { code: 'invalid_payload' } });
     const big = 'x'.repeat(MAX_PAYLOAD_BYTES + 10);
     expect(
       await c.call('createTask', {
@@ -175,7 +175,7 @@ describe('browser host: bad input is refused and changes nothing', () => {
         write_budget: 1,
         in_flight_limit: 1,
       }),
-    ).toMatchObject({ ok: false, error: { error: 'payload_too_large' } });
+    ).toMatchObject({ ok: false, error: { code: 'payload_too_large' } });
 
     const after = await c.call('listTasks', {});
     expect(after).toEqual(before);
@@ -187,7 +187,7 @@ describe('browser host: bad input is refused and changes nothing', () => {
     for (const name of CALL_NAMES) {
       const r = await c.call(name, { definitely_not_a_field: 1 });
       expect(r.ok, name).toBe(false);
-      expect(r.error?.error, name).toBe('invalid_payload');
+      expect(r.error?.code, name).toBe('invalid_payload');
     }
     c.ws.close();
   });

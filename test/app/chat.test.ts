@@ -104,10 +104,10 @@ describe('chat through the handler table', () => {
         { session_id: other.root.defaultSessionId ?? '', text: 'hello' },
         ctx,
       );
-      expect(r).toMatchObject({ ok: false, error: { error: 'model_not_configured' } });
+      expect(r).toMatchObject({ ok: false, error: { code: 'model_not_configured' } });
       expect(
         await other.root.router.call('sendMessage', { session_id: 'ses_nope', text: 'hello' }, ctx),
-      ).toMatchObject({ ok: false, error: { error: 'not_found' } });
+      ).toMatchObject({ ok: false, error: { code: 'session_not_found' } });
     } finally {
       await other.cleanup();
     }

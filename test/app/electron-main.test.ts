@@ -157,12 +157,12 @@ describe('ipcMain registration over a real desk', () => {
     for (const ev of bad) {
       expect(await create(ev, input)).toEqual({
         ok: false,
-        error: { error: 'forbidden_sender', message: expect.any(String) },
+        error: { code: 'forbidden_sender', message: expect.any(String) },
       });
     }
     expect(await create(mainFrame, { ...input, write_budget: 'lots' })).toMatchObject({
       ok: false,
-      error: { error: 'invalid_payload' },
+      error: { code: 'invalid_payload' },
     });
     expect(await list(mainFrame, {})).toEqual(before);
     const ok = await create(mainFrame, input);

@@ -46,11 +46,11 @@ describe('Hub gone mid-session', () => {
     expect(desk.root.gateway.connection().state).toBe('disconnected');
     expect(await d.call('listTasks', {}, ctx)).toMatchObject({
       ok: false,
-      error: { error: 'hub_unavailable' },
+      error: { code: 'hub_unavailable' },
     });
     expect(await d.call('pauseTask', { task_id: 'any' }, ctx)).toMatchObject({
       ok: false,
-      error: { error: 'hub_unavailable' },
+      error: { code: 'hub_unavailable' },
     });
     // Local views still answer: the conversation and the idle panel do not need the Hub.
     expect((await d.call('listSessions', {}, ctx)).ok).toBe(true);

@@ -159,7 +159,7 @@ describe('composeDesk with the launch-time route', () => {
   const ctx = { transport: 'browser' as const };
   const call = async <T>(name: string, input: unknown): Promise<T> => {
     const r = (await root.router.call(name, input, ctx)) as CallResult<never>;
-    if (!r.ok) throw new Error(`${name}: ${r.error.error} ${r.error.message}`);
+    if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
     return r.value as T;
   };
 

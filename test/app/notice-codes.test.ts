@@ -72,7 +72,7 @@ async function runTurn(
     { session_id: sessionId(), text },
     ctx,
   )) as CallResult<'sendMessage'>;
-  if (!sent.ok) throw new Error(`sendMessage refused: ${sent.error.error}`);
+  if (!sent.ok) throw new Error(`sendMessage refused: ${sent.error.code}`);
   const turnId = sent.value.turn_id;
   await during?.();
   await waitFor(() => turns.some((t) => t.turn_id === turnId && t.state === final), 30_000, `turn ${final}`);
@@ -85,7 +85,7 @@ async function rebuilt(): Promise<Notice[]> {
     { session_id: sessionId() },
     ctx,
   )) as CallResult<'getConversation'>;
-  if (!conv.ok) throw new Error(`getConversation refused: ${conv.error.error}`);
+  if (!conv.ok) throw new Error(`getConversation refused: ${conv.error.code}`);
   return conv.value.items.filter((i): i is Notice => i.kind === 'notice');
 }
 

@@ -32,11 +32,11 @@ describe('settings', () => {
       { base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key: 'sk-never-stored-1234' },
       ctx,
     );
-    expect(refused).toMatchObject({ ok: false, error: { error: 'keychain_unavailable' } });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'keychain_unavailable' } });
     expect(readFileSync(file, 'utf8')).toBe(fileBefore);
     expect(await d.call('setModelSettings', { base_url: 'not a url', model: 'm' }, ctx)).toMatchObject({
       ok: false,
-      error: { error: 'invalid_payload' },
+      error: { code: 'invalid_payload' },
     });
     expect(readFileSync(file, 'utf8')).toBe(fileBefore);
 

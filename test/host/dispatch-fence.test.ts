@@ -400,7 +400,7 @@ describe('dispatch fence', () => {
     cleanups.push(() => online.close());
     await expect(online.hub.getInvocation(id)).rejects.toMatchObject({
       status: 404,
-      publicCode: 'invocation_not_found',
+      code: 'invocation_not_found',
     });
     expect(shopRequests(id)).toBe(0);
   });

@@ -93,7 +93,7 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
     const err = await caughtHubError(write(viaProxy, id, description)).finally(() =>
       proxy.setMode('forward'),
     );
-    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
+    expect(err).toMatchObject({ kind: 'network', status: null, code: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
     expect(await hubInvokes()).toBe(invokesBefore + 1);
@@ -115,7 +115,7 @@ describe('a write whose connection drops mid-request (real Hub, demo shop)', () 
       proxy.setMode('forward'),
     );
     // The connection was open when it dropped: from here nobody can tell, so the outcome is unknown.
-    expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: false });
+    expect(err).toMatchObject({ kind: 'network', status: null, code: null, notSent: false });
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(countRequests(proxy.sent(), 'POST', '/agent/v1/invocations') - sentBefore).toBe(1);
     expect(await hubInvokes()).toBe(invokesBefore);
@@ -205,7 +205,7 @@ describe('the write transport', () => {
     const silent = await recordingServer(() => undefined);
     const slow = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 200 });
     for (const call of [() => slow.getTask('t1'), () => slow.pauseTask('t1')])
-      expect(await caughtHubError(call())).toMatchObject({ kind: 'timeout', status: null, publicCode: null });
+      expect(await caughtHubError(call())).toMatchObject({ kind: 'timeout', status: null, code: null });
 
     const patient = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 5000 });
     for (const call of [
@@ -248,7 +248,7 @@ describe('the write transport', () => {
       const down = createHubClient({ baseUrl: `http://${host}:${refusingPort}`, token: 'tok-abcdef-123456' });
       for (const call of [() => down.pauseTask('t1'), () => down.getTask('t1')]) {
         const err = await caughtHubError(call());
-        expect(err).toMatchObject({ kind: 'network', status: null, publicCode: null, notSent: true });
+        expect(err).toMatchObject({ kind: 'network', status: null, code: null, notSent: true });
         expect(err.message).toContain('the request was not sent');
         expect(isOutcomeUnknown(err)).toBe(false);
       }
@@ -262,7 +262,7 @@ describe('the write transport', () => {
       res.end(JSON.stringify({ error: 'conflict', message: `echo ${req.headers.authorization}` }));
     });
     const err = await caughtHubError(createHubClient({ baseUrl: srv.url, token: secret }).pauseTask('t1'));
-    expect(err).toMatchObject({ kind: 'http', status: 409, publicCode: 'conflict' });
+    expect(err).toMatchObject({ kind: 'http', status: 409, code: 'conflict' });
     for (const text of [err.message, JSON.stringify(err), String(err.stack)])
       expect(text).not.toContain('WRITE-PATH-SECRET-TOKEN-4242');
   });

@@ -116,7 +116,7 @@ describe('agent API against the real Hub', () => {
 describe('errors', () => {
   it('only the real HTTP 404 invocation_not_found is authoritative', async () => {
     const notFound = await caughtHubError(client.getInvocation('inv_never_existed_123'));
-    expect(notFound).toMatchObject({ kind: 'http', status: 404, publicCode: 'invocation_not_found' });
+    expect(notFound).toMatchObject({ kind: 'http', status: 404, code: 'invocation_not_found' });
     expect(isAuthoritativeNotFound(notFound)).toBe(true);
 
     const runMissing = await caughtHubError(client.endRun('run_does_not_exist'));
@@ -128,7 +128,7 @@ describe('errors', () => {
 
     const wrongToken = createHubClient({ baseUrl: env.hub.url, token: 'bdc_nobody.wrong-secret-value-000' });
     const unauthorized = await caughtHubError(wrongToken.getInvocation('inv_never_existed_123'));
-    expect(unauthorized).toMatchObject({ status: 401, publicCode: 'unauthorized' });
+    expect(unauthorized).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(isAuthoritativeNotFound(unauthorized)).toBe(false);
   });
 
@@ -158,7 +158,7 @@ describe('errors', () => {
     const silent = await edgeServer(() => undefined);
     const slow = createHubClient({ baseUrl: silent.url, token: 'tok-abcdef-123456', timeoutMs: 200 });
     const timeout = await caughtHubError(slow.getInvocation('inv_x_12345678'));
-    expect(timeout).toMatchObject({ kind: 'timeout', status: null, publicCode: null });
+    expect(timeout).toMatchObject({ kind: 'timeout', status: null, code: null });
     expect(isAuthoritativeNotFound(timeout)).toBe(false);
 
     const refusingPort = await closedPort();
@@ -182,7 +182,7 @@ describe('errors', () => {
     const c = createHubClient({ baseUrl: srv.url, token: 'tok-abcdef-123456' });
     expect(await caughtHubError(c.getInvocation('inv_x_12345678'))).toMatchObject({
       kind: 'invalid_response',
-      publicCode: null,
+      code: null,
     });
   });
 
@@ -237,7 +237,7 @@ describe('errors', () => {
         host_call_id: 'h',
       }),
     );
-    expect(err.publicCode).toBe('invalid_request');
+    expect(err.code).toBe('invalid_request');
     expect(srv.requests()).toBe(0);
   });
 });

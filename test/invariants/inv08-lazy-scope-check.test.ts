@@ -333,12 +333,13 @@ describe('a scoped session a restarted host has not opened yet (not_opened)', ()
       const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
       expect(summary).toMatchObject({
         availability: 'blocked',
-        availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+        availabilityReason: 'authorization_revoked',
+        availabilityRef: AUTH.inventory,
       });
       const answer = own.model.requests().find((q) => q.matchedStep === 'no-open-answer')!;
       expect(toolMessages(answer).at(-1)).toMatchObject({
         ok: false,
-        feedback: { category: 'blocked', code: `authorization_revoked:${AUTH.inventory}` },
+        feedback: { category: 'blocked', code: 'authorization_revoked', detail: AUTH.inventory },
       });
       expect(answer.toolNames).toEqual([]); // blocked: no tools offered any more
       expect(own.demo.shopA.ledger().length).toBe(before);

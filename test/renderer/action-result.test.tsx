@@ -27,6 +27,7 @@ const notFound: InvocationActionView = {
     message:
       'The Hub has no record of this invocation. This does not prove the business action never ran; inspect the original evidence.',
     next_action: 'inspect_original',
+    detail: null,
   },
   unsaved_records: 0,
 };
@@ -56,6 +57,7 @@ describe('action result state', () => {
         code: 'hub_unavailable',
         message: 'The Hub could not be reached.',
         next_action: 'wait',
+        detail: null,
       },
     };
     render(<ActionResult result={offline} />);
@@ -78,6 +80,7 @@ describe('action result state', () => {
           code: 'hub_timeout',
           message: 'No answer.',
           next_action: 'inspect_original',
+          detail: null,
         },
       }),
     ).toEqual({ state: 'unknown', source: 'feedback' });

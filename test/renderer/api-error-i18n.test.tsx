@@ -1,8 +1,7 @@
-// Errors of calls to the main process, worded from their code in the current language: the real
-// handler table, router and Hub (in process) refuse real calls; the renderer shows the code's
-// Chinese sentence, keeps the original message where it says more (a field, the Hub's own words),
-// shows a code it has no words for as it came, and leaves the English exactly as the main process
-// wrote it.
+// Errors of calls to the main process, worded from their codes only, in every language: the real
+// handler table, router and Hub (in process) refuse real calls; the renderer shows the sentence of
+// the error's code (or of the Hub's own code in `cause`, with the Hub's words beside it), and a code
+// it has no words for as it came. The English `message` is never what the operator reads.
 // @vitest-environment jsdom
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
@@ -47,31 +46,31 @@ const inLang = (lang: 'en' | 'zh', err: unknown): string => {
   return errorText(err);
 };
 
-describe('errors of calls, in Chinese', () => {
-  it('a fixed text: the Chinese sentence only; English unchanged', async () => {
+describe('errors of calls, worded from their codes', () => {
+  it('a refusal of the handlers: the code’s sentence in each language, never the message', async () => {
     const noModel = await refusal('sendMessage', {
       session_id: desk.root.defaultSessionId ?? '',
       text: 'hello',
     });
     expect(noModel.code).toBe('model_not_configured');
     expect(inLang('zh', noModel)).toBe('尚未配置模型。请在设置中配置，或手动运行工具。');
-    expect(inLang('en', noModel)).toBe(noModel.message);
+    expect(inLang('en', noModel)).toBe('No model is configured. Set one in Settings, or run a tool by hand.');
 
     const noSession = await refusal('getConversation', { session_id: 'ses_does_not_exist' });
-    expect(noSession.code).toBe('not_found');
+    expect(noSession.code).toBe('session_not_found');
     expect(inLang('zh', noSession)).toBe('没有这个会话。');
     expect(inLang('en', noSession)).toBe('No such conversation.');
   });
 
-  it('a message that says more (the field the router refused) is kept beside the sentence', async () => {
+  it('a payload the router refuses: the code’s sentence; the English message stays in the log', async () => {
     const bad = await refusal('sendMessage', { session_id: desk.root.defaultSessionId ?? '', text: '' });
     expect(bad.code).toBe('invalid_payload');
     expect(bad.message).toContain('text');
-    expect(inLang('zh', bad)).toBe(`请求无效，已被拒绝；未做任何更改。原始信息：${bad.message}`);
-    expect(inLang('en', bad)).toBe(bad.message);
+    expect(inLang('zh', bad)).toBe('请求无效，已被拒绝；未做任何更改。');
+    expect(inLang('en', bad)).toBe('The request was refused as invalid; nothing was changed.');
   });
 
-  it('a Hub code at the head of the message is worded as that code, with the Hub’s words kept', async () => {
+  it('a Hub refusal carries the Hub’s {error, message} unchanged: worded from the Hub’s code, its words beside', async () => {
     const task = await call('createTask', {
       title: 'One product',
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product'] }],
@@ -81,33 +80,39 @@ describe('errors of calls, in Chinese', () => {
     await call('cancelTask', { task_id: task.task_id });
     const conflict = await refusal('continueTask', { task_id: task.task_id });
     expect(conflict.code).toBe('conflict');
-    expect(conflict.message).toMatch(/^task_state_conflict: /);
-    const zh = inLang('zh', conflict);
-    expect(zh.startsWith('任务无法从当前状态转到该状态。')).toBe(true);
-    expect(zh).toContain(`原始信息：${conflict.message.slice('task_state_conflict: '.length)}`);
-    expect(inLang('en', conflict)).toBe(conflict.message);
+    expect(conflict.data.cause?.error).toBe('task_state_conflict');
+    const hubWords = conflict.data.cause?.message ?? '';
+    expect(hubWords.length).toBeGreaterThan(0);
+    expect(inLang('zh', conflict)).toBe(`任务无法从当前状态转到该状态。原始信息：${hubWords}`);
+    expect(inLang('en', conflict)).toBe(
+      `The task cannot move to that state from its current one. As reported: ${hubWords}`,
+    );
 
     const noApproval = await refusal('decideApproval', {
       approval_id: 'apr_does_not_exist',
       decision: 'approve',
     });
     expect(noApproval.code).toBe('not_found');
+    expect(noApproval.data.cause?.error).toBe('approval_not_found');
     expect(inLang('zh', noApproval)).toMatch(/^Hub 上没有这个审批。/);
   });
 
   it('a code the router refuses before any handler (no such call)', async () => {
     const r = await desk.root.router.call('noSuchCall', {}, { transport: 'browser' });
     if (r.ok) throw new Error('expected a refusal');
-    const err = new ApiError(r.error.error, r.error.message);
+    const err = new ApiError(r.error);
     expect(inLang('zh', err)).toBe('接口约定中没有这个调用。');
-    expect(inLang('en', err)).toBe(r.error.message);
+    expect(inLang('en', err)).toBe('No such call in the contract.');
   });
 
-  it('an unknown code shows its message as it came, in every language', () => {
-    const err = new ApiError('quota_exhausted', 'The model plan is used up until Monday.');
+  it('an unknown code (another build of the main side) shows its message as it came, in every language', () => {
+    const err = new ApiError({
+      code: 'quota_exhausted' as never,
+      message: 'The model plan is used up until Monday.',
+    });
     expect(inLang('zh', err)).toBe(err.message);
     expect(inLang('en', err)).toBe(err.message);
-    expect(apiErrorWords('quota_exhausted', '', 'zh')).toEqual({
+    expect(apiErrorWords({ code: 'quota_exhausted', message: '' }, 'zh')).toEqual({
       text: 'quota_exhausted',
       detail: null,
       known: false,

@@ -1,14 +1,14 @@
 // Feedback and notices in the current language, from their structured fields. Every code the Hub
 // (HUB_ERROR_CODES, TASK_REFUSAL_CODES), the journal (JOURNAL_ERROR_CODES) and the host runtime can
 // put on a call, every code a conversation notice carries (NOTICE_CODES and the codes a turn ends
-// with) and every error code a call to the main process can return (IPC_ERROR_CODES, the
-// router's and the transports' own) has words in both catalogs, so a new code cannot silently
-// fall back to English.
+// with) and every error code a call to the main process can return (APP_ERROR_CODES, the
+// router's and the transports' own included) has words in both catalogs, so a new code cannot
+// silently fall back to English.
 // The feedback objects and conversation items below are built by the real main-process and Hub
-// code (feedback builders, the permit policy, the conversation item builder), so their messages
-// are the real ones: a fixed text is replaced by the code's sentence, a message carrying more (a
-// number, the Hub's or an OS's own words) is kept next to it, and an unknown code shows its
-// original message as it came.
+// code (feedback builders, the permit policy, the conversation item builder): each is worded from
+// its code only; the words the code cannot carry (the Hub's, a business system's or an OS's own)
+// travel as a separate `detail` shown beside the sentence, and an unknown code shows its original
+// message as it came.
 // @vitest-environment jsdom
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -36,7 +36,7 @@ import {
   unsupportedFeedback,
 } from '../../src-main/runtime/recovery/feedback.js';
 import { HUB_ERROR_CODES } from '../../src-shared/hub-api.js';
-import { IPC_ERROR_CODES } from '../../src-shared/ipc/contract.js';
+import { APP_ERROR_CODES } from '../../src-shared/errors.js';
 import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../../src-shared/ipc/views.js';
 import { NOT_SENT_REASON_CODES, TASK_REFUSAL_CODES } from '../../src-shared/states.js';
 import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
@@ -167,46 +167,52 @@ describe('every code has words', () => {
     expect(missing, 'notice codes without a notice.<code> key in en.ts and zh.ts').toEqual([]);
   });
 
-  it('each error code a call to the main process can return (contract, router, handlers, transports)', () => {
-    const codes = new Set<string>(IPC_ERROR_CODES);
+  it('each error code a call to the main process can return (APP_ERROR_CODES), and only those are sent', () => {
+    const sent = new Set<string>();
     const scan = (files: string[], re: RegExp) => {
-      for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(re)) codes.add(m[1] ?? '');
+      for (const f of files) for (const m of readFileSync(f, 'utf8').matchAll(re)) sent.add(m[1] ?? '');
     };
-    // AppError codes thrown anywhere in the main process (handlers, router, settings, …).
+    // AppError codes thrown anywhere in the main process (handlers, router, runtime, settings, …).
     scan(sources(join(ROOT, 'src-main')), /\bnew AppError\(\s*'([a-z_]+)'/g);
-    // Errors the transports answer a call with themselves ({ ok: false, error: { error: '…' } }), and toIpcError's own.
+    // Errors the transports and the error mapping answer a call with themselves ({ code: '…', message }).
     scan(
       [
         ...sources(join(ROOT, 'src-main/app')),
         ...sources(join(ROOT, 'src-main/browser-host')),
         join(ROOT, 'src-main/handlers/errors.ts'),
+        join(ROOT, 'src-renderer/src/transport/ws-client.ts'),
       ],
-      /\berror: \{\s*error: '([a-z_]+)'/g,
+      /\bcode: '([a-z_]+)'/g,
     );
-    scan([join(ROOT, 'src-main/handlers/errors.ts')], /\breturn \{ error: '([a-z_]+)'/g);
-    // The renderer's own transport (host link closed, access link refused or missing).
-    scan([join(ROOT, 'src-renderer/src/transport/ws-client.ts')], /\berror: '([a-z_]+)'/g);
-    codes.delete('');
+    sent.delete('');
     // The scan must see what it is meant to see (so it cannot pass by matching nothing).
-    expect([...codes]).toEqual(
+    expect([...sent]).toEqual(
       expect.arrayContaining([
         'invalid_payload',
         'unknown_channel',
         'payload_too_large',
         'forbidden_sender',
-        'conflict',
+        'keychain_unavailable',
+        'session_not_found',
+        'turn_in_progress',
         'host_unavailable',
         'launch_token_rejected',
         'launch_token_missing',
       ]),
     );
-    const missing = [...codes].filter(
+    expect(
+      [...sent].filter((c) => !(APP_ERROR_CODES as readonly string[]).includes(c)),
+      'codes sent that are not in APP_ERROR_CODES',
+    ).toEqual([]);
+    const missing = APP_ERROR_CODES.filter(
       (c) => !EN[`apiError.${c}`] || !ZH[`apiError.${c}`] || ZH[`apiError.${c}`] === EN[`apiError.${c}`],
     );
     expect(missing, 'error codes without an apiError.<code> key in en.ts and zh.ts').toEqual([]);
-    // Each is worded in Chinese, even with a message the renderer has never seen.
+    // Each is worded in Chinese from its code, whatever its message says.
     expect(
-      [...codes].filter((c) => !apiErrorWords(c, 'Some new words from the main process.', 'zh').known),
+      APP_ERROR_CODES.filter(
+        (code) => !apiErrorWords({ code, message: 'Some new words from the main process.' }, 'zh').known,
+      ),
     ).toEqual([]);
   });
 
@@ -222,8 +228,7 @@ describe('every code has words', () => {
       'hub_unreachable',
       'hub_timeout',
       'hub_network',
-      'hub_http_503',
-      'hub_http_409_run_ended',
+      'hub_http_error',
     ];
     expect(untranslated(reasons)).toEqual([]);
   });
@@ -246,7 +251,7 @@ describe('every code has words', () => {
       'hub_network',
       'hub_aborted',
       'hub_invalid_response',
-      'http_502',
+      'hub_http_error',
       'hub_error',
     ]);
     expect(untranslated(codes)).toEqual([]);
@@ -255,7 +260,7 @@ describe('every code has words', () => {
 
 // ---------- the main process's fixed texts say nothing more than their code ----------
 
-describe('fixed feedback texts are replaced, never repeated in English', () => {
+describe('feedback the main process writes alone is worded from its code, with no detail', () => {
   const fixed: Feedback[] = [
     storageFeedback(new JournalError('invocation_store_unavailable', 'disk I/O error'), 'inv_1'),
     storageFeedback(new JournalError('invocation_record_corrupt', 'bad'), 'inv_1'),
@@ -266,24 +271,22 @@ describe('fixed feedback texts are replaced, never repeated in English', () => {
     outcomeUnknownFeedback(new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'), 'inv_1'),
     INTERRUPTED_FEEDBACK,
   ];
-  it.each(fixed.map((f) => [f.code, f] as const))(
-    '%s: Chinese sentence only, no English detail',
-    (_code, f) => {
-      const words = feedbackWords(f, 'zh');
-      expect(words.known).toBe(true);
-      expect(words.detail).toBeNull();
-      expect(words.text).toMatch(/[\u4e00-\u9fff]/);
-      // English shows the same meaning: the code's sentence (the main process's text, or clearer).
-      expect(feedbackWords(f, 'en').detail).toBeNull();
-    },
-  );
+  it.each(fixed.map((f) => [f.code, f] as const))('%s: the sentence only, in each language', (_code, f) => {
+    const words = feedbackWords(f, 'zh');
+    expect(words.known).toBe(true);
+    expect(words.detail).toBeNull();
+    expect(words.text).toMatch(/[\u4e00-\u9fff]/);
+    expect(feedbackWords(f, 'en')).toEqual({ text: feedbackWords(f, 'en').text, detail: null, known: true });
+  });
 
   it('the outcome-unknown feedback leads with the outcome and names its cause', () => {
     const f = outcomeUnknownFeedback(
       new HubClientError('timeout', null, null, 'timed out', 'POST', '/x'),
       'inv_1',
     );
-    expect(feedbackWords(f, 'en').text).toBe(`${f.message} Cause: The Hub did not answer in time.`);
+    expect(feedbackWords(f, 'en').text).toBe(
+      `${EN['feedback.outcomeUnknown']} Cause: The Hub did not answer in time.`,
+    );
     expect(feedbackWords(f, 'zh').text).toBe(
       '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：Hub 未能及时应答。',
     );
@@ -348,23 +351,22 @@ function hubRefusal(task: { state: string; writes_used: number; write_budget: nu
   } as unknown as PermitSnapshot;
   const d = evaluatePermit(snap, 'write', Date.parse(T0));
   if (d.ok) throw new Error('expected a refusal');
-  // As dispatch.ts turns a not_dispatched receipt (reason_code, reason_message) into feedback.
-  return notDispatchedFeedback(d.code, d.message, 'wait', 'inv_refused_1', true);
+  // As dispatch-fence.ts turns a not_dispatched receipt (reason_code, reason_message) into feedback.
+  return notDispatchedFeedback(d.code, d.message, 'wait', 'inv_refused_1', true, d.message);
 }
 
 describe('a tool card in Chinese', () => {
-  it('task_paused: the Hub’s fixed text becomes the Chinese sentence; code and state stay', () => {
+  it('task_paused: the Chinese sentence from the code; code and state stay; the Hub’s words only as the detail', () => {
     const f = hubRefusal({ state: 'paused', writes_used: 0, write_budget: 3 });
     expect(f.code).toBe('task_paused');
     useApp.setState({ lang: 'zh' });
     render(<ToolCallCard item={cardWith(f, 'not_dispatched', 'inv_refused_1')} sessionId="s1" />);
     const card = screen.getByTestId('tool-card');
     expect(within(card).getByTestId('tool-card-state').textContent).toBe('未派发');
-    expect(within(card).getByTestId('feedback').textContent).toBe(
-      'task_paused: 任务已暂停；在继续之前不会再派发任何调用。',
+    expect(within(card).getByTestId('feedback-text').textContent).toBe(
+      '任务已暂停；在继续之前不会再派发任何调用。',
     );
-    expect(within(card).queryByTestId('feedback-detail')).toBeNull();
-    expect(card.textContent).not.toContain('the task is paused');
+    expect(within(card).getByTestId('feedback-detail').textContent).toBe(`原始信息：${f.detail}`);
   });
 
   it('budget_exhausted: the Chinese sentence, and the Hub’s message with the budget kept beside it', () => {
@@ -376,20 +378,23 @@ describe('a tool card in Chinese', () => {
       '此任务的写入预算已用完，后续写入将被拒绝。',
     );
     const detail = screen.getByTestId('feedback-detail');
-    expect(detail.textContent).toBe(`原始信息：${f.message}`);
-    expect(f.message).toContain('(3)');
-    expect(detail.querySelector('[lang="en"]')?.textContent).toBe(f.message);
+    expect(detail.textContent).toBe(`原始信息：${f.detail}`);
+    expect(f.detail).toContain('(3)');
+    expect(detail.querySelector('[lang="en"]')?.textContent).toBe(f.detail);
   });
 
-  it('in English the same cards keep what they said (the code, then the message)', () => {
+  it('in English the same cards are worded from the same codes, with the same details', () => {
     const paused = hubRefusal({ state: 'paused', writes_used: 0, write_budget: 3 });
     const budget = hubRefusal({ state: 'active', writes_used: 3, write_budget: 3 });
     render(<ToolCallCard item={cardWith(paused, 'not_dispatched', 'inv_a')} sessionId="s1" />);
     render(<ToolCallCard item={cardWith(budget, 'not_dispatched', 'inv_b')} sessionId="s1" />);
-    const texts = screen.getAllByTestId('feedback').map((e) => e.textContent);
-    expect(texts).toEqual([
-      'task_paused: The task is paused; no further calls are dispatched until it continues.',
-      `budget_exhausted: ${budget.message}`,
+    expect(screen.getAllByTestId('feedback-text').map((e) => e.textContent)).toEqual([
+      'The task is paused; no further calls are dispatched until it continues.',
+      'The task’s write budget is spent; further writes are refused.',
+    ]);
+    expect(screen.getAllByTestId('feedback-detail').map((e) => e.textContent)).toEqual([
+      `As reported: ${paused.detail}`,
+      `As reported: ${budget.detail}`,
     ]);
     expect(screen.getAllByTestId('tool-card-state').map((e) => e.textContent)).toEqual([
       'Not dispatched',
@@ -400,14 +405,14 @@ describe('a tool card in Chinese', () => {
   it('a storage error keeps its OS detail next to the Chinese sentence', () => {
     const base = storageFeedback(new JournalError('invocation_store_unavailable', 'x'), 'inv_s1');
     const osDetail = "EACCES: permission denied, open '/home/u/.bailing/journal/s1.db'";
-    const f = { ...base, message: `${base.message} (${osDetail})` };
+    const f = { ...base, detail: osDetail };
     useApp.setState({ lang: 'zh' });
     render(<ToolCallCard item={cardWith(f, 'unknown', 'inv_s1')} sessionId="s1" />);
     expect(screen.getByTestId('feedback-text').textContent).toBe(
       '本地调用日志无法保存或读取。请先恢复本地持久化（restore_invocations）。这并不能说明业务操作是否已执行。',
     );
     expect(screen.getByTestId('feedback-detail').textContent).toContain(osDetail);
-    // The fixed storage text alone carries nothing more: no detail then.
+    // Without a detail there is nothing beside the sentence.
     cleanup();
     render(<ToolCallCard item={cardWith(base, 'unknown', 'inv_s1')} sessionId="s1" />);
     expect(screen.queryByTestId('feedback-detail')).toBeNull();
@@ -438,20 +443,25 @@ describe('a tool card in Chinese', () => {
       'POST',
       '/x',
     );
-    const f = notDispatchedFeedback('run_ended', err.message, 'start_new_turn', 'inv_r1');
+    const f = notDispatchedFeedback('run_ended', err.message, 'start_new_turn', 'inv_r1', false, err.message);
     const words = feedbackWords(f, 'zh');
     expect(words).toEqual({
       text: '该运行已结束，不再接受调用；请开始新一轮对话。',
       detail: err.message,
       known: true,
     });
-    expect(feedbackWords(f, 'en')).toEqual({ text: err.message, detail: null, known: true });
+    expect(feedbackWords(f, 'en')).toEqual({
+      text: 'The run has ended and accepts no more calls; start a new turn.',
+      detail: err.message,
+      known: true,
+    });
   });
 
-  it('a blocked session reason `<code>:<authorization_ref>` is worded from its code', () => {
-    expect(codeKey('authorization_revoked:auth-shop-a')).toBe('code.authorization_revoked');
-    expect(codeKey('http_404')).toBe('code.http_status');
-    expect(codeKey('no_such_code:x')).toBeNull();
+  it('a code is looked up as it is: nothing is split off or pattern-matched', () => {
+    expect(codeKey('authorization_revoked')).toBe('code.authorization_revoked');
+    expect(codeKey('authorization_revoked:auth-shop-a')).toBeNull();
+    expect(codeKey('http_404')).toBeNull();
+    expect(codeKey('hub_http_error')).toBe('code.hub_http_error');
   });
 });
 
@@ -540,7 +550,13 @@ describe('the idle panel in Chinese', () => {
       journal_state: 'ready',
       resume_dispatched: false,
       receipt: null,
-      feedback: (({ category, code, message, next_action }) => ({ category, code, message, next_action }))(
+      feedback: (({ category, code, message, next_action, detail }) => ({
+        category,
+        code,
+        message,
+        next_action,
+        detail: detail ?? null,
+      }))(
         outcomeUnknownFeedback(
           new HubClientError('network', null, null, 'socket hang up', 'GET', '/x'),
           'inv_lost_1',
@@ -559,10 +575,10 @@ describe('the idle panel in Chinese', () => {
   });
 
   it('the Hub unreachable on inspect: the Chinese sentence, and the reason kept', () => {
-    const f = offlineFeedback('timeout', 'inv_lost_1');
+    const f = offlineFeedback('hub_timeout', 'inv_lost_1');
     const words = feedbackWords(f, 'zh');
     expect(words.text).toBe('无法连接 Hub，尚无任何结论。请在 Hub 恢复后重试。');
-    expect(words.detail).toBe(f.message);
+    expect(words.detail).toBe('hub_timeout');
   });
 });
 
@@ -578,6 +594,7 @@ describe('conversation notices', () => {
     members: [],
     availability: 'open' as const,
     availability_reason: null,
+    availability_ref: null,
     turn_running: false,
   };
   const show = (items: ConversationItem[]) => {
@@ -591,22 +608,37 @@ describe('conversation notices', () => {
   };
   afterEach(() => useSessions.setState({ sessions: [], currentId: null, conversations: {} }));
 
-  it('a turn that ended with a code is worded from it; the model server’s words are kept', () => {
+  it('a turn that ended with a code is worded from it; the model server’s words are kept beside it', () => {
     const items = conversationItems([
-      ev({ kind: 'turn_ended', turnId: 't1', outcome: 'failed', error: 'step_limit_reached' }),
+      ev({ kind: 'turn_ended', turnId: 't1', outcome: 'failed', error: 'step_limit_reached', detail: null }),
       ev({
         kind: 'turn_ended',
         turnId: 't2',
         outcome: 'failed',
+        error: 'model_error',
+        detail: 'connect ECONNREFUSED 127.0.0.1:11434',
+      }),
+      ev({
+        kind: 'turn_ended',
+        turnId: 't3',
+        outcome: 'refused',
+        error: 'archive_storage_error',
+        detail: null,
+      }),
+      // An archive written before the detail was stored apart: `code: words` in one string.
+      ev({
+        kind: 'turn_ended',
+        turnId: 't4',
+        outcome: 'failed',
         error: 'model_error: connect ECONNREFUSED 127.0.0.1:11434',
       }),
-      ev({ kind: 'turn_ended', turnId: 't3', outcome: 'refused', error: 'archive_storage_error' }),
     ]);
     useApp.setState({ lang: 'zh' });
     expect(show(items)).toEqual([
       '本轮已停止：已达到每轮模型请求次数上限。',
       '模型请求失败。原始信息：connect ECONNREFUSED 127.0.0.1:11434',
       '会话存档无法保存本轮内容，本轮已停止。未保存的内容会保留，并在存储恢复后保存。',
+      '模型请求失败。原始信息：connect ECONNREFUSED 127.0.0.1:11434',
     ]);
   });
 
@@ -622,7 +654,8 @@ describe('conversation notices', () => {
         kind: 'turn_ended',
         turnId: 't4',
         outcome: 'failed',
-        error: 'run_end_failed: run_7: hub_timeout',
+        error: 'run_end_failed',
+        detail: 'run_7: hub_timeout',
       }),
     ]);
     // Every notice code is produced here, so each one is checked in Chinese.
@@ -726,12 +759,12 @@ describe('storage and scope reasons in Chinese', () => {
     expect(missing).toEqual([]);
   });
 
-  it('a blocked conversation names the revoked authorization after the words', () => {
-    expect(reasonText('authorization_revoked:auth-shop-a', 'zh')).toBe(
-      '此会话的一个授权已被撤销（authorization_revoked:auth-shop-a）',
+  it('a blocked conversation’s reason is a code: worded, the code after the words', () => {
+    expect(reasonText('authorization_revoked', 'zh')).toBe(
+      '此会话的一个授权已被撤销（authorization_revoked）',
     );
-    expect(reasonText('authorization_revoked:auth-shop-a', 'en')).toBe(
-      'an authorization of this conversation was revoked (authorization_revoked:auth-shop-a)',
+    expect(reasonText('authorization_revoked', 'en')).toBe(
+      'an authorization of this conversation was revoked (authorization_revoked)',
     );
     expect(reasonText('something else', 'zh')).toBe('something else');
   });

@@ -153,7 +153,8 @@ describe('revocation during a living session', () => {
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
     expect(summary).toMatchObject({
       availability: 'blocked',
-      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+      availabilityReason: 'authorization_revoked',
+      availabilityRef: AUTH.inventory,
     });
   });
   it('an authorization.changed event (fed by the app) drops the declarations and blocks the group without any Hub request', async () => {
@@ -167,7 +168,8 @@ describe('revocation during a living session', () => {
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
     expect(summary).toMatchObject({
       availability: 'blocked',
-      availabilityReason: `authorization_rebound:${AUTH.shopB}`,
+      availabilityReason: 'authorization_rebound',
+      availabilityRef: AUTH.shopB,
     });
     expect(env.proxy.requests()).toEqual([]);
   });

@@ -269,7 +269,7 @@ describe('attachments refused', () => {
     ];
     for (const list of bad) {
       const err = await errorOf(runtime.sendMessage(s.sessionId, 'hi', list as AttachmentInput[]));
-      expect(err.code).toBe('invalid_attachment');
+      expect(err.code).toBe('invalid_payload');
     }
     expect((await runtime.archiveEvents(s.sessionId)).length).toBe(countBefore);
   });

@@ -46,7 +46,8 @@ describe('whole-scope revalidation on reopen', () => {
     env.proxy.reset();
     const opened = await second.runtime.openSession(s.sessionId);
     expect(opened.session.availability).toBe('blocked');
-    expect(opened.session.availabilityReason).toBe(`authorization_revoked:${AUTH.inventory}`);
+    expect(opened.session.availabilityReason).toBe('authorization_revoked');
+    expect(opened.session.availabilityRef).toBe(AUTH.inventory);
     // Reopening only read the authorizations: no run, no search, no invoke, no resume.
     expect(env.proxy.requests()).toEqual(['GET /agent/v1/authorizations']);
 

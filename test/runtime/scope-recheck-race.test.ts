@@ -128,7 +128,8 @@ describe('a scope check in flight and a newer block', () => {
     const opened = await opening;
     expect(opened.session).toMatchObject({
       availability: 'blocked',
-      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+      availabilityReason: 'authorization_revoked',
+      availabilityRef: AUTH.inventory,
     });
     expect(env.proxy.requests().filter((x) => x === 'GET /agent/v1/authorizations')).toHaveLength(1);
 
@@ -136,7 +137,8 @@ describe('a scope check in flight and a newer block', () => {
     const again = await runtime.openSession(s.sessionId);
     expect(again.session).toMatchObject({
       availability: 'blocked',
-      availabilityReason: `authorization_revoked:${AUTH.inventory}`,
+      availabilityReason: 'authorization_revoked',
+      availabilityRef: AUTH.inventory,
     });
     expect(env.proxy.requests().filter((x) => x === 'GET /agent/v1/authorizations')).toHaveLength(2);
   });

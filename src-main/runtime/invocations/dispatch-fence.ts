@@ -40,8 +40,8 @@ function refusedBeforeDispatch(err: unknown): err is HubClientError {
     err.status !== null &&
     err.status >= 400 &&
     err.status < 500 &&
-    err.publicCode !== null &&
-    KNOWN_CODES.has(err.publicCode)
+    err.code !== null &&
+    KNOWN_CODES.has(err.code)
   );
 }
 
@@ -62,6 +62,7 @@ function receiptFeedback(r: Receipt): Feedback | null {
     retryable ? 'wait' : 'none',
     r.invocation_id,
     retryable,
+    r.reason_message ?? undefined,
   );
 }
 
@@ -223,9 +224,9 @@ async function finish(
       const post = await journal.serialize(() =>
         journal.commit([withState(fence, 'not_dispatched')], 'direct'),
       );
-      const code = err.publicCode!;
+      const code = err.code!;
       const feedback = post.ok
-        ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId)
+        ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId, false, err.message)
         : storageFeedback(post.error, invocationId);
       return { kind: 'not_sent', invocation_id: invocationId, feedback };
     }

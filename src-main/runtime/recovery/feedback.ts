@@ -42,6 +42,7 @@ export function scopeBlockedFeedback(
     category: 'blocked',
     code: check.reason,
     message: `Authorization ${check.authorization_ref} of the original scope is ${check.reason.replace('authorization_', '')}; the whole original group is blocked (no other account, no surviving subset).`,
+    detail: check.authorization_ref,
     next_action: 'none',
     retryable: false,
     ...(invocationId ? { invocation_id: invocationId } : {}),
@@ -53,6 +54,7 @@ export function offlineFeedback(reason: string, invocationId?: string): Feedback
     category: 'hub_unavailable',
     code: 'hub_unavailable',
     message: `The Hub could not be reached (${reason}); recovery stays closed and can be retried in this runtime.`,
+    detail: reason,
     next_action: 'wait',
     retryable: true,
     original_outcome: 'unknown',
@@ -92,12 +94,14 @@ export function outcomeUnknownFeedback(err: unknown, invocationId: string): Feed
   const code =
     err instanceof HubClientError
       ? err.kind === 'http'
-        ? (err.publicCode ?? `http_${err.status ?? 'error'}`)
+        ? (err.code ?? 'hub_http_error')
         : `hub_${err.kind}`
       : 'hub_error';
+  const status = err instanceof HubClientError && err.kind === 'http' && !err.code ? err.status : null;
   return {
     category: 'invocation_outcome_unknown',
     code,
+    ...(status !== null ? { detail: `HTTP ${status}` } : {}),
     message:
       'The request was sent but no confirmed answer arrived. It may have run. Inspect the original call; do not send it again.',
     next_action: 'inspect_original',
@@ -115,22 +119,20 @@ export function readFailedFeedback(err: unknown, invocationId: string): Feedback
     err.kind === 'http' &&
     err.status !== null &&
     err.status < 500 &&
-    err.publicCode
+    err.code
   ) {
     return {
       category: 'hub_error',
-      code: err.publicCode,
+      code: err.code,
       message: `The Hub refused the request: ${err.message}`,
+      detail: err.message,
       next_action: 'none',
       retryable: false,
       original_outcome: 'unknown',
       invocation_id: invocationId,
     };
   }
-  return offlineFeedback(
-    err instanceof HubClientError ? (err.publicCode ?? err.kind) : 'error',
-    invocationId,
-  );
+  return offlineFeedback(err instanceof HubClientError ? (err.code ?? err.kind) : 'error', invocationId);
 }
 
 export function notDispatchedFeedback(
@@ -139,6 +141,7 @@ export function notDispatchedFeedback(
   nextAction: string,
   invocationId: string | null,
   retryable = false,
+  detail?: string,
 ): Feedback {
   const category =
     code === 'declaration_changed'
@@ -150,6 +153,7 @@ export function notDispatchedFeedback(
     category,
     code,
     message,
+    ...(detail ? { detail } : {}),
     next_action: nextAction,
     retryable,
     ...(invocationId ? { invocation_id: invocationId } : {}),

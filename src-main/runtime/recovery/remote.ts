@@ -233,6 +233,7 @@ export async function resumeInvocation(
       code: r.reason_code ?? 'resume_refused',
       message:
         r.reason_message ?? 'The Hub refused to continue this call; its receipt shows the current state.',
+      ...(r.reason_message ? { detail: r.reason_message } : {}),
       next_action: 'inspect_original',
       retryable: false,
       invocation_id: invocationId,

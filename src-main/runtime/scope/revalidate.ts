@@ -37,10 +37,7 @@ export async function revalidateScopeWith(
     list = await hub.listAuthorizations({ signal: opts.signal });
   } catch (err) {
     if (err instanceof HubClientError) {
-      const why =
-        err.kind === 'http'
-          ? `hub_http_${err.status ?? 'error'}${err.publicCode ? `_${err.publicCode}` : ''}`
-          : `hub_${err.kind}`;
+      const why = err.kind === 'http' ? 'hub_http_error' : `hub_${err.kind}`;
       return { state: 'offline', reason: why };
     }
     return { state: 'offline', reason: 'hub_unreachable' };

@@ -10,7 +10,7 @@ import type { DeclarationView, ManualToolRunResult } from '../desk-runtime.js';
 import { hubRefusalOf, type RuntimeHubPort } from '../hub-port.js';
 import type { IdSource } from '../ids.js';
 import type { LiveSession, Recorder } from '../live-session.js';
-import { DeskRuntimeError } from '../runtime-error.js';
+import { AppError } from '../../../src-shared/errors.js';
 import type { ToolExecutor } from '../tool-executor.js';
 import { targetOf } from '../tool-calls/targets.js';
 import { startTurn } from '../turn-loop.js';
@@ -53,7 +53,7 @@ export function createOperatorTools(deps: OperatorToolsDeps): OperatorTools {
     if (s.scope.members.length === 0) return [];
     await deps.scope.ensure(s);
     if (s.availability !== 'open')
-      throw new DeskRuntimeError('scope_unavailable', `the session's scope is ${s.availability}`);
+      throw new AppError('scope_unavailable', `the session's scope is ${s.availability}`);
     const refs = s.scope.members.map((m) => m.authorization_ref);
     let found;
     try {
@@ -62,10 +62,12 @@ export function createOperatorTools(deps: OperatorToolsDeps): OperatorTools {
       ).declarations;
     } catch (err) {
       const refusal = hubRefusalOf(err);
-      throw new DeskRuntimeError(
-        refusal?.code ?? 'hub_unavailable',
-        refusal?.message ?? 'the Hub could not be reached',
-      );
+      if (refusal)
+        throw new AppError('hub_error', `The Hub refused the tool search (${refusal.code}).`, {
+          error: refusal.code,
+          message: refusal.message,
+        });
+      throw new AppError('hub_unavailable', 'the Hub could not be reached');
     }
     const cached = s.cache.put(
       found
@@ -80,8 +82,7 @@ export function createOperatorTools(deps: OperatorToolsDeps): OperatorTools {
     functionName: string,
     args: Record<string, unknown>,
   ): Promise<ManualToolRunResult> {
-    if (s.activeTurn)
-      throw new DeskRuntimeError('turn_in_progress', 'a turn is already running in this session');
+    if (s.activeTurn) throw new AppError('turn_in_progress', 'a turn is already running in this session');
     const turn = startTurn(deps.hub, s, deps.ids.turnId());
     s.activeTurn = turn;
     try {
@@ -105,7 +106,7 @@ export function createOperatorTools(deps: OperatorToolsDeps): OperatorTools {
       });
       await deps.executor.execute(s, turn, call);
       const card = s.cards.get(call.callId);
-      if (!card) throw new DeskRuntimeError('internal_error', 'no card for the call');
+      if (!card) throw new AppError('internal_error', 'no card for the call');
       return { card: redactPayload(card, deps.secrets()) as typeof card };
     } finally {
       turn.ended = true;

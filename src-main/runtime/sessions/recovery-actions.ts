@@ -38,9 +38,13 @@ export interface RecoveryActions {
 export function withLiveScope(s: LiveSession | undefined, status: InvocationStatus): InvocationStatus {
   if (!s || s.availability !== 'blocked' || status.scope_state === 'blocked') return status;
   const reason = s.availabilityReason ?? 'scope_blocked';
-  if (status.state === 'storage_error') return { ...status, scope_state: 'blocked', scope_reason: reason };
-  if (status.state === 'ready')
-    return { ...status, state: 'blocked', reason, scope_state: 'blocked', scope_reason: reason };
+  const scope = {
+    scope_state: 'blocked' as const,
+    scope_reason: reason,
+    ...(s.availabilityRef ? { scope_ref: s.availabilityRef } : {}),
+  };
+  if (status.state === 'storage_error') return { ...status, ...scope };
+  if (status.state === 'ready') return { ...status, state: 'blocked', reason, ...scope };
   return status;
 }
 

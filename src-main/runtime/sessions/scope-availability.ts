@@ -35,11 +35,6 @@ export interface ScopeAvailabilityDeps {
   changed(s: LiveSession): void;
 }
 
-/** The reason a blocked session shows: the block's code and the member it names. */
-export function blockedReason(block: ScopeBlock): string {
-  return `${block.reason}:${block.authorization_ref}`;
-}
-
 export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvailability {
   /** How often each session was blocked, so an older check's answer cannot undo a newer block. */
   const blocks = new WeakMap<LiveSession, number>();
@@ -48,6 +43,7 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
 
   function apply(s: LiveSession, check: ScopeCheck): void {
     if (check.state === 'blocked') blocks.set(s, (blocks.get(s) ?? 0) + 1);
+    s.availabilityRef = null;
     if (check.state === 'ok') {
       s.availability = 'open';
       s.availabilityReason = null;
@@ -56,7 +52,8 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
       s.availabilityReason = check.reason;
     } else {
       s.availability = 'blocked';
-      s.availabilityReason = blockedReason(check);
+      s.availabilityReason = check.reason;
+      s.availabilityRef = check.authorization_ref;
       // One blocked member blocks the whole group: nothing of this scope stays loaded.
       s.cache.clear();
     }
@@ -67,6 +64,7 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
     if (s.scope.members.length === 0) {
       s.availability = 'open';
       s.availabilityReason = null;
+      s.availabilityRef = null;
       return;
     }
     const blocksBefore = blocks.get(s) ?? 0;

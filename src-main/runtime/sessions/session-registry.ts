@@ -11,8 +11,14 @@ import type { RuntimeHubPort } from '../hub-port.js';
 import type { Clock, IdSource } from '../ids.js';
 import type { ScopeStore, SessionScope } from '../invocation-ports.js';
 import type { LiveSession, Recorder } from '../live-session.js';
-import { DeskRuntimeError } from '../runtime-error.js';
-import { buildScope, connectionKeyOf, scopeFingerprint, type HubConnectionInfo } from '../scope-builder.js';
+import { AppError } from '../../../src-shared/errors.js';
+import {
+  buildScope,
+  connectionKeyOf,
+  scopeFingerprint,
+  ScopeSelectionError,
+  type HubConnectionInfo,
+} from '../scope-builder.js';
 
 export interface SessionRegistryDeps {
   hub: Pick<RuntimeHubPort, 'listAuthorizations'>;
@@ -62,6 +68,7 @@ export function summaryOf(s: LiveSession): SessionSummary {
     reuseDeclarations: s.reuseDeclarations,
     availability: s.availability,
     availabilityReason: s.availabilityReason,
+    availabilityRef: s.availabilityRef,
     activeTurnId: s.activeTurn?.turnId ?? null,
     eventCount: s.events.length,
   };
@@ -84,6 +91,7 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
     events,
     availability: 'not_opened',
     availabilityReason: null,
+    availabilityRef: null,
     activeTurn: null,
     background: new Set(),
     cards: new Map(),
@@ -104,7 +112,7 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
 
   async function load(sessionId: string): Promise<LiveSession> {
     const rec = deps.archive.getSession(sessionId);
-    if (!rec) throw new DeskRuntimeError('session_not_found', `no session ${sessionId}`);
+    if (!rec) throw new AppError('session_not_found', `no session ${sessionId}`);
     const scope = await deps.scopeStore.load(sessionId);
     const { events: stored } = deps.archive.load(sessionId);
     const events = stored.map(toArchiveEvent).filter((e): e is ArchiveEvent => e !== null);
@@ -121,7 +129,8 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
       s.availabilityReason = 'scope_missing';
     } else if (scope.connectionKey !== connectionKey || scope.hubId !== deps.connection.hubId) {
       s.availability = 'blocked';
-      s.availabilityReason = 'binding_conflict:connection';
+      // Bound to another Hub connection than this host's: no member to name.
+      s.availabilityReason = 'binding_conflict';
     }
     // Otherwise loading reads local data only: the scope stays `not_opened` until something needs the Hub.
     live.set(sessionId, s);
@@ -144,6 +153,7 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
       reuseDeclarations: st.reuseDeclarations !== false,
       availability: 'not_opened',
       availabilityReason: null,
+      availabilityRef: null,
       activeTurnId: null,
       eventCount: deps.archive.eventCount(rec.sessionId),
     };
@@ -158,11 +168,8 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
     try {
       scope = buildScope(sessionId, deps.connection, refs, available, input.taskId ?? null);
     } catch (err) {
-      const code =
-        err && typeof err === 'object' && 'code' in err
-          ? String((err as { code: unknown }).code)
-          : 'invalid_scope';
-      throw new DeskRuntimeError(code, err instanceof Error ? err.message : String(err));
+      if (err instanceof ScopeSelectionError) throw new AppError(err.code, err.message);
+      throw err;
     }
     const names: Record<string, string> = {};
     for (const ref of refs)
@@ -201,8 +208,7 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
 
   return {
     get(sessionId) {
-      if (deps.closed())
-        return Promise.reject(new DeskRuntimeError('runtime_closed', 'the runtime is closed'));
+      if (deps.closed()) return Promise.reject(new AppError('runtime_closed', 'the runtime is closed'));
       const s = live.get(sessionId);
       if (s) return Promise.resolve(s);
       let p = loading.get(sessionId);
@@ -215,8 +221,7 @@ export function createSessionRegistry(deps: SessionRegistryDeps): SessionRegistr
     peek: (sessionId) => live.get(sessionId),
     living: () => live.values(),
     create(input) {
-      if (deps.closed())
-        return Promise.reject(new DeskRuntimeError('runtime_closed', 'the runtime is closed'));
+      if (deps.closed()) return Promise.reject(new AppError('runtime_closed', 'the runtime is closed'));
       return create(input);
     },
     list() {

@@ -53,6 +53,8 @@ export function checkLocally(
       'arguments_invalid',
       `Arguments for ${call.name} do not satisfy its schema or target rules; nothing was sent: ${check.errors.join('; ')}`,
       'fix_arguments',
+      'refused',
+      check.errors.join('; '),
     );
   }
   if (turn.cancelled) return turnCancelled();
@@ -77,6 +79,8 @@ export async function openRun(
           refusal.code,
           `${d.system_name} (${d.account}) is ${refusal.code.replace('authorization_', '')}; the whole scope is blocked. Nothing was sent.`,
           'none',
+          'refused',
+          `${d.system_name} (${d.account})`,
         ),
         scopeBlock: { reason: refusal.code, authorization_ref: d.authorization_ref },
       };
@@ -87,6 +91,8 @@ export async function openRun(
         refusal.code,
         `No run could be created: ${refusal.message}. Nothing was sent.`,
         'wait',
+        'refused',
+        refusal.message,
       );
     return refuse(
       'hub_unavailable',

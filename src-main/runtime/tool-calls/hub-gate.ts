@@ -20,6 +20,8 @@ export function scopeUnavailable(session: LiveSession): Outcome {
     session.availabilityReason ?? 'scope_unavailable',
     `The session's scope is ${session.availability}; nothing was sent.`,
     'wait',
+    'refused',
+    session.availabilityRef ?? undefined,
   );
 }
 

@@ -27,8 +27,12 @@ export function refuse(
   message: string,
   next: string,
   state: ToolCallCard['state'] = 'refused',
+  detail?: string,
 ): Outcome {
-  const feedback = hostFeedback(category, code, message, next);
+  const feedback: Feedback = {
+    ...hostFeedback(category, code, message, next),
+    ...(detail ? { detail } : {}),
+  };
   return { content: feedbackForModel(feedback), feedback, invocation_id: null, receipt: null, state };
 }
 

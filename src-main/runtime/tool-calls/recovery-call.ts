@@ -23,6 +23,8 @@ export async function recoveryCall(
       'arguments_invalid',
       `Only the original invocation_id is accepted: ${check.errors.join('; ')}`,
       'fix_arguments',
+      'refused',
+      check.errors.join('; '),
     );
   }
   const gate = await ctx.gate.pass(session, turn);
@@ -36,11 +38,14 @@ export async function recoveryCall(
         ? await ctx.invocations.inspectSessionInvocation(handle, id, { signal: turn.abort.signal })
         : await ctx.invocations.resumeSessionInvocation(handle, id);
   } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
     return refuse(
       'hub_unavailable',
       'recovery_failed',
-      `The ${action} request failed: ${err instanceof Error ? err.message : String(err)}`,
+      `The ${action} request failed: ${why}`,
       'inspect_original',
+      'refused',
+      why,
     );
   }
   if (

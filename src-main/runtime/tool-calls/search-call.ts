@@ -19,6 +19,8 @@ export async function searchToolsCall(
       'arguments_invalid',
       `search_tools arguments are invalid: ${check.errors.join('; ')}`,
       'fix_arguments',
+      'refused',
+      check.errors.join('; '),
     );
   const gate = await ctx.gate.pass(session, turn);
   if (gate) return gate;
@@ -34,7 +36,8 @@ export async function searchToolsCall(
     ).declarations;
   } catch (err) {
     const refusal = hubRefusalOf(err);
-    if (refusal) return refuse('hub_error', refusal.code, refusal.message, 'wait');
+    if (refusal)
+      return refuse('hub_error', refusal.code, refusal.message, 'wait', 'refused', refusal.message);
     return refuse(
       'hub_unavailable',
       'hub_unavailable',

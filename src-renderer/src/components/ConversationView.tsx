@@ -83,7 +83,11 @@ export function ConversationView(): React.JSX.Element {
         </p>
         {session.availability === 'blocked' && (
           <p role="alert" className="state-bad">
-            {t('sessions.blocked', { reason: reasonText(session.availability_reason ?? '', lang) })}
+            {t('sessions.blocked', {
+              reason:
+                reasonText(session.availability_reason ?? '', lang) +
+                (session.availability_ref ? ` · ${session.availability_ref}` : ''),
+            })}
           </p>
         )}
         {session.availability === 'offline' && (

@@ -1,13 +1,12 @@
 /**
  * English sentences for the structured codes the renderer is given: `code.<code>` for a call's
  * feedback (the Hub's error and refusal codes — HUB_ERROR_CODES, TASK_REFUSAL_CODES —, the
- * receipt reason codes that become feedback, and the host runtime's own codes) and
- * `notice.<code>` for the error codes a turn ends with. Where the main process or the Hub writes
- * a fixed text for a code, the sentence here is that text (compared case-insensitively, see
- * logic/feedback-text.ts), so a message that says more than its code is recognised and kept.
- * zh: codes-zh.ts (same keys). Spread into en.ts.
+ * receipt reason codes that become feedback, and the host runtime's own codes), `notice.<code>`
+ * for the error codes a turn ends with, `apiError.<code>` for the errors of calls
+ * (APP_ERROR_CODES) and `reason.<code>` for why a store or a scope is not usable. The renderer
+ * words from these codes only (logic/feedback-text.ts). zh: codes-zh.ts (same keys). Spread into en.ts.
  */
-export const STORAGE_TEXT =
+const STORAGE_TEXT =
   'The local invocation journal could not be saved or read. Restore local persistence first (restore_invocations). This is not evidence about whether the business action ran.';
 
 export const enCodes = {
@@ -125,7 +124,7 @@ export const enCodes = {
   'code.hub_invalid_response': 'The Hub’s answer did not have the expected form.',
   'code.hub_invalid_request': 'The request failed its own checks and was not sent.',
   'code.hub_error': 'The request to the Hub failed.',
-  'code.http_status': 'The Hub answered with an unexpected HTTP status.',
+  'code.hub_http_error': 'The Hub answered with an unexpected HTTP status.',
   'code.cancelled': 'The turn was cancelled before the request was sent; nothing was dispatched.',
   'code.cancelled_after_send':
     'The turn was cancelled after the request was sent. It may still run; its answer will be recorded. Inspect the original call; do not send it again.',
@@ -158,9 +157,8 @@ export const enCodes = {
   'notice.resume_requested': 'Resume requested for {invocation_id}.',
   'notice.journal_restore_requested': 'Journal restore requested.',
 
-  // Errors of calls to the main process (src-shared/ipc/contract.ts IPC_ERROR_CODES, the
-  // transports' own, src-renderer/src/transport/ws-client.ts). Where the main process writes one
-  // fixed text for a code, the sentence is that text.
+  // Errors of calls to the main process (src-shared/errors.ts APP_ERROR_CODES, the transports'
+  // own included).
   'apiError.unknown_channel': 'No such call in the contract.',
   'apiError.invalid_payload': 'The request was refused as invalid; nothing was changed.',
   'apiError.payload_too_large': 'The request or its answer is too large to send.',
@@ -180,13 +178,17 @@ export const enCodes = {
   'apiError.launch_token_rejected':
     'The app host refused this window: its access link is from an earlier launch.',
   'apiError.launch_token_missing': 'This page was opened without its access link.',
-  // Fixed texts that say more than their code (logic/feedback-text.ts SPECIFIC_ERRORS).
-  'apiError.text.no_such_conversation': 'No such conversation.',
-  'apiError.text.turn_running': 'A turn is already running in this conversation.',
-  'apiError.text.hub_needed': 'The Hub cannot be reached right now; this action needs it.',
-  'apiError.text.cannot_approve': 'The connected credential may not decide approvals.',
-  'apiError.text.host_closed': 'The app host connection closed.',
-  'apiError.text.no_such_attachment': 'No such attachment in this conversation.',
+  'apiError.session_not_found': 'No such conversation.',
+  'apiError.attachment_not_found': 'No such attachment in this conversation.',
+  'apiError.turn_in_progress': 'A turn is already running in this conversation.',
+  'apiError.runtime_closed': 'The app is shutting down and takes no more requests.',
+  'apiError.scope_unavailable': 'The conversation’s scope is not available right now; nothing was sent.',
+  'apiError.authorization_not_found':
+    'A selected authorization does not exist or is not granted to this app.',
+  'apiError.authorization_not_active': 'A selected authorization is not active.',
+  'apiError.cross_hub_scope':
+    'A selected authorization belongs to another Hub; a conversation uses the authorizations of one Hub.',
+  'apiError.duplicate_authorization': 'An authorization was selected twice.',
 
   // Reasons a store or a scope is not usable (storage bar, idle rows, a blocked conversation),
   // worded to fit into a sentence; the code follows in brackets.

@@ -9,6 +9,7 @@
  * not this launch's (a tab from an earlier launch): the link is `rejected`, calls fail at once with
  * `launch_token_rejected`, and it does not retry — the same token will never be accepted again.
  */
+import type { AppErrorData } from '../../../src-shared/errors.js';
 import type { HostLinkState } from '../../../src-shared/states.js';
 import type { BailingApi, EventFunctions } from '../../../src-shared/ipc/api.js';
 import {
@@ -51,8 +52,8 @@ export interface WsTransportOptions {
   openWaitMs?: number;
 }
 
-const REJECTED_ERROR = {
-  error: 'launch_token_rejected',
+const REJECTED_ERROR: AppErrorData = {
+  code: 'launch_token_rejected',
   message: 'The app host refused this window: its access link is from an earlier launch.',
 };
 
@@ -83,7 +84,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     }
   };
 
-  const failPending = (error: { error: string; message: string }) => {
+  const failPending = (error: AppErrorData) => {
     for (const [id, p] of pending) {
       pending.delete(id);
       p.resolve({ ok: false, error });
@@ -140,7 +141,7 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
         failPending(REJECTED_ERROR);
         return;
       }
-      failPending({ error: 'host_unavailable', message: 'The app host connection closed.' });
+      failPending({ code: 'host_unavailable', message: 'The app host connection closed.' });
       if (closed) return;
       failures += 1;
       setState(failures >= unreachableAfter ? 'unreachable' : 'reconnecting');
@@ -149,18 +150,18 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     };
   };
 
-  const unavailable = (): { ok: false; error: { error: string; message: string } } =>
+  const unavailable = (): { ok: false; error: AppErrorData } =>
     state === 'rejected'
       ? { ok: false, error: REJECTED_ERROR }
       : state === 'no_token'
         ? {
             ok: false,
             error: {
-              error: 'launch_token_missing',
+              code: 'launch_token_missing',
               message: 'This page was opened without its access link.',
             },
           }
-        : { ok: false, error: { error: 'host_unavailable', message: 'The app host is not connected.' } };
+        : { ok: false, error: { code: 'host_unavailable', message: 'The app host is not connected.' } };
 
   const invoke = async <K extends CallName>(name: K, input: unknown): Promise<CallResult<K>> => {
     if (state === 'connecting' || state === 'reconnecting' || state === 'unreachable') {
