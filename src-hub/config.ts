@@ -9,7 +9,15 @@ import { isHeaderSafe, ON_BEHALF_OF_RULE } from '../src-shared/header-value.js';
 import { RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
 import { hashToken, clientIdOfToken } from './auth/tokens.js';
 import type { HubContext } from './context.js';
+import type { RateLimitSettings } from './http/rate-limit.js';
 import { registerSystem } from './systems/service.js';
+
+const bucket = z
+  .object({
+    per_second: z.number().positive().max(1_000_000),
+    burst: z.number().int().min(1).max(1_000_000),
+  })
+  .strict();
 
 export const HubConfigSchema = z
   .object({
@@ -25,6 +33,22 @@ export const HubConfigSchema = z
     event_retention_days: z.number().int().min(1).max(3650).optional(),
     /** At most this many newest events are kept per client. */
     event_retention_per_client: z.number().int().min(100).max(10_000_000).optional(),
+    /** Request rate limits of the APIs (docs/hub-api.md, "Rate limits"); null turns one off. */
+    rate_limits: z
+      .object({
+        agent: bucket.nullable().optional(),
+        admin: bucket.nullable().optional(),
+        failed_auth_per_address: z
+          .object({
+            count: z.number().int().min(1).max(1_000_000),
+            window_ms: z.number().int().min(1_000).max(86_400_000),
+          })
+          .strict()
+          .nullable()
+          .optional(),
+      })
+      .strict()
+      .optional(),
     /** Concurrent SSE streams one client may hold (default 16). */
     sse_max_streams_per_client: z.number().int().min(1).max(10_000).optional(),
     systems: z.array(RegisterSystemRequestSchema.strict()).default([]),
@@ -127,4 +151,22 @@ export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<v
       });
     }
   }
+}
+
+/** The rate limits a config asks for, over the defaults (a key left out keeps its default). */
+export function rateLimitsOf(config: HubConfig | undefined, defaults: RateLimitSettings): RateLimitSettings {
+  const r = config?.rate_limits;
+  if (!r) return defaults;
+  const rule = (b: { per_second: number; burst: number } | null) =>
+    b === null ? null : { perSecond: b.per_second, burst: b.burst };
+  return {
+    agent: r.agent === undefined ? defaults.agent : rule(r.agent),
+    admin: r.admin === undefined ? defaults.admin : rule(r.admin),
+    authFailures:
+      r.failed_auth_per_address === undefined
+        ? defaults.authFailures
+        : r.failed_auth_per_address === null
+          ? null
+          : { count: r.failed_auth_per_address.count, windowMs: r.failed_auth_per_address.window_ms },
+  };
 }

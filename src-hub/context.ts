@@ -5,6 +5,7 @@ import type { SignedPathMode, SpecDiagnostic } from '../src-shared/hub-api.js';
 import type { CompiledOperation } from './acc/types.js';
 import type { NoResponseReason, NotSentReason } from './dispatch/http.js';
 import type { EventBus } from './events/bus.js';
+import type { RateLimitSettings } from './http/rate-limit.js';
 import type { Metrics } from './metrics.js';
 import type { HubStore } from './store/types.js';
 import type { SchemaValidator } from './validation/ajv.js';
@@ -62,6 +63,12 @@ export interface BusinessEdge {
 
 export interface HubSettings {
   bodyLimit: number;
+  /** Request rates of the agent and admin APIs and the failed-token bound (http/rate-limit.ts). */
+  rateLimits: RateLimitSettings;
+  /** A request (headers and body) must arrive within this (ms); else 408 `request_timeout`. */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this (ms). */
+  headersTimeoutMs: number;
   heartbeatMs: number;
   specTimeoutMs: number;
   lookupTimeoutMs: number;

@@ -6,6 +6,8 @@ export class HubError extends Error {
     readonly status: number,
     readonly code: HubErrorCode,
     message: string,
+    /** For a 429 that can be retried: how long to wait (also sent as `retry_after_ms`). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }

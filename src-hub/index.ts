@@ -6,11 +6,12 @@
 import { setMaxListeners } from 'node:events';
 import pino, { type Logger } from 'pino';
 import { hashToken } from './auth/tokens.js';
-import { applyConfig, type HubConfig } from './config.js';
+import { applyConfig, rateLimitsOf, type HubConfig } from './config.js';
 import type { BusinessEdge, HubContext, HubSettings } from './context.js';
 import { createBusinessEdge } from './edge.js';
 import { createEventBus } from './events/bus.js';
 import { ADMIN_TOKEN_META } from './http/auth.js';
+import { DEFAULT_RATE_LIMITS } from './http/rate-limit.js';
 import { buildApp } from './http/server.js';
 import { recoverDispatching } from './invocations/recovery.js';
 import { createMetrics } from './metrics.js';
@@ -48,6 +49,9 @@ export interface Hub {
 
 export const DEFAULT_SETTINGS: HubSettings = {
   bodyLimit: 1024 * 1024,
+  rateLimits: DEFAULT_RATE_LIMITS,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 20_000,
   heartbeatMs: 15_000,
   specTimeoutMs: 10_000,
   lookupTimeoutMs: 10_000,
@@ -86,6 +90,7 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     ...(options.config?.event_retention_days
       ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 }
       : {}),
+    rateLimits: rateLimitsOf(options.config, DEFAULT_SETTINGS.rateLimits),
     ...(options.config?.sse_max_streams_per_client
       ? { sseMaxStreamsPerClient: options.config.sse_max_streams_per_client }
       : {}),

@@ -99,12 +99,18 @@ export function registerAdminRoutes(
       changeAuthorization(ctx, req.params.ref, { state: 'rebound', ...(req.body ?? {}) }, 'admin'),
   );
 
-  app.get<{ Querystring: Record<string, unknown> }>('/admin/v1/approvals', { onRequest }, async (req) => {
-    const state = str(req.query.state, 'state');
-    if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state))
-      throw badRequest('state must be pending, approved or denied');
-    return { approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval) };
-  });
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/admin/v1/approvals',
+    { onRequest, config: { query: ['state'] } },
+    async (req) => {
+      const state = str(req.query.state, 'state');
+      if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state))
+        throw badRequest('state must be pending, approved or denied');
+      return {
+        approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval),
+      };
+    },
+  );
   app.get<{ Params: { id: string } }>(
     '/admin/v1/approvals/:id',
     { onRequest, schema: p('id') },
@@ -133,24 +139,28 @@ export function registerAdminRoutes(
     },
   );
 
-  app.get<{ Querystring: Record<string, unknown> }>('/admin/v1/audit', { onRequest }, async (req) => {
-    const limitText = str(req.query.limit, 'limit', 6);
-    const limit = limitText === undefined ? 1000 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-      throw badRequest('limit must be an integer from 1 to 10000');
-    const afterText = str(req.query.after_seq, 'after_seq', 15);
-    const afterSeq = afterText === undefined ? undefined : Number(afterText);
-    if (afterSeq !== undefined && (!Number.isInteger(afterSeq) || afterSeq < 0))
-      throw badRequest('after_seq must be a non-negative integer');
-    const entries = await ctx.store.listAudit({
-      invocation_id: str(req.query.invocation_id, 'invocation_id'),
-      task_id: str(req.query.task_id, 'task_id'),
-      kind: str(req.query.kind, 'kind'),
-      after_seq: afterSeq,
-      limit,
-    });
-    return { entries };
-  });
+  app.get<{ Querystring: Record<string, unknown> }>(
+    '/admin/v1/audit',
+    { onRequest, config: { query: ['invocation_id', 'task_id', 'kind', 'after_seq', 'limit'] } },
+    async (req) => {
+      const limitText = str(req.query.limit, 'limit', 6);
+      const limit = limitText === undefined ? 1000 : Number(limitText);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw badRequest('limit must be an integer from 1 to 10000');
+      const afterText = str(req.query.after_seq, 'after_seq', 15);
+      const afterSeq = afterText === undefined ? undefined : Number(afterText);
+      if (afterSeq !== undefined && (!Number.isInteger(afterSeq) || afterSeq < 0))
+        throw badRequest('after_seq must be a non-negative integer');
+      const entries = await ctx.store.listAudit({
+        invocation_id: str(req.query.invocation_id, 'invocation_id'),
+        task_id: str(req.query.task_id, 'task_id'),
+        kind: str(req.query.kind, 'kind'),
+        after_seq: afterSeq,
+        limit,
+      });
+      return { entries };
+    },
+  );
 
   app.get('/admin/v1/metrics', { onRequest }, async () => ({
     ...ctx.metrics.snapshot(),

@@ -1,12 +1,15 @@
 /**
  * Bearer authentication hooks. Tokens are read only from the Authorization header (never from a
  * query string or cookie). Client tokens on admin routes and the admin token on agent routes get
- * 403 `forbidden`; anything else that does not verify gets 401 `unauthorized`.
+ * 403 `forbidden`; anything else that does not verify gets 401 `unauthorized`. Each authenticated
+ * request spends its client's (or the admin's) request rate, and failed tokens count against their
+ * address (rate-limit.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, clientIdOfToken, tokenMatches } from '../auth/tokens.js';
+import { bearerToken, clientIdOfToken, hashToken, tokenMatches } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
+import { createBuckets, createFailureBound } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,10 +32,33 @@ export function createAuth(ctx: HubContext) {
     const c = await ctx.store.getClient(id);
     return c && tokenMatches(salt, token, c.token_hash) ? c.client_id : null;
   };
+  const limits = ctx.settings.rateLimits;
+  const agentLimit = createBuckets(limits.agent);
+  const adminLimit = createBuckets(limits.admin);
+  const failures = createFailureBound(limits.authFailures);
+  /** Hashes of tokens this Hub has verified: still accepted while their address is over the failure bound. */
+  const knownGood = new Set<string>();
+  const verified = (token: string) => {
+    if (knownGood.size >= 10_000) knownGood.clear();
+    knownGood.add(hashToken(salt, token));
+  };
+  /** Over the failure bound, only an already verified token is looked at. */
+  const guard = (request: FastifyRequest, token: string) => {
+    try {
+      failures.check(request.ip);
+    } catch (err) {
+      if (!knownGood.has(hashToken(salt, token))) throw err;
+    }
+  };
+  const failed = (request: FastifyRequest) => {
+    failures.fail(request.ip);
+    return new HubError(401, 'unauthorized', 'unknown or invalid token');
+  };
   return {
     /** Forget the cached admin hash (after the token is changed). */
     reset() {
       adminHash = undefined;
+      knownGood.clear();
     },
     async client(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);
@@ -42,13 +68,18 @@ export function createAuth(ctx: HubContext) {
           'unauthorized',
           'a client bearer token is required in the Authorization header',
         );
+      guard(request, token);
       const clientId = await clientOf(token);
       if (!clientId) {
-        if (await isAdmin(token))
+        if (await isAdmin(token)) {
+          verified(token);
           throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
-        throw new HubError(401, 'unauthorized', 'unknown or invalid token');
+        }
+        throw failed(request);
       }
+      verified(token);
       request.clientId = clientId;
+      agentLimit.take(clientId, 'this client');
       ctx.metrics.request(clientId, `${request.method} ${request.routeOptions.url ?? request.url}`);
     },
     async admin(request: FastifyRequest, _reply: FastifyReply) {
@@ -59,10 +90,17 @@ export function createAuth(ctx: HubContext) {
           'unauthorized',
           'the admin bearer token is required in the Authorization header',
         );
-      if (await isAdmin(token)) return;
-      if (await clientOf(token))
+      guard(request, token);
+      if (await isAdmin(token)) {
+        verified(token);
+        adminLimit.take('admin', 'the admin API');
+        return;
+      }
+      if (await clientOf(token)) {
+        verified(token);
         throw new HubError(403, 'forbidden', 'client tokens cannot use the admin API');
-      throw new HubError(401, 'unauthorized', 'unknown or invalid token');
+      }
+      throw failed(request);
     },
   };
 }

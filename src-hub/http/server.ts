@@ -1,4 +1,7 @@
-/** Builds the Hub's Fastify app: JSON parsing, the error envelope, auth and every route. */
+/**
+ * Builds the Hub's Fastify app: JSON parsing, the error envelope (also for what never reaches a
+ * route: see framework-errors.ts), strict query strings, auth, rate limits and every route.
+ */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { re2Engine } from '../../src-shared/schema-safety.js';
 import type { HubContext } from '../context.js';
@@ -6,9 +9,14 @@ import { registerAdminRoutes } from './admin-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { createAuth, type HubAuth } from './auth.js';
 import { installErrorHandling, installJsonParser } from './errors.js';
+import { createClientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
+import { installStrictQuery } from './query.js';
 import { createStreamRegistry } from '../events/stream-registry.js';
 import { registerEventRoutes } from './events-route.js';
 import { registerTaskRoutes } from './task-routes.js';
+
+/** Longest raw path parameter the router takes; longer → 414 `uri_too_long`. */
+export const MAX_PARAM_LENGTH = 512;
 
 export interface HubApp {
   app: FastifyInstance;
@@ -22,6 +30,17 @@ export function buildApp(ctx: HubContext): HubApp {
     loggerInstance: ctx.logger as FastifyBaseLogger,
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
+    // ids up to the contract's 128 visible characters, percent-encoded (3 bytes each), fit
+    maxParamLength: MAX_PARAM_LENGTH,
+    requestTimeout: ctx.settings.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(ctx.settings.headersTimeoutMs, ctx.settings.requestTimeoutMs),
+      // how often Node looks for requests past their timeout (its default of 30 s makes them vague)
+      connectionsCheckingInterval: 1_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    clientErrorHandler: createClientErrorHandler(ctx.logger),
+    frameworkErrors: frameworkErrorHandler,
     ajv: {
       customOptions: {
         removeAdditional: false,
@@ -34,6 +53,7 @@ export function buildApp(ctx: HubContext): HubApp {
   });
   installJsonParser(app);
   installErrorHandling(app);
+  installStrictQuery(app);
   const auth = createAuth(ctx);
   const streams = createStreamRegistry(ctx);
   app.get('/health', async () => ({ status: 'ok', hub_id: ctx.hubId }));

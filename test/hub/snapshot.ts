@@ -1,0 +1,31 @@
+/**
+ * What a rejected request must leave untouched: every table of the Hub's store that records
+ * something (systems, clients, authorizations and grants, runs, approvals, tasks and permits,
+ * invocations, audit, events) and the demo systems' write ledgers.
+ */
+import type { HubEnv } from './helpers.js';
+
+const TABLES = [
+  'systems',
+  'operations',
+  'clients',
+  'authorizations',
+  'grants',
+  'runs',
+  'approvals',
+  'tasks',
+  'permits',
+  'invocations',
+  'session_enrollments',
+  'audit',
+  'events',
+  'event_horizons',
+  'operation_dispatches',
+  'meta',
+];
+
+export function storeSnapshot(env: Pick<HubEnv, 'sql' | 'demo'>): string {
+  const tables = Object.fromEntries(TABLES.map((t) => [t, env.sql(`SELECT * FROM ${t} ORDER BY rowid`)]));
+  const ledgers = env.demo.all().map((h) => h.ledger());
+  return JSON.stringify({ tables, ledgers });
+}
