@@ -58,16 +58,16 @@ export function conversationItems(
 ): ConversationItem[] {
   const journal = new Map(journalEntries.map((j) => [j.invocation_id, j.last_known_state]));
   const items: ConversationItem[] = [];
-  const cards = new Map<string, { card: ToolCallCard; at: string; index: number }>();
+  const cards = new Map<string, { card: ToolCallCard; index: number }>();
   const byInvocation = new Map<string, string>();
-  const put = (card: ToolCallCard, at: string) => {
+  const put = (card: ToolCallCard) => {
     const existing = cards.get(card.callId);
     if (existing) {
       existing.card = card;
-      items[existing.index] = toolCallItem(card, existing.at);
+      items[existing.index] = toolCallItem(card);
     } else {
-      cards.set(card.callId, { card, at, index: items.length });
-      items.push(toolCallItem(card, at));
+      cards.set(card.callId, { card, index: items.length });
+      items.push(toolCallItem(card));
     }
     // The first card of an id is the original call; a later inspect/resume call naming it must not take it over.
     if (card.invocation_id && !byInvocation.has(card.invocation_id))
@@ -83,53 +83,45 @@ export function conversationItems(
           items.push({ kind: 'assistant_text', id: e.messageId, at: e.at, text: e.text, streaming: false });
         break;
       case 'tool_call':
-        put(
-          {
-            sessionId: e.sessionId,
-            turnId: e.turnId,
-            callId: e.callId,
-            functionName: e.functionName,
-            target: e.target,
-            effect: null,
-            invocation_id: null,
-            state: 'validating',
-            feedback: null,
-            receipt: null,
-            late: false,
-          },
-          e.at,
-        );
+        put({
+          sessionId: e.sessionId,
+          turnId: e.turnId,
+          callId: e.callId,
+          at: e.at,
+          functionName: e.functionName,
+          target: e.target,
+          effect: null,
+          invocation_id: null,
+          state: 'validating',
+          feedback: null,
+          receipt: null,
+          late: false,
+        });
         break;
       case 'tool_result': {
         const prev = cards.get(e.callId);
         if (!prev) break;
-        put(
-          {
-            ...prev.card,
-            invocation_id: e.invocation_id ?? prev.card.invocation_id,
-            feedback: e.feedback,
-            effect: e.effect ?? prev.card.effect,
-            state: e.state ?? legacyResultState(e, journal),
-          },
-          prev.at,
-        );
+        put({
+          ...prev.card,
+          invocation_id: e.invocation_id ?? prev.card.invocation_id,
+          feedback: e.feedback,
+          effect: e.effect ?? prev.card.effect,
+          state: e.state ?? legacyResultState(e, journal),
+        });
         break;
       }
       case 'receipt': {
         const callId = e.callId ?? byInvocation.get(e.invocation_id);
         const prev = callId ? cards.get(callId) : undefined;
         if (!prev) break;
-        put(
-          {
-            ...prev.card,
-            invocation_id: e.invocation_id,
-            state: e.state,
-            effect: e.receipt.effect,
-            receipt: e.receipt,
-            late: prev.card.late || e.late,
-          },
-          prev.at,
-        );
+        put({
+          ...prev.card,
+          invocation_id: e.invocation_id,
+          state: e.state,
+          effect: e.receipt.effect,
+          receipt: e.receipt,
+          late: prev.card.late || e.late,
+        });
         break;
       }
       case 'turn_ended': {
@@ -153,7 +145,7 @@ export function conversationItems(
       c.card.state === 'validating' &&
       (c.card.turnId === null || c.card.turnId !== (opts.activeTurnId ?? null))
     ) {
-      put({ ...c.card, state: 'unknown', feedback: INTERRUPTED_FEEDBACK }, c.at);
+      put({ ...c.card, state: 'unknown', feedback: INTERRUPTED_FEEDBACK });
     }
   }
   return items;

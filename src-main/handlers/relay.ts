@@ -36,7 +36,6 @@ export function startRelay(deps: RelayDeps): () => void {
   const now = deps.now ?? (() => new Date());
   const streaming = new Map<string, { text: string; at: string }>();
   const storage = new Map<string, { journal: InvocationStatus; archive: ArchiveStatus }>();
-  const cardAt = new Map<string, string>();
   const journalSigs = new Map<string, string>();
   const archiveSigs = new Map<string, string>();
   // The idle panel re-reads on this signal: bursts (an event replay after a reconnect) are coalesced.
@@ -89,10 +88,7 @@ export function startRelay(deps: RelayDeps): () => void {
         break;
       }
       case 'tool.card': {
-        const key = `${e.card.sessionId}:${e.card.callId}`;
-        const at = cardAt.get(key) ?? now().toISOString();
-        cardAt.set(key, at);
-        bus.emit('conversationItem', { session_id: e.card.sessionId, item: toolCallItem(e.card, at) });
+        bus.emit('conversationItem', { session_id: e.card.sessionId, item: toolCallItem(e.card) });
         unresolved.signal('tool_call');
         break;
       }

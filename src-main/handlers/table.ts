@@ -20,12 +20,10 @@ export interface HandlerDeps {
   defaultSessionId: () => string | null;
   /** Whether a model (base URL + model name) is configured; chat needs one, manual tool runs do not. */
   modelConfigured: () => boolean;
-  now?: () => Date;
 }
 
 export function createHandlerTable(deps: HandlerDeps): HandlerTable {
   const { runtime, hub, settings } = deps;
-  const now = deps.now ?? (() => new Date());
   const needHub = () => {
     if (hub.connection().state !== 'connected') {
       throw new AppError('hub_unavailable', 'The Hub cannot be reached right now; this action needs it.');
@@ -156,7 +154,7 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       await requireSession(input.session_id);
       needHub();
       const r = await runtime.runToolManually(input.session_id, input.function_name, input.arguments);
-      return { item: toolCallItem(r.card, now().toISOString()) };
+      return { item: toolCallItem(r.card) };
     },
 
     async listTasks() {

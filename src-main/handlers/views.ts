@@ -64,15 +64,13 @@ export function feedbackView(f: Feedback | null): FeedbackView | null {
     : null;
 }
 
-export function toolCallItem(
-  card: ToolCallCard,
-  at: string,
-): Extract<ConversationItem, { kind: 'tool_call' }> {
+/** A call card as the conversation shows it: the same item live, after a manual run and after a reopen. */
+export function toolCallItem(card: ToolCallCard): Extract<ConversationItem, { kind: 'tool_call' }> {
   const t = card.target;
   return {
     kind: 'tool_call',
     id: card.callId,
-    at,
+    at: card.at,
     invocation_id: card.invocation_id,
     function_name: card.functionName,
     tool: t?.tool ?? null,

@@ -225,6 +225,8 @@ export interface ToolCallCard {
   sessionId: string;
   turnId: string | null;
   callId: string;
+  /** When the call was made: its `tool_call` event's time (the same live and after a reopen). */
+  at: string;
   functionName: string;
   target: ToolTarget | null;
   effect: 'read' | 'write' | null;

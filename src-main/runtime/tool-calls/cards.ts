@@ -1,4 +1,8 @@
-/** The call card of a tool call: kept on the session and emitted (a copy) on every change. */
+/**
+ * The call card of a tool call: kept on the session and emitted (a copy) on every change. This is
+ * the one route a card takes to the UI (the relay turns each `tool.card` into a conversation item);
+ * a reopened conversation rebuilds the same card from the archive (handlers/conversation.ts).
+ */
 import type { ToolCallCard } from '../desk-runtime.js';
 import type { LiveSession, Recorder, TurnContext } from '../live-session.js';
 import type { ExecutableCall } from './outcome.js';
@@ -15,6 +19,7 @@ export function updateCard(
     sessionId: session.sessionId,
     turnId: turn?.turnId ?? null,
     callId: call.callId,
+    at: prev?.at ?? callTime(session, call.callId),
     functionName: call.name,
     target: null,
     effect: null,
@@ -29,4 +34,13 @@ export function updateCard(
   session.cards.set(call.callId, next);
   recorder.emit({ type: 'tool.card', card: structuredClone(next) });
   return next;
+}
+
+/** The time of the call's `tool_call` event (recorded before the call runs), as a rebuild reads it. */
+function callTime(session: LiveSession, callId: string): string {
+  for (let i = session.events.length - 1; i >= 0; i--) {
+    const e = session.events[i];
+    if (e?.kind === 'tool_call' && e.callId === callId) return e.at;
+  }
+  return new Date().toISOString();
 }

@@ -8,7 +8,6 @@ import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { buildArguments, fieldsOf } from '../logic/schema-form.js';
 import { hubUsable, useApp } from '../store/app.js';
-import { useSessions } from '../store/sessions.js';
 import { caught, message, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
 export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JSX.Element {
@@ -57,8 +56,9 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
       function_name: tool.function_name,
       arguments: built.args,
     })
+      // The card reaches the conversation the way every card does: as a conversationItem event.
       .then(
-        (r) => useSessions.getState().applyItem(sessionId, r.item),
+        () => undefined,
         (err: unknown) => setError(caught(err)),
       )
       .finally(() => setBusy(false));
