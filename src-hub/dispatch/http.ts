@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { jsonTextDeeperThan, MAX_BUSINESS_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { isHeaderSafe } from '../../src-shared/header-value.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -57,9 +58,15 @@ function beforeWriteReason(
   return 'connect_failed';
 }
 
+/**
+ * JSON when it is JSON, else the text. JSON nested deeper than MAX_BUSINESS_JSON_DEPTH is kept as
+ * text: a hostile system must not hand the Hub a value its recursive code (serialising the receipt)
+ * cannot handle.
+ */
 function decodeBody(buf: Buffer, truncated: boolean, contentType: string | undefined): unknown {
   const text = buf.toString('utf8');
   if (truncated || text === '') return text;
+  if (jsonTextDeeperThan(text, MAX_BUSINESS_JSON_DEPTH)) return text;
   if (contentType?.includes('json') || /^[[{"]/.test(text.trimStart())) {
     try {
       return JSON.parse(text) as unknown;

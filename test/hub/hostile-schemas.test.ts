@@ -1,7 +1,8 @@
-// Schemas and specs written by others run bounded: a catastrophic-backtracking pattern in a task
+// Schemas, specs and answers written by others run bounded: a catastrophic-backtracking pattern in a task
 // constraint or in a business system's input schema runs in linear time (RE2) while /health keeps
 // answering; a pattern RE2 cannot run is refused where it enters, with a worded, coded reason; a
-// $ref bomb is refused in well under a second without eating the Hub's memory. The Hub runs as a
+// $ref bomb is refused in well under a second without eating the Hub's memory; an answer nested
+// too deep for recursive code is kept as text. The Hub runs as a
 // child process so its memory and its responsiveness are measured from outside.
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +26,8 @@ let hostile: Server;
 let hostileUrl = '';
 let spec: unknown = null;
 let businessCalls = 0;
+/** What the hostile system answers to a business call. */
+let answer = '{"ok":true}';
 const adminToken = `admin-${randomBytes(16).toString('hex')}`;
 const desk = token('desk');
 
@@ -43,7 +46,7 @@ beforeAll(async () => {
         return;
       }
       businessCalls += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
     });
   });
   await new Promise<void>((res) => hostile.listen(0, '127.0.0.1', () => res()));
@@ -302,5 +305,20 @@ describe('hostile schemas', () => {
     const sys = SystemSchema.parse((await admin('GET', '/admin/v1/systems/bomb')).body);
     expect(sys.tool_count).toBe(0);
     expect(sys.diagnostics[0]?.code).toBe('spec_invalid');
+  });
+
+  it('a business answer nested 100,000 deep is kept as text: the call is recorded and readable, the Hub keeps serving', async () => {
+    answer = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    try {
+      const r = await invoke('auth-codes', 'check_code', { code: 'aa' });
+      expect(r.state).toBe('succeeded');
+      expect(typeof r.result).toBe('string');
+      const again = await agent('GET', `/agent/v1/invocations/${encodeURIComponent(r.invocation_id)}`);
+      expect(again.status).toBe(200);
+      expect(ReceiptSchema.parse(again.body).state).toBe('succeeded');
+    } finally {
+      answer = '{"ok":true}';
+    }
+    expect((await http(hub.url, 'GET', '/health')).status).toBe(200);
   });
 });
