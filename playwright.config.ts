@@ -1,4 +1,4 @@
-// Playwright: Debian's Chromium (no browser download here) with the flags from ENVIRONMENT.md.
+// Playwright: Debian's Chromium (no browser download here) with the flags of docs/operations.md#chromium-for-the-tests.
 // The smoke suite drives the browser host; the Electron suite runs where an Electron binary exists.
 import { defineConfig } from '@playwright/test';
 

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md's invariants, checked over what the business systems, the Hub and the host recorded
+ * The invariants of docs/design.md#invariants, checked over what the business systems, the Hub and the host recorded
  * (pure: the runner collects, this judges).
  *  - one id, one dispatch: no invocation id reached a business system twice (request logs by
  *    idempotency key), and no ledger holds a key twice;

@@ -6,7 +6,7 @@
  * host or the Hub is SIGKILLed at a random point; it is then restarted on the same data, the
  * operator's explicit recovery is done (inspect every unresolved call, resume those whose result
  * needs checking and every saved fence, always with the original id; recovery must send no new
- * invoke), and DESIGN.md's invariants are checked over the
+ * invoke), and the invariants of docs/design.md#invariants are checked over the
  * business systems' request logs and ledgers, the Hub's receipts and tasks, and the host's
  * journal (see invariants.ts). Prints runs, kills and violations; exits 1 on any violation.
  * The PRNG seed is printed first: `--seed` replays the same choices.
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
       const invokesBeforeRecovery = forwardedInvokes(stack);
       for (const u of unresolved) {
         const needsChecking = u.can_resume && (u.hub_state === 'unknown' || u.hub_state === null);
-        // A saved fence the Hub may never have seen: seed 001 allows an explicit resume of the original id.
+        // A saved fence the Hub may never have seen: an explicit resume of the original id (docs/design.md#resume).
         const fence = u.journal_entry_state === 'pending_dispatch';
         if (needsChecking || fence) {
           await client

@@ -1,4 +1,7 @@
-/** ACC v1: compile OpenAPI + x-agent-capability into operations; evaluate approval rules. */
+/**
+ * The Agent Capability Contract (ACC) v1 (docs/design.md#vocabulary): compile OpenAPI +
+ * x-agent-capability into operations; evaluate approval rules.
+ */
 export type { CompiledOperation, ApprovalRule, RiskLevel, SideEffect, RateWindow } from './types.js';
 export { DEFAULT_TIMEOUT_MS } from './types.js';
 export { compileSpec, declarationRevision, type CompileResult } from './compile.js';

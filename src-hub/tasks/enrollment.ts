@@ -1,7 +1,7 @@
 /**
- * Task enrollment of an agent session (seed 000: "enrolling an original Agent Session in task
- * control creates a persistent requirement that also affects its other conversations; cancelling a
- * task does not remove it"). The first invocation of a session that carries a task_id enrolls the
+ * Task enrollment of an agent session (docs/architecture.md#permits-and-tasks): enrolling a session
+ * in task control is a persistent requirement that also affects its other conversations, and
+ * cancelling the task does not remove it. The first invocation of a session that carries a task_id enrolls the
  * session in that task, durably; from then on every call of that session must carry exactly that
  * task_id, or it is refused `task_required` and spends nothing. A pure function of what the
  * dispatch transaction reads (store/sql/ops/invocation-change.ts), like the permit policy.

@@ -1,7 +1,7 @@
 /**
  * What the handler table needs from the Hub beyond the runtime: authorizations, tasks, approvals,
  * the live connection state. Implemented over the hub-client by `createHubGateway`
- * (src-main/embedded/hub-gateway.ts); tokens stay inside that implementation.
+ * (./hub-gateway-over-client.ts); tokens stay inside that implementation.
  */
 import type {
   Approval,

@@ -1,6 +1,7 @@
 /**
- * The invocation journal record `bailing.agent-invocations.v2` (seed 001): metadata only.
- * Each entry holds exactly the seed's fields plus the task binding, and nothing else: no
+ * The invocation journal record `bailing.agent-invocations.v2`
+ * (docs/journal.md#the-record-bailingagent-invocationsv2): metadata only.
+ * Each entry holds exactly the documented fields plus the task binding, and nothing else: no
  * credentials, raw arguments, receipt bodies or conversation text. Strict: any other field is refused.
  * v1 records (no task binding) stay readable; they never acquire a task.
  */

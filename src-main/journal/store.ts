@@ -1,4 +1,4 @@
-/** The asynchronous store interface every invocation store implements (seed 001, "Custom adapters"). */
+/** The asynchronous store interface every invocation store implements (docs/journal.md#the-stores). */
 import type { StoredJournalRecord } from './record.js';
 
 export interface StoreLockInfo {

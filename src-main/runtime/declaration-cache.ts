@@ -1,5 +1,5 @@
 /**
- * The session's declaration cache (seed 000, "Keep useful tools available").
+ * The session's declaration cache (docs/design.md#what-the-product-does-for-that).
  * Keyed by (hub, authorization_ref, tool, declaration_revision); keeps each declaration exactly as
  * the Hub returned it (original target and FULL input schema). Bounded by entries and bytes with
  * least-recently-used eviction. Lives in memory only: a restart starts empty (discovery again).

@@ -3,7 +3,7 @@
  * Plain Node, no Electron. Every DTO here is plain JSON (no functions, no Dates, no secrets), so it
  * can cross IPC / WebSocket unchanged. Implemented by `createDeskRuntime` (./create-desk-runtime.ts).
  *
- * Rules the implementation keeps (seeds 000/001):
+ * Rules the implementation keeps (docs/design.md#invariants):
  * - every conversation event is saved in the archive BEFORE it is emitted as `archive.event`;
  * - ordinary chat and an empty scope make zero Hub requests;
  * - opening a session never creates a run, never invokes or resumes anything;
@@ -309,7 +309,7 @@ export interface DeskRuntime {
   setReuseDeclarations(sessionId: string, reuse: boolean): Promise<SessionSummary>;
   archiveEvents(sessionId: string, opts?: { afterSeq?: number; limit?: number }): Promise<ArchiveEvent[]>;
   archiveStatus(sessionId: string): Promise<ArchiveStatus>;
-  // journal passthrough (seed 001 interfaces)
+  // the journal and original-call recovery (docs/journal.md)
   journalStatus(sessionId: string): Promise<InvocationStatus>;
   restoreJournal(sessionId: string): Promise<InvocationStatus>;
   inspectInvocation(sessionId: string, invocationId: string): Promise<InvocationActionEnvelope>;

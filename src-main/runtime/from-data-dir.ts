@@ -1,11 +1,11 @@
 /**
  * Default wiring on a data directory: SQLite archive, scope store and invocation journal side by
- * side (one durable, access-controlled area), part 1's Hub client and InvocationRuntime, and the
+ * side (one durable, access-controlled area), the Hub client and the InvocationRuntime, and the
  * openai-SDK model client. The Hub token and model key are passed in and never written anywhere.
  *
- *   <dataDir>/archive.sqlite      conversation events (this part)
- *   <dataDir>/scopes.sqlite       fixed session scopes (part 1's store)
- *   <dataDir>/invocations.sqlite  invocation journal, bailing.agent-invocations.v2 (part 1's store)
+ *   <dataDir>/archive.sqlite      conversation events
+ *   <dataDir>/scopes.sqlite       fixed session scopes
+ *   <dataDir>/invocations.sqlite  invocation journal, bailing.agent-invocations.v2
  */
 import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * Contracts between the host runtime's parts. Part 1 (hub-client, journal, recovery) implements
- * InvocationRuntime and ScopeStore; part 2 (sessions, model loop, cache, archive) consumes them.
- * Names and shapes follow seed 001 ("Reopen a conversation and recover its original business actions").
+ * The invocation ports: what the session runtime (sessions, model loop, cache, archive) asks of
+ * the invocation runtime (journal, dispatch fence, recovery, scope store), and what that one
+ * promises back. Names and shapes follow the recovery contract (docs/design.md#the-recovery-contract,
+ * docs/journal.md).
  */
 import type {
   FeedbackCategory,
@@ -39,7 +40,7 @@ export interface ScopeStore {
   save(scope: SessionScope): Promise<void>;
 }
 
-// ---------- feedback (seed 001 failure rules) ----------
+// ---------- feedback (docs/journal.md#failure-rules-and-feedback) ----------
 
 export type { FeedbackCategory } from '../../src-shared/states.js';
 

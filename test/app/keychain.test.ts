@@ -1,5 +1,5 @@
 // The keychain against a real Secret Service (gnome-keyring under a private D-Bus session, as
-// `npm test` provides; see ENVIRONMENT.md to run it alone), and its honest fallback without one.
+// `npm test` provides; run it alone with `node scripts/keyring-session.mjs npx vitest run test/app/keychain.test.ts`), and its honest fallback without one.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';

@@ -1,4 +1,5 @@
-// Fails the build when a layer reaches upward or sideways across the boundaries in DESIGN.md.
+// Fails the build when a layer reaches upward or sideways across the boundaries in
+// docs/architecture.md#layers.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Task control: boundary, permits, pause/continue/cancel, accounting, the seed's timeline.
+// Task control: boundary, permits, pause/continue/cancel, accounting, the timeline of docs/design.md.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TaskListSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import { opRequests, startEnv, type HubEnv } from './helpers.js';
@@ -57,7 +57,7 @@ const edit = (
   });
 
 describe('tasks', () => {
-  it("the seed's timeline: A completed, B needs checking, pause, C not dispatched", async () => {
+  it('the timeline of docs/design.md: A completed, B needs checking, pause, C not dispatched', async () => {
     const task = await createTask();
     const a = await edit(task.task_id, 'A');
     expect(a.body.state).toBe('succeeded');

@@ -2,7 +2,7 @@
  * Invariants 7 and 10: when the living runtime learns that a member was revoked (the Hub's
  * `authorization.changed` event fed through `authorizationChanged`), the session is blocked AND the
  * journal status says so (scope_state blocked); with an unsaved journal record at the same time,
- * storage_error stays primary and the blocked scope is reported alongside (seed 001).
+ * storage_error stays primary and the blocked scope is reported alongside (docs/journal.md#states).
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /**
- * Invariant 10 (failures stay visible) and the seed's "do not replay user messages", on the
+ * Invariant 10 (failures stay visible) and the recovery contract's "no replayed user message"
+ * (docs/design.md#the-recovery-contract), on the
  * archive: a user message that could not be saved refuses its turn ("not shown and not sent to the
  * model") and the archive shows storage_error until resolved. When the store works again the
  * unsaved message is flushed into the transcript (nothing is silently dropped), but the model must

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
 /**
  * Shared helpers for the invariant suite: the real Hub (createHub on a temp SQLite dir) in front of
- * the real demo systems (test/hub/helpers startEnv), plus counting helpers that read the business
+ * the real demo systems (test/hub/helpers.ts startEnv), plus counting helpers that read the business
  * systems' own request logs (a replayed idempotency key is invisible in the ledger, so "one id, one
  * dispatch" is checked on the request log).
  */

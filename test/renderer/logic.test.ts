@@ -101,7 +101,7 @@ describe('languages', () => {
     expect(Object.keys(zh).sort()).toEqual(Object.keys(en).sort());
     for (const v of Object.values(zh)) expect(v.length).toBeGreaterThan(0);
   });
-  it('uses the DESIGN.md state labels in English and has a label for every state in Chinese', () => {
+  it('uses the state labels of docs/design.md in English and has a label for every state in Chinese', () => {
     for (const s of INVOCATION_STATES) {
       expect(stateLabel(s, 'en')).toBe(INVOCATION_STATE_LABELS[s]);
       expect(stateLabel(s, 'zh')).not.toBe(s);

@@ -42,7 +42,7 @@ function task(over: Partial<TaskView> = {}): TaskView {
 }
 
 describe('taskSentence', () => {
-  it("reads the seed's example exactly: paused with one call whose result is unknown", () => {
+  it("reads the design's example exactly: paused with one call whose result is unknown", () => {
     const t = task({
       state: 'paused',
       writes_used: 2,

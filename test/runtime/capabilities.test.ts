@@ -1,5 +1,5 @@
 /**
- * Seed 000 acceptance with the real Hub, demo systems, scripted model and SQLite files:
+ * The acceptance exercises (docs/acceptance.md) with the real Hub, demo systems, scripted model and SQLite files:
  * switch capabilities, follow-up reuse (and reuse off), "thanks", two systems' update_product.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Full host reconstruction: the host runtime runs as a separate process, is SIGKILLed and started
- * again on the same data directory (seed 001 acceptance). Real Hub, demo systems, scripted model.
+ * again on the same data directory (docs/design.md#the-recovery-contract). Real Hub, demo systems, scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InvocationStatus } from '../../src-main/runtime/invocation-ports.js';

@@ -4,8 +4,8 @@
  *     target and the CURRENT schema each time (Shop A changes its published spec in between);
  *  2. a follow-up reuses the loaded declarations: zero further tool searches (Hub metrics);
  * 10. "thanks" makes zero Hub requests.
- * 12. attachments survive a reopen (seed 001: the journal is separate from the conversation archive
- *     and attachment space): a CSV attached in the UI reaches the model as delimited data, costs
+ * 12. attachments survive a reopen (the journal is separate from the conversation archive and the
+ *     attachment space, docs/journal.md): a CSV attached in the UI reaches the model as delimited data, costs
  *     zero Hub requests, is still in the conversation after the host is SIGKILLed and started
  *     again (chip, preview, and the model history rebuilt from the attachment space), and its
  *     content is in the archive but nowhere in the invocation journal or the scope store.
@@ -202,7 +202,7 @@ async function scenario10(app: AppUnderTest): Promise<void> {
   expect((await stack.ledger('shop-a')).length).toBe(ledgerBefore);
   await screenshot(page, '10-thanks-zero-hub-requests');
 
-  // The same in a conversation with an empty scope (seed 001). Opening the "New conversation"
+  // The same in a conversation with an empty scope (docs/journal.md#states: inactive). Opening the "New conversation"
   // form lists the authorizations from the Hub, so the count starts once it is created.
   await newConversation(page, { title: 'Just chatting', systems: [] });
   await page.waitForTimeout(500);

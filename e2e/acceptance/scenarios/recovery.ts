@@ -148,7 +148,7 @@ async function scenario7(app: AppUnderTest): Promise<void> {
   await goTo(page, 'Needs attention');
   const row = idleRow(page, id);
   await expect(row).toContainText('pending_dispatch');
-  // Seed 001: an explicit resume of the saved fence is how the operator gets the authoritative answer.
+  // docs/design.md#resume: an explicit resume of the saved fence is how the operator gets the authoritative answer.
   const resume = row.getByRole('button', { name: 'Resume' });
   await expect(
     resume,

@@ -4,7 +4,7 @@
  *     with its state; the UI says so precisely;
  *  5. accounting: messages and restarts did not reset the budget; completed, pending, unverified
  *     and not dispatched calls are distinguishable;
- * 11. the seed's three-product exercise: two authorizations, inventory reads, description-only
+ * 11. the three-product exercise (docs/acceptance.md): two authorizations, inventory reads, description-only
  *     edits of three products, a budget of six writes; prices and stock unchanged.
  */
 import { expect } from '@playwright/test';
@@ -209,7 +209,7 @@ async function scenario3(app: AppUnderTest): Promise<void> {
       { timeout: 30_000 },
     )
     .toBe(1);
-  // While it is at the shop the card says so (DESIGN.md: dispatching = "Running"). Soft: the test
+  // While it is at the shop the card says so (docs/design.md#states: dispatching = "Running"). Soft: the test
   // still fails if not, but the rest of the scenario is still checked and reported.
   await expect
     .soft(cardsOf(page, 'update_product_content').first().getByTestId('tool-card-state'))

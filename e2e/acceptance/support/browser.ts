@@ -1,4 +1,4 @@
-/** Debian's Chromium with the flags the build machines need (ENVIRONMENT.md). */
+/** Debian's Chromium with the flags the build machines need (docs/operations.md#chromium-for-the-tests). */
 export const CHROMIUM_PATH = process.env.BAILING_CHROMIUM ?? '/usr/bin/chromium';
 
 export function chromiumLaunchOptions(): { executablePath: string; args: string[] } {

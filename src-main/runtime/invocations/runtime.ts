@@ -1,7 +1,7 @@
 /**
  * createInvocationRuntime: the InvocationRuntime of src-main/runtime/invocation-ports.ts.
  *
- * Store selection (seed 001, "Host integration"):
+ * Store selection (docs/journal.md#selecting-a-store-createinvocationruntime):
  * - `invocationStore` given: used (custom adapters are wrapped so the strict record rules and the
  *   8 MiB bound always hold);
  * - `invocationStore: null`: durable storage explicitly disabled, state `unsupported`;

@@ -1,4 +1,4 @@
-/** Feedback for the model and the host, with the seed's categories, codes and next actions. */
+/** Feedback for the model and the host: categories, codes and next actions of docs/journal.md#failure-rules-and-feedback. */
 import type { Feedback, ScopeCheck } from '../invocation-ports.js';
 import { HubClientError, isAuthoritativeNotFound } from '../../hub-client/index.js';
 import { journalCodeOf } from '../../journal/index.js';

@@ -39,7 +39,7 @@ const EN_EXTRA_LABELS: Record<string, string> = {
   pending_dispatch: 'Saving before dispatch',
 };
 
-/** The DESIGN.md label of an invocation state (and host-side phases), per language. */
+/** The label of an invocation state (docs/design.md#states) and of a host-side phase, per language. */
 export function stateLabel(state: string, lang: Lang): string {
   if (lang === 'zh') return ZH_STATE_LABELS[state] ?? state;
   return (

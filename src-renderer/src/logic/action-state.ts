@@ -1,7 +1,7 @@
 /**
  * The state an inspect/resume result shows. The receipt's state when there is one; without a
  * receipt, the state the feedback establishes: the Hub's authoritative `invocation_not_found`
- * means the original outcome is unverified (seed 001), and a sent call with no confirmed answer is
+ * means the original outcome is unverified (docs/journal.md#failure-rules-and-feedback), and a sent call with no confirmed answer is
  * unknown. Anything else concludes nothing (null): no state is invented, least of all success.
  */
 import type { InvocationActionView } from '../../../src-shared/ipc/views.js';

@@ -1,6 +1,6 @@
 /**
  * The exact sentence for a task's current state, derived only from the Hub's TaskView: first what
- * dispatch may do now, then what is still open, most urgent first. Seed example: a paused task with
+ * dispatch may do now, then what is still open, most urgent first. The example of docs/design.md#what-the-product-does-for-that: a paused task with
  * one call whose result is unknown reads "Further dispatch is paused. One earlier request still
  * needs checking."
  */

@@ -1,5 +1,5 @@
 /**
- * A host as part 1 sees it: an InvocationRuntime over real stores in a data directory, talking to
+ * The invocation runtime on its own: an InvocationRuntime over real stores in a data directory, talking to
  * the real Hub. `reopen()` builds a completely new runtime, new store instances and a new Hub
  * client over the same files (full host reconstruction, minus the process).
  */
