@@ -146,7 +146,12 @@ export const RunSchema = z.object({
 export type Run = z.infer<typeof RunSchema>;
 
 export const InvokeRequestSchema = z.object({
-  invocation_id: z.string().min(8).max(128), // client-made; also the business idempotency key
+  // client-made; also the business idempotency key, sent as a header: visible ASCII only
+  invocation_id: z
+    .string()
+    .min(8)
+    .max(128)
+    .regex(/^[\x21-\x7e]+$/),
   run_id: z.string().min(1),
   authorization_ref: z.string().min(1),
   authorization_revision: z.number().int().min(1).optional(),
@@ -360,6 +365,16 @@ export const SystemSchema = z.object({
   refreshed_at: z.string().nullable(),
 });
 export type HubSystem = z.infer<typeof SystemSchema>;
+
+/** A client id (the `<client_id>` of its token `bdc_<client_id>.<secret>`). */
+export const ClientIdSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/);
+
+export const CreateClientRequestSchema = z.object({
+  name: z.string().min(1).max(200),
+  client_id: ClientIdSchema.optional(),
+});
+
+export const GrantRequestSchema = z.object({ client_id: ClientIdSchema });
 
 export const CreateClientResponseSchema = z.object({
   client_id: z.string(),

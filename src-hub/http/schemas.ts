@@ -6,8 +6,10 @@ import { z } from 'zod';
 import {
   ApprovalDecisionRequestSchema,
   CreateAuthorizationRequestSchema,
+  CreateClientRequestSchema,
   CreateRunRequestSchema,
   CreateTaskRequestSchema,
+  GrantRequestSchema,
   InvokeRequestSchema,
   RegisterSystemRequestSchema,
   ToolSearchRequestSchema,
@@ -46,32 +48,16 @@ export const EMPTY_BODY = {
   anyOf: [{ type: 'null' }, { type: 'object', properties: {}, additionalProperties: false }],
 } as const;
 
-/** The invocation id travels as the x-bailing-idempotency-key header: visible ASCII only. */
-function invokeSchema(): Json {
-  const schema = bodySchema(InvokeRequestSchema);
-  const props = schema.properties as Record<string, Json>;
-  props.invocation_id = { ...props.invocation_id, pattern: '^[\\x21-\\x7e]+$' };
-  return schema;
-}
-
 export const bodies = {
   toolSearch: bodySchema(ToolSearchRequestSchema),
   createRun: bodySchema(CreateRunRequestSchema),
-  invoke: invokeSchema(),
+  invoke: bodySchema(InvokeRequestSchema),
   createTask: bodySchema(CreateTaskRequestSchema),
   registerSystem: bodySchema(RegisterSystemRequestSchema),
   createAuthorization: bodySchema(CreateAuthorizationRequestSchema),
   decision: bodySchema(ApprovalDecisionRequestSchema),
-  createClient: bodySchema(
-    z.object({
-      name: z.string().min(1).max(200),
-      client_id: z
-        .string()
-        .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
-        .optional(),
-    }),
-  ),
-  grant: bodySchema(z.object({ client_id: z.string().min(1).max(200) })),
+  createClient: bodySchema(CreateClientRequestSchema),
+  grant: bodySchema(GrantRequestSchema),
   rebind: {
     anyOf: [
       { type: 'null' },
