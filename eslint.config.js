@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { LAYERS, restrictedImports } from './scripts/layers.mjs';
+
+/** The import layers (docs/architecture.md#layers) as no-restricted-imports, one block per layer. */
+const layerRules = LAYERS.map((entry) => ({
+  files: [`${entry.layer}/**/*.{ts,tsx,mts,js,mjs}`],
+  rules: { 'no-restricted-imports': ['error', restrictedImports(entry)] },
+}));
 
 export default tseslint.config(
   {
@@ -19,4 +26,5 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...layerRules,
 );

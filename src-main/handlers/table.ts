@@ -5,7 +5,7 @@
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import { AppError } from './errors.js';
 import type { HubGateway } from './hub-gateway.js';
-import type { SettingsService } from './settings-service.js';
+import type { SettingsService } from '../settings/index.js';
 import type { HandlerTable } from './types.js';
 import { conversationItems } from './conversation.js';
 import { actionView, journalSummary, sessionView, storageView, toolCallItem, toolView } from './views.js';

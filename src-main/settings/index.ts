@@ -6,4 +6,5 @@ export {
   type SettingsFile,
   type SettingsFileStore,
 } from './file.js';
+export type { SettingsService } from './port.js';
 export { createSettingsService, type DeskSettings, type SettingsServiceDeps } from './service.js';

@@ -6,7 +6,7 @@
 import type { CallInput } from '../../src-shared/ipc/contract.js';
 import type { SettingsView } from '../../src-shared/ipc/views.js';
 import { AppError } from '../../src-shared/errors.js';
-import type { SettingsService } from '../handlers/settings-service.js';
+import type { SettingsService } from './port.js';
 import { KEYCHAIN_ACCOUNTS, KeychainUnavailableError, type Keychain } from '../keychain/index.js';
 import type { ModelSettings, ModelSettingsProvider } from '../runtime/desk-runtime.js';
 import type { SettingsFile, SettingsFileStore } from './file.js';

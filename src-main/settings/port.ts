@@ -1,4 +1,4 @@
-/** What the handler table needs from settings (implemented in src-main/settings). */
+/** What the handler table needs from settings (the port the handlers use; implemented by ./service.ts). */
 import type { CallInput } from '../../src-shared/ipc/contract.js';
 import type { SettingsView } from '../../src-shared/ipc/views.js';
 
