@@ -7,6 +7,10 @@
  * 2. Reopen time of a session with 1,000 archive events and 1,000 journal invocations: a fresh
  *    runtime on the data directory, `openSession` (archive load, scope load, whole-scope
  *    revalidation, journal status).
+ * 3. Host overhead per model round trip: a chat turn on the runtime against the provider emulator
+ *    with zero latency, against the bare openai SDK streaming the same request (./lib/model-round-trip.ts).
+ * 4. Rebuilding the provider history of a 1,000-turn conversation (tool calls, reasoning sent back),
+ *    as every model request does (./lib/history-rebuild.ts).
  * Real parts: demo systems, in-process Hub on SQLite, SQLite host stores. Prints a table and JSON.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -27,11 +31,16 @@ import { createDeskRuntimeFromDataDir } from '../src-main/runtime/from-data-dir.
 import { createInvocationRuntime } from '../src-main/runtime/invocations/index.js';
 import { buildScope } from '../src-main/runtime/scope-builder.js';
 import { createSqliteScopeStore } from '../src-main/runtime/scope/index.js';
+import { measureHistoryRebuild } from './lib/history-rebuild.js';
+import { measureModelRoundTrip } from './lib/model-round-trip.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const EVENTS = 1_000;
 const INVOCATIONS = 1_000;
 const REOPENS = 5;
+const MODEL_TURNS = Number(process.env.BENCH_MODEL_TURNS ?? 100);
+const HISTORY_TURNS = 1_000;
+const HISTORY_REPS = 30;
 
 function stats(samples: number[]) {
   const s = [...samples].sort((a, b) => a - b);
@@ -238,6 +247,22 @@ try {
   }
   const r = stats(reopenSamples);
 
+  // ---------- 3. host overhead per model round trip ----------
+  const trip = await measureModelRoundTrip({
+    hubUrl: hub.url,
+    hubToken: token,
+    hubId: hub.hubId,
+    clientId,
+    turns: MODEL_TURNS,
+    warmup: 5,
+  });
+  const mh = stats(trip.host);
+  const mb = stats(trip.bare);
+
+  // ---------- 4. rebuilding the provider history of 1,000 turns ----------
+  const rebuild = measureHistoryRebuild(HISTORY_TURNS, HISTORY_REPS);
+  const hr = stats(rebuild.samples);
+
   console.log('\nHost runtime benchmark (real Hub + demo shop, SQLite host stores)\n');
   console.log(`governed call, host path   median ${ms(h.median)}  p95 ${ms(h.p95)}  (n=${h.n})`);
   console.log(`bare Hub invoke            median ${ms(b.median)}  p95 ${ms(b.p95)}  (n=${b.n})`);
@@ -246,8 +271,23 @@ try {
     `reopen (${lastCounts.events} events, ${lastCounts.entries} invocations)  median ${ms(r.median)}  max ${ms(Math.max(...reopenSamples))}  (n=${r.n})`,
   );
   console.log(
+    `model turn, host path      median ${ms(mh.median)}  p95 ${ms(mh.p95)}  (n=${mh.n}, emulator, zero latency)`,
+  );
+  console.log(`bare SDK round trip        median ${ms(mb.median)}  p95 ${ms(mb.p95)}  (same request)`);
+  console.log(
+    `host overhead per model round trip  median ${ms(mh.median - mb.median)}  mean ${ms(mh.mean - mb.mean)}`,
+  );
+  console.log(
+    `provider history of ${HISTORY_TURNS} turns (${rebuild.messages} messages kept)  median ${ms(hr.median)}  p95 ${ms(hr.p95)}  (n=${hr.n})`,
+  );
+  console.log(
     JSON.stringify({
       bench: 'runtime',
+      model_turn_host_ms: mh,
+      model_round_trip_bare_ms: mb,
+      model_overhead_median_ms: mh.median - mb.median,
+      history_rebuild_1000_turns_ms: hr,
+      history_messages_kept: rebuild.messages,
       governed_call_ms: h,
       bare_hub_call_ms: b,
       overhead_median_ms: h.median - b.median,

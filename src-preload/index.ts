@@ -49,6 +49,7 @@ export const api: BailingApi = {
   setHubSettings: (input) => invoke('setHubSettings', input),
   setModelSettings: (input) => invoke('setModelSettings', input),
   clearModelKey: (input) => invoke('clearModelKey', input),
+  testModelConnection: (input) => invoke('testModelConnection', input),
 
   onConversationItem: (listener) => listen('conversationItem', listener),
   onTurnState: (listener) => listen('turnState', listener),

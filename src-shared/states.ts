@@ -272,6 +272,30 @@ export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 export const TURN_STATES = ['running', ...TURN_OUTCOMES] as const;
 export type TurnState = (typeof TURN_STATES)[number];
 
+/** How a model reply ended, as the archive keeps it (`interrupted`: the stream broke after some of it arrived). */
+export const MESSAGE_FINISH_STATES = [
+  'stop',
+  'tool_calls',
+  'length',
+  'cancelled',
+  'error',
+  'interrupted',
+] as const;
+export type MessageFinishState = (typeof MESSAGE_FINISH_STATES)[number];
+
+/**
+ * Why a model request is tried again (429, 500–504, a connection error, a timeout; only before any
+ * token). A code list like TASK_REFUSAL_CODES: `rate_limited` is also a Hub error code.
+ */
+export const MODEL_RETRY_REASONS = ['rate_limited', 'server_error', 'connection', 'timeout'] as const;
+export type ModelRetryReason = (typeof MODEL_RETRY_REASONS)[number];
+
+/** Settings' Test connection: the model list (`not_offered`: the provider has no GET /models) and the one-token completion. */
+export const CONNECTION_TEST_LIST_STATES = ['listed', 'not_offered', 'failed'] as const;
+export type ConnectionTestListState = (typeof CONNECTION_TEST_LIST_STATES)[number];
+export const CONNECTION_TEST_STEP_STATES = ['ok', 'failed', 'skipped'] as const;
+export type ConnectionTestStepState = (typeof CONNECTION_TEST_STEP_STATES)[number];
+
 /** The desktop app's connection to the Hub (its event stream). */
 export const HUB_CONNECTION_STATES = ['connected', 'connecting', 'disconnected'] as const;
 export type HubConnectionState = (typeof HUB_CONNECTION_STATES)[number];

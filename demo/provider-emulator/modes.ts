@@ -2,8 +2,10 @@
  * The emulator's strict modes, each reproducing one documented provider rule or one way real
  * servers shape their answers. Modes combine: their rules, wire quirks and armed faults add up.
  * Every mode also keeps the base rules (tool-call ids at most 40 characters, ids exactly as issued,
- * every call answered by its tool message).
+ * every call answered by its tool message, function descriptions at most 1,024 characters, a model
+ * the provider serves).
  */
+import type { StepMatch } from '../scripted-model/script.js';
 import type { RequestRule } from './types.js';
 import type { WireChunk } from './wire/chunks.js';
 import type { EmulatorReply } from './types.js';
@@ -18,11 +20,16 @@ import { idsMissing } from './wire/ids-missing.js';
 
 export type WireQuirk = (chunks: WireChunk[], reply: EmulatorReply) => WireChunk[];
 
-/** A fault armed when the mode is set: it answers the next completion request(s). */
-export type ArmedFault =
+/**
+ * A fault armed when the mode is set (or by `failNext`): it answers the next completion request(s),
+ * or with `match` only the next ones the script matcher accepts (e.g. `afterToolResultFor`: the
+ * request that follows a given tool's result).
+ */
+export type ArmedFault = (
   | { kind: 'rate_limit'; times: number; retryAfterSeconds?: number; retryAfterMs?: number }
   | { kind: 'server_unavailable'; times: number; status: 500 | 502 | 503 | 504 }
-  | { kind: 'interrupt_stream'; afterChars: number };
+  | { kind: 'interrupt_stream'; afterChars: number }
+) & { match?: StepMatch };
 
 export interface ModeSpec {
   description: string;

@@ -30,6 +30,7 @@ import { modelKnown } from './rules/model-known.js';
 import { toolCallIdIssued } from './rules/tool-call-id-issued.js';
 import { toolCallIdLength } from './rules/tool-call-id-length.js';
 import { toolCallPairing } from './rules/tool-call-pairing.js';
+import { toolDescriptionLength } from './rules/tool-description-length.js';
 import type {
   ChatRequestBody,
   EmulatorMemory,
@@ -104,7 +105,7 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
   let rules: RequestRule[] = [];
   const setModes = (names: readonly ProviderMode[]) => {
     modes = names.map((n) => PROVIDER_MODES[n] as ModeSpec);
-    const base = [toolCallIdLength, toolCallPairing, modelKnown(models)];
+    const base = [toolCallIdLength, toolCallPairing, toolDescriptionLength, modelKnown(models)];
     if (!modes.some((m) => m.noCallIds)) base.push(toolCallIdIssued);
     rules = [...base, ...modes.flatMap((m) => m.rules ?? [])];
     armed = modes.flatMap((m) => (m.arm ?? []).map((f) => ({ ...f })));
@@ -185,7 +186,7 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
       sendError(res, r);
     };
     if (keyRefused) return refuse(unauthorized(key));
-    const fault = takeFault(['rate_limit', 'server_unavailable']);
+    const fault = takeFault(['rate_limit', 'server_unavailable'], body);
     if (fault?.kind === 'rate_limit') return refuse(rateLimited(fault));
     if (fault?.kind === 'server_unavailable') return refuse(serverUnavailable(fault.status));
     for (const rule of rules) {
@@ -234,7 +235,7 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
     let chunks = replyChunks(reply, { includeUsage: streamOptions?.include_usage === true, reasoningField });
     for (const quirk of modes.flatMap((m) => m.wire ?? [])) chunks = quirk(chunks, reply);
-    const interrupt = reply.text.length > 0 ? takeFault(['interrupt_stream']) : null;
+    const interrupt = reply.text.length > 0 ? takeFault(['interrupt_stream'], body) : null;
     if (interrupt?.kind === 'interrupt_stream') chunks = errorMidStream(chunks, interrupt.afterChars);
     else remember(reply);
     const pause = () =>
@@ -246,8 +247,10 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     });
   }
 
-  function takeFault(kinds: ArmedFault['kind'][]): ArmedFault | null {
-    const i = armed.findIndex((f) => kinds.includes(f.kind));
+  function takeFault(kinds: ArmedFault['kind'][], body: ChatRequestBody): ArmedFault | null {
+    const i = armed.findIndex(
+      (f) => kinds.includes(f.kind) && (!f.match || stepMatches({ match: f.match, reply: {} }, body)),
+    );
     if (i < 0) return null;
     const f = armed[i] as ArmedFault;
     if (f.kind === 'interrupt_stream' || f.times <= 1) armed.splice(i, 1);

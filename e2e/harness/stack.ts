@@ -13,6 +13,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/server.js';
+import {
+  DEFAULT_EMULATED_MODEL,
+  startProviderEmulator,
+  type ProviderEmulator,
+  type ProviderMode,
+} from '../../demo/provider-emulator/index.js';
+import type { ModelProviderId } from '../../src-shared/model-providers.js';
 import type { Script } from '../../demo/scripted-model/script.js';
 import type { FaultSpecInput, LedgerEntry, RequestLogEntry } from '../../demo/types.js';
 import { startHubProxy, type HubProxy } from './hub-proxy.js';
@@ -40,7 +47,10 @@ export interface HostHandle {
 export interface Stack {
   dir: string;
   logFile: string;
+  /** The model server: the scripted model, or the strict provider emulator (then also `provider`). */
   model: ScriptedModel;
+  /** The strict provider emulator when the stack runs against it (its refusals, key checks). */
+  provider: ProviderEmulator | null;
   proxy: HubProxy;
   /** The Hub as the host sees it (through the proxy). */
   hubUrl: string;
@@ -94,10 +104,21 @@ export interface MetricsLike {
   clients: Record<string, ClientMetricsLike>;
 }
 
+/** Run the stack's model as the strict provider emulator, with the desk set to a provider preset. */
+export interface StrictProviderOption {
+  preset: ModelProviderId;
+  modes: ProviderMode[];
+}
+
+/** The key the emulator requires and the desk is given (by environment, as for the scripted model). */
+export const E2E_PROVIDER_KEY = 'sk-e2e-provider-emulator-0123456789';
+
 export interface StackOptions {
   /** Short name used in the temp directory. */
   name: string;
   script?: Script;
+  /** The strict provider emulator instead of the scripted model. */
+  provider?: StrictProviderOption;
   /** Keep the temp directory after close (default: keep only when BAILING_E2E_KEEP=1). */
   keep?: boolean;
 }
@@ -145,7 +166,27 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     string
   >;
 
-  const model = await startScriptedModel({ script: opts.script ?? [] });
+  const provider = opts.provider
+    ? await startProviderEmulator({
+        script: opts.script ?? [],
+        modes: opts.provider.modes,
+        apiKey: E2E_PROVIDER_KEY,
+        models: [DEFAULT_EMULATED_MODEL],
+      })
+    : null;
+  const model: ScriptedModel = provider ?? (await startScriptedModel({ script: opts.script ?? [] }));
+  const modelEnv = opts.provider
+    ? {
+        BAILING_MODEL_BASE_URL: model.url,
+        BAILING_MODEL: DEFAULT_EMULATED_MODEL,
+        BAILING_MODEL_API_KEY: E2E_PROVIDER_KEY,
+        BAILING_MODEL_PROVIDER: opts.provider.preset,
+      }
+    : {
+        BAILING_MODEL_BASE_URL: model.url,
+        BAILING_MODEL: 'scripted-model',
+        BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
+      };
 
   // The Hub config: the three systems, one client (the desk) and its three authorizations.
   const hubPort = await freePort();
@@ -177,6 +218,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     dir,
     logFile,
     model,
+    provider,
     proxy,
     hubUrl: proxy.url,
     hubDirectUrl,
@@ -210,9 +252,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         env: {
           BAILING_E2E_HUB_URL: proxy.url,
           BAILING_E2E_HUB_TOKEN: clientToken,
-          BAILING_MODEL_BASE_URL: model.url,
-          BAILING_MODEL: 'scripted-model',
-          BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
+          ...modelEnv,
         },
       });
       procs.push(proc);

@@ -16,7 +16,7 @@ import { createHubGateway } from '../handlers/hub-gateway-over-client.js';
 import type { HubGateway } from '../handlers/hub-gateway.js';
 import { startRelay } from '../handlers/relay.js';
 import { createHandlerTable } from '../handlers/table.js';
-import { createKeychain, KEYCHAIN_ACCOUNTS, type Keychain } from '../keychain/index.js';
+import { createKeychain, type Keychain } from '../keychain/index.js';
 import { createDeskRuntimeFromDataDir } from '../runtime/from-data-dir.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import {
@@ -105,8 +105,11 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
       baseUrl: env.BAILING_MODEL_BASE_URL || null,
       model: env.BAILING_MODEL || null,
       apiKey: env.BAILING_MODEL_API_KEY || null,
+      provider: env.BAILING_MODEL_PROVIDER || null,
     },
   });
+  // Stored keys and tokens are masked from the first message on (also before the first model request).
+  await settings.loadSecrets();
 
   let local: LocalHub | null = null;
   let hubUrl: string;
@@ -140,7 +143,8 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
     adminToken = local.adminToken;
   } else {
     const url = file.hub.remote_url;
-    const token = await keychain.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken);
+    // The token is used only for the origin it was entered for.
+    const token = await settings.remoteHubToken();
     if (!url || !token)
       throw new Error(
         'A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.',
@@ -164,6 +168,7 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
         hubToken,
         ...(adminToken ? [adminToken] : []),
         ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : []),
+        ...settings.secrets(),
       ],
     });
     runtime = made.runtime;

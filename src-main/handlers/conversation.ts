@@ -10,7 +10,7 @@ import type { ConversationItem } from '../../src-shared/ipc/views.js';
 import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
 import type { Feedback, InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
-import { toolCallItem, userMessageItem } from './views.js';
+import { assistantItem, retryItem, toolCallItem, usageItem, userMessageItem } from './views.js';
 
 type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
 
@@ -78,9 +78,13 @@ export function conversationItems(
       case 'user_message':
         items.push(userMessageItem(e));
         break;
-      case 'assistant_message':
-        if (e.text.length > 0)
-          items.push({ kind: 'assistant_text', id: e.messageId, at: e.at, text: e.text, streaming: false });
+      case 'assistant_message': {
+        const item = assistantItem(e);
+        if (item) items.push(item);
+        break;
+      }
+      case 'model_retry':
+        items.push(retryItem(e));
         break;
       case 'tool_call':
         put({
@@ -125,6 +129,8 @@ export function conversationItems(
         break;
       }
       case 'turn_ended': {
+        const usage = usageItem(e);
+        if (usage) items.push(usage);
         const notice = turnEndedNotice(e);
         if (notice) items.push(notice);
         break;

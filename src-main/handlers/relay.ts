@@ -9,7 +9,17 @@ import { createCoalescer } from '../../src-shared/coalesce.js';
 import { turnEndedNotice } from './conversation.js';
 import type { EventBus } from './event-bus.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
-import { sessionView, storageView, toolCallItem, userMessageItem } from './views.js';
+import type { ConversationItem } from '../../src-shared/ipc/views.js';
+import {
+  assistantItem,
+  reasoningView,
+  retryItem,
+  sessionView,
+  storageView,
+  toolCallItem,
+  usageItem,
+  userMessageItem,
+} from './views.js';
 
 export interface RelayDeps {
   runtime: DeskRuntime;
@@ -34,7 +44,7 @@ export function journalSignature(s: InvocationStatus): string {
 export function startRelay(deps: RelayDeps): () => void {
   const { bus } = deps;
   const now = deps.now ?? (() => new Date());
-  const streaming = new Map<string, { text: string; at: string }>();
+  const streaming = new Map<string, { text: string; reasoning: string; at: string }>();
   const storage = new Map<string, { journal: InvocationStatus; archive: ArchiveStatus }>();
   const journalSigs = new Map<string, string>();
   const archiveSigs = new Map<string, string>();
@@ -60,30 +70,38 @@ export function startRelay(deps: RelayDeps): () => void {
         break;
       case 'message.delta': {
         const key = `${e.sessionId}:${e.messageId}`;
-        const cur = streaming.get(key) ?? { text: '', at: now().toISOString() };
-        cur.text += e.delta;
+        const cur = streaming.get(key) ?? { text: '', reasoning: '', at: now().toISOString() };
+        if (e.channel === 'reasoning') cur.reasoning += e.delta;
+        else cur.text += e.delta;
         streaming.set(key, cur);
         bus.emit('conversationItem', {
           session_id: e.sessionId,
-          item: { kind: 'assistant_text', id: e.messageId, at: cur.at, text: cur.text, streaming: true },
+          item: {
+            kind: 'assistant_text',
+            id: e.messageId,
+            at: cur.at,
+            text: cur.text,
+            streaming: true,
+            reasoning: reasoningView(cur.reasoning),
+          },
         });
         break;
       }
       case 'archive.event': {
         const ev = e.event;
+        const item = (value: ConversationItem | null) => {
+          if (value) bus.emit('conversationItem', { session_id: e.sessionId, item: value });
+        };
         if (ev.kind === 'assistant_message') {
           streaming.delete(`${e.sessionId}:${ev.messageId}`);
-          if (ev.text.length > 0) {
-            bus.emit('conversationItem', {
-              session_id: e.sessionId,
-              item: { kind: 'assistant_text', id: ev.messageId, at: ev.at, text: ev.text, streaming: false },
-            });
-          }
+          item(assistantItem(ev));
         } else if (ev.kind === 'user_message') {
-          bus.emit('conversationItem', { session_id: e.sessionId, item: userMessageItem(ev) });
+          item(userMessageItem(ev));
+        } else if (ev.kind === 'model_retry') {
+          item(retryItem(ev));
         } else if (ev.kind === 'turn_ended') {
-          const notice = turnEndedNotice(ev);
-          if (notice) bus.emit('conversationItem', { session_id: e.sessionId, item: notice });
+          item(usageItem(ev));
+          item(turnEndedNotice(ev));
         }
         break;
       }

@@ -208,6 +208,9 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async setModelSettings(input) {
       return settings.setModel(input);
     },
+    async testModelConnection(input) {
+      return settings.testModel(input);
+    },
     async clearModelKey() {
       return settings.clearModelKey();
     },

@@ -15,7 +15,7 @@ import type {
   SessionSummary,
   ToolCallCard,
 } from '../runtime/desk-runtime.js';
-import { ATTACHMENT_MEDIA_TYPES } from '../../src-shared/ipc/views.js';
+import { ATTACHMENT_MEDIA_TYPES, MAX_REASONING_CHARS } from '../../src-shared/ipc/views.js';
 import { canResume } from '../../src-shared/states.js';
 
 export function sessionView(s: SessionSummary): SessionView {
@@ -174,4 +174,64 @@ function isAttachmentRef(a: unknown): a is AttachmentRef {
     Number.isInteger(r.size_bytes) &&
     r.size_bytes >= 0
   );
+}
+
+type AssistantEvent = Extract<ArchiveEvent, { kind: 'assistant_message' }>;
+type RetryEvent = Extract<ArchiveEvent, { kind: 'model_retry' }>;
+type TurnEndedEvent = Extract<ArchiveEvent, { kind: 'turn_ended' }>;
+
+/** Reasoning as the renderer gets it: bounded, the cut marked. */
+export function reasoningView(text: string | undefined | null): string | null {
+  if (!text) return null;
+  return text.length <= MAX_REASONING_CHARS ? text : `${text.slice(0, MAX_REASONING_CHARS - 1)}…`;
+}
+
+/** A saved assistant message as the conversation shows it (null when it has nothing to show). */
+export function assistantItem(
+  e: AssistantEvent,
+): Extract<ConversationItem, { kind: 'assistant_text' }> | null {
+  const reasoning = reasoningView(e.reasoning?.text);
+  const interrupted =
+    e.finish === 'interrupted' && e.interruption
+      ? { code: e.interruption.code.slice(0, 100), detail: e.interruption.detail.slice(0, 1000) }
+      : null;
+  if (e.text.length === 0 && reasoning === null && interrupted === null) return null;
+  return {
+    kind: 'assistant_text',
+    id: e.messageId,
+    at: e.at,
+    text: e.text,
+    streaming: false,
+    reasoning,
+    interrupted,
+  };
+}
+
+export function retryItem(e: RetryEvent): Extract<ConversationItem, { kind: 'model_retry' }> {
+  return {
+    kind: 'model_retry',
+    id: e.eventId,
+    at: e.at,
+    attempt: e.attempt,
+    max_attempts: e.maxAttempts,
+    wait_ms: e.waitMs,
+    reason: e.reason,
+    status: e.status,
+    from_provider: e.fromProvider,
+  };
+}
+
+/** The tokens of a turn, when the provider reported any (null otherwise). */
+export function usageItem(e: TurnEndedEvent): Extract<ConversationItem, { kind: 'turn_usage' }> | null {
+  if (!e.usage) return null;
+  return {
+    kind: 'turn_usage',
+    id: `${e.eventId}:usage`,
+    at: e.at,
+    prompt_tokens: e.usage.prompt_tokens,
+    completion_tokens: e.usage.completion_tokens,
+    total_tokens: e.usage.total_tokens,
+    reasoning_tokens: e.usage.reasoning_tokens,
+    requests: e.usage.requests,
+  };
 }

@@ -11,6 +11,8 @@ import type { StoredArchiveEvent } from '../archive/types.js';
 import type { ArchiveEvent, ArchiveEventKind, ArchiveEventPayload } from './desk-runtime.js';
 import type { SessionScope } from './invocation-ports.js';
 import { userMessageContent, type AttachmentTextLookup } from './attachments.js';
+import { legacyProviderCallId } from './call-ids.js';
+import type { HistoryOptions } from './model-client.js';
 
 const KINDS: readonly ArchiveEventKind[] = [
   'session_created',
@@ -22,6 +24,7 @@ const KINDS: readonly ArchiveEventKind[] = [
   'control',
   'turn_started',
   'turn_ended',
+  'model_retry',
 ];
 
 /** Stored row -> DTO. Rows of unknown kind are dropped by the caller's gap check (they are reported, not hidden). */
@@ -81,17 +84,28 @@ const NO_RESULT =
 /** Keeps the history bounded: the system prompt plus the most recent messages, cut at a user message. */
 export const MAX_HISTORY_MESSAGES = 400;
 
+/** A plain server: reasoning is never sent back. */
+export const NO_REASONING_BACK: HistoryOptions = {
+  reasoningSendBack: 'never',
+  reasoningField: 'reasoning_content',
+};
+
 /**
  * `attachmentText` reads an attachment's text from the attachment space: a user message with
  * attachments reaches the model with each one appended as labelled data (./attachments.ts).
+ * `history` says whether the reasoning archived with assistant messages goes back (the provider's
+ * rule, src-shared/model-providers.ts). Tool calls carry the provider's own ids (the archive keeps
+ * them beside the desk's host call ids), so a history rebuilt after a restart is the one the
+ * provider saw.
  */
 export function eventsToMessages(
   events: readonly ArchiveEvent[],
   system: string,
   maxMessages = MAX_HISTORY_MESSAGES,
   attachmentText: AttachmentTextLookup = () => null,
+  history: HistoryOptions = NO_REASONING_BACK,
 ): ChatCompletionMessageParam[] {
-  const all = buildMessages(events, system, attachmentText);
+  const all = buildMessages(events, system, attachmentText, history);
   if (all.length - 1 <= maxMessages) return all;
   for (let i = all.length - maxMessages; i < all.length; i++) {
     if (all[i]?.role === 'user') return [all[0] as ChatCompletionMessageParam, ...all.slice(i)];
@@ -103,12 +117,16 @@ export function eventsToMessages(
   return all;
 }
 
+type Reasoning = { field: 'reasoning_content' | 'reasoning'; text: string };
+
 function buildMessages(
   events: readonly ArchiveEvent[],
   system: string,
   attachmentText: AttachmentTextLookup,
+  history: HistoryOptions,
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
+  const reasoningOf = new Map<ChatCompletionMessageParam, Reasoning | null>();
   // Turns refused before the model saw them (their user message could not be saved at the time):
   // the message is in the transcript, but it was never an instruction the model received.
   const refusedTurns = new Set(
@@ -116,11 +134,12 @@ function buildMessages(
       .filter((e) => e.kind === 'turn_ended' && e.outcome === 'refused' && e.turnId !== null)
       .map((e) => e.turnId as string),
   );
-  let openCalls: string[] = [];
+  /** Calls of the last assistant message: host call id -> the id the provider knows. */
+  let openCalls: { hostId: string; providerId: string }[] = [];
   let answered = new Set<string>();
   const closeOpenCalls = () => {
-    for (const id of openCalls)
-      if (!answered.has(id)) out.push({ role: 'tool', tool_call_id: id, content: NO_RESULT });
+    for (const c of openCalls)
+      if (!answered.has(c.hostId)) out.push({ role: 'tool', tool_call_id: c.providerId, content: NO_RESULT });
     openCalls = [];
     answered = new Set();
   };
@@ -134,30 +153,39 @@ function buildMessages(
         if (e.turnId !== null && refusedTurns.has(e.turnId)) break;
         out.push({ role: 'user', content: userMessageContent(e.text, e.attachments, attachmentText) });
         break;
-      case 'assistant_message':
+      case 'assistant_message': {
         closeOpenCalls();
-        out.push({ role: 'assistant', content: e.text.length > 0 ? e.text : null });
+        const msg: ChatCompletionMessageParam = {
+          role: 'assistant',
+          content: e.text.length > 0 ? e.text : null,
+        };
+        out.push(msg);
+        reasoningOf.set(msg, e.reasoning ?? null);
         assistantIndex = out.length - 1;
         assistantTurn = e.turnId;
         break;
+      }
       case 'tool_call': {
         const msg = out[assistantIndex];
         // Calls an operator ran by hand (no assistant message of that turn) are not part of the model's history.
         if (!msg || msg.role !== 'assistant' || e.turnId !== assistantTurn) break;
+        const providerId = e.providerCallId ?? legacyProviderCallId(e.callId);
         const call: ChatCompletionMessageToolCall = {
-          id: e.callId,
+          id: providerId,
           type: 'function',
           function: { name: e.functionName, arguments: e.argumentsText ?? '{}' },
         };
         msg.tool_calls = [...(msg.tool_calls ?? []), call];
-        openCalls.push(e.callId);
+        openCalls.push({ hostId: e.callId, providerId });
         break;
       }
-      case 'tool_result':
-        if (!openCalls.includes(e.callId) || answered.has(e.callId)) break;
-        out.push({ role: 'tool', tool_call_id: e.callId, content: e.content });
+      case 'tool_result': {
+        const open = openCalls.find((c) => c.hostId === e.callId);
+        if (!open || answered.has(e.callId)) break;
+        out.push({ role: 'tool', tool_call_id: open.providerId, content: e.content });
         answered.add(e.callId);
         break;
+      }
       case 'turn_ended':
         closeOpenCalls();
         assistantIndex = -1;
@@ -172,5 +200,39 @@ function buildMessages(
     }
   }
   closeOpenCalls();
+  for (const m of out)
+    if (m.role === 'assistant' && m.content === null && !m.tool_calls?.length) m.content = '';
+  applyReasoning(out, reasoningOf, history);
   return out;
+}
+
+/**
+ * Reasoning goes back only where the provider's rule says: `tool_call_turns` — every assistant
+ * message between two user messages in which the model called tools (an empty string where none
+ * was archived, so the field is never missing); `always` — each message that has some.
+ */
+function applyReasoning(
+  out: ChatCompletionMessageParam[],
+  reasoningOf: ReadonlyMap<ChatCompletionMessageParam, Reasoning | null>,
+  history: HistoryOptions,
+): void {
+  if (history.reasoningSendBack === 'never') return;
+  const put = (m: ChatCompletionMessageParam, r: Reasoning | null) => {
+    (m as unknown as Record<string, unknown>)[r?.field ?? history.reasoningField] = r?.text ?? '';
+  };
+  if (history.reasoningSendBack === 'always') {
+    for (const [m, r] of reasoningOf) if (r) put(m, r);
+    return;
+  }
+  let stretch: ChatCompletionMessageParam[] = [];
+  const flush = () => {
+    if (stretch.some((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0))
+      for (const m of stretch) put(m, reasoningOf.get(m) ?? null);
+    stretch = [];
+  };
+  for (const m of out) {
+    if (m.role === 'user') flush();
+    else if (m.role === 'assistant') stretch.push(m);
+  }
+  flush();
 }

@@ -14,6 +14,8 @@ import type {
   CardState,
   InvocationState,
   JournalState,
+  MessageFinishState,
+  ModelRetryReason,
   SessionAvailability,
   TurnOutcome,
   TurnState,
@@ -26,6 +28,7 @@ import type {
   ScopeMember,
 } from './invocation-ports.js';
 import type { AttachmentMediaType } from '../../src-shared/ipc/views.js';
+import type { ModelProviderId, ProviderQuirks } from '../../src-shared/model-providers.js';
 
 // ---------- model settings (key supplied by the caller, e.g. from the keychain) ----------
 
@@ -34,9 +37,13 @@ export interface ModelSettings {
   model: string;
   /** Passed to the SDK for each request; never persisted, logged or emitted by the runtime. */
   apiKey: string | null;
-  /** Use streaming chat completions (default true). */
+  /** Use streaming chat completions (default true). Ignored when `quirks` is given (its `stream` wins). */
   stream?: boolean;
   temperature?: number;
+  /** The provider preset the settings were made from (src-shared/model-providers.ts). */
+  provider?: ModelProviderId;
+  /** The provider's quirks (streaming, usage chunk, reasoning send-back, …); default: a plain server. */
+  quirks?: ProviderQuirks;
 }
 
 export interface ModelSettingsProvider {
@@ -103,7 +110,22 @@ export type ArchiveEventKind =
   | 'receipt'
   | 'control'
   | 'turn_started'
-  | 'turn_ended';
+  | 'turn_ended'
+  | 'model_retry';
+
+/** Tokens the provider reported (absent when it did not). */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  reasoning_tokens: number | null;
+}
+
+/** A turn's tokens: the sum over its model requests that reported usage. */
+export interface TurnUsage extends TokenUsage {
+  /** Model requests whose usage is counted. */
+  requests: number;
+}
 
 /** Target identity of a tool call, always taken from the declaration cache, never from model text. */
 export interface ToolTarget {
@@ -128,11 +150,27 @@ export type ArchiveEventPayload =
       kind: 'assistant_message';
       messageId: string;
       text: string;
-      finish: 'stop' | 'tool_calls' | 'cancelled' | 'error' | 'length';
+      /** `interrupted`: the stream broke after some of the reply arrived (its tool calls were dropped). */
+      finish: MessageFinishState;
+      /** What the model streamed before answering (DeepSeek/Qwen `reasoning_content`, OpenRouter `reasoning`). */
+      reasoning?: { field: 'reasoning_content' | 'reasoning'; text: string };
+      /** Tokens of this model request, when the provider reported them. */
+      usage?: TokenUsage;
+      /** Why an interrupted reply stopped (a model error code and the provider's words). */
+      interruption?: { code: string; detail: string };
     }
   | {
       kind: 'tool_call';
-      callId: string; // the model's tool_call id (also the host_call_id for governed calls)
+      /** The desk's host call id (unique per session; the host_call_id of a governed call). */
+      callId: string;
+      /**
+       * The id the provider gave this call (or the short one made where it gave none): the only id
+       * sent back to the provider. Absent in archives written before it was kept.
+       */
+      providerCallId?: string;
+      /** Position of the call in its reply, and the assistant message it belongs to. */
+      index?: number;
+      messageId?: string;
       functionName: string;
       /** Raw argument text as the model sent it (bounded); null for audit-sensitive tools. */
       argumentsText: string | null;
@@ -170,10 +208,24 @@ export type ArchiveEventPayload =
       kind: 'turn_ended';
       turnId: string;
       outcome: TurnOutcome;
-      /** The code the turn ended with (model_error, step_limit_reached, ...); null when none. */
+      /** The code the turn ended with (model_rate_limited, step_limit_reached, ...); null when none. */
       error: string | null;
       /** The source's own words beside the code (the model server's message, the runs that did not end); absent in older archives. */
       detail?: string | null;
+      /** Tokens of the turn's model requests (absent when no request reported usage). */
+      usage?: TurnUsage;
+    }
+  | {
+      /** A model request failed before any token arrived and is tried again after `waitMs`. */
+      kind: 'model_retry';
+      messageId: string;
+      attempt: number;
+      maxAttempts: number;
+      waitMs: number;
+      reason: ModelRetryReason;
+      status: number | null;
+      /** The wait is the one the provider asked for (retry-after). */
+      fromProvider: boolean;
     };
 
 export type ArchiveEvent = {
@@ -217,7 +269,10 @@ export interface TurnResult {
   outcome: TurnOutcome;
   /** Final assistant text of the turn (may be empty). */
   text: string;
+  /** The code the turn ended with (null when it completed). */
   error: string | null;
+  /** The source's own words beside the code (the provider's message, …), when there are any. */
+  detail?: string | null;
 }
 
 /** A tool call as the UI shows it; updated as receipts arrive. */
@@ -268,7 +323,15 @@ export type RuntimeEvent =
       state: TurnState;
       error: string | null;
     }
-  | { type: 'message.delta'; sessionId: string; turnId: string; messageId: string; delta: string }
+  | {
+      type: 'message.delta';
+      sessionId: string;
+      turnId: string;
+      messageId: string;
+      delta: string;
+      /** `reasoning`: the model's thinking before its answer (absent: the answer's text). */
+      channel?: 'text' | 'reasoning';
+    }
   | { type: 'tool.card'; card: ToolCallCard };
 
 export type RuntimeListener = (event: RuntimeEvent) => void;

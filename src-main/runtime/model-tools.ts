@@ -8,6 +8,7 @@ import { INVOCATION_STATE_LABELS } from '../../src-shared/states.js';
 import type { Receipt } from '../../src-shared/hub-api.js';
 import type { Feedback, FeedbackCategory } from './invocation-ports.js';
 import type { CachedDeclaration } from './declaration-cache.js';
+import { toolDescription } from './tool-guidance.js';
 
 export const SEARCH_TOOLS_SCHEMA = {
   type: 'object',
@@ -63,18 +64,13 @@ export function modelTools(cached: readonly CachedDeclaration[], hasScope: boole
     },
   ];
   for (const c of cached) {
-    const d = c.declaration;
-    const notes = [
-      `System: ${d.system_name} (${d.system_id}), account ${d.account}.`,
-      `Effect: ${d.effect}${d.idempotent ? ', idempotent' : ''}.`,
-      d.approval.required ? 'Requires human approval before it runs.' : '',
-    ].filter(Boolean);
     tools.push({
       type: 'function',
       function: {
         name: c.functionName,
-        description: `${d.description}\n${notes.join(' ')}`.slice(0, 1024),
-        parameters: d.input_schema,
+        // Description, target, effect, approval and the declaration's guidance, bounded (./tool-guidance.ts).
+        description: toolDescription(c.declaration),
+        parameters: c.declaration.input_schema,
       },
     });
   }

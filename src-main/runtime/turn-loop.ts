@@ -4,17 +4,16 @@
  * shown. A turn that makes no tool calls makes no Hub request at all (not even a scope check: an
  * offline or unchecked scope is re-checked by the tool executor, only when a call needs the Hub).
  */
-import type { ModelClient, ModelReply } from './model-client.js';
+import type { ModelClient } from './model-client.js';
 import type { LiveSession, Recorder, TurnContext } from './live-session.js';
-import type { TurnOutcome, TurnResult } from './desk-runtime.js';
+import type { TokenUsage, TurnOutcome, TurnResult, TurnUsage } from './desk-runtime.js';
 import type { ExecutableCall, ToolExecutor } from './tool-executor.js';
 import { targetOf } from './tool-calls/targets.js';
-import { eventsToMessages } from './conversation.js';
-import { modelTools } from './model-tools.js';
+import { hostCallId, providerCallIds } from './call-ids.js';
+import { askModel } from './model-step.js';
 import type { IdSource } from './ids.js';
 import type { RuntimeHubPort } from './hub-port.js';
 import { createTurnRuns } from './turn-runs.js';
-import { createStreamRedactor } from '../archive/index.js';
 import type { AttachmentSpace } from './attachments.js';
 import type { AttachmentInput, AttachmentRef } from './desk-runtime.js';
 
@@ -56,11 +55,7 @@ export function cancelTurn(turn: TurnContext): void {
   turn.abort.abort();
 }
 
-/** Host call ids are unique per session: the turn id plus the model's own call id (which models reuse). */
-export function hostCallId(turnId: string, modelCallId: string, index: number): string {
-  const safe = modelCallId.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 100) || `call${index}`;
-  return `${turnId}.${index}.${safe}`.slice(0, 200);
-}
+export { hostCallId };
 
 /** How the turn's steps ended. */
 interface StepsEnd {
@@ -69,6 +64,14 @@ interface StepsEnd {
   error: string | null;
   detail?: string | null;
   finalText: string;
+  /** Tokens of the turn's model requests that reported usage. */
+  usage?: TurnUsage | null;
+}
+
+/** A model call as the turn runs it: the desk's host call id beside the id the provider knows it by. */
+interface TurnCall extends ExecutableCall {
+  providerCallId: string;
+  index: number;
 }
 
 function emitTurnState(
@@ -146,64 +149,13 @@ function recordUserMessage(
   return true;
 }
 
-/** One model request with streamed text; `cancelled` keeps what was streamed so far. */
-async function requestModel(
-  deps: TurnLoopDeps,
-  session: LiveSession,
-  turn: TurnContext,
-  messageId: string,
-): Promise<{ reply: ModelReply } | { cancelled: true } | { error: 'model_error'; detail: string }> {
-  const { recorder } = deps;
-  // An offline or not yet checked scope still offers its tools: a call re-checks the scope
-  // before anything goes to the Hub (tool-executor). A blocked scope offers none.
-  const toolsEnabled = session.scope.members.length > 0 && session.availability !== 'blocked';
-  let partial = '';
-  const redactor = createStreamRedactor(deps.secrets());
-  const showDelta = (delta: string) => {
-    if (delta && !turn.cancelled)
-      recorder.emit({
-        type: 'message.delta',
-        sessionId: session.sessionId,
-        turnId: turn.turnId,
-        messageId,
-        delta,
-      });
-  };
-  try {
-    const reply = await deps.model.complete({
-      messages: eventsToMessages(session.events, deps.systemPromptOf(session), undefined, (id) =>
-        deps.attachments.text(session.sessionId, id),
-      ),
-      tools: modelTools(toolsEnabled ? session.cache.list() : [], toolsEnabled),
-      signal: turn.abort.signal,
-      onDelta: (delta) => {
-        partial += delta;
-        showDelta(redactor.push(delta));
-      },
-    });
-    showDelta(redactor.flush());
-    return { reply };
-  } catch (err) {
-    if (turn.cancelled) {
-      if (partial)
-        recorder.record(session, turn.turnId, {
-          kind: 'assistant_message',
-          messageId,
-          text: partial,
-          finish: 'cancelled',
-        });
-      return { cancelled: true };
-    }
-    return { error: 'model_error', detail: (err instanceof Error ? err.message : String(err)).slice(0, 500) };
-  }
-}
-
 /** Every call is recorded before any of them runs; false when one of the records could not be saved. */
 function recordToolCalls(
   recorder: Recorder,
   session: LiveSession,
   turn: TurnContext,
-  calls: readonly ExecutableCall[],
+  messageId: string,
+  calls: readonly TurnCall[],
 ): boolean {
   const recorded = calls.map((c) => {
     const entry = session.cache.byFunctionName(c.name);
@@ -211,6 +163,9 @@ function recordToolCalls(
     return recorder.record(session, turn.turnId, {
       kind: 'tool_call',
       callId: c.callId,
+      providerCallId: c.providerCallId,
+      index: c.index,
+      messageId,
       functionName: c.name,
       argumentsText: sensitive ? null : c.argumentsText.slice(0, 64_000),
       target: entry ? targetOf(entry.declaration) : null,
@@ -244,44 +199,110 @@ async function runToolCalls(
 async function runSteps(deps: TurnLoopDeps, session: LiveSession, turn: TurnContext): Promise<StepsEnd> {
   const { recorder } = deps;
   let finalText = '';
+  let usage: TurnUsage | null = null;
+  const end = (outcome: TurnOutcome, error: string | null = null): StepsEnd => ({
+    outcome,
+    error,
+    finalText,
+    usage,
+  });
   for (let step = 0; ; step++) {
-    if (turn.cancelled) return { outcome: 'cancelled', error: null, finalText };
-    if (step >= deps.maxModelRequests) return { outcome: 'failed', error: 'step_limit_reached', finalText };
+    if (turn.cancelled) return end('cancelled');
+    if (step >= deps.maxModelRequests) return { ...end('failed'), error: 'step_limit_reached' };
     const messageId = deps.ids.messageId();
-    const answer = await requestModel(deps, session, turn, messageId);
-    if ('cancelled' in answer) return { outcome: 'cancelled', error: null, finalText };
-    if ('error' in answer)
-      return { outcome: 'failed', error: answer.error, detail: answer.detail, finalText };
-    const reply = answer.reply;
+    const asked = await askModel(deps, session, turn, messageId);
+    if (!asked.ok && asked.cancelled) {
+      if (asked.partial.text)
+        recorder.record(session, turn.turnId, {
+          kind: 'assistant_message',
+          messageId,
+          text: asked.partial.text,
+          finish: 'cancelled',
+          ...(asked.partial.reasoning
+            ? { reasoning: { field: asked.partial.reasoningField, text: asked.partial.reasoning } }
+            : {}),
+        });
+      return end('cancelled');
+    }
+    if (!asked.ok) return { ...end('failed', asked.code), detail: asked.detail.slice(0, 500) };
+    const reply = asked.reply;
+    if (reply.usage) usage = addUsage(usage, reply.usage);
+    const facts = {
+      ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+      ...(reply.usage ? { usage: reply.usage } : {}),
+    };
     if (turn.cancelled) {
       recorder.record(session, turn.turnId, {
         kind: 'assistant_message',
         messageId,
         text: reply.text,
         finish: 'cancelled',
+        ...facts,
       });
-      return { outcome: 'cancelled', error: null, finalText };
+      return end('cancelled');
     }
-    const calls = reply.toolCalls.map((tc, i) => ({
-      callId: hostCallId(turn.turnId, tc.id, i + step * 100),
-      name: tc.name,
-      argumentsText: tc.argumentsText,
-    }));
+    if (reply.interrupted) {
+      // What arrived is kept (shown as interrupted, with why); its tool calls never run.
+      recorder.record(session, turn.turnId, {
+        kind: 'assistant_message',
+        messageId,
+        text: reply.text,
+        finish: 'interrupted',
+        interruption: reply.interrupted,
+        ...facts,
+      });
+      return {
+        ...end('failed', reply.interrupted.code),
+        detail: reply.interrupted.detail.slice(0, 500),
+      };
+    }
+    // Tool calls run only from a completed reply: one cut by the token limit may have cut an argument.
+    const truncated = reply.finishReason === 'length' && reply.toolCalls.length > 0;
+    const providerIds = providerCallIds(reply.toolCalls);
+    const calls: TurnCall[] = truncated
+      ? []
+      : reply.toolCalls.map((tc, i) => ({
+          callId: hostCallId(turn.turnId, providerIds[i] as string, i + step * 100),
+          providerCallId: providerIds[i] as string,
+          index: i,
+          name: tc.name,
+          argumentsText: tc.argumentsText,
+        }));
     const finish = calls.length > 0 ? 'tool_calls' : reply.finishReason === 'length' ? 'length' : 'stop';
     const saved = recorder.record(session, turn.turnId, {
       kind: 'assistant_message',
       messageId,
       text: reply.text,
       finish,
+      ...facts,
     });
-    if (!saved) return { outcome: 'failed', error: 'archive_storage_error', finalText };
+    if (!saved) return { ...end('failed'), error: 'archive_storage_error' };
     finalText = reply.text;
-    if (calls.length === 0) return { outcome: 'completed', error: null, finalText };
-    if (!recordToolCalls(recorder, session, turn, calls))
-      return { outcome: 'failed', error: 'archive_storage_error', finalText };
+    if (truncated) {
+      const detail = `the reply reached the token limit while making ${reply.toolCalls.length} tool call(s); none was run`;
+      return { ...end('failed'), error: 'model_reply_truncated', detail };
+    }
+    if (calls.length === 0) return end('completed');
+    if (!recordToolCalls(recorder, session, turn, messageId, calls))
+      return { ...end('failed'), error: 'archive_storage_error' };
     await runToolCalls(deps.executor, session, turn, calls);
-    if (turn.cancelled) return { outcome: 'cancelled', error: null, finalText };
+    if (turn.cancelled) return end('cancelled');
   }
+}
+
+function addUsage(sum: TurnUsage | null, u: TokenUsage): TurnUsage {
+  return {
+    prompt_tokens: (sum?.prompt_tokens ?? 0) + u.prompt_tokens,
+    completion_tokens: (sum?.completion_tokens ?? 0) + u.completion_tokens,
+    total_tokens: (sum?.total_tokens ?? 0) + u.total_tokens,
+    reasoning_tokens:
+      sum === null
+        ? u.reasoning_tokens
+        : sum.reasoning_tokens === null || u.reasoning_tokens === null
+          ? (sum.reasoning_tokens ?? u.reasoning_tokens)
+          : sum.reasoning_tokens + u.reasoning_tokens,
+    requests: (sum?.requests ?? 0) + 1,
+  };
 }
 
 /** Ends the turn's runs and records how the turn ended. */
@@ -306,6 +327,7 @@ async function endTurn(
     outcome: end.outcome,
     error,
     detail,
+    ...(end.usage ? { usage: end.usage } : {}),
   });
   emitTurnState(recorder, session, turn, end.outcome, error);
   return { ...end, error, detail };
@@ -325,6 +347,7 @@ export async function runTurn(
     outcome: end.outcome,
     text: end.finalText,
     error: end.error,
+    detail: end.detail ?? null,
   });
   // The turn boundary in the archive. Saved (or queued unsaved) like every other event; the user
   // message decides whether the turn may run.

@@ -8,6 +8,8 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } f
 import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { z } from 'zod';
+import { SecretClearedSchema } from '../../src-shared/ipc/views.js';
+import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../../src-shared/model-providers.js';
 
 export const SettingsFileSchema = z.strictObject({
   schema: z.literal('bailing.desk-settings.v1'),
@@ -16,10 +18,23 @@ export const SettingsFileSchema = z.strictObject({
     remote_url: z.string().url().nullable(),
     /** The remote Hub's id, learned at the first successful connection (sessions are bound to it). */
     remote_hub_id: z.string().nullable(),
+    /** The origin the stored client token was entered for (it is used for no other). */
+    token_origin: z.string().nullable().optional(),
+    /** The token was removed because the URL moved to another origin: it must be entered again. */
+    token_cleared: SecretClearedSchema.nullable().optional(),
   }),
   model: z.strictObject({
     base_url: z.string().url().nullable(),
     model: z.string().min(1).nullable(),
+    /** The provider preset; absent in older files (then `custom`). */
+    provider: z.enum(MODEL_PROVIDER_IDS).optional(),
+    /** The operator's own choices over the preset's defaults (null: the preset's). */
+    stream: z.boolean().nullable().optional(),
+    send_reasoning: z.enum(REASONING_SEND_BACK).nullable().optional(),
+    /** The origin the stored API key was entered for (it is sent to no other). */
+    key_origin: z.string().nullable().optional(),
+    /** The key was removed because the base URL moved to another origin: it must be entered again. */
+    key_cleared: SecretClearedSchema.nullable().optional(),
   }),
   /** The embedded default, created on first start with no settings. */
   embedded: z

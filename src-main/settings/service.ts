@@ -1,15 +1,35 @@
 /**
  * Settings as the handler table sees them: the view (never a secret, only "configured: yes/no"),
- * Hub choice (remote URL + client token into the keychain), model (base URL, model, key into the
- * keychain), and the model settings the runtime reads per request.
+ * Hub choice (remote URL + client token into the keychain), model (provider preset, base URL,
+ * model, key into the keychain, streaming and reasoning choices), Test connection, and the model
+ * settings the runtime reads per request. A key or token is used only for the origin it was
+ * entered for (./secret-origin.ts). Every secret this service stores or reads is reported through
+ * `secrets()`, so the runtime masks it from the moment it is known.
  */
 import type { CallInput } from '../../src-shared/ipc/contract.js';
-import type { SettingsView } from '../../src-shared/ipc/views.js';
+import type { ConnectionTestView, SettingsView } from '../../src-shared/ipc/views.js';
+import {
+  MODEL_PROVIDER_PRESETS,
+  originOf,
+  providerQuirks,
+  type ModelProviderId,
+} from '../../src-shared/model-providers.js';
 import { AppError } from '../../src-shared/errors.js';
 import type { SettingsService } from './port.js';
 import { KEYCHAIN_ACCOUNTS, KeychainUnavailableError, type Keychain } from '../keychain/index.js';
+import { redactPayload } from '../archive/index.js';
 import type { ModelSettings, ModelSettingsProvider } from '../runtime/desk-runtime.js';
+import { testModelConnection } from '../runtime/model/connection-test.js';
 import type { SettingsFile, SettingsFileStore } from './file.js';
+import { secretChangeOnSave, secretFits } from './secret-origin.js';
+
+export interface EnvModel {
+  baseUrl: string | null;
+  model: string | null;
+  apiKey: string | null;
+  /** A provider preset id (BAILING_MODEL_PROVIDER); unknown ids are ignored. */
+  provider?: string | null;
+}
 
 export interface SettingsServiceDeps {
   store: SettingsFileStore;
@@ -18,8 +38,8 @@ export interface SettingsServiceDeps {
   /** The Hub mode this run actually uses (a saved change applies at the next start). */
   runningMode: 'local' | 'remote';
   initial: SettingsFile;
-  /** Model defaults from the environment (e.g. tests pointing at the scripted model); the key stays in memory. */
-  envModel?: { baseUrl: string | null; model: string | null; apiKey: string | null };
+  /** Model defaults from the environment (e.g. tests pointing at a model server); the key stays in memory. */
+  envModel?: EnvModel;
 }
 
 export interface DeskSettings extends SettingsService {
@@ -27,12 +47,27 @@ export interface DeskSettings extends SettingsService {
   update(fn: (s: SettingsFile) => SettingsFile): void;
   modelProvider: ModelSettingsProvider;
   modelConfigured(): boolean;
+  /** The stored remote Hub client token, only when it was entered for the saved remote URL's origin. */
+  remoteHubToken(): Promise<string | null>;
+  /** Every key and token this service has stored or read (masked by the runtime from then on). */
+  secrets(): string[];
+  /** Reads the stored secrets once (at start), so they are masked before the first message. */
+  loadSecrets(): Promise<void>;
 }
+
+const isProvider = (p: string | null | undefined): p is ModelProviderId =>
+  typeof p === 'string' && p in MODEL_PROVIDER_PRESETS;
 
 export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
   let current = deps.initial;
   const kc = deps.keychain;
   const env = deps.envModel ?? { baseUrl: null, model: null, apiKey: null };
+  const known = new Set<string>();
+  const remember = (secret: string | null) => {
+    if (secret) known.add(secret);
+    return secret;
+  };
+  if (env.apiKey) known.add(env.apiKey);
 
   /** A secret the operator typed goes to the keychain; without one, only with explicit session-only consent. */
   const storeSecret = async (account: string, secret: string, sessionOnly: boolean | undefined) => {
@@ -44,22 +79,53 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         );
       kc.useSessionOnly();
     }
+    remember(secret);
     await kc.set(account, secret);
   };
 
+  // ---- the model as configured: the saved choice, else the environment's ----
+  const saved = () => current.model;
+  const baseUrl = () => saved().base_url ?? env.baseUrl;
+  const provider = (): ModelProviderId =>
+    saved().base_url ? (saved().provider ?? 'custom') : isProvider(env.provider) ? env.provider : 'custom';
+  const quirks = () =>
+    providerQuirks(provider(), { stream: saved().stream, reasoningSendBack: saved().send_reasoning });
+  /** The origin the stored key belongs to (older files: the base URL it was saved with). */
+  const keyOrigin = () => saved().key_origin ?? originOf(saved().base_url);
+  const storedKey = async (url: string | null): Promise<string | null> => {
+    if (!secretFits(keyOrigin(), url)) return null;
+    return remember(await kc.get(KEYCHAIN_ACCOUNTS.modelApiKey));
+  };
+  const envKey = (url: string | null) =>
+    env.apiKey && secretFits(originOf(env.baseUrl), url) ? env.apiKey : null;
+  const modelKey = async (url: string | null) => (await storedKey(url)) ?? envKey(url);
+
+  const tokenOrigin = () => current.hub.token_origin ?? originOf(current.hub.remote_url);
+
   const view = async (): Promise<SettingsView> => {
     const ks = kc.status();
+    const url = baseUrl();
+    const q = quirks();
     return {
       hub: {
         mode: current.hub.mode,
         remote_url: current.hub.remote_url,
-        token_configured: await kc.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken),
+        token_configured:
+          secretFits(tokenOrigin(), current.hub.remote_url) &&
+          (await kc.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken)),
         restart_required: current.hub.mode !== deps.runningMode,
+        token_cleared: current.hub.token_cleared ?? null,
       },
       model: {
-        base_url: current.model.base_url ?? env.baseUrl,
-        model: current.model.model ?? env.model,
-        key_configured: (await kc.has(KEYCHAIN_ACCOUNTS.modelApiKey)) || env.apiKey !== null,
+        provider: provider(),
+        base_url: url,
+        model: saved().model ?? env.model,
+        key_configured:
+          (secretFits(keyOrigin(), url) && (await kc.has(KEYCHAIN_ACCOUNTS.modelApiKey))) ||
+          envKey(url) !== null,
+        key_cleared: saved().key_cleared ?? null,
+        stream: q.stream,
+        send_reasoning: q.reasoningSendBack,
       },
       keychain: { state: ks.state, reason: ks.reason, session_only: ks.sessionOnly },
       data_dir: deps.dataDir,
@@ -78,14 +144,28 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     view,
     async setHub(input: CallInput<'setHubSettings'>) {
       if (input.mode === 'remote') {
-        if (input.client_token)
+        const change = secretChangeOnSave({
+          storedOrigin: tokenOrigin(),
+          stored: await kc.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken),
+          newUrl: input.url,
+          entered: Boolean(input.client_token),
+        });
+        if (change.action === 'store' && input.client_token)
           await storeSecret(KEYCHAIN_ACCOUNTS.remoteHubClientToken, input.client_token, input.session_only);
+        if (change.action === 'clear') await kc.delete(KEYCHAIN_ACCOUNTS.remoteHubClientToken);
         update((s) => ({
           ...s,
           hub: {
             mode: 'remote',
             remote_url: input.url,
             remote_hub_id: s.hub.remote_url === input.url ? s.hub.remote_hub_id : null,
+            token_origin: change.action === 'clear' ? null : change.origin,
+            token_cleared:
+              change.action === 'clear'
+                ? 'origin_changed'
+                : change.action === 'store'
+                  ? null
+                  : (s.hub.token_cleared ?? null),
           },
         }));
       } else {
@@ -94,23 +174,79 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
       return view();
     },
     async setModel(input: CallInput<'setModelSettings'>) {
-      if (input.api_key) await storeSecret(KEYCHAIN_ACCOUNTS.modelApiKey, input.api_key, input.session_only);
-      update((s) => ({ ...s, model: { base_url: input.base_url, model: input.model } }));
+      const change = secretChangeOnSave({
+        storedOrigin: keyOrigin(),
+        stored: await kc.has(KEYCHAIN_ACCOUNTS.modelApiKey),
+        newUrl: input.base_url,
+        entered: Boolean(input.api_key),
+      });
+      if (change.action === 'store' && input.api_key)
+        await storeSecret(KEYCHAIN_ACCOUNTS.modelApiKey, input.api_key, input.session_only);
+      if (change.action === 'clear') await kc.delete(KEYCHAIN_ACCOUNTS.modelApiKey);
+      update((s) => ({
+        ...s,
+        model: {
+          base_url: input.base_url,
+          model: input.model,
+          provider: input.provider ?? 'custom',
+          stream: input.stream ?? null,
+          send_reasoning: input.send_reasoning ?? null,
+          key_origin: change.action === 'clear' ? null : change.origin,
+          key_cleared:
+            change.action === 'clear'
+              ? 'origin_changed'
+              : change.action === 'store'
+                ? null
+                : (s.model.key_cleared ?? null),
+        },
+      }));
       return view();
     },
     async clearModelKey() {
       await kc.delete(KEYCHAIN_ACCOUNTS.modelApiKey);
+      update((s) => ({ ...s, model: { ...s.model, key_origin: null, key_cleared: null } }));
       return view();
     },
-    modelConfigured: () =>
-      Boolean((current.model.base_url ?? env.baseUrl) && (current.model.model ?? env.model)),
+    async testModel(input: CallInput<'testModelConnection'>): Promise<ConnectionTestView> {
+      if (input.api_key) remember(input.api_key);
+      const stored = input.api_key ? null : await modelKey(input.base_url);
+      const apiKey = input.api_key ?? stored;
+      const result = await testModelConnection({
+        baseUrl: input.base_url,
+        model: input.model.trim() || null,
+        apiKey,
+        quirks: providerQuirks(input.provider),
+      });
+      // The provider's words may echo a key: mask every secret this service knows.
+      const mask = (f: { code: string; status: number | null; detail: string } | null) =>
+        f && { ...f, detail: String(redactPayload(f.detail, [...known])).slice(0, 1000) };
+      return {
+        models: { ...result.models, failure: mask(result.models.failure) },
+        completion: { ...result.completion, failure: mask(result.completion.failure) },
+        model_listed: result.modelListed,
+        key_used: input.api_key ? 'entered' : stored ? 'stored' : 'none',
+      };
+    },
+    modelConfigured: () => Boolean(baseUrl() && (saved().model ?? env.model)),
+    async remoteHubToken() {
+      if (!secretFits(tokenOrigin(), current.hub.remote_url)) return null;
+      return remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken));
+    },
+    secrets: () => [...known],
+    async loadSecrets() {
+      await storedKey(baseUrl()).catch(() => null);
+      if (current.hub.mode === 'remote')
+        remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken).catch(() => null));
+    },
     modelProvider: {
       async get(): Promise<ModelSettings> {
-        const apiKey = (await kc.get(KEYCHAIN_ACCOUNTS.modelApiKey)) ?? env.apiKey;
+        const url = baseUrl();
         return {
-          baseUrl: current.model.base_url ?? env.baseUrl ?? '',
-          model: current.model.model ?? env.model ?? '',
-          apiKey,
+          baseUrl: url ?? '',
+          model: saved().model ?? env.model ?? '',
+          apiKey: await modelKey(url),
+          provider: provider(),
+          quirks: quirks(),
         };
       },
     },

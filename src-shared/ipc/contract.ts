@@ -13,6 +13,7 @@ import {
   AttachmentMediaTypeSchema,
   AttachmentViewSchema,
   AuthorizationSchema,
+  ConnectionTestViewSchema,
   ConversationItemSchema,
   HubConnectionSchema,
   IdSchema,
@@ -28,6 +29,7 @@ import {
   UnresolvedItemSchema,
 } from './views.js';
 import { JournalStateSchema } from './views.js';
+import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../model-providers.js';
 
 /** Largest serialized request or event payload either transport accepts (bytes of JSON). */
 // Room for a message with MAX_ATTACHMENTS attachments of MAX_ATTACHMENT_CHARS characters of
@@ -166,15 +168,37 @@ export const CALLS = {
     ]),
     SettingsViewSchema,
   ),
+  /**
+   * Saves the model settings. A base URL on another origin than the stored key's clears that key
+   * unless `api_key` is given in the same call (the key is never sent anywhere it was not entered for).
+   */
   setModelSettings: call(
     z.strictObject({
+      provider: z.enum(MODEL_PROVIDER_IDS).optional(),
       base_url: z.string().url().max(2000),
       model: z.string().min(1).max(200),
       /** Written only into the keychain; never echoed back. */
       api_key: z.string().min(1).max(4096).optional(),
       session_only: z.boolean().optional(),
+      /** null: the preset's default. */
+      stream: z.boolean().nullable().optional(),
+      send_reasoning: z.enum(REASONING_SEND_BACK).nullable().optional(),
     }),
     SettingsViewSchema,
+  ),
+  /**
+   * Settings' Test connection with the form's values (not saved): GET /models, then a one-token
+   * completion. Sends the key typed in the form, else the stored key only if the base URL is on its
+   * origin, else none.
+   */
+  testModelConnection: call(
+    z.strictObject({
+      provider: z.enum(MODEL_PROVIDER_IDS),
+      base_url: z.string().url().max(2000),
+      model: z.string().max(200),
+      api_key: z.string().min(1).max(4096).optional(),
+    }),
+    ConnectionTestViewSchema,
   ),
   clearModelKey: call(Empty, SettingsViewSchema),
 } as const;

@@ -17,8 +17,12 @@ import {
   HUB_CONNECTION_STATES,
   JOURNAL_STATES,
   KEYCHAIN_STATES,
+  CONNECTION_TEST_LIST_STATES,
+  CONNECTION_TEST_STEP_STATES,
+  MODEL_RETRY_REASONS,
   SESSION_AVAILABILITIES,
 } from '../states.js';
+import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../model-providers.js';
 
 export const JournalStateSchema = z.enum(JOURNAL_STATES);
 export const ArchiveStateSchema = z.enum(ARCHIVE_STATES);
@@ -98,6 +102,9 @@ export const AttachmentViewSchema = z.strictObject({
 });
 export type AttachmentView = z.infer<typeof AttachmentViewSchema>;
 
+/** Characters of a message's reasoning carried to the renderer (longer reasoning is cut, with a mark). */
+export const MAX_REASONING_CHARS = 100_000;
+
 /** One visible item of a conversation; items are upserted by `id` (streamed text grows in place). */
 export const ConversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({
@@ -114,6 +121,13 @@ export const ConversationItemSchema = z.discriminatedUnion('kind', [
     at: z.string(),
     text: z.string(),
     streaming: z.boolean(),
+    /** What the model thought before answering (shown collapsed as "Thinking"); absent when it streamed none. */
+    reasoning: z.string().max(MAX_REASONING_CHARS).nullable().optional(),
+    /** The reply broke off mid-stream: the code and the provider's words (the text is what arrived). */
+    interrupted: z
+      .strictObject({ code: z.string().max(100), detail: z.string().max(1000) })
+      .nullable()
+      .optional(),
   }),
   z.strictObject({
     kind: z.literal('tool_call'),
@@ -152,6 +166,30 @@ export const ConversationItemSchema = z.discriminatedUnion('kind', [
     invocation_id: z.string().max(200).nullable().optional(),
     /** The free text after a code (e.g. the model server's words for model_error), as the runtime recorded it (redacted). */
     detail: z.string().max(1000).nullable().optional(),
+  }),
+  z.strictObject({
+    /** A model request failed before any token arrived and is tried again after `wait_ms`. */
+    kind: z.literal('model_retry'),
+    id: IdSchema,
+    at: z.string(),
+    attempt: z.number().int().min(1),
+    max_attempts: z.number().int().min(1),
+    wait_ms: z.number().int().min(0),
+    reason: z.enum(MODEL_RETRY_REASONS),
+    status: z.number().int().nullable(),
+    /** The wait is the provider's own (retry-after), not the desk's backoff. */
+    from_provider: z.boolean(),
+  }),
+  z.strictObject({
+    /** Tokens a turn used, when the provider reported them. */
+    kind: z.literal('turn_usage'),
+    id: IdSchema,
+    at: z.string(),
+    prompt_tokens: z.number().int().min(0),
+    completion_tokens: z.number().int().min(0),
+    total_tokens: z.number().int().min(0),
+    reasoning_tokens: z.number().int().min(0).nullable(),
+    requests: z.number().int().min(0),
   }),
 ]);
 export type ConversationItem = z.infer<typeof ConversationItemSchema>;
@@ -209,6 +247,9 @@ export const HubConnectionSchema = z.strictObject({
 });
 export type HubConnection = z.infer<typeof HubConnectionSchema>;
 
+/** Why a stored key or token was removed (it is never sent to an origin it was not entered for). */
+export const SecretClearedSchema = z.enum(['origin_changed']);
+
 export const SettingsViewSchema = z.strictObject({
   hub: z.strictObject({
     mode: z.enum(['local', 'remote']),
@@ -216,16 +257,52 @@ export const SettingsViewSchema = z.strictObject({
     token_configured: z.boolean(),
     /** The saved Hub choice differs from the running connection; it applies at the next start. */
     restart_required: z.boolean(),
+    /** Why no token is stored: the URL moved to another origin, so the token must be entered again. */
+    token_cleared: SecretClearedSchema.nullable(),
   }),
   model: z.strictObject({
+    /** The provider preset (src-shared/model-providers.ts); `custom` for any other server. */
+    provider: z.enum(MODEL_PROVIDER_IDS),
     base_url: z.string().nullable(),
     model: z.string().nullable(),
     key_configured: z.boolean(),
+    /** Why no key is stored: the base URL moved to another origin, so the key must be entered again. */
+    key_cleared: SecretClearedSchema.nullable(),
+    /** Streamed completions (the preset's default unless the operator chose). */
+    stream: z.boolean(),
+    /** When the model's reasoning is sent back (the preset's default unless the operator chose). */
+    send_reasoning: z.enum(REASONING_SEND_BACK),
   }),
   keychain: KeychainViewSchema,
   data_dir: z.string(),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
+
+const ConnectionStepFailureSchema = z.strictObject({
+  /** A model error code (model_auth_failed, model_not_found, model_unreachable, …), worded by the renderer. */
+  code: z.string().max(100),
+  status: z.number().int().nullable(),
+  /** The provider's own words (secrets masked), bounded. */
+  detail: z.string().max(1000),
+});
+
+/** Settings' Test connection: the model list, then a one-token completion, each with its outcome. */
+export const ConnectionTestViewSchema = z.strictObject({
+  models: z.strictObject({
+    state: z.enum(CONNECTION_TEST_LIST_STATES),
+    ids: z.array(z.string().max(300)).max(500),
+    failure: ConnectionStepFailureSchema.nullable(),
+  }),
+  completion: z.strictObject({
+    state: z.enum(CONNECTION_TEST_STEP_STATES),
+    failure: ConnectionStepFailureSchema.nullable(),
+  }),
+  /** Whether the chosen model is in the list (null when there is no list or no model). */
+  model_listed: z.boolean().nullable(),
+  /** Which key the test sent: the one typed in the form, the stored one (same origin only), or none. */
+  key_used: z.enum(['entered', 'stored', 'none']),
+});
+export type ConnectionTestView = z.infer<typeof ConnectionTestViewSchema>;
 
 export const AppInfoSchema = z.strictObject({
   version: z.string(),

@@ -26,7 +26,7 @@ beforeAll(async () => {
       // The model server's error carries the API key: the runtime redacts it before anything is recorded.
       {
         match: { userIncludes: 'broken' },
-        reply: { httpError: { status: 500, message: `upstream overloaded (key ${API_KEY})` } },
+        reply: { httpError: { status: 400, message: `upstream refused it (key ${API_KEY})` } },
         repeat: true,
       },
       {
@@ -90,11 +90,12 @@ async function rebuilt(): Promise<Notice[]> {
 }
 
 describe('notice codes from a real runtime', () => {
-  it('a failed model request: model_error, the server’s words as the detail, no API key anywhere', async () => {
+  it('a failed model request: its code, the server’s words as the detail, no API key anywhere', async () => {
     const n = await runTurn('this will be broken', 'failed');
-    expect(n).toMatchObject({ level: 'error', code: 'model_error', invocation_id: null });
-    expect(n.detail).toContain('upstream overloaded');
-    expect(n.text).toBe(`model_error: ${n.detail ?? ''}`); // the English text of older builds, unchanged
+    // A 400 is not retried: the turn ends at once with the model client's code for it.
+    expect(n).toMatchObject({ level: 'error', code: 'model_request_rejected', invocation_id: null });
+    expect(n.detail).toContain('upstream refused it');
+    expect(n.text).toBe(`model_request_rejected: ${n.detail ?? ''}`);
     expect(n.detail).toContain('[redacted]'); // the key was in the server's words, and was taken out
     expect(JSON.stringify(n)).not.toContain(API_KEY);
     const again = (await rebuilt()).find((r) => r.id === n.id);

@@ -25,6 +25,7 @@ import {
 import { HubClientError } from '../../src-main/hub-client/index.js';
 import { JournalError, JOURNAL_ERROR_CODES } from '../../src-main/journal/errors.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
+import { MODEL_ERROR_CODES } from '../../src-main/runtime/model/model-errors.js';
 import type { Feedback } from '../../src-main/runtime/invocation-ports.js';
 import {
   bindingFeedback,
@@ -148,10 +149,12 @@ describe('every code has words', () => {
       expect.arrayContaining([
         'archive_storage_error',
         'step_limit_reached',
-        'model_error',
+        'model_reply_truncated',
         'run_end_failed',
       ]),
     );
+    // A failed model request ends the turn with one of the model client's codes.
+    for (const c of MODEL_ERROR_CODES) turnCodes.add(c);
     expect(untranslated([...feedbackCodes]), 'runtime feedback codes without words').toEqual([]);
     expect(
       [...turnCodes].filter((c) => !EN[`notice.${c}`] || !ZH[`notice.${c}`]),

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { createArgumentValidator } from '../../src-main/runtime/argument-validation.js';
 import { eventsToMessages } from '../../src-main/runtime/conversation.js';
+import { legacyProviderCallId } from '../../src-main/runtime/call-ids.js';
 import { createDeclarationCache, declarationKey } from '../../src-main/runtime/declaration-cache.js';
 import type { ArchiveEvent } from '../../src-main/runtime/desk-runtime.js';
 
@@ -254,7 +255,11 @@ describe('history rebuild', () => {
     const msgs = eventsToMessages(events, 'sys');
     expect(msgs.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'user']);
     const assistant = msgs[2] as { tool_calls: { id: string }[] };
-    expect(assistant.tool_calls.map((c) => c.id)).toEqual(['c1', 'c2']);
+    // Archived before provider ids were kept: a short id derived from the host call id, the same on every rebuild.
+    const ids = [legacyProviderCallId('c1'), legacyProviderCallId('c2')];
+    expect(assistant.tool_calls.map((c) => c.id)).toEqual(ids);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{1,40}$/);
+    expect(msgs.slice(3, 5).map((m) => (m as { tool_call_id: string }).tool_call_id)).toEqual(ids);
     expect(String((msgs[4] as { content: string }).content)).toContain('No result was recorded');
   });
   it('bounds a long history at a user message, keeping the system prompt', () => {

@@ -8,7 +8,7 @@
  */
 import type { Browser, Page } from '@playwright/test';
 import { join } from 'node:path';
-import { startStack, type Stack } from '../../harness/stack.js';
+import { startStack, type Stack, type StrictProviderOption } from '../../harness/stack.js';
 import type { Script } from '../../../demo/scripted-model/script.js';
 import { openApp } from './ui.js';
 
@@ -29,8 +29,13 @@ export interface AppUnderTest {
   close(): Promise<void>;
 }
 
-export async function startApp(browser: Browser, name: string, script: Script = []): Promise<AppUnderTest> {
-  const stack = await startStack({ name, script });
+export async function startApp(
+  browser: Browser,
+  name: string,
+  script: Script = [],
+  provider?: StrictProviderOption,
+): Promise<AppUnderTest> {
+  const stack = await startStack({ name, script, ...(provider ? { provider } : {}) });
   try {
     const host = await stack.startHost();
     const page = await browser.newPage();

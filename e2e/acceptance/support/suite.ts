@@ -4,6 +4,7 @@
  */
 import { test } from '@playwright/test';
 import type { Script } from '../../../demo/scripted-model/script.js';
+import type { StrictProviderOption } from '../../harness/stack.js';
 import { startApp, type AppUnderTest } from './stack-fixture.js';
 
 export interface Scenario {
@@ -28,11 +29,19 @@ export interface ScenarioSuite {
  * and returns the app getter. The spec file itself calls `test()` for each scenario, so that
  * Playwright reports each test at its spec file.
  */
-export function useChromiumApp(suite: ScenarioSuite): () => AppUnderTest {
+export function useChromiumApp(
+  suite: ScenarioSuite,
+  opts: { provider?: StrictProviderOption } = {},
+): () => AppUnderTest {
   test.describe.configure({ mode: suite.mode, timeout: 180_000 });
   let app: AppUnderTest | undefined;
   test.beforeAll(async ({ browser }) => {
-    app = await startApp(browser, suite.name, suite.script);
+    app = await startApp(
+      browser,
+      opts.provider ? `${suite.name}-provider` : suite.name,
+      suite.script,
+      opts.provider,
+    );
     await suite.setup?.(app);
   });
   test.afterAll(async () => {

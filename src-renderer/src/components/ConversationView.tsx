@@ -9,7 +9,9 @@ import { pendingOf, useComposer } from '../store/composer.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
 import { MessageAttachments, PendingAttachments } from './Attachments.js';
+import { AssistantText } from './AssistantText.js';
 import { NoticeText } from './CodedText.js';
+import { retryText, usageText } from '../logic/model-text.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
 import { StorageBar } from './StorageBar.js';
 import { ToolCallCard } from './ToolCallCard.js';
@@ -108,15 +110,21 @@ export function ConversationView(): React.JSX.Element {
                 {item.attachments && <MessageAttachments sessionId={currentId} items={item.attachments} />}
               </>
             )}
-            {item.kind === 'assistant_text' && (
-              <p aria-busy={item.streaming}>
-                <strong>{t('conv.assistant')}:</strong> {item.text}
-              </p>
-            )}
+            {item.kind === 'assistant_text' && <AssistantText item={item} />}
             {item.kind === 'tool_call' && <ToolCallCard item={item} sessionId={currentId} />}
             {item.kind === 'notice' && (
               <p className={item.level === 'error' ? 'state-bad' : 'muted'}>
                 <NoticeText notice={item} />
+              </p>
+            )}
+            {item.kind === 'model_retry' && (
+              <p className="muted" role="status" data-testid="model-retry">
+                {retryText(item, t)}
+              </p>
+            )}
+            {item.kind === 'turn_usage' && (
+              <p className="muted usage" data-testid="turn-usage">
+                {usageText(item, t, lang)}
               </p>
             )}
           </li>

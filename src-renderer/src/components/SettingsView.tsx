@@ -4,6 +4,7 @@ import { errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
+import { ModelSettingsForm } from './ModelSettingsForm.js';
 
 export function SettingsView(): React.JSX.Element {
   const t = useT();
@@ -12,17 +13,12 @@ export function SettingsView(): React.JSX.Element {
   const [mode, setMode] = useState<'local' | 'remote'>('local');
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [model, setModel] = useState('');
-  const [key, setKey] = useState('');
   const [sessionOnly, setSessionOnly] = useState(false);
   const [msg, setMsg] = useState<string | null>(null);
   useEffect(() => {
     if (!settings) return;
     setMode(settings.hub.mode);
     setUrl(settings.hub.remote_url ?? '');
-    setBaseUrl(settings.model.base_url ?? '');
-    setModel(settings.model.model ?? '');
   }, [settings]);
   if (!settings) return <p className="muted">{t('app.loading')}</p>;
   const keychainDown = settings.keychain.state === 'unavailable';
@@ -30,7 +26,6 @@ export function SettingsView(): React.JSX.Element {
     p.then(
       () => {
         setMsg(t('settings.saved'));
-        setKey('');
         setToken('');
       },
       (e: unknown) => setMsg(t('common.error', { message: errorText(e) })),
@@ -110,6 +105,11 @@ export function SettingsView(): React.JSX.Element {
                 />
               </label>
               {settings.hub.token_configured && <p className="muted">{t('settings.tokenConfigured')}</p>}
+              {settings.hub.token_cleared === 'origin_changed' && !settings.hub.token_configured && (
+                <p className="state-bad" role="status" data-testid="token-cleared">
+                  {t('settings.tokenCleared')}
+                </p>
+              )}
             </>
           )}
         </fieldset>
@@ -117,48 +117,11 @@ export function SettingsView(): React.JSX.Element {
         <button type="submit">{t('settings.saveHub')}</button>
       </form>
 
-      <form
-        className="card"
-        aria-label={t('settings.model')}
-        onSubmit={(e) => {
-          e.preventDefault();
-          done(
-            useSettings.getState().saveModel({
-              base_url: baseUrl,
-              model,
-              ...(key ? { api_key: key } : {}),
-              ...(sessionOnly ? { session_only: true } : {}),
-            }),
-          );
-        }}
-      >
-        <fieldset>
-          <legend>{t('settings.model')}</legend>
-          <label>
-            {t('settings.baseUrl')}
-            <input type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} required />
-          </label>
-          <label>
-            {t('settings.modelName')}
-            <input value={model} onChange={(e) => setModel(e.target.value)} required />
-          </label>
-          <label>
-            {t('settings.apiKey')}
-            <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
-          </label>
-          <p className="muted">
-            {settings.model.key_configured ? t('settings.keyConfigured') : t('settings.keyMissing')}
-          </p>
-        </fieldset>
-        <div className="row">
-          <button type="submit">{t('settings.saveModel')}</button>
-          {settings.model.key_configured && (
-            <button type="button" onClick={() => done(useSettings.getState().clearKey())}>
-              {t('settings.clearKey')}
-            </button>
-          )}
-        </div>
-      </form>
+      <ModelSettingsForm
+        settings={settings}
+        sessionOnly={sessionOnly}
+        onDone={(p, clearSecrets) => done(p.then(clearSecrets))}
+      />
 
       <h3>{t('settings.journal')}</h3>
       {current ? (

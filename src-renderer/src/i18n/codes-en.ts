@@ -149,6 +149,23 @@ export const enCodes = {
   'notice.step_limit_reached': 'The turn stopped: it reached the limit of model requests per turn.',
   'notice.model_error': 'The model request failed.',
   'notice.run_end_failed': 'A run of this turn could not be ended at the Hub.',
+  // Model request failures (src-main/runtime/model/model-errors.ts MODEL_ERROR_CODES).
+  'notice.model_not_configured': 'No model is configured: set a base URL and a model in Settings.',
+  'notice.model_auth_failed': 'The provider refused the API key (HTTP 401). Check the key in Settings.',
+  'notice.model_forbidden': 'The provider refused access with this key (HTTP 403).',
+  'notice.model_not_found':
+    'The provider has no such model or endpoint (HTTP 404). Check the model name and base URL.',
+  'notice.model_rate_limited':
+    'The provider kept rate-limiting the request (HTTP 429); the desk stopped retrying.',
+  'notice.model_unavailable': 'The provider kept answering with a server error; the desk stopped retrying.',
+  'notice.model_unreachable': 'The provider could not be reached; the desk stopped retrying.',
+  'notice.model_timeout': 'The provider did not answer in time; the desk stopped retrying.',
+  'notice.model_request_rejected': 'The provider refused the request as invalid.',
+  'notice.model_stream_interrupted':
+    'The reply broke off mid-stream; what arrived is kept and none of its tool calls ran.',
+  'notice.model_stream_incomplete':
+    'The reply ended without being complete; what arrived is kept and none of its tool calls ran.',
+  'notice.model_reply_truncated': 'The reply hit the token limit while making tool calls; none of them ran.',
   // The notice codes of src-main/handlers/conversation.ts (NOTICE_CODES); the English is the notice's own text.
   'notice.turn_cancelled': 'Turn cancelled.',
   'notice.turn_failed': 'Turn failed.',
