@@ -17,7 +17,6 @@ import {
 import { AppError } from '../../src-shared/errors.js';
 import type { SettingsService } from './port.js';
 import { KEYCHAIN_ACCOUNTS, KeychainUnavailableError, type Keychain } from '../keychain/index.js';
-import { redactPayload } from '../archive/index.js';
 import type { ModelSettings, ModelSettingsProvider } from '../runtime/desk-runtime.js';
 import { testModelConnection } from '../runtime/model/connection-test.js';
 import type { SettingsFile, SettingsFileStore } from './file.js';
@@ -216,13 +215,11 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         model: input.model.trim() || null,
         apiKey,
         quirks: providerQuirks(input.provider),
+        secrets: [...known],
       });
-      // The provider's words may echo a key: mask every secret this service knows.
-      const mask = (f: { code: string; status: number | null; detail: string } | null) =>
-        f && { ...f, detail: String(redactPayload(f.detail, [...known])).slice(0, 1000) };
       return {
-        models: { ...result.models, failure: mask(result.models.failure) },
-        completion: { ...result.completion, failure: mask(result.completion.failure) },
+        models: result.models,
+        completion: result.completion,
         model_listed: result.modelListed,
         key_used: input.api_key ? 'entered' : stored ? 'stored' : 'none',
       };

@@ -5,6 +5,7 @@
  * provider's own words come along, bounded (the caller masks secrets).
  */
 import { APIError } from 'openai';
+import { redactPayload } from '../../archive/index.js';
 import type { ProviderQuirks } from '../../../src-shared/model-providers.js';
 import type { ConnectionTestListState, ConnectionTestStepState } from '../../../src-shared/states.js';
 import { classifyFailure, type ModelErrorCode } from './model-errors.js';
@@ -18,6 +19,8 @@ export interface ConnectionTestInput {
   quirks: ProviderQuirks;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Known secret values: masked in the provider's words before they are returned. */
+  secrets?: readonly string[];
 }
 
 export interface ConnectionStepFailure {
@@ -41,9 +44,10 @@ export interface ConnectionTestResult {
 
 const MAX_MODELS = 500;
 
-function failureOf(err: unknown): ConnectionStepFailure {
+function failureOf(err: unknown, secrets: readonly string[]): ConnectionStepFailure {
   const f = classifyFailure(err);
-  return { code: f.code, status: f.status, detail: f.detail };
+  // The provider's words may echo a key: every secret the caller knows is masked.
+  return { code: f.code, status: f.status, detail: String(redactPayload(f.detail, secrets)).slice(0, 1000) };
 }
 
 export async function testModelConnection(input: ConnectionTestInput): Promise<ConnectionTestResult> {
@@ -61,7 +65,7 @@ export async function testModelConnection(input: ConnectionTestInput): Promise<C
     models =
       err instanceof APIError && (err.status === 404 || err.status === 405)
         ? { state: 'not_offered', ids: [], failure: null }
-        : { state: 'failed', ids: [], failure: failureOf(err) };
+        : { state: 'failed', ids: [], failure: failureOf(err, input.secrets ?? []) };
   }
   const keyRefused =
     models.failure?.code === 'model_auth_failed' || models.failure?.code === 'model_forbidden';
@@ -81,6 +85,10 @@ export async function testModelConnection(input: ConnectionTestInput): Promise<C
     );
     return { models, completion: { state: 'ok', failure: null }, modelListed };
   } catch (err) {
-    return { models, completion: { state: 'failed', failure: failureOf(err) }, modelListed };
+    return {
+      models,
+      completion: { state: 'failed', failure: failureOf(err, input.secrets ?? []) },
+      modelListed,
+    };
   }
 }
