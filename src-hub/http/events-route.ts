@@ -20,6 +20,9 @@ export function registerEventRoutes(app: FastifyInstance, auth: HubAuth, streams
       const raw = typeof fromHeader === 'string' ? fromHeader : (queryParam(req, 'after') ?? '0');
       if (!/^\d{1,15}$/.test(raw)) throw badRequest('Last-Event-ID must be a non-negative integer');
       streams.checkCapacity(clientId);
+      // HEAD describes the stream without opening one (a HEAD answer has no body to stream)
+      if (req.method === 'HEAD')
+        return reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').send();
 
       reply.hijack();
       const res = reply.raw;

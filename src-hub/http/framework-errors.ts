@@ -5,6 +5,7 @@
  * `{"error": code, "message": text}` with a code from docs/hub-api.md.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 
@@ -134,4 +135,23 @@ export function frameworkErrorHandler(
         ? { status: 400, error: 'invalid_request', message: 'the path is not validly percent-encoded' }
         : { status: 400, error: 'invalid_request', message: 'the request could not be routed' };
   void reply.code(e.status).send({ error: e.error, message: e.message });
+}
+
+/**
+ * An `Expect` header other than `100-continue`: Node would answer a bare 417 itself. Answered with
+ * the envelope instead (400, the header is a malformed request for this API); the body, if any, is
+ * read and discarded by Node on the kept-alive connection.
+ */
+export function installExpectationHandler(server: Server): void {
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({
+      error: 'invalid_request',
+      message: 'the only Expect header the Hub understands is 100-continue',
+    });
+    res.writeHead(400, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  });
 }

@@ -9,7 +9,11 @@ import { registerAdminRoutes } from './admin-routes.js';
 import { registerAgentRoutes } from './agent-routes.js';
 import { createAuth, type HubAuth } from './auth.js';
 import { installErrorHandling, installJsonParser } from './errors.js';
-import { createClientErrorHandler, frameworkErrorHandler } from './framework-errors.js';
+import {
+  createClientErrorHandler,
+  frameworkErrorHandler,
+  installExpectationHandler,
+} from './framework-errors.js';
 import { installStrictQuery } from './query.js';
 import { createStreamRegistry } from '../events/stream-registry.js';
 import { registerEventRoutes } from './events-route.js';
@@ -18,9 +22,16 @@ import { registerTaskRoutes } from './task-routes.js';
 /** Longest raw path parameter the router takes; longer → 414 `uri_too_long`. */
 export const MAX_PARAM_LENGTH = 512;
 
+export interface HubRoute {
+  method: string;
+  url: string;
+}
+
 export interface HubApp {
   app: FastifyInstance;
   auth: HubAuth;
+  /** Every route registered (tests fuzz each one). */
+  routes: HubRoute[];
   /** Closes every open SSE stream (used at shutdown). */
   closeStreams(): void;
 }
@@ -31,12 +42,12 @@ export function buildApp(ctx: HubContext): HubApp {
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
     // ids up to the contract's 128 visible characters, percent-encoded (3 bytes each), fit
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     requestTimeout: ctx.settings.requestTimeoutMs,
     http: {
       headersTimeout: Math.min(ctx.settings.headersTimeoutMs, ctx.settings.requestTimeoutMs),
       // how often Node looks for requests past their timeout (its default of 30 s makes them vague)
-      connectionsCheckingInterval: 1_000,
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(ctx.settings.requestTimeoutMs / 2)),
       maxHeaderSize: 16 * 1024,
     },
     clientErrorHandler: createClientErrorHandler(ctx.logger),
@@ -54,6 +65,11 @@ export function buildApp(ctx: HubContext): HubApp {
   installJsonParser(app);
   installErrorHandling(app);
   installStrictQuery(app);
+  installExpectationHandler(app.server);
+  const routes: HubRoute[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url });
+  });
   const auth = createAuth(ctx);
   const streams = createStreamRegistry(ctx);
   app.get('/health', async () => ({ status: 'ok', hub_id: ctx.hubId }));
@@ -64,6 +80,7 @@ export function buildApp(ctx: HubContext): HubApp {
   return {
     app,
     auth,
+    routes,
     closeStreams: () => streams.closeAll(),
   };
 }

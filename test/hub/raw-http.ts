@@ -9,6 +9,17 @@ export interface RawAnswer {
   end: 'closed' | 'reset' | 'timeout';
 }
 
+/** Drops interim 1xx responses (e.g. 100 Continue) in front of the final one. */
+function finalResponse(text: string): string {
+  let t = text;
+  while (/^HTTP\/1\.1 1\d\d/.test(t)) {
+    const end = t.indexOf('\r\n\r\n');
+    if (end < 0) return t;
+    t = t.slice(end + 4);
+  }
+  return t;
+}
+
 /**
  * Sends `head` (and then `body`, possibly large, written with backpressure) and reads the first
  * response. Resolves when the socket closes, errors, or `timeoutMs` passes.
@@ -31,7 +42,7 @@ export function rawExchange(
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      const text = Buffer.concat(chunks).toString('latin1');
+      const text = finalResponse(Buffer.concat(chunks).toString('latin1'));
       const sep = text.indexOf('\r\n\r\n');
       const headText = sep >= 0 ? text.slice(0, sep) : text;
       const [statusLine = '', ...lines] = headText.split('\r\n');
@@ -54,14 +65,15 @@ export function rawExchange(
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       // a complete response (headers and its Content-Length of body) is enough
-      const text = Buffer.concat(chunks).toString('latin1');
+      const text = finalResponse(Buffer.concat(chunks).toString('latin1'));
       const sep = text.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, sep))?.[1];
-      if (
-        sep >= 0 &&
-        length !== undefined &&
-        Buffer.byteLength(text.slice(sep + 4), 'latin1') >= Number(length)
-      )
+      if (sep < 0) return;
+      const headText = text.slice(0, sep);
+      const length = /\r\ncontent-length: *(\d+)/i.exec(headText)?.[1];
+      // no body follows a HEAD answer; an event stream never ends: its headers are the answer
+      if (head.startsWith('HEAD ') || /\r\ncontent-type: *text\/event-stream/i.test(headText))
+        finish('closed');
+      else if (length !== undefined && Buffer.byteLength(text.slice(sep + 4), 'latin1') >= Number(length))
         finish('closed');
     });
     socket.on('error', () => finish('reset'));

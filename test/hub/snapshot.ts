@@ -24,8 +24,11 @@ const TABLES = [
   'meta',
 ];
 
-export function storeSnapshot(env: Pick<HubEnv, 'sql' | 'demo'>): string {
-  const tables = Object.fromEntries(TABLES.map((t) => [t, env.sql(`SELECT * FROM ${t} ORDER BY rowid`)]));
+export function storeSnapshot(
+  env: Pick<HubEnv, 'sql' | 'demo'>,
+  query: (sql: string) => unknown[] = (sql) => env.sql(sql),
+): string {
+  const tables = Object.fromEntries(TABLES.map((t) => [t, query(`SELECT * FROM ${t} ORDER BY rowid`)]));
   const ledgers = env.demo.all().map((h) => h.ledger());
   return JSON.stringify({ tables, ledgers });
 }
