@@ -6,6 +6,7 @@
  * by this module, and never logged.
  */
 import type { KeychainState } from '../../src-shared/states.js';
+import { loadKeytar } from './keytar-loader.js';
 export const KEYCHAIN_SERVICE = 'bailing-desk';
 
 export const KEYCHAIN_ACCOUNTS = {
@@ -57,10 +58,6 @@ export interface KeychainOptions {
   sessionOnlyFallback?: boolean;
 }
 
-async function loadKeytar(): Promise<KeytarLike> {
-  const mod = (await import('keytar')) as unknown as { default?: KeytarLike } & KeytarLike;
-  return mod.default ?? mod;
-}
 
 function describe(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
