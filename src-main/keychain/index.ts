@@ -58,7 +58,6 @@ export interface KeychainOptions {
   sessionOnlyFallback?: boolean;
 }
 
-
 function describe(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   return msg.replace(/\s+/g, ' ').slice(0, 300);
