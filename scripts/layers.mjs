@@ -39,7 +39,7 @@ export const LAYERS = [
   },
   {
     layer: 'src-main/settings',
-    may: ['src-shared', 'src-main/keychain', 'src-main/runtime'],
+    may: ['src-shared', 'src-main/archive', 'src-main/keychain', 'src-main/runtime'],
     packages: '^(electron|keytar|better-sqlite3)',
   },
   {
