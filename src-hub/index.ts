@@ -107,7 +107,14 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
     bus: createEventBus(),
     metrics: createMetrics(now),
     edge: options.edge ?? createBusinessEdge(),
-    schemas: createSchemaValidator(),
+    schemas: createSchemaValidator({
+      // Once per format name and process, structured (never ajv's own warning on stderr).
+      onUnknownFormat: (format) =>
+        logger.info(
+          { event: 'format_unknown', format },
+          'a string format the Hub does not check is accepted as an annotation',
+        ),
+    }),
     settings,
     shutdown: shutdown.signal,
     inflight: new Set(),

@@ -84,12 +84,52 @@ export const AuthorizationSchema = z.object({
 export type Authorization = z.infer<typeof AuthorizationSchema>;
 export const AuthorizationListSchema = z.object({ authorizations: z.array(AuthorizationSchema) });
 
+/** The compiled operators of an approval rule (BailingHub's `>` `>=` `<` `<=` `==` `!=` map onto them). */
+export const APPROVAL_RULE_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'exists'] as const;
+
 export const ApprovalRuleSchema = z.object({
-  // ACC approval.when[]: a JSON-pointer-ish argument path, an operator and a value.
+  // ACC approval.when[]: a JSON-pointer-ish argument path, an operator and a value. Rules written in
+  // BailingHub's {param, op, value, label} format are compiled to this form (docs/business-systems.md).
   path: z.string(),
-  op: z.enum(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'exists']),
+  op: z.enum(APPROVAL_RULE_OPS),
   value: z.unknown().optional(),
+  /** Why the rule asks for approval, in the business system's words (BailingHub's `label`). */
+  label: z.string().max(120).optional(),
+  /** `neq` also matches an absent argument (BailingHub's `!=`). */
+  match_absent: z.boolean().optional(),
 });
+
+/** Upper bounds of a declaration's `model_guidance` (the Hub trims to them; clients may rely on them). */
+export const MODEL_GUIDANCE_LIMITS = {
+  text: 500, // when_to_use, returns
+  examples: 3,
+  example: 300,
+  notes: 5,
+  note: 300,
+  approval_prompt: 300,
+  approval_when: 10,
+  rule: 160,
+} as const;
+
+/**
+ * What the business system tells the model about one tool, normalized from its ACC `guidance`
+ * (`when_to_use` or `whenToUse` or `use_when`, `returns`, `examples`, other text hints) and its
+ * approval block, each part bounded (MODEL_GUIDANCE_LIMITS): meant to be rendered into the
+ * model's function description. Null when the system gave none. See docs/hub-api.md.
+ */
+export const ModelGuidanceSchema = z.object({
+  when_to_use: z.string().max(MODEL_GUIDANCE_LIMITS.text).nullable(),
+  returns: z.string().max(MODEL_GUIDANCE_LIMITS.text).nullable(),
+  /** Example arguments (compact JSON) or example sentences, as the system wrote them. */
+  examples: z.array(z.string().max(MODEL_GUIDANCE_LIMITS.example)).max(MODEL_GUIDANCE_LIMITS.examples),
+  /** Other hints (e.g. restrictions, context). */
+  notes: z.array(z.string().max(MODEL_GUIDANCE_LIMITS.note)).max(MODEL_GUIDANCE_LIMITS.notes),
+  /** The approval prompt template (e.g. "Refund {amount} for {order_id}?"), when approval may apply. */
+  approval_prompt: z.string().max(MODEL_GUIDANCE_LIMITS.approval_prompt).nullable(),
+  /** When a human must approve: each rule's label, or the rule itself ("amount > 500"). */
+  approval_when: z.array(z.string().max(MODEL_GUIDANCE_LIMITS.rule)).max(MODEL_GUIDANCE_LIMITS.approval_when),
+});
+export type ModelGuidance = z.infer<typeof ModelGuidanceSchema>;
 
 export const DeclarationSchema = z.object({
   hub_id: z.string(),
@@ -112,7 +152,9 @@ export const DeclarationSchema = z.object({
   timeout_ms: z.number().int().positive(),
   scope: z.string(),
   audit_sensitive: z.boolean(),
-  guidance: z.record(z.string(), z.unknown()).nullable(),
+  guidance: z.record(z.string(), z.unknown()).nullable(), // the ACC guidance block as published
+  /** The guidance for the model's function description, normalized and bounded (absent: an older Hub). */
+  model_guidance: ModelGuidanceSchema.nullable().optional(),
   declaration_revision: z.string(), // changes whenever the compiled operation changes
 });
 export type Declaration = z.infer<typeof DeclarationSchema>;

@@ -1,7 +1,10 @@
 /** Structural validation of one `x-agent-capability` block (ACC v1), with ajv. */
 import { Ajv } from 'ajv';
 
-const APPROVAL_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'exists'] as const;
+const APPROVAL_OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'exists'] as const;
+/** BailingHub's capability schema writes rules as `{param, op, value, label}` with these operators. */
+const BAILINGHUB_APPROVAL_OPS = ['>', '>=', '<', '<=', '==', '!=', 'in', 'contains', 'exists'] as const;
+const RULE_LABEL = { type: 'string', minLength: 1, maxLength: 120 } as const;
 
 export const CAPABILITY_SCHEMA = {
   type: 'object',
@@ -20,15 +23,32 @@ export const CAPABILITY_SCHEMA = {
         when: {
           type: 'array',
           maxItems: 50,
+          // Either format per rule: ours ({path, op: gt|...}) or BailingHub's ({param, op: >|...}).
           items: {
-            type: 'object',
-            required: ['path', 'op'],
-            properties: {
-              path: { type: 'string', minLength: 1, maxLength: 200 },
-              op: { enum: APPROVAL_OPS },
-              value: {},
-            },
-            additionalProperties: false,
+            oneOf: [
+              {
+                type: 'object',
+                required: ['path', 'op'],
+                properties: {
+                  path: { type: 'string', minLength: 1, maxLength: 200 },
+                  op: { enum: APPROVAL_OPS },
+                  value: {},
+                  label: RULE_LABEL,
+                },
+                additionalProperties: false,
+              },
+              {
+                type: 'object',
+                required: ['param', 'op'],
+                properties: {
+                  param: { type: 'string', minLength: 1, maxLength: 191 },
+                  op: { enum: BAILINGHUB_APPROVAL_OPS },
+                  value: {},
+                  label: RULE_LABEL,
+                },
+                additionalProperties: false,
+              },
+            ],
           },
         },
       },
@@ -73,7 +93,10 @@ export interface CapabilityBlock {
   approval?: {
     required?: boolean;
     prompt?: string;
-    when?: { path: string; op: (typeof APPROVAL_OPS)[number]; value?: unknown }[];
+    when?: Array<
+      | { path: string; op: (typeof APPROVAL_OPS)[number]; value?: unknown; label?: string }
+      | { param: string; op: (typeof BAILINGHUB_APPROVAL_OPS)[number]; value?: unknown; label?: string }
+    >;
   };
   execution?: {
     readonly?: boolean;

@@ -6,14 +6,18 @@
  * acc_version_unsupported, capability_invalid, operation_id_missing, operation_id_invalid,
  * operation_id_duplicate, schema_unresolvable, schema_invalid, parameter_unsupported,
  * path_template_mismatch, body_unsupported, argument_name_collision, pattern_unsupported (a regular
- * expression RE2 cannot run), schema_too_large, schema_too_deep (src-shared/schema-safety.ts).
+ * expression RE2 cannot run), schema_too_large, schema_too_deep (src-shared/schema-safety.ts),
+ * operation_deprecated (OpenAPI `deprecated: true`: not offered). One diagnostic leaves nothing out:
+ * format_unknown (a string format the Hub does not check, kept as an annotation).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { SpecDiagnostic } from '../../src-shared/hub-api.js';
 import { DECLARATION_SCHEMA_BUDGET, re2Engine, schemaProblem } from '../../src-shared/schema-safety.js';
-import { ruleProblem } from './approval.js';
+import { unknownFormats } from '../../src-shared/schema-formats.js';
+import { normalizeRule, ruleProblem } from './approval.js';
 import { checkCapability } from './capability-schema.js';
+import { executionTraits } from './execution.js';
 import { normalizeOpenApi30Schema } from './openapi30.js';
 import { inlineRefs, RefBudgetError, refBudget, RefError, resolvePointer, type RefBudget } from './refs.js';
 import { DEFAULT_TIMEOUT_MS, type CompiledOperation } from './types.js';
@@ -25,7 +29,7 @@ export interface CompileResult {
   spec_revision: string;
 }
 
-const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+const METHODS = ['get', 'head', 'put', 'post', 'patch', 'delete'] as const;
 const OPERATION_ID = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 type Json = Record<string, unknown>;
@@ -190,12 +194,10 @@ function compileOperation(
     body && Array.isArray(body.schema.required)
       ? body.schema.required.filter((x): x is string => typeof x === 'string')
       : [];
+  // A property the body schema lists as required is required, whether or not requestBody.required
+  // is set (BailingHub's SDKs put `required` only inside the schema).
   for (const name of bodyProps)
-    add(
-      name,
-      (body?.schema.properties as Json)[name],
-      body?.required === true && bodyRequired.includes(name),
-    );
+    add(name, (body?.schema.properties as Json)[name], bodyRequired.includes(name));
 
   for (const p of params) {
     const t = p.schema.type;
@@ -224,19 +226,13 @@ function compileOperation(
     throw new OperationError('schema_invalid', `input schema does not compile: ${(err as Error).message}`);
   }
 
-  const when = cap.approval?.when ?? [];
-  const argumentNames = Object.keys(properties);
+  const when = (cap.approval?.when ?? []).map(normalizeRule);
   for (const rule of when) {
-    const problem = ruleProblem(rule, argumentNames);
+    const problem = ruleProblem(rule, input_schema);
     if (problem) throw new OperationError('capability_invalid', problem);
   }
 
-  const readonly = cap.execution?.readonly === true;
-  const sideEffect = cap.outcome?.side_effect ?? (readonly ? 'none' : 'write');
-  // A "read-only" operation whose declared outcome still changes or notifies something is governed as a
-  // write: it spends the write budget. Only a read with no side effect beyond reading is a read.
-  const effect: 'read' | 'write' =
-    readonly && (sideEffect === 'none' || sideEffect === 'read') ? 'read' : 'write';
+  const traits = executionTraits(method, cap);
   const risk = cap.risk?.level ?? 'low';
   const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
   const longText = typeof operation.description === 'string' ? operation.description.trim() : '';
@@ -251,20 +247,18 @@ function compileOperation(
     query_params: params.filter((p) => p.in === 'query').map((p) => p.name),
     body_params: bodyProps,
     has_body: body !== null,
-    body_required: body?.required === true,
+    body_required: body !== null && (body.required || bodyRequired.length > 0),
     input_schema,
-    effect,
-    declared_readonly: readonly,
-    side_effect: sideEffect,
+    effect: traits.effect,
+    declared_readonly: traits.readonly,
+    side_effect: traits.side_effect,
     risk_level: risk,
     approval: {
       required: cap.approval?.required === true || risk === 'high',
       prompt: cap.approval?.prompt ?? null,
-      when: when.map((r) =>
-        r.value === undefined ? { path: r.path, op: r.op } : { path: r.path, op: r.op, value: r.value },
-      ),
+      when: when.map((r) => r.rule),
     },
-    idempotent: cap.execution?.idempotent === true,
+    idempotent: traits.idempotent,
     timeout_ms: cap.execution?.timeout_ms ?? DEFAULT_TIMEOUT_MS,
     rate_limit: cap.execution?.rate_limit
       ? { count: cap.execution.rate_limit.count, window: cap.execution.rate_limit.window }
@@ -360,6 +354,15 @@ export function compileSpec(doc: unknown): CompileResult {
         continue;
       }
       if (capability.enabled === false) continue; // disabled on purpose: not a problem, not exposed
+      if (operation.deprecated === true) {
+        // Being retired by the business system: not offered to agents (as BailingHub does).
+        diagnostics.push({
+          code: 'operation_deprecated',
+          operation: id,
+          message: `${where} is deprecated; not offered to agents`,
+        });
+        continue;
+      }
       if (id === null || id === '') {
         diagnostics.push({
           code: 'operation_id_missing',
@@ -386,7 +389,15 @@ export function compileSpec(doc: unknown): CompileResult {
       }
       seenIds.add(id);
       try {
-        operations.push(compileOperation(doc, path, method, pathItem, operation, capability, budget));
+        const compiled = compileOperation(doc, path, method, pathItem, operation, capability, budget);
+        operations.push(compiled);
+        const formats = unknownFormats(compiled.input_schema);
+        if (formats.length > 0)
+          diagnostics.push({
+            code: 'format_unknown',
+            operation: id,
+            message: `${where}: format ${formats.join(', ')} is not checked by the Hub; kept as an annotation (the operation is offered)`,
+          });
       } catch (err) {
         if (err instanceof RefBudgetError)
           return invalid(`the document is refused at ${where}: ${err.message}`);

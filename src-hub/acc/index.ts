@@ -7,3 +7,4 @@ export { DEFAULT_TIMEOUT_MS } from './types.js';
 export { compileSpec, declarationRevision, type CompileResult } from './compile.js';
 export { approvalRequired, ruleMatches, ruleProblem } from './approval.js';
 export { checkCapability, CAPABILITY_SCHEMA, type CapabilityBlock } from './capability-schema.js';
+export { modelGuidance } from './guidance.js';

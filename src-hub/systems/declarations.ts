@@ -1,5 +1,6 @@
 /** Declarations (what the model sees) and ranked tool search across a client's authorizations. */
 import type { Declaration, ToolSearchRequest, ToolSearchResponse } from '../../src-shared/hub-api.js';
+import { modelGuidance } from '../acc/guidance.js';
 import type { HubContext } from '../context.js';
 import type { AuthorizationRecord, OperationRecord, SystemRecord } from '../store/types.js';
 
@@ -32,6 +33,7 @@ export function toDeclaration(
     scope: o.scope,
     audit_sensitive: o.audit_sensitive,
     guidance: o.guidance,
+    model_guidance: modelGuidance(o),
     declaration_revision: op.declaration_revision,
   };
 }

@@ -2,10 +2,12 @@
  * JSON Schema validation of things from outside: tool arguments against a declaration's input
  * schema, and task constraint schemas. Compiled validators are cached by a caller-chosen key.
  * Every regular expression a schema carries (`pattern`, `patternProperties`, the `regex` format)
- * runs on RE2 (linear time), see src-shared/schema-safety.ts.
+ * runs on RE2 (linear time), see src-shared/schema-safety.ts. A string format this ajv does not
+ * check is accepted as an annotation (src-shared/schema-formats.ts).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { acceptUnknownFormats } from '../../src-shared/schema-formats.js';
 import { addRe2RegexFormat, re2Engine } from '../../src-shared/schema-safety.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -21,7 +23,12 @@ export interface SchemaValidator {
   ): { ok: true } | { ok: false; message: string };
 }
 
-export function createSchemaValidator(): SchemaValidator {
+export interface SchemaValidatorOptions {
+  /** Called once per string format that is not checked (accepted as an annotation, see schema-formats.ts). */
+  onUnknownFormat?: (format: string) => void;
+}
+
+export function createSchemaValidator(opts: SchemaValidatorOptions = {}): SchemaValidator {
   const ajv = new Ajv({
     strict: false,
     allErrors: true,
@@ -35,6 +42,7 @@ export function createSchemaValidator(): SchemaValidator {
   const compile = (key: string, schema: Record<string, unknown>) => {
     let fn = cache.get(key);
     if (!fn) {
+      acceptUnknownFormats(ajv, schema, opts.onUnknownFormat);
       fn = ajv.compile(schema);
       if (cache.size > 5000) cache.clear();
       cache.set(key, fn);

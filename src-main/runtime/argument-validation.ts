@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { MAX_REQUEST_JSON_DEPTH, valueDeeperThan } from '../../src-shared/json-depth.js';
+import { acceptUnknownFormats } from '../../src-shared/schema-formats.js';
 import { addRe2RegexFormat, re2Engine } from '../../src-shared/schema-safety.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module namespace.
@@ -49,6 +50,7 @@ export function createArgumentValidator() {
     let v = compiled.get(key);
     if (!v) {
       try {
+        acceptUnknownFormats(ajv, schema); // e.g. `phone`: an annotation for the model, never checked
         v = ajv.compile(schema);
       } catch (err) {
         v = err instanceof Error ? err : new Error(String(err));

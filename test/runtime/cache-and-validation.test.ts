@@ -1,5 +1,5 @@
 /** Unit tests of the declaration cache, function naming, argument validation and history rebuild. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { createArgumentValidator } from '../../src-main/runtime/argument-validation.js';
 import { eventsToMessages } from '../../src-main/runtime/conversation.js';
@@ -289,5 +289,31 @@ describe('history rebuild', () => {
     expect(msgs[1]).toEqual({ role: 'user', content: 'q45' });
     expect(msgs.length).toBe(11);
     expect(msgs.at(-1)).toEqual({ role: 'assistant', content: 'a49' });
+  });
+});
+
+describe("an unknown string format (e.g. BailingHub systems' phone)", () => {
+  it('is an annotation on the host too: validated as a plain string, no ajv warning', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const v = createArgumentValidator();
+      const d = decl('auth-erp', 'member_lookup', 'r1', {
+        input_schema: {
+          type: 'object',
+          properties: {
+            phone: { type: 'string', format: 'phone' },
+            email: { type: 'string', format: 'email' },
+          },
+          required: ['phone'],
+          additionalProperties: false,
+        },
+      });
+      expect(v.check('k1', d, { phone: '13800138000' })).toEqual({ ok: true, errors: [] });
+      expect(v.check('k1', d, { phone: 42 }).ok).toBe(false);
+      expect(v.check('k1', d, { phone: 'x', email: 'not an email' }).ok).toBe(false);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

@@ -74,10 +74,10 @@ describe('compileSpec: a valid document', () => {
     expect(JSON.stringify(result.operations)).not.toContain('$ref');
   });
 
-  it('body properties are required only when the request body is required', () => {
+  it('body properties the body schema lists as required are required, even with requestBody.required false', () => {
     const update = byTool(result.operations, 'update_product');
-    expect(update.input_schema.required).toEqual(['product_id']);
-    expect(update.body_required).toBe(false);
+    expect(update.input_schema.required).toEqual(['product_id', 'title']);
+    expect(update.body_required).toBe(true);
   });
 
   it('maps the ACC block, with defaults and approval forced by high risk', () => {

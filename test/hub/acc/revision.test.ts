@@ -62,7 +62,11 @@ describe('declaration_revision', () => {
           `extra_${s.replace(/\W/g, '')}`
         ] = { type: 'string' }),
     ],
-    ['body required', (d) => (d.components.requestBodies.ProductPatch.required = true)],
+    [
+      'body schema required list',
+      (d) =>
+        (d.components.requestBodies.ProductPatch.content['application/json'].schema.required = ['price']),
+    ],
     ['shared path parameter schema', (d, _s, n) => (d.components.schemas.Id.minimum = 2 + n)],
     [
       'new query parameter',
