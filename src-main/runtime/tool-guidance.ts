@@ -14,7 +14,7 @@ const MAX_EXAMPLES = 3;
 
 /** Guidance keys and their labels, in the order the model reads them (synonyms in one line). */
 const GUIDANCE_PARTS: readonly { keys: readonly string[]; label: string }[] = [
-  { keys: ['when_to_use', 'use_when'], label: 'When to use' },
+  { keys: ['when_to_use', 'whenToUse', 'use_when'], label: 'When to use' },
   { keys: ['when_not_to_use', 'avoid_when'], label: 'Avoid when' },
   { keys: ['returns', 'result'], label: 'Returns' },
   { keys: ['restrictions'], label: 'Restrictions' },
@@ -50,12 +50,17 @@ function exampleOf(value: unknown): string | null {
   const e = value as Record<string, unknown>;
   const about = textOf(e.description ?? e.summary ?? e.title);
   const args = e.arguments ?? e.input ?? e.args;
-  const json = args !== undefined ? JSON.stringify(args) : null;
+  // BailingHub's SDKs write an example as the arguments object itself.
+  const json = args !== undefined ? JSON.stringify(args) : about ? null : JSON.stringify(e);
   if (!about && !json) return null;
   return [about, json].filter(Boolean).join(': ');
 }
 
-function guidanceLines(guidance: Record<string, unknown> | null, approvalPrompt: string | null): string[] {
+function guidanceLines(
+  guidance: Record<string, unknown> | null,
+  approvalPrompt: string | null,
+  approvalWhen: readonly string[],
+): string[] {
   const g = guidance ?? {};
   const lines: string[] = [];
   for (const part of GUIDANCE_PARTS) {
@@ -64,6 +69,8 @@ function guidanceLines(guidance: Record<string, unknown> | null, approvalPrompt:
   }
   const prompt = textOf(g.approval_prompt) ?? (approvalPrompt ? clean(approvalPrompt) : null);
   if (prompt) lines.push(`Approval prompt: ${cut(prompt, MAX_PART)}`);
+  const when = textOf([...approvalWhen]);
+  if (when) lines.push(`Approval needed when: ${cut(when, MAX_PART)}`);
   const raw = EXAMPLE_KEYS.map((k) => g[k]).find((v) => v !== undefined);
   const examples = (Array.isArray(raw) ? raw : raw !== undefined ? [raw] : [])
     .slice(0, MAX_EXAMPLES)
@@ -87,7 +94,15 @@ export function toolDescription(d: Declaration): string {
     `Effect: ${d.effect}${d.idempotent ? ', idempotent' : ''}.${d.approval.required ? ' Requires human approval before it runs.' : ''}`,
   ].join('\n');
   let out = head;
-  for (const line of guidanceLines(d.guidance, d.approval.required ? d.approval.prompt : null)) {
+  // Approval may apply when it is required or a rule of the system may ask for it (its labels come
+  // worded by the Hub in model_guidance.approval_when).
+  const mayNeedApproval = d.approval.required || d.approval.when.length > 0;
+  const lines = guidanceLines(
+    d.guidance,
+    mayNeedApproval ? d.approval.prompt : null,
+    d.model_guidance?.approval_when ?? [],
+  );
+  for (const line of lines) {
     const next = `${out}\n${line}`;
     if (next.length > MAX_TOOL_DESCRIPTION) {
       const room = MAX_TOOL_DESCRIPTION - out.length - 1;

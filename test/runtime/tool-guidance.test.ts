@@ -72,6 +72,36 @@ describe('tool guidance in the function description', () => {
     expect(text).not.toContain('Approval prompt');
   });
 
+  it('reads a system built for BailingHub: whenToUse, examples as argument objects, the approval rules', () => {
+    const text = toolDescription(
+      decl({
+        tool: 'refund_create',
+        description: 'Create a refund for an order',
+        approval: {
+          required: false,
+          prompt: 'Refund {amount} on order {order_id}?',
+          when: [{ path: '/amount', op: 'gt', value: 500, label: 'refunds over 500 need a manager' }],
+        },
+        guidance: {
+          whenToUse: 'the customer was charged and should get money back',
+          examples: [{ order_id: 'SO-1001', amount: 20 }],
+        },
+        model_guidance: {
+          when_to_use: 'the customer was charged and should get money back',
+          returns: null,
+          examples: ['{"order_id":"SO-1001","amount":20}'],
+          notes: [],
+          approval_prompt: 'Refund {amount} on order {order_id}?',
+          approval_when: ['refunds over 500 need a manager'],
+        },
+      }),
+    );
+    expect(text).toContain('When to use: the customer was charged and should get money back');
+    expect(text).toContain('Examples: {"order_id":"SO-1001","amount":20}');
+    expect(text).toContain('Approval prompt: Refund {amount} on order {order_id}?');
+    expect(text).toContain('Approval needed when: refunds over 500 need a manager');
+  });
+
   it('stays within 1,024 characters however long the guidance is, and flattens control characters', () => {
     const long = 'x'.repeat(5000);
     const text = toolDescription(
