@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+// The Hub's tests run twice: on SQLite (project "node") and on PostgreSQL (project "hub-postgres",
+// a private cluster started by test/setup/postgres.ts; test/hub/store-mode.ts picks the store).
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/setup/postgres.ts'],
     projects: [
       {
         extends: true,
@@ -13,6 +16,15 @@ export default defineConfig({
           environment: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/renderer/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'hub-postgres',
+          environment: 'node',
+          include: ['test/hub/**/*.test.ts'],
+          env: { BAILING_TEST_STORE: 'postgres' },
         },
       },
       {

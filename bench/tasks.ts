@@ -98,6 +98,8 @@ try {
       approval_id: null,
       reconciliation: [],
       permit_id: null,
+      owner_instance: null,
+      owner_incarnation: null,
       created_at: at.toISOString(),
       updated_at: at.toISOString(),
     };

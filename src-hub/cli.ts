@@ -1,7 +1,8 @@
 /**
- * The Hub's command line.
- *   npm run hub -- --port P --data DIR [--config FILE] [--host H]        serve (SIGTERM/SIGINT: clean stop)
- *   npm run hub -- <command> --data DIR [...]                             operator commands, same store:
+ * The Hub's command line. The store is `--data DIR` (SQLite) or `--store postgres://…` (PostgreSQL,
+ * also config `store.url`; several Hubs may serve one database).
+ *   npm run hub -- --port P --data DIR|--store URL [--config FILE] [--host H] [--instance NAME]   serve
+ *   npm run hub -- <command> --data DIR|--store URL [...]                 operator commands, same store:
  *     list-approvals [--state pending|approved|denied]
  *     approve <approval_id> [--decision-id ID] [--note TEXT]
  *     deny <approval_id> [--decision-id ID] [--note TEXT]
@@ -15,7 +16,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { createClient } from './admin/service.js';
 import { decideApproval, toApproval } from './approvals/decide.js';
-import { loadConfigFile } from './config.js';
+import { loadConfigFile, type HubConfig } from './config.js';
+import { isPostgresUrl } from './store/open-store.js';
 import { createHub, openHubContext } from './index.js';
 import { changeTask, listTaskViews } from './tasks/service.js';
 import { APPROVAL_STATES, type ApprovalState } from '../src-shared/states.js';
@@ -47,13 +49,22 @@ function parse(argv: string[]): Parsed {
 
 const print = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
 
-async function serve(p: Parsed): Promise<void> {
+/** The store flags: --data DIR (SQLite) or --store URL (PostgreSQL); the config file may name the URL. */
+function storeOf(p: Parsed, config?: HubConfig): { dataDir?: string; storeUrl?: string } {
   const dataDir = p.flags.get('data');
-  if (!dataDir) throw new Error('--data DIR is required');
+  const storeUrl = p.flags.get('store') ?? process.env.BAILING_HUB_STORE_URL ?? config?.store?.url;
+  if (storeUrl !== undefined && !isPostgresUrl(storeUrl))
+    throw new Error('--store must be a postgres:// or postgresql:// URL');
+  if (!dataDir && !storeUrl) throw new Error('--data DIR or --store postgres://… is required');
+  return storeUrl ? { storeUrl, ...(dataDir ? { dataDir } : {}) } : { dataDir };
+}
+
+async function serve(p: Parsed): Promise<void> {
   const port = Number(p.flags.get('port') ?? '0');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0..65535');
   const configPath = p.flags.get('config');
   const config = configPath ? loadConfigFile(configPath) : undefined;
+  const store = storeOf(p, config);
   const logger = pino({
     level: process.env.HUB_LOG_LEVEL ?? 'info',
     redact: {
@@ -70,7 +81,8 @@ async function serve(p: Parsed): Promise<void> {
     },
   });
   const hub = await createHub({
-    dataDir,
+    ...store,
+    ...(p.flags.get('instance') ? { instanceId: p.flags.get('instance') } : {}),
     port,
     host: p.flags.get('host') ?? '127.0.0.1',
     config,
@@ -95,9 +107,8 @@ async function serve(p: Parsed): Promise<void> {
 }
 
 async function operator(p: Parsed): Promise<void> {
-  const dataDir = p.flags.get('data');
-  if (!dataDir) throw new Error('--data DIR is required');
-  const { ctx } = openHubContext({ dataDir });
+  const configPath = p.flags.get('config');
+  const { ctx } = await openHubContext(storeOf(p, configPath ? loadConfigFile(configPath) : undefined));
   const actor = `operator:${process.env.USER ?? 'cli'}`;
   const arg = (name: string) => {
     const v = p.positional[0];
@@ -157,12 +168,15 @@ async function operator(p: Parsed): Promise<void> {
 }
 
 const USAGE = `Bailing Hub
-  npm run hub -- --port P --data DIR [--config FILE] [--host H]     serve (SIGTERM/SIGINT stop it cleanly)
-  npm run hub -- list-approvals --data DIR [--state pending|approved|denied]
-  npm run hub -- approve|deny <approval_id> --data DIR [--decision-id ID] [--note TEXT]
-  npm run hub -- create-client --name NAME --data DIR [--client-id ID]
-  npm run hub -- list-tasks --data DIR
-  npm run hub -- pause-task|continue-task|cancel-task <task_id> --data DIR
+  npm run hub -- --port P STORE [--config FILE] [--host H] [--instance NAME]   serve (SIGTERM/SIGINT stop it cleanly)
+  npm run hub -- list-approvals STORE [--state pending|approved|denied]
+  npm run hub -- approve|deny <approval_id> STORE [--decision-id ID] [--note TEXT]
+  npm run hub -- create-client --name NAME STORE [--client-id ID]
+  npm run hub -- list-tasks STORE
+  npm run hub -- pause-task|continue-task|cancel-task <task_id> STORE
+STORE is --data DIR (SQLite, one serving Hub per directory) or --store postgres://user@host:port/db
+(PostgreSQL, any number of Hubs; also config "store": {"url": ...} or BAILING_HUB_STORE_URL; the
+password from PGPASSWORD or ~/.pgpass). --instance names this Hub among those sharing a store.
 Admin token for the HTTP admin API: config "admin_token" or BAILING_HUB_ADMIN_TOKEN. See docs/hub-api.md.
 `;
 

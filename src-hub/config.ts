@@ -22,6 +22,25 @@ const bucket = z
 export const HubConfigSchema = z
   .object({
     admin_token: z.string().min(16).max(512).optional(),
+    /** The store: absent = SQLite in the data directory; a postgres:// URL = PostgreSQL, shareable by several Hubs. */
+    store: z
+      .object({
+        url: z
+          .string()
+          .max(2048)
+          .regex(/^postgres(ql)?:\/\//i, 'store.url must be a postgres:// or postgresql:// URL'),
+        /** Connections of this Hub instance (default 10). */
+        pool_size: z.number().int().min(1).max(200).optional(),
+      })
+      .strict()
+      .optional(),
+    /** This Hub's name among the instances sharing a store (a restart with the same name recovers its calls at once). */
+    instance_id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/)
+      .optional(),
+    /** Lease of this instance on the calls it dispatches (ms, default 15000). */
+    lease_ms: z.number().int().min(500).max(600_000).optional(),
     body_limit: z
       .number()
       .int()

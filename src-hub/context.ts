@@ -84,6 +84,17 @@ export interface HubSettings {
   eventRetentionPerClient: number;
   /** How often the pruning runs (ms); it also runs once at start. */
   eventPruneIntervalMs: number;
+  /**
+   * This instance's lease on the calls it dispatches (ms): renewed every third of it; a sibling
+   * turns this instance's `dispatching` calls `unknown` only once it has expired.
+   */
+  leaseMs: number;
+}
+
+/** The running Hub process as the store knows it (HubStore.registerInstance). */
+export interface HubInstance {
+  id: string;
+  incarnation: number;
 }
 
 export interface HubContext {
@@ -100,4 +111,6 @@ export interface HubContext {
   shutdown: AbortSignal;
   /** Sends in progress; close() waits for them to record their outcome before closing the store. */
   inflight: Set<Promise<unknown>>;
+  /** Set once the instance holds a lease; only then may it dispatch (the operator CLI never does). */
+  instance: HubInstance | null;
 }

@@ -1,39 +1,59 @@
 /**
  * The Hub, embeddable in-process: `const hub = await createHub({ dataDir })` starts it on
- * 127.0.0.1 (port 0 = any free port) over a SQLite store in `dataDir`; `hub.close()` stops it.
- * On start it verifies migrations and turns every `dispatching` record into `unknown`.
+ * 127.0.0.1 (port 0 = any free port) over a SQLite store in `dataDir` — or, with `storeUrl`, over a
+ * PostgreSQL database that several Hub instances may share; `hub.close()` stops it. On start it
+ * verifies migrations, registers this instance's lease and turns every orphaned `dispatching`
+ * record (its owner gone) into `unknown`.
  */
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
 import { hashToken } from './auth/tokens.js';
-import { applyConfig, rateLimitsOf, type HubConfig } from './config.js';
+import { applyConfig, type HubConfig } from './config.js';
 import type { BusinessEdge, HubContext, HubSettings } from './context.js';
 import { createBusinessEdge } from './edge.js';
 import { createEventBus } from './events/bus.js';
-import { ADMIN_TOKEN_META } from './http/auth.js';
-import { DEFAULT_RATE_LIMITS } from './http/rate-limit.js';
-import { buildApp } from './http/server.js';
-import { recoverDispatching } from './invocations/recovery.js';
-import { createMetrics } from './metrics.js';
-import { lockDataDir } from './store/data-dir-lock.js';
 import { startEventRetention } from './events/retention.js';
-import { createSqliteStore } from './store/sqlite/store.js';
+import { ADMIN_TOKEN_META } from './http/auth.js';
+import { buildApp } from './http/server.js';
+import { keepLease, registerInstance } from './instances/lease.js';
+import { startRecoverySweeper } from './instances/recovery-sweeper.js';
+import { recoverOrphaned } from './invocations/recovery.js';
+import { createMetrics } from './metrics.js';
+import { resolveSettings } from './settings.js';
+import { lockDataDir } from './store/data-dir-lock.js';
+import { openStore } from './store/open-store.js';
 import type { HubStore } from './store/types.js';
 import { createSchemaValidator } from './validation/ajv.js';
 
-export interface CreateHubOptions {
-  dataDir: string;
-  host?: string;
-  port?: number;
-  /** Sets (or replaces) the admin token; only its salted hash is stored. */
-  adminToken?: string;
-  config?: HubConfig;
+export { DEFAULT_SETTINGS } from './settings.js';
+
+export interface HubContextOptions {
+  /** SQLite: the data directory (hub.sqlite, and the lock file that allows one serving Hub). */
+  dataDir?: string;
+  /** PostgreSQL: `postgres://…` (also config `store.url`); several Hub instances may share it. */
+  storeUrl?: string;
   logger?: Logger;
   now?: () => Date;
   /** Override the outbound edge (tests of the edge itself only; defaults to the real one). */
   edge?: BusinessEdge;
   store?: HubStore;
   settings?: Partial<HubSettings>;
+  config?: HubConfig;
+}
+
+export interface CreateHubOptions extends HubContextOptions {
+  host?: string;
+  port?: number;
+  /** Sets (or replaces) the admin token; only its salted hash is stored. */
+  adminToken?: string;
+  /**
+   * This process's name among the store's Hub instances (config `instance_id`). A restart with the
+   * same name recovers its own earlier dispatches at once; without one, a PostgreSQL Hub gets a
+   * fresh name and its predecessor's calls are recovered when that lease expires. SQLite: `local`.
+   */
+  instanceId?: string;
 }
 
 export interface Hub {
@@ -47,58 +67,25 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SETTINGS: HubSettings = {
-  bodyLimit: 1024 * 1024,
-  rateLimits: DEFAULT_RATE_LIMITS,
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 20_000,
-  heartbeatMs: 15_000,
-  specTimeoutMs: 10_000,
-  lookupTimeoutMs: 10_000,
-  eventPollMs: 1_000,
-  sseMaxStreamsPerClient: 16,
-  sseStallMs: 120_000,
-  eventRetentionMs: 30 * 24 * 3600_000,
-  eventRetentionPerClient: 100_000,
-  eventPruneIntervalMs: 3600_000,
-};
-
-export interface HubContextOptions {
-  dataDir: string;
-  logger?: Logger;
-  now?: () => Date;
-  edge?: BusinessEdge;
-  store?: HubStore;
-  settings?: Partial<HubSettings>;
-  config?: HubConfig;
-}
+const storeUrlOf = (o: HubContextOptions) => o.storeUrl ?? o.config?.store?.url;
 
 /**
- * Opens the store and builds the services' context without serving HTTP or running startup
- * recovery: the operator CLI uses this next to a running Hub.
+ * Opens the store and builds the services' context without serving HTTP, holding a lease or
+ * running recovery: the operator CLI uses this next to running Hubs (it never dispatches).
  */
-export function openHubContext(options: HubContextOptions): { ctx: HubContext; abort: () => void } {
+export async function openHubContext(
+  options: HubContextOptions,
+): Promise<{ ctx: HubContext; abort: () => void }> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const store = options.store ?? createSqliteStore({ dataDir: options.dataDir });
+  const store =
+    options.store ??
+    (await openStore(
+      { dataDir: options.dataDir, url: storeUrlOf(options), poolSize: options.config?.store?.pool_size },
+      (what, err) => logger.warn({ err: String(err) }, `${what} failed`),
+    ));
   const shutdown = new AbortController();
   setMaxListeners(0, shutdown.signal); // one listener per in-flight send
   const now = options.now ?? (() => new Date());
-  const settings: HubSettings = {
-    ...DEFAULT_SETTINGS,
-    ...(options.config?.body_limit ? { bodyLimit: options.config.body_limit } : {}),
-    ...(options.config?.heartbeat_ms ? { heartbeatMs: options.config.heartbeat_ms } : {}),
-    ...(options.config?.event_retention_days
-      ? { eventRetentionMs: options.config.event_retention_days * 24 * 3600_000 }
-      : {}),
-    rateLimits: rateLimitsOf(options.config, DEFAULT_SETTINGS.rateLimits),
-    ...(options.config?.sse_max_streams_per_client
-      ? { sseMaxStreamsPerClient: options.config.sse_max_streams_per_client }
-      : {}),
-    ...(options.config?.event_retention_per_client
-      ? { eventRetentionPerClient: options.config.event_retention_per_client }
-      : {}),
-    ...options.settings,
-  };
   const ctx: HubContext = {
     store,
     hubId: store.hubId(),
@@ -115,61 +102,96 @@ export function openHubContext(options: HubContextOptions): { ctx: HubContext; a
           'a string format the Hub does not check is accepted as an annotation',
         ),
     }),
-    settings,
+    settings: resolveSettings(options.config, options.settings),
     shutdown: shutdown.signal,
     inflight: new Set(),
+    instance: null,
   };
   return { ctx, abort: () => shutdown.abort() };
 }
 
+/** SQLite: one serving Hub per data directory. PostgreSQL: any number; leases tell them apart. */
+function lockFor(options: CreateHubOptions): () => void {
+  if (options.store || storeUrlOf(options)) return () => undefined;
+  if (!options.dataDir) throw new Error('createHub needs dataDir (SQLite) or storeUrl (PostgreSQL)');
+  return lockDataDir(options.dataDir);
+}
+
+const defaultInstanceId = (store: HubStore) =>
+  store.shared ? `${hostname()}-${randomUUID().slice(0, 8)}` : 'local';
+
 export async function createHub(options: CreateHubOptions): Promise<Hub> {
-  const unlock = options.store ? () => undefined : lockDataDir(options.dataDir);
-  let opened: ReturnType<typeof openHubContext>;
+  const unlock = lockFor(options);
+  let opened: Awaited<ReturnType<typeof openHubContext>>;
   try {
-    opened = openHubContext(options);
+    opened = await openHubContext(options);
   } catch (err) {
     unlock();
     throw err;
   }
   const { ctx, abort } = opened;
   const { store, logger } = ctx;
+  const stops: Array<() => void> = [];
   try {
     const adminToken = options.adminToken ?? options.config?.admin_token;
     if (adminToken) await store.setMeta(ADMIN_TOKEN_META, hashToken(store.tokenSalt(), adminToken));
-    const recovered = await recoverDispatching(ctx);
+    const instance = await registerInstance(
+      ctx,
+      options.instanceId ?? options.config?.instance_id ?? defaultInstanceId(store),
+    );
+    ctx.instance = instance;
+    const recovered = await recoverOrphaned(ctx, 'startup');
     if (recovered > 0)
       logger.warn({ recovered }, 'dispatching calls found at start are now unknown (not re-sent)');
     if (options.config) await applyConfig(ctx, options.config);
     const { app, closeStreams } = buildApp(ctx);
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const retention = startEventRetention(ctx);
+    stops.push(() => retention.stop());
+    let close: () => Promise<void> = async () => undefined;
+    const lease = keepLease(ctx, instance, () => void close());
+    stops.push(() => lease.stop());
+    if (store.shared) {
+      const sweeper = startRecoverySweeper(ctx);
+      stops.push(() => sweeper.stop());
+    }
+    const unsubscribe = store.onEvents?.((clients) => {
+      if (clients !== 'some') for (const c of clients) ctx.bus.notify(c);
+    });
+    if (unsubscribe) stops.push(unsubscribe);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
     const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
-    logger.info({ url, hub_id: ctx.hubId, durability: store.durability }, 'hub listening');
-    let closing: Promise<void> | null = null;
-    return {
-      url,
-      hubId: ctx.hubId,
-      port,
-      store,
-      ctx,
-      recovered,
-      close() {
-        closing ??= (async () => {
-          retention.stop();
-          closeStreams();
-          abort();
-          // aborted sends finish at once and record `unknown`; let them write before the store closes
-          await Promise.allSettled([...ctx.inflight]);
-          await app.close();
-          await store.close();
-          unlock();
-        })();
-        return closing;
+    logger.info(
+      {
+        url,
+        hub_id: ctx.hubId,
+        instance_id: instance.id,
+        incarnation: instance.incarnation,
+        durability: store.durability,
       },
+      'hub listening',
+    );
+    let closing: Promise<void> | null = null;
+    close = () => {
+      closing ??= (async () => {
+        for (const stop of stops.splice(0)) stop();
+        closeStreams();
+        abort();
+        // aborted sends finish at once and record `unknown`; let them write before the lease ends
+        await Promise.allSettled([...ctx.inflight]);
+        await app.close();
+        await store
+          .stopInstance(instance.id, instance.incarnation, ctx.now().toISOString())
+          .catch(() => undefined);
+        await store.close();
+        unlock();
+      })();
+      return closing;
     };
+    return { url, hubId: ctx.hubId, port, store, ctx, recovered, close: () => close() };
   } catch (err) {
+    for (const stop of stops.splice(0)) stop();
     await store.close();
     unlock();
     throw err;

@@ -66,6 +66,7 @@ export const HUB_ERROR_CODES = [
   'uri_too_long', // 414 a path parameter or the request target exceeds the Hub's bound
   'headers_too_large', // 431 the request line and headers exceed the Hub's bound
   'request_timeout', // 408 the request (headers and body) did not arrive in time
+  'store_unavailable', // 503 the Hub cannot reach its store (database); a call not yet recorded dispatching was not sent
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -207,7 +208,7 @@ export type InvokeRequest = z.infer<typeof InvokeRequestSchema>;
 
 export const ReconciliationEvidenceSchema = z.object({
   checked_at: z.string(),
-  source: z.enum(['operations_lookup', 'dispatch_response', 'startup_recovery', 'none']),
+  source: z.enum(['operations_lookup', 'dispatch_response', 'startup_recovery', 'lease_recovery', 'none']),
   outcome: z.enum(RECONCILIATION_OUTCOMES),
   http_status: z.number().int().nullable(),
   evidence_digest: z.string().nullable(),

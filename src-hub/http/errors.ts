@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { jsonTextDeeperThan, MAX_REQUEST_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { HubError } from '../errors.js';
 import { answerBodyTooLarge, frameworkErrorHandler } from './framework-errors.js';
+import { StoreUnavailableError } from '../store/errors.js';
 
 interface Mapped {
   status: number;
@@ -19,6 +20,14 @@ export function mapError(err: FastifyError | HubError | Error): Mapped {
       message: err.message,
       ...(err.retryAfterMs !== undefined ? { retry_after_ms: err.retryAfterMs } : {}),
     };
+  if (err instanceof StoreUnavailableError) {
+    return {
+      status: 503,
+      error: 'store_unavailable',
+      message:
+        'the Hub cannot reach its store; a call it had not yet recorded as dispatching was not sent, and repeating the same invocation_id never sends it twice',
+    };
+  }
   const e = err as FastifyError & { validation?: unknown };
   if (e.validation) return { status: 400, error: 'invalid_request', message: e.message };
   switch (e.code) {

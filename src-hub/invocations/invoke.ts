@@ -241,6 +241,8 @@ function newRecord(
     approval_id: null,
     reconciliation: [],
     permit_id: null,
+    owner_instance: null,
+    owner_incarnation: null,
     created_at: at,
     updated_at: at,
   };

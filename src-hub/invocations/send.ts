@@ -92,11 +92,36 @@ async function sendAndRecordOnce(
       },
     },
   });
-  if (res.kind === 'stale') {
-    // Only startup recovery moves `dispatching` records, and never while this process is sending.
+  if (res.kind === 'stale') return recordLateOutcome(ctx, rec, res.current, to, patch, actor);
+  return res.record;
+}
+
+/**
+ * The call left `dispatching` while its send was in progress: this instance's lease expired (it
+ * could not renew it, e.g. its database was unreachable) and a sibling recovered the call as
+ * `unknown`. The answer that arrived is still evidence: it settles the recovered call (or annotates
+ * it when there was no answer or the request never left), exactly as a reconciliation would.
+ */
+async function recordLateOutcome(
+  ctx: HubContext,
+  rec: InvocationRecord,
+  current: InvocationRecord | null,
+  to: InvocationState,
+  patch: InvocationPatch,
+  actor: string,
+): Promise<InvocationRecord> {
+  if (!current || (current.state !== 'unknown' && current.state !== 'unverified')) {
     throw new Error(`invocation ${rec.invocation_id} left dispatching while its send was in progress`);
   }
-  return res.record;
+  const res = await transitionInvocation(ctx, {
+    invocation_id: rec.invocation_id,
+    from: current.state,
+    // a settled answer settles it; no answer, or a request that never left, annotates what is known
+    to: to === 'succeeded' || to === 'failed' ? to : current.state,
+    patch,
+    audit: { actor, kind: 'invocation.late_response', detail: { recovered_as: current.state } },
+  });
+  return res.kind === 'stale' ? (res.current ?? current) : res.record;
 }
 
 /** The request never left: nothing reached the business system, so nothing is spent. */

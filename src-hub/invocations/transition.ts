@@ -8,6 +8,13 @@ import { canTransitionInvocation, type InvocationState } from '../../src-shared/
 import type { HubContext } from '../context.js';
 import type { InvocationChange, InvocationChangeResult } from '../store/types.js';
 
+/** A process without an instance lease (the operator CLI) tried to dispatch. */
+export class NoInstanceLeaseError extends Error {
+  constructor() {
+    super('this process holds no instance lease, so it cannot dispatch');
+  }
+}
+
 export class IllegalTransitionError extends Error {
   constructor(from: string, to: string) {
     super(`invocation transition ${from} -> ${to} is not allowed`);
@@ -41,6 +48,15 @@ export async function transitionInvocation(
     if (!canTransitionInvocation(req.from, to)) throw new IllegalTransitionError(req.from, to);
   }
   const change: InvocationChange = { ...req, ...gates, at };
+  if (req.to === 'dispatching' && req.from !== req.to) {
+    // The dispatching call is owned by this instance's lease: no sibling may mark it while it lives.
+    if (!ctx.instance) throw new NoInstanceLeaseError();
+    change.patch = {
+      ...req.patch,
+      owner_instance: ctx.instance.id,
+      owner_incarnation: ctx.instance.incarnation,
+    };
+  }
   const result = await ctx.store.applyInvocationChange(change);
   if (result.kind !== 'stale') ctx.bus.notify(result.record.client_id);
   return result;

@@ -105,6 +105,12 @@ export interface InvocationRecord {
   approval_id: string | null;
   reconciliation: ReconciliationEvidence[];
   permit_id: string | null;
+  /**
+   * The Hub instance (and its incarnation) that moved the call to `dispatching` and sends it; while
+   * its lease is live nobody else may turn the call `unknown` (see HubStore.listOrphanedDispatching).
+   */
+  owner_instance: string | null;
+  owner_incarnation: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -121,6 +127,8 @@ export type InvocationPatch = Partial<
     | 'business_status'
     | 'approval_id'
     | 'permit_id'
+    | 'owner_instance'
+    | 'owner_incarnation'
   >
 > & { add_evidence?: ReconciliationEvidence };
 
@@ -293,6 +301,11 @@ export interface InvocationChange {
    * transaction that records the outcome.
    */
   release_permit?: { now_ms: number; refund?: boolean };
+  /**
+   * Recovery by another instance: apply only if the call's owner no longer holds a live lease
+   * (answers `stale` when it does), checked inside the transaction.
+   */
+  only_if_orphaned?: boolean;
   create_approval?: ApprovalRecord;
   decide_approval?: ApprovalDecisionInput;
   audit: AuditInput;
@@ -336,6 +349,17 @@ export interface TaskChange {
   audit: AuditInput;
 }
 
+/** One running Hub process: its lease says it is alive; its incarnation fences an earlier process of the same id. */
+export interface InstanceRecord {
+  instance_id: string;
+  incarnation: number;
+  host: string;
+  pid: number;
+  started_at: string;
+  lease_expires_at_ms: number;
+  stopped_at: string | null;
+}
+
 export interface MigrationStatus {
   version: number;
   name: string;
@@ -355,6 +379,11 @@ export interface AuthorizationChange {
 
 export interface HubStore {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Several Hub instances may serve this store at once (PostgreSQL). False for SQLite: one serving
+   * Hub per data directory (its lock file), so a starting Hub may treat every earlier instance as gone.
+   */
+  readonly shared: boolean;
   readonly durability: string;
   hubId(): string;
   tokenSalt(): string;
@@ -466,6 +495,37 @@ export interface HubStore {
   listPermits(taskId: string): Promise<PermitRecord[]>;
   /** The task an agent session is enrolled in, if any (enrollments are permanent). */
   getEnrollment(clientId: string, agentSessionId: string): Promise<SessionEnrollmentRecord | null>;
+
+  /**
+   * Registers a starting instance with a lease of `lease_ms` on the database's clock. An instance
+   * id seen before gets the next incarnation: calls owned by its earlier incarnations are orphaned
+   * at once (that process is gone or fenced).
+   */
+  registerInstance(input: {
+    instance_id: string;
+    host: string;
+    pid: number;
+    started_at: string;
+    lease_ms: number;
+  }): Promise<InstanceRecord>;
+  /** Extends the lease; false when this incarnation was replaced or stopped (it must stop dispatching). */
+  renewInstanceLease(instanceId: string, incarnation: number, leaseMs: number): Promise<boolean>;
+  /** A clean stop: the lease ends now. */
+  stopInstance(instanceId: string, incarnation: number, at: string): Promise<void>;
+  /** Ends the lease of every instance but this one (SQLite at start: the data-directory lock proves they are gone). */
+  expireOtherInstances(instanceId: string): Promise<void>;
+  listInstances(): Promise<InstanceRecord[]>;
+  /**
+   * `dispatching` calls whose owner holds no live lease (no owner, an unknown or replaced
+   * incarnation, an expired or stopped lease): the calls recovery may turn `unknown`.
+   */
+  listOrphanedDispatching(): Promise<InvocationRecord[]>;
+  /**
+   * Tells as soon as the store knows about events appended by other processes or instances
+   * (PostgreSQL: LISTEN/NOTIFY); 'some' when it cannot say which clients. Optional: the SSE
+   * streams' shared poll covers a store without it, only later.
+   */
+  onEvents?(listener: (clients: string[] | 'some') => void): () => void;
 
   close(): Promise<void>;
 }

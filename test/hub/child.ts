@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HubConfig } from '../../src-hub/index.js';
+import { storeArgsFor } from './store-mode.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -28,8 +29,7 @@ export async function spawnHub(
       join(root, 'src-hub/cli.ts'),
       '--port',
       '0',
-      '--data',
-      dataDir,
+      ...(await storeArgsFor(dataDir)),
       '--config',
       configPath,
       ...extraArgs,

@@ -7,6 +7,7 @@ import { startDemoSystems } from '../../demo/index.js';
 import { loadConfigFile } from '../../src-hub/config.js';
 import { createHub } from '../../src-hub/index.js';
 import { demoConfig, http, token } from './helpers.js';
+import { storeFor } from './store-mode.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -52,7 +53,7 @@ describe('config file', () => {
         admin_token: 'admin-token-0123456789',
       };
       for (let i = 0; i < 2; i++) {
-        const hub = await createHub({ dataDir, config });
+        const hub = await createHub({ ...(await storeFor(dataDir)), config });
         const auths = await http(hub.url, 'GET', '/agent/v1/authorizations', { token: desk });
         expect(
           auths.body.authorizations.map((a: { authorization_ref: string }) => a.authorization_ref),

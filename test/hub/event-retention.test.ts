@@ -8,6 +8,7 @@ import type { HubEvent } from '../../src-shared/hub-api.js';
 import { HubConfigSchema } from '../../src-hub/config.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { startEnv, type HubEnv } from './helpers.js';
+import { seedStoredEvents } from './store-mode.js';
 import { openEventStream } from './sse-reader.js';
 
 let env: HubEnv | null = null;
@@ -106,14 +107,10 @@ describe('event retention', () => {
     env = await startEnv({ settings: { eventPollMs: 600_000 } });
     const s = await openEventStream(env.hub.url, env.desk, 0);
     await new Promise((r) => setTimeout(r, 100));
-    const at = new Date().toISOString();
-    for (let i = 0; i < 3; i++)
-      await env.hub.store.appendEvent(
-        'desk',
-        'authorization.changed',
-        { type: 'authorization.changed', authorization: {} },
-        at,
-      );
+    // written straight into the store, so nothing wakes the stream (a PostgreSQL store's own
+    // appends would notify it at once)
+    const payload = JSON.stringify({ type: 'authorization.changed', authorization: {} });
+    seedStoredEvents(env.dataDir, 'desk', 3, 'authorization.changed', payload, new Date().toISOString());
     const unread = seqsOf(env, 'desk');
     await env.hub.store.pruneEvents({
       before: new Date(Date.now() + DAY).toISOString(),

@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HubErrorBodySchema, HubMetricsSchema } from '../../src-shared/hub-api.js';
 import { openHubContext } from '../../src-hub/index.js';
 import { changeTask } from '../../src-hub/tasks/service.js';
-import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type { HubStore } from '../../src-hub/store/types.js';
 import { authorizationEvent, seedEvents, startEnv, type HubEnv } from './helpers.js';
 import { openEventStream, type Stream } from './sse-reader.js';
+import { openStoreFor, storeFor } from './store-mode.js';
 
 let env: HubEnv | null = null;
 const streams: Stream[] = [];
@@ -74,7 +74,7 @@ describe('event streams', () => {
     await base.hub.close();
     env = base;
     await env.restart({
-      store: counting(createSqliteStore({ dataDir })),
+      store: counting(await openStoreFor(dataDir)),
       settings: { eventPollMs: 100 },
     });
     const taskId = await createTask(env);
@@ -87,7 +87,7 @@ describe('event streams', () => {
     expect(during).toBeLessThanOrEqual(20);
 
     // the operator CLI's path: another HubContext on the same data directory, no HTTP, no bus
-    const cli = openHubContext({ dataDir });
+    const cli = await openHubContext(await storeFor(dataDir));
     try {
       await changeTask(cli.ctx, null, taskId, 'pause', 'operator:test');
     } finally {

@@ -1,6 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON; tests check them with the zod wire schemas */
 /** Test environment for the Hub: real demo business systems, a real Hub (in-process) on a temp SQLite dir. */
-import Database from 'better-sqlite3';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import { DEMO_CONFIG, startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import type { Declaration } from '../../src-shared/hub-api.js';
 import { createHub, type CreateHubOptions, type Hub, type HubConfig } from '../../src-hub/index.js';
+import { seedStoredEvents, sqlRows, storeFor } from './store-mode.js';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -91,7 +91,7 @@ export interface HubEnv {
     tok?: string;
     sessionId?: string;
   }): Promise<HttpResult>;
-  /** Opens the Hub's SQLite file read-only for assertions about rows no route exposes. */
+  /** Reads the Hub's store (SQLite file or PostgreSQL database) for assertions about rows no route exposes. */
   sql<T = unknown>(query: string, ...params: unknown[]): T[];
   restart(extra?: Partial<CreateHubOptions>): Promise<void>;
   close(): Promise<void>;
@@ -111,7 +111,7 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
   ]);
   const env: HubEnv = {
     demo,
-    hub: await createHub({ dataDir, adminToken, config, ...extra }),
+    hub: await createHub({ ...(await storeFor(dataDir)), adminToken, config, ...extra }),
     dataDir,
     adminToken,
     desk,
@@ -165,16 +165,11 @@ export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<H
       );
     },
     sql(query, ...params) {
-      const db = new Database(join(dataDir, 'hub.sqlite'), { readonly: true, fileMustExist: true });
-      try {
-        return db.prepare(query).all(...params) as never[];
-      } finally {
-        db.close();
-      }
+      return sqlRows(dataDir, query, params) as never[];
     },
     async restart(more = {}) {
       await env.hub.close();
-      env.hub = await createHub({ dataDir, adminToken, config, ...extra, ...more });
+      env.hub = await createHub({ ...(await storeFor(dataDir)), adminToken, config, ...extra, ...more });
     },
     async close() {
       await env.hub.close().catch(() => undefined);
@@ -213,16 +208,12 @@ export function seedEvents(
   count: number,
   payload: Record<string, unknown>,
 ): void {
-  const db = new Database(join(dataDir, 'hub.sqlite'));
-  try {
-    db.pragma('busy_timeout = 5000');
-    const insert = db.prepare('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)');
-    const text = JSON.stringify(payload);
-    const at = new Date().toISOString();
-    db.transaction(() => {
-      for (let i = 0; i < count; i++) insert.run(clientId, String(payload.type), text, at);
-    })();
-  } finally {
-    db.close();
-  }
+  seedStoredEvents(
+    dataDir,
+    clientId,
+    count,
+    String(payload.type),
+    JSON.stringify(payload),
+    new Date().toISOString(),
+  );
 }

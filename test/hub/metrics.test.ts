@@ -15,7 +15,8 @@ describe('metrics', () => {
   it('counts what each client asked for and what was actually dispatched', async () => {
     const m0 = HubMetricsSchema.parse((await env.admin('GET', '/admin/v1/metrics')).body);
     expect(m0.clients.other).toBeUndefined();
-    expect(m0.durability).toContain('synchronous=FULL');
+    expect(m0.durability).toBe(env.hub.store.durability);
+    expect(m0.durability).toMatch(/synchronous=FULL|synchronous_commit=on/);
     const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'get_product', args: { product_id: 42 } });
     await env.agent('POST', `/agent/v1/invocations/${r.body.invocation_id}/resume`);
     await env.agent('GET', `/agent/v1/invocations/${r.body.invocation_id}`);

@@ -12,6 +12,7 @@ import { DataDirLockedError } from '../../src-hub/store/data-dir-lock.js';
 import { MigrationChecksumError } from '../../src-hub/store/sqlite/open.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, opRequests, token } from './helpers.js';
+import { sqlRows, storeFor } from './store-mode.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -104,7 +105,7 @@ describe('Hub restart', () => {
 
   it('everything survives a clean restart: receipts, pending approvals, tokens, hub id', async () => {
     const { demo, dataDir, desk, config } = await setup();
-    let hub = await createHub({ dataDir, config });
+    let hub = await createHub({ ...(await storeFor(dataDir)), config });
     const hubId = hub.hubId;
     const search = await http(hub.url, 'POST', '/agent/v1/tools/search', {
       token: desk,
@@ -130,7 +131,7 @@ describe('Hub restart', () => {
     });
     expect(r.body.state).toBe('awaiting_approval');
     await hub.close();
-    hub = await createHub({ dataDir, config });
+    hub = await createHub({ ...(await storeFor(dataDir)), config });
     cleanups.push(() => hub.close());
     expect(hub.hubId).toBe(hubId);
     const g = await http(hub.url, 'GET', `/agent/v1/invocations/${id}`, { token: desk });
@@ -144,7 +145,7 @@ describe('Hub restart', () => {
 
   it('a clean close during a dispatch records the call unknown (aborted) before the store closes', async () => {
     const { demo, dataDir, desk, config } = await setup();
-    let hub = await createHub({ dataDir, config });
+    let hub = await createHub({ ...(await storeFor(dataDir)), config });
     const search = await http(hub.url, 'POST', '/agent/v1/tools/search', {
       token: desk,
       body: { query: 'content', authorization_refs: ['auth-shop-a'] },
@@ -171,7 +172,7 @@ describe('Hub restart', () => {
     await waitFor(() => demo.shopA.ledger().length === 1, 'the business commit');
     await hub.close();
     await pending;
-    hub = await createHub({ dataDir, config });
+    hub = await createHub({ ...(await storeFor(dataDir)), config });
     cleanups.push(() => hub.close());
     expect(hub.recovered).toBe(0);
     const g = await http(hub.url, 'GET', `/agent/v1/invocations/${id}`, { token: desk });
@@ -204,15 +205,13 @@ describe('Hub restart', () => {
 
   it('tokens are stored hashed, never in clear', async () => {
     const { dataDir, desk, config } = await setup();
-    const hub = await createHub({ dataDir, config });
+    const hub = await createHub({ ...(await storeFor(dataDir)), config });
     await hub.close();
-    const db = new Database(join(dataDir, 'hub.sqlite'), { readonly: true });
     const dump = JSON.stringify([
-      db.prepare('SELECT * FROM clients').all(),
-      db.prepare('SELECT * FROM meta').all(),
-      db.prepare('SELECT * FROM audit').all(),
+      sqlRows(dataDir, 'SELECT * FROM clients', []),
+      sqlRows(dataDir, 'SELECT * FROM meta', []),
+      sqlRows(dataDir, 'SELECT * FROM audit', []),
     ]);
-    db.close();
     expect(dump).not.toContain(desk);
     expect(dump).not.toContain(desk.split('.')[1]);
     expect(dump).not.toContain(config.admin_token);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import { IllegalTransitionError, transitionInvocation } from '../../src-hub/invocations/transition.js';
+import { storeFor } from './store-mode.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const hubFiles = (dir: string): string[] =>
@@ -17,7 +18,7 @@ let hub: Hub;
 let dataDir: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hub-sm-'));
-  hub = await createHub({ dataDir });
+  hub = await createHub(await storeFor(dataDir));
 });
 afterAll(async () => {
   await hub.close();

@@ -11,6 +11,7 @@ import { startDemoSystems } from '../../demo/index.js';
 import { ApprovalSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
+import { cliStoreArgsFor } from './store-mode.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -101,28 +102,27 @@ describe('tasks across a Hub crash', () => {
     expect(demo.shopA.ledger()).toHaveLength(3);
 
     // operator CLI over the same store while the Hub runs
-    const listed = JSON.parse((await cli('list-approvals', '--data', dataDir, '--state', 'pending')).stdout);
+    const store = await cliStoreArgsFor(dataDir);
+    const listed = JSON.parse((await cli('list-approvals', ...store, '--state', 'pending')).stdout);
     expect(listed.approvals).toHaveLength(1);
     const approved = ApprovalSchema.parse(
-      JSON.parse((await cli('approve', listed.approvals[0].approval_id, '--data', dataDir)).stdout),
+      JSON.parse((await cli('approve', listed.approvals[0].approval_id, ...store)).stdout),
     );
     expect(approved.state).toBe('approved');
     const seen = await api('GET', `/agent/v1/invocations/${pendingApproval.body.invocation_id}`);
     expect(seen.body.state).toBe('approved');
-    expect(JSON.parse((await cli('list-tasks', '--data', dataDir)).stdout).tasks[0].state).toBe('paused');
-    const cancelled = JSON.parse((await cli('cancel-task', taskId, '--data', dataDir)).stdout);
+    expect(JSON.parse((await cli('list-tasks', ...store)).stdout).tasks[0].state).toBe('paused');
+    const cancelled = JSON.parse((await cli('cancel-task', taskId, ...store)).stdout);
     expect(cancelled.state).toBe('cancelled');
     const resumed = await api('POST', `/agent/v1/invocations/${pendingApproval.body.invocation_id}/resume`);
     expect(resumed.body.action).toBe('refused');
     expect(resumed.body.receipt.reason_code).toBe('task_cancelled');
-    const created = JSON.parse(
-      (await cli('create-client', '--name', 'second desk', '--data', dataDir)).stdout,
-    );
+    const created = JSON.parse((await cli('create-client', '--name', 'second desk', ...store)).stdout);
     expect(created.token).toMatch(/^bdc_/);
     const asNew = await http(child.url, 'GET', '/agent/v1/authorizations', { token: created.token });
     expect(asNew.status).toBe(200);
     expect(asNew.body.authorizations).toEqual([]);
-    await expect(cli('approve', 'apr_missing', '--data', dataDir)).rejects.toMatchObject({
+    await expect(cli('approve', 'apr_missing', ...store)).rejects.toMatchObject({
       stderr: expect.stringContaining('approval_not_found'),
     });
     expect(demo.shopA.ledger()).toHaveLength(3);

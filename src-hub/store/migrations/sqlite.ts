@@ -122,4 +122,16 @@ ALTER TABLE systems ADD COLUMN spec_signing TEXT NOT NULL DEFAULT 'signed';
 ALTER TABLE systems ADD COLUMN signed_path TEXT NOT NULL DEFAULT 'operation';
 `,
   },
+  {
+    version: 5,
+    name: 'instance_leases',
+    sql: `
+CREATE TABLE hub_instances (
+  instance_id TEXT PRIMARY KEY, incarnation INTEGER NOT NULL, host TEXT NOT NULL, pid INTEGER NOT NULL,
+  started_at TEXT NOT NULL, lease_expires_at_ms INTEGER NOT NULL, stopped_at TEXT
+);
+ALTER TABLE invocations ADD COLUMN owner_instance TEXT;
+ALTER TABLE invocations ADD COLUMN owner_incarnation INTEGER;
+`,
+  },
 ];

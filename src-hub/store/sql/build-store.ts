@@ -6,7 +6,10 @@
 import type { HubStore } from '../types.js';
 import type { OpRunner } from './registry.js';
 
-export type StoreBase = Pick<HubStore, 'kind' | 'durability' | 'hubId' | 'tokenSalt' | 'close'>;
+export type StoreBase = Pick<
+  HubStore,
+  'kind' | 'shared' | 'durability' | 'hubId' | 'tokenSalt' | 'close' | 'onEvents'
+>;
 
 export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
   return {
@@ -66,5 +69,13 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     taskUsage: (id, nowMs, windowMs) => run.read('taskUsage', id, nowMs, windowMs),
     listPermits: (id) => run.read('listPermits', id),
     getEnrollment: (clientId, sessionId) => run.read('getEnrollment', clientId, sessionId),
+
+    registerInstance: (input) => run.write('registerInstance', input),
+    renewInstanceLease: (id, incarnation, leaseMs) =>
+      run.write('renewInstanceLease', id, incarnation, leaseMs),
+    stopInstance: (id, incarnation, at) => run.write('stopInstance', id, incarnation, at),
+    expireOtherInstances: (id) => run.write('expireOtherInstances', id),
+    listInstances: () => run.read('listInstances'),
+    listOrphanedDispatching: () => run.read('listOrphanedDispatching'),
   };
 }

@@ -26,6 +26,14 @@ import {
 } from './ops/events.js';
 import { applyInvocationChange } from './ops/invocation-change.js';
 import { getApproval, getInvocation, listApprovals, listInvocationsInState } from './ops/invocations.js';
+import {
+  expireOtherInstances,
+  listInstances,
+  listOrphanedDispatching,
+  registerInstance,
+  renewInstanceLease,
+  stopInstance,
+} from './ops/instances.js';
 import { ensureIdentity, getMeta, listMigrations, setMeta } from './ops/meta.js';
 import {
   currentOperation,
@@ -74,6 +82,8 @@ export const READ_OPS = {
   taskUsage,
   listPermits,
   getEnrollment,
+  listInstances,
+  listOrphanedDispatching,
 } as const;
 
 /** Reads that must see one consistent state across their queries. */
@@ -98,6 +108,10 @@ export const WRITE_OPS = {
   pruneEvents,
   createTask,
   changeTaskState,
+  registerInstance,
+  renewInstanceLease,
+  stopInstance,
+  expireOtherInstances,
 } as const;
 
 export type ReadOpName = keyof typeof READ_OPS;

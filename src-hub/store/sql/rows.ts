@@ -2,6 +2,7 @@
 import type {
   ApprovalRecord,
   ClientRecord,
+  InstanceRecord,
   MigrationStatus,
   OperationRecord,
   SessionEnrollmentRecord,
@@ -48,6 +49,18 @@ export function toEnrollment(r: Row): SessionEnrollmentRecord {
     task_id: str(r.task_id),
     invocation_id: str(r.invocation_id),
     enrolled_at: str(r.enrolled_at),
+  };
+}
+
+export function toInstance(r: Row): InstanceRecord {
+  return {
+    instance_id: str(r.instance_id),
+    incarnation: Number(r.incarnation),
+    host: str(r.host),
+    pid: Number(r.pid),
+    started_at: str(r.started_at),
+    lease_expires_at_ms: Number(r.lease_expires_at_ms),
+    stopped_at: strOrNull(r.stopped_at),
   };
 }
 
@@ -131,6 +144,8 @@ export function toInvocation(r: Row): InvocationRecord {
     approval_id: strOrNull(r.approval_id),
     reconciliation: json(r.reconciliation_json, []),
     permit_id: strOrNull(r.permit_id),
+    owner_instance: strOrNull(r.owner_instance),
+    owner_incarnation: numOrNull(r.owner_incarnation),
     created_at: str(r.created_at),
     updated_at: str(r.updated_at),
   };
@@ -165,6 +180,8 @@ export const INVOCATION_COLUMNS = [
   'approval_id',
   'reconciliation_json',
   'permit_id',
+  'owner_instance',
+  'owner_incarnation',
   'created_at',
   'updated_at',
 ] as const;
@@ -204,6 +221,8 @@ function invocationParams(i: InvocationRecord): Record<InvocationColumn, SqlValu
     approval_id: i.approval_id,
     reconciliation_json: JSON.stringify(i.reconciliation),
     permit_id: i.permit_id,
+    owner_instance: i.owner_instance ?? null,
+    owner_incarnation: i.owner_incarnation ?? null,
     created_at: i.created_at,
     updated_at: i.updated_at,
   };

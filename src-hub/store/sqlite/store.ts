@@ -56,6 +56,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
   let closed: Promise<void> | null = null;
   return buildHubStore(runner, {
     kind: 'sqlite',
+    shared: false,
     durability: SQLITE_DURABILITY,
     hubId: () => identity.hub_id,
     tokenSalt: () => identity.token_salt,

@@ -52,6 +52,8 @@ export const enCodes = {
   'code.uri_too_long': 'The request address was too long for the Hub.',
   'code.headers_too_large': 'The request headers were too large for the Hub.',
   'code.request_timeout': 'The request did not reach the Hub in time; nothing was run.',
+  'code.store_unavailable':
+    'The Hub cannot reach its database right now; check the call later (repeating it with the same id never sends it twice).',
 
   // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
   'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',

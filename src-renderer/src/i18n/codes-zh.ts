@@ -41,6 +41,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.uri_too_long': '请求地址过长，Hub 无法处理。',
   'code.headers_too_large': '请求头过大，Hub 无法处理。',
   'code.request_timeout': '请求未能及时到达 Hub；未执行任何操作。',
+  'code.store_unavailable':
+    'Hub 暂时无法访问其数据库；请稍后检查该调用（使用相同编号重复调用绝不会发送两次）。',
 
   'code.task_paused': '任务已暂停；在继续之前不会再派发任何调用。',
   'code.task_cancelled': '任务已取消；不会再派发任何调用。',

@@ -24,6 +24,7 @@ import { INVOCATION_COLUMNS, invocationValues } from '../rows.js';
 import { io, type SqlSession, type Step } from '../session.js';
 import { windowBounds } from '../window.js';
 import { insertAudit } from './audit.js';
+import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
 import { readTask } from './tasks.js';
 import { countInFlight, countPermitsSince, readTaskUsage } from './task-usage.js';
@@ -309,6 +310,8 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
     base = change.create;
   } else {
     if (!current || current.state !== change.from) return { kind: 'stale', current };
+    if (change.only_if_orphaned && (yield* ownerIsLive(s, change.invocation_id)))
+      return { kind: 'stale', current };
     base = current;
   }
   const expected = change.from === 'new' ? null : change.from;

@@ -1,0 +1,47 @@
+/**
+ * The connection pool of one Hub instance. BIGINT (counts, epoch milliseconds, seqs) is read as a
+ * JavaScript number: every such value the Hub stores is far below 2^53. Errors of idle clients are
+ * reported, never thrown (a restarted server must not crash the Hub).
+ */
+import pg, { type ClientConfig, type Pool } from 'pg';
+
+const INT8 = 20;
+
+export interface PoolOptions {
+  url: string;
+  /** Connections of this instance (default 10). */
+  max?: number;
+  onIdleError(err: unknown): void;
+}
+
+export function clientConfig(url: string): ClientConfig {
+  return {
+    connectionString: url,
+    application_name: 'bailing-hub',
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8 && format !== 'binary'
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format)) as never,
+    },
+  };
+}
+
+export function createPool(opts: PoolOptions): Pool {
+  const pool = new pg.Pool({ ...clientConfig(opts.url), max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
+  pool.on('error', (err) => opts.onIdleError(err));
+  return pool;
+}
+
+/** The URL without its password, for logs and the durability line. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}

@@ -1,0 +1,509 @@
+// The store conformance suite: the same behaviour from the SQLite store (writer thread, group
+// commit) and the PostgreSQL store (several instances on one database). Every HubStore method the
+// Hub relies on, the exactness of permits under concurrent changes, event seqs in commit order,
+// instance leases, and the migration checksum rule.
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MigrationChecksumError, migrationChecksum } from '../../src-hub/store/migrations/index.js';
+import { POSTGRES_MIGRATIONS } from '../../src-hub/store/migrations/postgres.js';
+import { SQLITE_MIGRATIONS } from '../../src-hub/store/migrations/sqlite.js';
+import { StoreUnavailableError } from '../../src-hub/store/errors.js';
+import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
+import {
+  AT,
+  audit,
+  dialects,
+  invocation,
+  operation,
+  seedCatalog,
+  task,
+  type OpenedStore,
+} from './fixtures.js';
+
+const dispatch = (rec: InvocationRecord, extra: Partial<InvocationChange> = {}): InvocationChange => ({
+  invocation_id: rec.invocation_id,
+  from: 'new',
+  to: 'dispatching',
+  at: AT,
+  create: rec,
+  patch: { dispatch: 'attempted' },
+  audit: { actor: 'test', kind: 'invocation.created', detail: {} },
+  ...extra,
+});
+
+const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
+  task_id: taskId,
+  effect: 'write' as const,
+  now_ms: nowMs,
+  window_ms: null,
+  permit_id: `prm_${randomUUID()}`,
+  refused_to: 'not_dispatched' as const,
+});
+
+describe('migrations', () => {
+  it('both dialects have the same numbered migrations, with the same names', () => {
+    expect(POSTGRES_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(
+      SQLITE_MIGRATIONS.map((m) => [m.version, m.name]),
+    );
+  });
+});
+
+for (const dialect of dialects()) {
+  describe.skipIf(dialect.unavailable !== null)(
+    `store conformance: ${dialect.name}${dialect.unavailable ? ` (skipped: ${dialect.unavailable})` : ''}`,
+    () => {
+      let opened: OpenedStore;
+      let store: HubStore;
+      beforeEach(async () => {
+        opened = await dialect.open();
+        store = opened.store;
+      });
+      afterEach(async () => {
+        await opened.cleanup();
+      });
+
+      it('keeps its identity across reopening and records every migration with its checksum', async () => {
+        const again = await opened.reopen();
+        expect(again.hubId()).toBe(store.hubId());
+        expect(again.tokenSalt()).toBe(store.tokenSalt());
+        expect(store.hubId()).toMatch(/^hub_/);
+        const known = dialect.name === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS;
+        expect((await store.migrations()).map((m) => [m.version, m.checksum])).toEqual(
+          known.map((m) => [m.version, migrationChecksum(m)]),
+        );
+      });
+
+      it('refuses to open when an applied migration was changed', async () => {
+        await tamperMigration(dialect.name, opened, store);
+        await expect(opened.reopen()).rejects.toBeInstanceOf(MigrationChecksumError);
+      });
+
+      it('clients, systems, operations and search', async () => {
+        await seedCatalog(store);
+        await store.replaceOperations(
+          'sys-a',
+          [operation('update_thing'), operation('get_product_stock', { effect: 'read' })].map((op) => ({
+            system_id: 'sys-a',
+            tool: op.tool,
+            declaration_revision: op.declaration_revision,
+            operation: op,
+          })),
+          'spec-2',
+          [],
+          AT,
+          audit,
+        );
+        await expect(
+          store.createClient({ client_id: 'desk', name: 'again', token_hash: 'x', created_at: AT }, audit),
+        ).rejects.toThrow();
+        expect((await store.getClient('desk'))?.name).toBe('desk');
+        expect((await store.listClients()).map((c) => c.client_id)).toEqual(['desk']);
+        expect((await store.getSystem('sys-a'))?.spec_revision).toBe('spec-2');
+        expect((await store.currentOperations(['sys-a'])).map((o) => o.tool)).toEqual([
+          'get_product_stock',
+          'update_thing',
+        ]);
+        const hits = await store.searchOperations(['stock'], ['sys-a'], 10);
+        expect(hits.map((h) => h.op.tool)).toEqual(['get_product_stock']);
+        expect(hits[0]!.score).toBeGreaterThanOrEqual(0);
+        const prefix = await store.searchOperations(['upd', 'stock'], ['sys-a'], 10);
+        expect(prefix.map((h) => h.op.tool).sort()).toEqual(['get_product_stock', 'update_thing']);
+        expect(await store.searchOperations(['nothing'], ['sys-a'], 10)).toEqual([]);
+      });
+
+      it('authorizations: grants are idempotent; a change is a compare-and-set on the revision, with an event per grantee', async () => {
+        await seedCatalog(store);
+        await store.grant('auth-a', 'desk', audit);
+        expect(await store.grantees('auth-a')).toEqual(['desk']);
+        expect(await store.isGranted('auth-a', 'desk')).toBe(true);
+        expect(await store.isGranted('auth-a', 'other')).toBe(false);
+        const cur = (await store.getAuthorization('auth-a'))!;
+        const next = { ...cur, state: 'revoked' as const, revision: cur.revision + 1, updated_at: AT };
+        const change = {
+          next,
+          expected_revision: cur.revision,
+          audit,
+          event: { type: 'authorization.changed' },
+        };
+        expect(await store.updateAuthorization(change)).toBe(true);
+        expect(await store.updateAuthorization(change)).toBe(false); // the revision moved
+        expect((await store.getAuthorization('auth-a'))?.state).toBe('revoked');
+        const events = await store.listEvents('desk', 0, 10);
+        expect(events.map((e) => e.type)).toEqual(['authorization.changed']);
+      });
+
+      it('an invocation change is a compare-and-set: a second creation or a move from another state is stale', async () => {
+        await seedCatalog(store);
+        const rec = invocation();
+        const first = await store.applyInvocationChange(dispatch(rec));
+        expect(first.kind).toBe('applied');
+        const twice = await store.applyInvocationChange(dispatch(rec));
+        expect(twice.kind).toBe('stale');
+        const wrongFrom = await store.applyInvocationChange({
+          ...dispatch(rec),
+          from: 'approved',
+          to: 'dispatching',
+          create: undefined,
+        });
+        expect(wrongFrom).toEqual({
+          kind: 'stale',
+          current: expect.objectContaining({ state: 'dispatching' }),
+        });
+        const done = await store.applyInvocationChange({
+          invocation_id: rec.invocation_id,
+          from: 'dispatching',
+          to: 'succeeded',
+          at: AT,
+          patch: { dispatch: 'confirmed', result: { ok: true }, business_status: 200 },
+          audit,
+        });
+        expect(done.kind).toBe('applied');
+        const stored = (await store.getInvocation(rec.invocation_id))!;
+        expect(stored).toMatchObject({ state: 'succeeded', dispatch: 'confirmed', result: { ok: true } });
+        expect((await store.listEvents('desk', 0, 10)).map((e) => e.type)).toEqual([
+          'invocation.changed',
+          'invocation.changed',
+        ]);
+      });
+
+      it('permits are exact under concurrent changes: 40 writes racing for a budget of 7', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 7 });
+        await store.createTask(t, audit);
+        const results = await Promise.all(
+          Array.from({ length: 40 }, () =>
+            store.applyInvocationChange(
+              dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+            ),
+          ),
+        );
+        expect(results.filter((r) => r.kind === 'applied')).toHaveLength(7);
+        const refused = results.filter((r) => r.kind === 'refused');
+        expect(refused).toHaveLength(33);
+        expect(new Set(refused.map((r) => (r.kind === 'refused' ? r.refusal.code : '')))).toEqual(
+          new Set(['budget_exhausted']),
+        );
+        const after = (await store.getTask(t.task_id))!;
+        expect(after.writes_used).toBe(7);
+        expect(after.permits_granted).toBe(7);
+        expect(await store.listPermits(t.task_id)).toHaveLength(7);
+        const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(usage.in_flight).toBe(7);
+        expect(usage.counts).toEqual({ dispatching: 7, not_dispatched: 33 });
+      });
+
+      it('in-flight is exact under concurrent changes, and a released permit frees its slot', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 100, inFlight: 3 });
+        await store.createTask(t, audit);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            store.applyInvocationChange(
+              dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+            ),
+          ),
+        );
+        const applied = results.filter((r) => r.kind === 'applied');
+        expect(applied).toHaveLength(3);
+        const first = applied[0]!;
+        if (first.kind !== 'applied') throw new Error('unreachable');
+        await store.applyInvocationChange({
+          invocation_id: first.record.invocation_id,
+          from: 'dispatching',
+          to: 'succeeded',
+          at: AT,
+          release_permit: { now_ms: Date.parse(AT) + 1 },
+          audit,
+        });
+        const next = await store.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+        );
+        expect(next.kind).toBe('applied');
+        expect((await store.taskUsage(t.task_id, Date.parse(AT), null)).in_flight).toBe(3);
+      });
+
+      it('a paused task grants nothing, and pausing is a compare-and-set', async () => {
+        await seedCatalog(store);
+        const t = task();
+        await store.createTask(t, audit);
+        const paused = await store.changeTaskState({
+          task_id: t.task_id,
+          from: 'active',
+          to: 'paused',
+          at: AT,
+          audit,
+        });
+        expect(paused?.paused_at).toBe(AT);
+        expect(
+          await store.changeTaskState({ task_id: t.task_id, from: 'active', to: 'paused', at: AT, audit }),
+        ).toBeNull();
+        const r = await store.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+        );
+        expect(r.kind === 'refused' && r.refusal.code).toBe('task_paused');
+        expect((await store.getTask(t.task_id))?.writes_used).toBe(0);
+      });
+
+      it('enrollment: the first task-bound call enrolls its session; a later call without the task is refused', async () => {
+        await seedCatalog(store);
+        const t = task();
+        await store.createTask(t, audit);
+        const session = `sess-${randomUUID()}`;
+        const gate = { enrollment: { refused_to: 'not_dispatched' as const } };
+        const first = await store.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id, agent_session_id: session }), {
+            ...gate,
+            permit: permitFor(t.task_id),
+          }),
+        );
+        expect(first.kind).toBe('applied');
+        expect((await store.getEnrollment('desk', session))?.task_id).toBe(t.task_id);
+        const without = await store.applyInvocationChange(
+          dispatch(invocation({ agent_session_id: session }), gate),
+        );
+        expect(without.kind === 'refused' && without.refusal.code).toBe('task_required');
+      });
+
+      it("an operation's declared rate limit is exact under concurrent dispatches", async () => {
+        const op = operation('update_thing', { rate_limit: { count: 3, window: '1h' } });
+        await seedCatalog(store, op);
+        const nowMs = Date.parse(AT);
+        const results = await Promise.all(
+          Array.from({ length: 12 }, () =>
+            store.applyInvocationChange(
+              dispatch(invocation({ operation: op }), {
+                operation_rate: { now_ms: nowMs, refused_to: 'not_dispatched' },
+              }),
+            ),
+          ),
+        );
+        expect(results.filter((r) => r.kind === 'applied')).toHaveLength(3);
+        expect(results.filter((r) => r.kind === 'refused' && r.refusal.code === 'rate_limited')).toHaveLength(
+          9,
+        );
+      });
+
+      it('approvals: created with the call, decided once', async () => {
+        await seedCatalog(store);
+        const rec = invocation();
+        const approvalId = `apr_${randomUUID()}`;
+        await store.applyInvocationChange({
+          invocation_id: rec.invocation_id,
+          from: 'new',
+          to: 'awaiting_approval',
+          at: AT,
+          create: rec,
+          create_approval: {
+            approval_id: approvalId,
+            invocation_id: rec.invocation_id,
+            client_id: 'desk',
+            authorization_ref: 'auth-a',
+            tool: rec.tool,
+            parameter_digest: rec.parameter_digest,
+            arguments_preview: rec.arguments,
+            prompt: 'ok?',
+            state: 'pending',
+            decision_id: null,
+            decided_by: null,
+            note: null,
+            created_at: AT,
+            decided_at: null,
+          },
+          audit,
+        });
+        expect((await store.listApprovals('pending')).map((a) => a.approval_id)).toEqual([approvalId]);
+        const decide = (decisionId: string): InvocationChange => ({
+          invocation_id: rec.invocation_id,
+          from: 'awaiting_approval',
+          to: 'approved',
+          at: AT,
+          decide_approval: {
+            approval_id: approvalId,
+            decision_id: decisionId,
+            state: 'approved',
+            decided_by: 'op',
+            note: null,
+          },
+          audit,
+        });
+        const [a, b] = await Promise.all([
+          store.applyInvocationChange(decide('d1')),
+          store.applyInvocationChange(decide('d2')),
+        ]);
+        expect([a.kind, b.kind].sort()).toEqual(['applied', 'stale']);
+        expect(await store.getApproval(approvalId)).toMatchObject({ state: 'approved' });
+        expect(await store.listApprovals('pending')).toEqual([]);
+      });
+
+      it('event seqs: strictly increasing per reader, never a smaller seq appearing after a larger one was read', async () => {
+        const again = await opened.reopen(); // a second instance (or process) appending at the same time
+        const seen: number[] = [];
+        let reading = true;
+        const reader = (async () => {
+          let last = 0;
+          while (reading) {
+            for (const e of await store.listEvents('c', last, 1000)) {
+              seen.push(e.seq);
+              last = e.seq;
+            }
+            await new Promise((r) => setTimeout(r, 2));
+          }
+        })();
+        await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            (i % 2 ? again : store).appendEvent('c', 'test.event', { i }, AT),
+          ),
+        );
+        reading = false;
+        await reader;
+        const all = (await store.listEvents('c', 0, 1000)).map((e) => e.seq);
+        expect(all).toHaveLength(60);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect([...seen].sort((x, y) => x - y)).toEqual(seen);
+        // the poller saw a prefix-consistent view: whatever it missed it would find after its last seq
+        let last = 0;
+        for (const e of await store.listEvents('c', 0, 1000)) {
+          if (e.seq <= (seen.at(-1) ?? 0)) expect(seen).toContain(e.seq);
+          last = e.seq;
+        }
+        expect(last).toBe(all.at(-1));
+        expect([...all].sort((x, y) => x - y)).toEqual(all);
+      });
+
+      it('event pages, other writers, retention and the horizon', async () => {
+        for (let i = 0; i < 5; i++)
+          await store.appendEvent('a', 'test.event', { i, pad: 'x'.repeat(100) }, AT);
+        await store.appendEvent('b', 'test.event', { i: 0 }, '2026-01-01T00:00:00.000Z');
+        const all = await store.listEvents('a', 0, 100);
+        expect(all.map((e) => e.payload.i)).toEqual([0, 1, 2, 3, 4]);
+        const page = await store.readEventPage('a', 0, { maxEvents: 10, maxBytes: 150 });
+        expect(page).toHaveLength(2); // the event that crosses the byte bound is the last one
+        expect(JSON.parse(page[0]!.payload_json).i).toBe(0);
+        const polled = await store.eventClientsAfter(all[2]!.seq);
+        expect(polled.clients.sort()).toEqual(['a', 'b']);
+        expect(await store.eventClientsAfter(polled.latest)).toEqual({ latest: polled.latest, clients: [] });
+        const pruned = await store.pruneEvents({ before: '2026-06-01T00:00:00.000Z', keepPerClient: 2 });
+        expect(pruned).toEqual({ deleted: 4, clients: 2 });
+        expect((await store.listEvents('a', 0, 100)).map((e) => e.seq)).toEqual(
+          all.slice(-2).map((e) => e.seq),
+        );
+        expect(await store.eventHorizon('a')).toBe(all[2]!.seq);
+        expect(await store.listEvents('b', 0, 100)).toEqual([]);
+      });
+
+      it('instance leases: incarnations fence earlier processes; only calls of a gone owner are orphaned', async () => {
+        await seedCatalog(store);
+        const one = await store.registerInstance({
+          instance_id: 'hub-1',
+          host: 'h',
+          pid: 1,
+          started_at: AT,
+          lease_ms: 60_000,
+        });
+        expect(one.incarnation).toBe(1);
+        const live = invocation({ owner_instance: 'hub-1', owner_incarnation: 1 });
+        await store.applyInvocationChange(
+          dispatch(live, { patch: { dispatch: 'attempted', owner_instance: 'hub-1', owner_incarnation: 1 } }),
+        );
+        const ownerless = invocation();
+        await store.applyInvocationChange(dispatch(ownerless));
+        expect((await store.listOrphanedDispatching()).map((r) => r.invocation_id)).toEqual([
+          ownerless.invocation_id,
+        ]);
+        // a sibling's recovery never touches a live owner's call
+        const guarded = await store.applyInvocationChange({
+          invocation_id: live.invocation_id,
+          from: 'dispatching',
+          to: 'unknown',
+          at: AT,
+          only_if_orphaned: true,
+          audit,
+        });
+        expect(guarded.kind).toBe('stale');
+        // a restart under the same name is the next incarnation: the earlier one's calls are orphaned at once
+        const two = await store.registerInstance({
+          instance_id: 'hub-1',
+          host: 'h',
+          pid: 2,
+          started_at: AT,
+          lease_ms: 60_000,
+        });
+        expect(two.incarnation).toBe(2);
+        expect(await store.renewInstanceLease('hub-1', 1, 60_000)).toBe(false);
+        expect(await store.renewInstanceLease('hub-1', 2, 60_000)).toBe(true);
+        expect((await store.listOrphanedDispatching()).map((r) => r.invocation_id).sort()).toEqual(
+          [live.invocation_id, ownerless.invocation_id].sort(),
+        );
+        // an expired lease orphans; a stopped instance too
+        const three = await store.registerInstance({
+          instance_id: 'hub-3',
+          host: 'h',
+          pid: 3,
+          started_at: AT,
+          lease_ms: 1,
+        });
+        const short = invocation();
+        await store.applyInvocationChange(
+          dispatch(short, {
+            patch: { dispatch: 'attempted', owner_instance: 'hub-3', owner_incarnation: three.incarnation },
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 20));
+        expect((await store.listOrphanedDispatching()).map((r) => r.invocation_id)).toContain(
+          short.invocation_id,
+        );
+        await store.stopInstance('hub-1', 2, AT);
+        expect(await store.renewInstanceLease('hub-1', 2, 60_000)).toBe(false);
+        const recovered = await store.applyInvocationChange({
+          invocation_id: live.invocation_id,
+          from: 'dispatching',
+          to: 'unknown',
+          at: AT,
+          only_if_orphaned: true,
+          audit,
+        });
+        expect(recovered.kind).toBe('applied');
+        expect((await store.listInstances()).map((i) => i.instance_id)).toEqual(['hub-1', 'hub-3']);
+      });
+
+      it('a write that fails is refused alone: the writes committed with it are kept', async () => {
+        const results = await Promise.allSettled(
+          ['c1', 'c2', 'c1', 'c3', 'c2'].map((id) =>
+            store.createClient({ client_id: id, name: id, token_hash: 'h', created_at: AT }, audit),
+          ),
+        );
+        // one of each pair of duplicates wins (which one is the store's order of commits)
+        const ok = (i: number) => (results[i]!.status === 'fulfilled' ? 1 : 0);
+        expect([ok(0) + ok(2), ok(1) + ok(4), ok(3)]).toEqual([1, 1, 1]);
+        expect((await store.listClients()).map((c) => c.client_id)).toEqual(['c1', 'c2', 'c3']);
+        expect((await store.listAudit({})).filter((a) => a.kind === 'test')).toHaveLength(3);
+      });
+
+      it('a closed store refuses writes with store_unavailable', async () => {
+        await store.close();
+        await expect(store.setMeta('k', 'v')).rejects.toBeInstanceOf(StoreUnavailableError);
+      });
+    },
+  );
+}
+
+async function tamperMigration(
+  name: 'sqlite' | 'postgres',
+  opened: OpenedStore,
+  store: HubStore,
+): Promise<void> {
+  await store.close();
+  if (name === 'sqlite') {
+    const db = new Database(join(opened.where.dataDir!, 'hub.sqlite'));
+    db.prepare("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = 1").run();
+    db.close();
+    return;
+  }
+  const c = new pg.Client({ connectionString: opened.where.url });
+  await c.connect();
+  await c.query("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = 1");
+  await c.end();
+}
