@@ -88,7 +88,7 @@ beforeAll(async () => {
   ids.revision = [(await env.declaration('auth-shop-a', 'update_product_content')).declaration_revision];
 
   const scratch = mkdtempSync(join(tmpdir(), 'hub-routes-'));
-  const { ctx } = openHubContext({ dataDir: scratch });
+  const { ctx } = await openHubContext({ dataDir: scratch });
   const built = buildApp(ctx);
   await built.app.ready();
   routes = built.routes.filter((r) => r.method !== 'HEAD');

@@ -28,7 +28,12 @@ export function storeSnapshot(
   env: Pick<HubEnv, 'sql' | 'demo'>,
   query: (sql: string) => unknown[] = (sql) => env.sql(sql),
 ): string {
-  const tables = Object.fromEntries(TABLES.map((t) => [t, query(`SELECT * FROM ${t} ORDER BY rowid`)]));
+  // rows in a stable order whatever the store (SQLite has rowid, PostgreSQL does not)
+  const rows = (t: string) =>
+    query(`SELECT * FROM ${t}`)
+      .map((r) => JSON.stringify(r))
+      .sort();
+  const tables = Object.fromEntries(TABLES.map((t) => [t, rows(t)]));
   const ledgers = env.demo.all().map((h) => h.ledger());
   return JSON.stringify({ tables, ledgers });
 }
