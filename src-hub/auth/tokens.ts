@@ -10,8 +10,9 @@ export function hashToken(salt: string, token: string): string {
   return createHash('sha256').update(salt).update('\0').update(token).digest('hex');
 }
 
-export function tokenMatches(salt: string, presented: string, storedHash: string): boolean {
-  const a = Buffer.from(hashToken(salt, presented), 'hex');
+/** Constant-time comparison of a presented token's hash with a stored one (hex). */
+export function hashesMatch(presentedHash: string, storedHash: string): boolean {
+  const a = Buffer.from(presentedHash, 'hex');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -60,6 +60,10 @@ export function openSseStream(
 
   const pumpOnce = async (): Promise<void> => {
     for (;;) {
+      const page = await deps.pages.read(clientId, last);
+      if (isClosed) return;
+      // Checked after the read: events pruned before or while it ran left a gap the page cannot
+      // show. Below the horizon, the page is dropped and the reader told (stream.reset) instead.
       const horizon = await deps.store.eventHorizon(clientId);
       if (isClosed) return;
       if (last < horizon) {
@@ -72,14 +76,16 @@ export function openSseStream(
         last = horizon;
         const w = write(`id: ${horizon}\nevent: stream.reset\ndata: ${reset}\n\n`);
         if (w) await w;
-        if (isClosed) return;
+        continue;
       }
-      const page = await deps.pages.read(clientId, last);
-      if (isClosed || page.count === 0) return;
+      if (page.count === 0) return;
       last = page.lastSeq;
       const w = write(page.buf);
       if (w) await w;
       if (isClosed || !page.full) return;
+      // one page per stream per event-loop turn: a socket that drains at once (its kernel buffer
+      // had room) must not let this stream write its whole history before anything else runs
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
 

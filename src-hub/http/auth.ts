@@ -6,7 +6,7 @@
  * address (rate-limit.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerToken, clientIdOfToken, hashToken, tokenMatches } from '../auth/tokens.js';
+import { bearerToken, clientIdOfToken, hashesMatch, hashToken } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
 import { createBuckets, createFailureBound } from './rate-limit.js';
@@ -22,15 +22,16 @@ export const ADMIN_TOKEN_META = 'admin_token_hash';
 export function createAuth(ctx: HubContext) {
   const salt = ctx.store.tokenSalt();
   let adminHash: string | null | undefined;
-  const isAdmin = async (token: string) => {
+  // `presented` is the presented token's salted hash, computed once per request
+  const isAdmin = async (presented: string) => {
     if (adminHash === undefined) adminHash = await ctx.store.getMeta(ADMIN_TOKEN_META);
-    return adminHash !== null && tokenMatches(salt, token, adminHash);
+    return adminHash !== null && hashesMatch(presented, adminHash);
   };
-  const clientOf = async (token: string): Promise<string | null> => {
+  const clientOf = async (token: string, presented: string): Promise<string | null> => {
     const id = clientIdOfToken(token);
     if (!id) return null;
     const c = await ctx.store.getClient(id);
-    return c && tokenMatches(salt, token, c.token_hash) ? c.client_id : null;
+    return c && hashesMatch(presented, c.token_hash) ? c.client_id : null;
   };
   const limits = ctx.settings.rateLimits;
   const agentLimit = createBuckets(limits.agent);
@@ -38,16 +39,16 @@ export function createAuth(ctx: HubContext) {
   const failures = createFailureBound(limits.authFailures);
   /** Hashes of tokens this Hub has verified: still accepted while their address is over the failure bound. */
   const knownGood = new Set<string>();
-  const verified = (token: string) => {
+  const verified = (presented: string) => {
     if (knownGood.size >= 10_000) knownGood.clear();
-    knownGood.add(hashToken(salt, token));
+    knownGood.add(presented);
   };
   /** Over the failure bound, only an already verified token is looked at. */
-  const guard = (request: FastifyRequest, token: string) => {
+  const guard = (request: FastifyRequest, presented: string) => {
     try {
       failures.check(request.ip);
     } catch (err) {
-      if (!knownGood.has(hashToken(salt, token))) throw err;
+      if (!knownGood.has(presented)) throw err;
     }
   };
   const failed = (request: FastifyRequest) => {
@@ -68,16 +69,17 @@ export function createAuth(ctx: HubContext) {
           'unauthorized',
           'a client bearer token is required in the Authorization header',
         );
-      guard(request, token);
-      const clientId = await clientOf(token);
+      const presented = hashToken(salt, token);
+      guard(request, presented);
+      const clientId = await clientOf(token, presented);
       if (!clientId) {
-        if (await isAdmin(token)) {
-          verified(token);
+        if (await isAdmin(presented)) {
+          verified(presented);
           throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
         }
         throw failed(request);
       }
-      verified(token);
+      verified(presented);
       request.clientId = clientId;
       agentLimit.take(clientId, 'this client');
       ctx.metrics.request(clientId, `${request.method} ${request.routeOptions.url ?? request.url}`);
@@ -90,14 +92,15 @@ export function createAuth(ctx: HubContext) {
           'unauthorized',
           'the admin bearer token is required in the Authorization header',
         );
-      guard(request, token);
-      if (await isAdmin(token)) {
-        verified(token);
+      const presented = hashToken(salt, token);
+      guard(request, presented);
+      if (await isAdmin(presented)) {
+        verified(presented);
         adminLimit.take('admin', 'the admin API');
         return;
       }
-      if (await clientOf(token)) {
-        verified(token);
+      if (await clientOf(token, presented)) {
+        verified(presented);
         throw new HubError(403, 'forbidden', 'client tokens cannot use the admin API');
       }
       throw failed(request);

@@ -14,7 +14,7 @@ import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { HubErrorBodySchema, ReceiptSchema, SystemSchema } from '../../src-shared/hub-api.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
-import { percentile, rssGrowth, startHealthProbe } from './probe.js';
+import { favour, percentile, rssGrowth, startHealthProbe } from './probe.js';
 
 const EVIL = '^(a|a)+$';
 const EVIL_INPUT = `${'a'.repeat(27)}!`; // 20 s of backtracking on the native engine
@@ -59,6 +59,7 @@ beforeAll(async () => {
     // the hostile work is repeated as fast as it goes: request rates are not what is tested here
     rate_limits: { agent: null, admin: null },
   });
+  favour(hub.proc.pid!);
 });
 afterAll(async () => {
   await hub?.kill('SIGTERM');
