@@ -1,7 +1,9 @@
 /**
  * npm run bench:hub — latency and throughput of governed calls through the Hub versus the same
  * signed requests sent straight to the demo shop, at concurrency 1 and 16 on loopback.
- * Figures are printed, never asserted. BENCH_CALLS sets calls per case (default 400). The calls go
+ * Then the cost of running schema regular expressions on RE2 instead of the native engine, per
+ * validation, on the demo's schemas. Figures are printed, never asserted. BENCH_CALLS sets calls
+ * per case (default 400). The calls go
  * to the bench shop (shop A without a declared per-operation rate limit, bench/lib/bench-shop.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -9,6 +11,7 @@ import { buildRequest, sendSigned } from '../src-hub/dispatch/index.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { startBenchHub } from './lib/hub-env.js';
 import { fmt, heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
+import { printRegexCost } from './lib/regex-cost.js';
 import { runConcurrent, summarize, type Summary } from './lib/stats.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
@@ -101,6 +104,8 @@ try {
   }
   console.log(table(['call', 'conc', 'p50 ratio', 'p99 ratio', 'throughput cost'], ratioRows));
   console.log(`\nbusiness writes in the shop ledger: ${shop.ledger().length}`);
+
+  await printRegexCost(env.hub.store);
 } finally {
   await env.close();
 }

@@ -52,6 +52,8 @@ export async function startBenchHub(): Promise<BenchHub> {
         },
       ],
       clients: [{ client_id: 'bench', name: 'bench', token }],
+      // the benches measure the Hub's own cost: per-client request rate limits would only refuse
+      rate_limits: { agent: null, admin: null },
       authorizations: [
         ...DEMO_CONFIG.systems.map((s) => ({
           authorization_ref: s.authorization_ref,
