@@ -22,6 +22,7 @@ import {
   type ScriptStep,
 } from '../scripted-model/script.js';
 import type { LoggedRequest } from '../scripted-model/server.js';
+import { readBody, sendJson } from '../scripted-model/http.js';
 import { keySeen, unauthorized, type KeySeen } from './faults/auth.js';
 import { rateLimited } from './faults/rate-limit.js';
 import { serverUnavailable } from './faults/server-unavailable.js';
@@ -88,7 +89,6 @@ export interface ProviderEmulatorOptions {
 }
 
 export const DEFAULT_EMULATED_MODEL = 'emulated-model';
-const MAX_BODY = 8 * 1024 * 1024;
 
 export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}): Promise<ProviderEmulator> {
   let steps: { step: ScriptStep; used: boolean; label: string }[] = [];
@@ -347,36 +347,11 @@ function defaultReasoning(body: ChatRequestBody, calls: string[]): string {
   return `The operator asked: "${asked}".${seen} ${next}`;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > MAX_BODY) {
-        reject(new Error('request body too large'));
-        req.destroy();
-        return;
-      }
-      parts.push(b);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 function sendError(res: ServerResponse, r: ProviderRefusal): void {
-  const text = JSON.stringify({ error: { message: r.message, type: r.type, param: r.param, code: r.code } });
-  res.writeHead(r.status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...(r.headers ?? {}),
-  });
-  res.end(text);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  sendJson(
+    res,
+    r.status,
+    { error: { message: r.message, type: r.type, param: r.param, code: r.code } },
+    r.headers,
+  );
 }

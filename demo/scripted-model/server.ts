@@ -5,6 +5,7 @@
  * model saw. The API key is never logged: only whether an Authorization header was present.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { readBody, sendJson } from './http.js';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -49,7 +50,6 @@ export interface StartScriptedModelOptions {
   modelId?: string;
 }
 
-const MAX_BODY = 8 * 1024 * 1024;
 export const NO_STEP_TEXT = '[scripted-model] no script step matched this request';
 
 export async function startScriptedModel(opts: StartScriptedModelOptions = {}): Promise<ScriptedModel> {
@@ -235,28 +235,4 @@ function splitText(text: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < text.length; i += 12) out.push(text.slice(i, i + 12));
   return out;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > MAX_BODY) {
-        reject(new Error('too large'));
-        req.destroy();
-        return;
-      }
-      parts.push(b);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

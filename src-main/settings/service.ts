@@ -82,6 +82,33 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     await kc.set(account, secret);
   };
 
+  /**
+   * Saving a URL: a secret entered with it is stored for its origin; without one, a stored secret
+   * for another origin is deleted (./secret-origin.ts). Returns the origin to record and why the
+   * secret is gone (kept as it was when nothing changed).
+   */
+  const followOrigin = async (
+    account: string,
+    storedOrigin: string | null,
+    url: string,
+    entered: string | undefined,
+    sessionOnly: boolean | undefined,
+  ) => {
+    const change = secretChangeOnSave({
+      storedOrigin,
+      stored: await kc.has(account),
+      newUrl: url,
+      entered: Boolean(entered),
+    });
+    if (change.action === 'store' && entered) await storeSecret(account, entered, sessionOnly);
+    if (change.action === 'clear') await kc.delete(account);
+    return {
+      origin: change.action === 'clear' ? null : change.origin,
+      cleared: (before: 'origin_changed' | null): 'origin_changed' | null =>
+        change.action === 'clear' ? 'origin_changed' : change.action === 'store' ? null : before,
+    };
+  };
+
   // ---- the model as configured: the saved choice, else the environment's ----
   const saved = () => current.model;
   const baseUrl = () => saved().base_url ?? env.baseUrl;
@@ -143,28 +170,21 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     view,
     async setHub(input: CallInput<'setHubSettings'>) {
       if (input.mode === 'remote') {
-        const change = secretChangeOnSave({
-          storedOrigin: tokenOrigin(),
-          stored: await kc.has(KEYCHAIN_ACCOUNTS.remoteHubClientToken),
-          newUrl: input.url,
-          entered: Boolean(input.client_token),
-        });
-        if (change.action === 'store' && input.client_token)
-          await storeSecret(KEYCHAIN_ACCOUNTS.remoteHubClientToken, input.client_token, input.session_only);
-        if (change.action === 'clear') await kc.delete(KEYCHAIN_ACCOUNTS.remoteHubClientToken);
+        const secret = await followOrigin(
+          KEYCHAIN_ACCOUNTS.remoteHubClientToken,
+          tokenOrigin(),
+          input.url,
+          input.client_token,
+          input.session_only,
+        );
         update((s) => ({
           ...s,
           hub: {
             mode: 'remote',
             remote_url: input.url,
             remote_hub_id: s.hub.remote_url === input.url ? s.hub.remote_hub_id : null,
-            token_origin: change.action === 'clear' ? null : change.origin,
-            token_cleared:
-              change.action === 'clear'
-                ? 'origin_changed'
-                : change.action === 'store'
-                  ? null
-                  : (s.hub.token_cleared ?? null),
+            token_origin: secret.origin,
+            token_cleared: secret.cleared(s.hub.token_cleared ?? null),
           },
         }));
       } else {
@@ -173,15 +193,13 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
       return view();
     },
     async setModel(input: CallInput<'setModelSettings'>) {
-      const change = secretChangeOnSave({
-        storedOrigin: keyOrigin(),
-        stored: await kc.has(KEYCHAIN_ACCOUNTS.modelApiKey),
-        newUrl: input.base_url,
-        entered: Boolean(input.api_key),
-      });
-      if (change.action === 'store' && input.api_key)
-        await storeSecret(KEYCHAIN_ACCOUNTS.modelApiKey, input.api_key, input.session_only);
-      if (change.action === 'clear') await kc.delete(KEYCHAIN_ACCOUNTS.modelApiKey);
+      const secret = await followOrigin(
+        KEYCHAIN_ACCOUNTS.modelApiKey,
+        keyOrigin(),
+        input.base_url,
+        input.api_key,
+        input.session_only,
+      );
       update((s) => ({
         ...s,
         model: {
@@ -190,13 +208,8 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
           provider: input.provider ?? 'custom',
           stream: input.stream ?? null,
           send_reasoning: input.send_reasoning ?? null,
-          key_origin: change.action === 'clear' ? null : change.origin,
-          key_cleared:
-            change.action === 'clear'
-              ? 'origin_changed'
-              : change.action === 'store'
-                ? null
-                : (s.model.key_cleared ?? null),
+          key_origin: secret.origin,
+          key_cleared: secret.cleared(s.model.key_cleared ?? null),
         },
       }));
       return view();

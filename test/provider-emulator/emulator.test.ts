@@ -46,6 +46,18 @@ async function start(o: ProviderEmulatorOptions): Promise<{ client: OpenAI; emu:
 
 const ask = (content: string): ChatCompletionMessageParam[] => [{ role: 'user', content }];
 
+/** The streamed chunks of the scripted reply that makes two tool calls. */
+async function twoCallsStream(client: OpenAI): Promise<ChatCompletionChunk[]> {
+  return collect(
+    await client.chat.completions.create({
+      model: DEFAULT_EMULATED_MODEL,
+      messages: ask('please look up two things'),
+      tools: [tool],
+      stream: true,
+    }),
+  );
+}
+
 async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
   const out: ChatCompletionChunk[] = [];
   for await (const c of stream) out.push(c);
@@ -145,16 +157,7 @@ describe('provider emulator, openai-strict (base rules)', () => {
 
   it('refuses an id it never issued, a tool message that answers nothing, and a call left unanswered', async () => {
     const { client, emu } = await start({ modes: ['openai-strict'] });
-    const first = assemble(
-      await collect(
-        await client.chat.completions.create({
-          model: DEFAULT_EMULATED_MODEL,
-          messages: ask('please look up two things'),
-          tools: [tool],
-          stream: true,
-        }),
-      ),
-    );
+    const first = assemble(await twoCallsStream(client));
     const good = followUp(first, false);
     const renamed = good.map((m) =>
       m.role === 'assistant'
@@ -225,16 +228,7 @@ describe('provider emulator, openai-strict (base rules)', () => {
 describe('provider emulator, thinking modes', () => {
   it('deepseek-thinking streams reasoning_content and refuses a tool-call turn whose reasoning is not passed back', async () => {
     const { client, emu } = await start({ modes: ['deepseek-thinking'] });
-    const first = assemble(
-      await collect(
-        await client.chat.completions.create({
-          model: DEFAULT_EMULATED_MODEL,
-          messages: ask('please look up two things'),
-          tools: [tool],
-          stream: true,
-        }),
-      ),
-    );
+    const first = assemble(await twoCallsStream(client));
     expect(first.reasoning).toContain('I will call lookup and lookup');
     const e = await refusedWith(
       client.chat.completions.create({ model: DEFAULT_EMULATED_MODEL, messages: followUp(first, false) }),
@@ -326,14 +320,7 @@ describe('provider emulator, faults and stream shapes', () => {
 
   it('names-repeated: id and name in every chunk of a call, finish_reason stop with tool calls', async () => {
     const { client } = await start({ modes: ['names-repeated'] });
-    const chunks = await collect(
-      await client.chat.completions.create({
-        model: DEFAULT_EMULATED_MODEL,
-        messages: ask('please look up two things'),
-        tools: [tool],
-        stream: true,
-      }),
-    );
+    const chunks = await twoCallsStream(client);
     const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(deltas.length).toBeGreaterThan(4);
     expect(deltas.every((d) => d.function?.name === 'lookup' && typeof d.id === 'string')).toBe(true);
@@ -347,14 +334,7 @@ describe('provider emulator, faults and stream shapes', () => {
 
   it('parallel-interleaved: calls alternate by index, arguments cut unevenly, empty choices in between', async () => {
     const { client } = await start({ modes: ['parallel-interleaved'] });
-    const chunks = await collect(
-      await client.chat.completions.create({
-        model: DEFAULT_EMULATED_MODEL,
-        messages: ask('please look up two things'),
-        tools: [tool],
-        stream: true,
-      }),
-    );
+    const chunks = await twoCallsStream(client);
     const order = chunks.flatMap((c) => (c.choices[0]?.delta.tool_calls ?? []).map((d) => d.index));
     expect(order.slice(0, 4)).toEqual([0, 1, 0, 1]);
     expect(chunks.filter((c) => c.choices.length === 0).length).toBeGreaterThanOrEqual(2);
@@ -414,16 +394,7 @@ describe('provider emulator, faults and stream shapes', () => {
 
   it('ids-missing: tool calls come without ids', async () => {
     const { client } = await start({ modes: ['ids-missing'] });
-    const first = assemble(
-      await collect(
-        await client.chat.completions.create({
-          model: DEFAULT_EMULATED_MODEL,
-          messages: ask('please look up two things'),
-          tools: [tool],
-          stream: true,
-        }),
-      ),
-    );
+    const first = assemble(await twoCallsStream(client));
     expect(first.calls.map((c) => c.id)).toEqual(['', '']);
     expect(first.calls.map((c) => c.name)).toEqual(['lookup', 'lookup']);
   });
