@@ -89,14 +89,16 @@ export const TERMINAL_INVOCATION_STATES = [
  * - an `unknown` call is only ever resolved by evidence (reconciliation), never by re-sending;
  * - `dispatching -> not_dispatched` only when the request provably never left the Hub (it failed
  *   before its first byte was written: header validation, DNS, connect, TLS handshake); its permit
- *   is given back in the same transaction (NOT_SENT_REASON_CODES);
+ *   is given back in the same transaction (NOT_SENT_REASON_CODES). An approved call whose resume
+ *   never left goes back to `approved` instead (`dispatching -> approved`): its approval stands and
+ *   a later resume may send it;
  * - `unverified` may still be resolved later if new evidence appears.
  */
 export const INVOCATION_TRANSITIONS: Readonly<Record<InvocationState | 'new', readonly InvocationState[]>> = {
   new: ['not_dispatched', 'awaiting_approval', 'dispatching'],
   awaiting_approval: ['approved', 'denied'],
   approved: ['dispatching'],
-  dispatching: ['succeeded', 'failed', 'unknown', 'not_dispatched'],
+  dispatching: ['succeeded', 'failed', 'unknown', 'not_dispatched', 'approved'],
   unknown: ['succeeded', 'failed', 'unverified'],
   unverified: ['succeeded', 'failed'],
   not_dispatched: [],

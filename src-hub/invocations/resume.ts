@@ -96,5 +96,7 @@ export async function resume(ctx: HubContext, clientId: string, id: string): Pro
   });
   if (res.kind === 'stale') return respond(ctx, 'unchanged', res.current ?? rec);
   if (res.kind === 'refused') return respond(ctx, 'refused', res.record);
-  return respond(ctx, 'dispatched', await sendAndRecord(ctx, res.record, actor));
+  const done = await sendAndRecord(ctx, res.record, actor);
+  // Back to `approved`: the request never left (not_sent_*), nothing is spent, a later resume may send it.
+  return respond(ctx, done.state === 'approved' ? 'refused' : 'dispatched', done);
 }

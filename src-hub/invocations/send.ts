@@ -6,12 +6,12 @@
  *   5xx            -> unknown   (the system answered with an error; it may have committed: reconcile)
  *   no response    -> unknown   (timeout, connection lost, Hub shutting down after the request left)
  *   never sent     -> not_dispatched with `not_sent_<reason>` (it failed before its first byte was
- *                     written): the permit, budget and rate slot are given back in the same transaction
+ *                     written): the permit, budget and rate slot are given back in the same transaction;
+ *                     an approved call (resumed) goes back to `approved`, so a later resume may send it
  */
-import type { InvocationState } from '../../src-shared/states.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
-import type { NotSentReasonCode } from '../../src-shared/states.js';
+import type { InvocationState, NotSentReasonCode } from '../../src-shared/states.js';
 import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { transitionInvocation } from './transition.js';
@@ -62,11 +62,17 @@ async function sendAndRecordOnce(
     if (result.kind !== 'not_sent') ctx.metrics.count(rec.client_id, 'dispatches');
   }
   const at = ctx.now();
+  const notSentTo: InvocationState = rec.approval_id !== null ? 'approved' : 'not_dispatched';
+  const sent = result.kind === 'response' || result.kind === 'no_response';
   const { to, patch } =
     result.kind === 'target_missing'
-      ? notSentOutcome('not_sent_target_missing', 'the system or authorization is no longer registered')
+      ? notSentOutcome(
+          notSentTo,
+          'not_sent_target_missing',
+          'the system or authorization is no longer registered',
+        )
       : result.kind === 'not_sent'
-        ? notSentOutcome(`not_sent_${result.reason}`, result.detail)
+        ? notSentOutcome(notSentTo, `not_sent_${result.reason}`, result.detail)
         : outcomeOf(result, at.toISOString());
   const res = await transitionInvocation(ctx, {
     invocation_id: rec.invocation_id,
@@ -74,7 +80,7 @@ async function sendAndRecordOnce(
     to,
     at: at.toISOString(),
     patch,
-    release_permit: { now_ms: at.getTime(), refund: to === 'not_dispatched' },
+    release_permit: { now_ms: at.getTime(), refund: !sent },
     audit: {
       actor,
       kind: 'invocation.dispatched',
@@ -88,7 +94,7 @@ async function sendAndRecordOnce(
                 ? `not_sent_${result.reason}`
                 : result.reason,
         business_status: result.kind === 'response' ? result.status : null,
-        request_sent: result.kind === 'response' || result.kind === 'no_response',
+        request_sent: sent,
       },
     },
   });
@@ -126,11 +132,12 @@ async function recordLateOutcome(
 
 /** The request never left: nothing reached the business system, so nothing is spent. */
 function notSentOutcome(
+  to: InvocationState,
   code: NotSentReasonCode,
   detail: string,
-): { to: 'not_dispatched'; patch: InvocationPatch } {
+): { to: InvocationState; patch: InvocationPatch } {
   return {
-    to: 'not_dispatched',
+    to,
     patch: {
       dispatch: 'none',
       permit_id: null,

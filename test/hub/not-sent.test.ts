@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import { NOT_SENT_REASON_CODES } from '../../src-shared/states.js';
 import { closedPort, tcpServer, UNRESOLVABLE_URL } from './dispatch/servers.js';
-import { opRequests, startEnv, type HubEnv } from './helpers.js';
+import { newInvocationId, opRequests, startEnv, type HubEnv } from './helpers.js';
 
 let env: HubEnv;
 const closers: Array<() => Promise<void>> = [];
@@ -145,5 +145,40 @@ describe('a request that never left is not_dispatched and spends nothing', () =>
     expect(v).toMatchObject({ writes_used: 1, writes_left: 0, permits_granted: 1, in_flight: 0 });
     const refused = await write('auth-shop-a', 'over budget');
     expect(refused.body).toMatchObject({ state: 'not_dispatched', reason_code: 'budget_exhausted' });
+  });
+});
+
+describe('an approved call whose resume never left', () => {
+  it('goes back to approved (refused, nothing spent); a later resume sends it once', async () => {
+    await moveShopB(env.demo.shopB.url);
+    const id = newInvocationId();
+    const first = await env.invoke({
+      authRef: 'auth-shop-b',
+      tool: 'update_product',
+      args: { product_id: 42, price: 1500 },
+      id,
+    });
+    expect(first.body.state).toBe('awaiting_approval');
+    const pending = await env.admin('GET', '/admin/v1/approvals?state=pending');
+    const approval = pending.body.approvals.find((a: { invocation_id: string }) => a.invocation_id === id);
+    const decided = await env.admin('POST', `/admin/v1/approvals/${approval.approval_id}/decision`, {
+      decision_id: `d-${id}`,
+      decision: 'approve',
+    });
+    expect(decided.status).toBe(200);
+
+    await moveShopB(await closedPort());
+    const refused = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
+    expect(refused.body).toMatchObject({
+      action: 'refused',
+      receipt: { state: 'approved', dispatch: 'none', reason_code: 'not_sent_connect_refused' },
+    });
+    expect(dispatchRows(id)).toBe(0);
+    expect(env.demo.shopB.requests().filter((r) => r.idempotency_key === id)).toHaveLength(0);
+
+    await moveShopB(env.demo.shopB.url);
+    const sent = await env.agent('POST', `/agent/v1/invocations/${id}/resume`);
+    expect(sent.body).toMatchObject({ action: 'dispatched', receipt: { state: 'succeeded' } });
+    expect(env.demo.shopB.requests().filter((r) => r.idempotency_key === id)).toHaveLength(1);
   });
 });
