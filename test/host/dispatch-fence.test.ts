@@ -5,11 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Declaration } from '../../src-shared/hub-api.js';
-import {
-  JournalError,
-  createSqliteInvocationStore,
-  type InvocationStore,
-} from '../../src-main/journal/index.js';
+import { createSqliteInvocationStore, type InvocationStore } from '../../src-main/journal/index.js';
 import { startHubEnv, type HubEnv } from './helpers/hub-env.js';
 import { createSession, declaration, handle, newRun, openHost } from './helpers/host.js';
 import { faulty, record, entry, tempDir } from './helpers/journal-fixtures.js';
@@ -531,6 +527,15 @@ describe('coded errors from a custom store', () => {
     const { host, scope, runId } = await setup('custom-uncoded', () => custom);
     const out = await host.runtime.invokeGoverned(handle(scope, 'turn-1'), call(runId, 'x'));
     expect(out).toMatchObject({ kind: 'not_sent', feedback: { code: 'invocation_store_unavailable' } });
-    expect(JournalError).toBeDefined();
+    // Nothing left the host, the failure stays visible as an unsaved record with the coded reason,
+    // and the adapter's own words (which may carry internals) are not passed on.
+    if (out.invocation_id === null) throw new Error('the refused call has no invocation id');
+    expect(shopRequests(out.invocation_id)).toBe(0);
+    const status = await host.runtime.getSessionInvocationStatus('custom-uncoded');
+    expect(status.state).toBe('storage_error');
+    expect(status.unsavedRecords.map((u) => [u.invocation_id, u.reason])).toEqual([
+      [out.invocation_id, 'invocation_store_unavailable'],
+    ]);
+    expect(JSON.stringify([out, status])).not.toContain('disk on fire');
   });
 });
