@@ -10,6 +10,7 @@ import type { ConversationItem } from '../../src-shared/ipc/views.js';
 import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
 import type { Feedback, InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
+import { newCard } from '../runtime/tool-calls/cards.js';
 import { assistantItem, retryItem, toolCallItem, usageItem, userMessageItem } from './views.js';
 
 type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
@@ -87,20 +88,16 @@ export function conversationItems(
         items.push(retryItem(e));
         break;
       case 'tool_call':
-        put({
-          sessionId: e.sessionId,
-          turnId: e.turnId,
-          callId: e.callId,
-          at: e.at,
-          functionName: e.functionName,
-          target: e.target,
-          effect: null,
-          invocation_id: null,
-          state: 'validating',
-          feedback: null,
-          receipt: null,
-          late: false,
-        });
+        put(
+          newCard({
+            sessionId: e.sessionId,
+            turnId: e.turnId,
+            callId: e.callId,
+            at: e.at,
+            functionName: e.functionName,
+            target: e.target,
+          }),
+        );
         break;
       case 'tool_result': {
         const prev = cards.get(e.callId);

@@ -115,7 +115,6 @@ function recordUserMessage(
   if (attachments.length > 0) {
     const saved = deps.attachments.save(session.sessionId, attachments);
     if (!saved.saved) {
-      turn.ended = true;
       recorder.emit({
         type: 'archive.state',
         sessionId: session.sessionId,
@@ -125,13 +124,7 @@ function recordUserMessage(
           reason: saved.reason,
         },
       });
-      recorder.record(session, turn.turnId, {
-        kind: 'turn_ended',
-        turnId: turn.turnId,
-        outcome: 'refused',
-        error: 'archive_storage_error',
-      });
-      emitTurnState(recorder, session, turn, 'refused', 'archive_storage_error');
+      refuseUnsaved(recorder, session, turn);
       return false;
     }
     refs = saved.refs;

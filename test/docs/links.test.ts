@@ -102,7 +102,7 @@ const DOC_ANCHOR = /(?<![\w/-])(docs\/[\w.-]+\.md)#([\w-]+)/g;
 const RELATIVE_PATH = /(?<![\w./-])(\.\.?\/[\w./-]+\.(?:ts|tsx|mjs|js|md|json|css))(?![\w{*<./-])/g;
 const MD_LINK = /\]\(([^)\s]+)\)/g;
 const BRIEFINGS =
-  /seeds?\/|[Ss]eeds? `?00[01]|\b00[01]_\*?\.txt|[Tt]he seeds?\b|seed's|[Ss]eed example|DESIGN\.md|ENVIRONMENT\.md|\.\.\/shared\b|\/work\/shared|\b[Pp]art [12]\b/g;
+  /seeds?\/|[Ss]eeds? `?00[01]|\b00[01]_\*?\.txt|[Tt]he seeds\b|[Tt]he seed's\b|[Ss]eed example|DESIGN\.md|ENVIRONMENT\.md|\.\.\/shared\b|\/work\/shared|\b[Pp]art [12]\b/g;
 
 const pathExists = (p: string) => {
   const clean = p.replace(/[.,:;)]+$/, '');

@@ -137,18 +137,16 @@ export async function invokeGoverned(
     };
   }
   if (opts.signal?.aborted) {
-    const post = await journal.serialize(() =>
-      journal.commit([withState(fence, 'not_dispatched')], 'direct'),
+    return recordNotSent(
+      journal,
+      fence,
+      notDispatchedFeedback(
+        'cancelled',
+        'The turn was cancelled before the request was sent; nothing was dispatched.',
+        'none',
+        invocationId,
+      ),
     );
-    const feedback = post.ok
-      ? notDispatchedFeedback(
-          'cancelled',
-          'The turn was cancelled before the request was sent; nothing was dispatched.',
-          'none',
-          invocationId,
-        )
-      : storageFeedback(post.error, invocationId);
-    return { kind: 'not_sent', invocation_id: invocationId, feedback };
   }
 
   const request: InvokeRequest = {
@@ -210,6 +208,23 @@ function abortPromise(signal: AbortSignal): { promise: Promise<'aborted'>; dispo
   return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
+/**
+ * Records a call that provably did not leave as `not_dispatched`: the outcome carries `feedback`,
+ * or the storage error when that save failed (which then stays primary).
+ */
+async function recordNotSent(
+  journal: SessionJournal,
+  fence: JournalEntry,
+  feedback: Feedback,
+): Promise<GovernedCallOutcome> {
+  const post = await journal.serialize(() => journal.commit([withState(fence, 'not_dispatched')], 'direct'));
+  return {
+    kind: 'not_sent',
+    invocation_id: fence.invocation_id,
+    feedback: post.ok ? feedback : storageFeedback(post.error, fence.invocation_id),
+  };
+}
+
 /** Records the Hub's answer (or failure) for a sent call and builds the outcome. */
 async function finish(
   ctx: RuntimeContext,
@@ -221,30 +236,26 @@ async function finish(
   const invocationId = fence.invocation_id;
   if (!receipt) {
     if (refusedBeforeDispatch(err)) {
-      const post = await journal.serialize(() =>
-        journal.commit([withState(fence, 'not_dispatched')], 'direct'),
-      );
       const code = err.code!;
-      const feedback = post.ok
-        ? notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId, false, err.message)
-        : storageFeedback(post.error, invocationId);
-      return { kind: 'not_sent', invocation_id: invocationId, feedback };
+      return recordNotSent(
+        journal,
+        fence,
+        notDispatchedFeedback(code, err.message, nextActionFor(code), invocationId, false, err.message),
+      );
     }
     if (err instanceof HubClientError && err.kind === 'network' && err.notSent) {
       // The connection was refused before a byte of the request was written: provably not sent.
-      const post = await journal.serialize(() =>
-        journal.commit([withState(fence, 'not_dispatched')], 'direct'),
+      return recordNotSent(
+        journal,
+        fence,
+        notDispatchedFeedback(
+          'hub_unreachable',
+          'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
+          'wait',
+          invocationId,
+          true,
+        ),
       );
-      const feedback = post.ok
-        ? notDispatchedFeedback(
-            'hub_unreachable',
-            'The Hub could not be reached (no connection could be opened), so nothing was sent. Try again once the Hub is back.',
-            'wait',
-            invocationId,
-            true,
-          )
-        : storageFeedback(post.error, invocationId);
-      return { kind: 'not_sent', invocation_id: invocationId, feedback };
     }
     // It may have reached the Hub: the outcome is unknown. Record that, never "not dispatched".
     const post = await journal.serialize(() => journal.commit([withState(fence, 'unknown')], 'direct'));

@@ -7,6 +7,21 @@ import type { ToolCallCard } from '../desk-runtime.js';
 import type { LiveSession, Recorder, TurnContext } from '../live-session.js';
 import type { ExecutableCall } from './outcome.js';
 
+/** A card as a call starts: its identity, checking, nothing known yet. */
+export function newCard(
+  fields: Pick<ToolCallCard, 'sessionId' | 'turnId' | 'callId' | 'at' | 'functionName' | 'target'>,
+): ToolCallCard {
+  return {
+    ...fields,
+    effect: null,
+    invocation_id: null,
+    state: 'validating',
+    feedback: null,
+    receipt: null,
+    late: false,
+  };
+}
+
 export function updateCard(
   recorder: Pick<Recorder, 'emit'>,
   session: LiveSession,
@@ -16,19 +31,15 @@ export function updateCard(
 ): ToolCallCard {
   const prev = session.cards.get(call.callId);
   const next: ToolCallCard = {
-    sessionId: session.sessionId,
-    turnId: turn?.turnId ?? null,
-    callId: call.callId,
-    at: prev?.at ?? callTime(session, call.callId),
-    functionName: call.name,
-    target: null,
-    effect: null,
-    invocation_id: null,
-    state: 'validating',
-    feedback: null,
-    receipt: null,
-    late: false,
-    ...prev,
+    ...(prev ??
+      newCard({
+        sessionId: session.sessionId,
+        turnId: turn?.turnId ?? null,
+        callId: call.callId,
+        at: callTime(session, call.callId),
+        functionName: call.name,
+        target: null,
+      })),
     ...patch,
   };
   session.cards.set(call.callId, next);
