@@ -1,5 +1,5 @@
 // The Hub's config file: validated (unknown keys refused), applied idempotently at every start.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,20 @@ const tmp = () => {
 };
 
 describe('config file', () => {
+  it('the example in docs/hub-api.md is a valid config (every key it shows exists)', () => {
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/hub-api.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('### Config file'));
+    const example = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
+    expect(example).toBeDefined();
+    const d = tmp();
+    const p = join(d, 'example.json');
+    // the example names the token's secret by a placeholder; a real one stands in for it
+    writeFileSync(p, example!.replace('<16+ url-safe chars>', 'a'.repeat(24)));
+    const config = loadConfigFile(p);
+    expect(config.rate_limits?.agent).toEqual({ per_second: 100, burst: 200 });
+    expect(config.sse_max_streams_per_client).toBe(16);
+  });
+
   it('refuses unknown keys, malformed JSON and tokens that do not name their client', () => {
     const d = tmp();
     const write = (name: string, text: string) => {

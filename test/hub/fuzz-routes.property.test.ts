@@ -4,7 +4,7 @@
 // every error is the documented envelope (code listed in docs/hub-api.md with that status); and a
 // rejected request changes nothing — the store (systems, clients, authorizations, approvals, tasks,
 // invocations, audit, events, ...) and the demo systems' ledgers are exactly as before it.
-// Seeded: the seed is printed; FUZZ_SEED=<seed> replays a run, FUZZ_RUNS=<n> sets its length.
+// Seeded: each run prints its seed; FUZZ_SEED=<n> replays a run, FUZZ_RUNS=<n> sets its length.
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

