@@ -184,6 +184,13 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
           const by: Record<string, string[]> = {};
           for (const tool of r.tools as ToolView[]) (by[tool.authorization_ref] ??= []).push(tool.tool);
           setToolsByAuth(by);
+          // An authorization checked before its tools were listed gets them, as if checked now.
+          setSelection((prev) => {
+            const next = { ...prev };
+            for (const [ref, chosen] of Object.entries(prev))
+              if (chosen.size === 0 && by[ref]) next[ref] = new Set(by[ref]);
+            return next;
+          });
         },
         () => {},
       );
