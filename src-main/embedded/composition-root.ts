@@ -24,6 +24,7 @@ import {
   createSettingsService,
   defaultSettings,
   type DeskSettings,
+  type SettingsFile,
 } from '../settings/index.js';
 import { launchHubFromEnv, type LaunchHub } from './launch-hub.js';
 import { startLocalHub, type LocalHub } from './local-hub.js';
@@ -63,22 +64,13 @@ export interface ComposedDesk {
 const clientIdOfToken = (token: string): string | null =>
   /^bdc_([A-Za-z0-9_.:-]{1,128})\./.exec(token)?.[1] ?? null;
 
-export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
-  const env = opts.env ?? process.env;
-  const log = opts.log ?? (() => {});
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const keychain = opts.keychain ?? (await createKeychain({ sessionOnlyFallback: true }));
-  const ks = keychain.status();
-  if (ks.state === 'unavailable')
-    log(`OS keychain unavailable (${ks.reason ?? 'unknown'}); secrets are kept for this session only.`);
-
-  // Read once, before anything else: an incomplete or unsafe route stops the launch.
-  const launch = opts.launchHub !== undefined ? opts.launchHub : launchHubFromEnv(env);
-  if (launch)
-    log(
-      `Remote Hub for this launch: ${launch.url} (client token from BAILING_HUB_TOKEN_FILE, held in memory only).`,
-    );
-
+/** The settings file (made on first start) and the settings service over it and the keychain. */
+async function openSettings(
+  opts: DeskOptions,
+  env: NodeJS.ProcessEnv,
+  keychain: Keychain,
+  launch: LaunchHub | null,
+) {
   const store = createSettingsFileStore(opts.dataDir);
   const firstStart = store.load() === null;
   let file = store.load() ?? defaultSettings();
@@ -110,22 +102,42 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
   });
   // Stored keys and tokens are masked from the first message on (also before the first model request).
   await settings.loadSecrets();
+  return { settings, file, mode, firstStart };
+}
 
-  let local: LocalHub | null = null;
-  let hubUrl: string;
-  let hubToken: string;
-  let clientId: string;
-  let hubId: string | undefined;
-  let adminToken: string | null = null;
+/** How this launch reaches its Hub: the embedded local one, a launch-time route, or the saved remote one. */
+interface HubAccess {
+  local: LocalHub | null;
+  url: string;
+  token: string;
+  clientId: string;
+  hubId: string | undefined;
+  adminToken: string | null;
+}
+
+async function connectHub(
+  opts: DeskOptions,
+  file: SettingsFile,
+  settings: DeskSettings,
+  keychain: Keychain,
+  launch: LaunchHub | null,
+): Promise<HubAccess> {
   if (launch) {
     // Launch-time route: nothing about it is saved (settings, keychain) or sent to the renderer.
-    hubUrl = launch.url;
-    hubToken = launch.token;
-    clientId = clientIdOfToken(launch.token) ?? 'remote-client';
-  } else if (file.hub.mode === 'local') {
+    const clientId = clientIdOfToken(launch.token) ?? 'remote-client';
+    return {
+      local: null,
+      url: launch.url,
+      token: launch.token,
+      clientId,
+      hubId: undefined,
+      adminToken: null,
+    };
+  }
+  if (file.hub.mode === 'local') {
     const emb = file.embedded;
     if (!emb) throw new Error('embedded settings missing');
-    local = await startLocalHub({
+    const local = await startLocalHub({
       dataDir: join(opts.dataDir, 'hub'),
       keychain,
       clientId: emb.client_id,
@@ -134,76 +146,107 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
     if (emb.hub_port !== local.hub.port)
       settings.update((s) => ({
         ...s,
-        embedded: s.embedded && { ...s.embedded, hub_port: local?.hub.port ?? null },
+        embedded: s.embedded && { ...s.embedded, hub_port: local.hub.port },
       }));
-    hubUrl = local.url;
-    hubToken = local.clientToken;
-    clientId = local.clientId;
-    hubId = local.hubId;
-    adminToken = local.adminToken;
-  } else {
-    const url = file.hub.remote_url;
-    // The token is used only for the origin it was entered for.
-    const token = await settings.remoteHubToken();
-    if (!url || !token)
-      throw new Error(
-        'A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.',
-      );
-    hubUrl = url;
-    hubToken = token;
-    clientId = clientIdOfToken(token) ?? 'remote-client';
-    hubId = file.hub.remote_hub_id ?? undefined;
+    return {
+      local,
+      url: local.url,
+      token: local.clientToken,
+      clientId: local.clientId,
+      hubId: local.hubId,
+      adminToken: local.adminToken,
+    };
   }
+  const url = file.hub.remote_url;
+  // The token is used only for the origin it was entered for.
+  const token = await settings.remoteHubToken();
+  if (!url || !token)
+    throw new Error(
+      'A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.',
+    );
+  return {
+    local: null,
+    url,
+    token,
+    clientId: clientIdOfToken(token) ?? 'remote-client',
+    hubId: file.hub.remote_hub_id ?? undefined,
+    adminToken: null,
+  };
+}
 
-  let runtime: DeskRuntime;
-  try {
-    const made = await createDeskRuntimeFromDataDir({
-      dataDir: join(opts.dataDir, 'host'),
-      hubUrl,
-      hubToken,
-      ...(hubId ? { hubId } : {}),
-      clientId,
-      modelSettings: settings.modelProvider,
-      secrets: () => [
-        hubToken,
-        ...(adminToken ? [adminToken] : []),
-        ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : []),
-        ...settings.secrets(),
-      ],
-    });
-    runtime = made.runtime;
-    if (!launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id) {
-      const health = await made.hubClient.health();
-      if (typeof health.hub_id === 'string') {
-        const id = health.hub_id;
-        settings.update((s) => ({ ...s, hub: { ...s.hub, remote_hub_id: id } }));
-      }
+/** The runtime on the data folder; a remote Hub's id is remembered the first time it is learned. */
+async function startRuntime(
+  opts: DeskOptions,
+  env: NodeJS.ProcessEnv,
+  hub: HubAccess,
+  settings: DeskSettings,
+  rememberHubId: boolean,
+): Promise<DeskRuntime> {
+  const made = await createDeskRuntimeFromDataDir({
+    dataDir: join(opts.dataDir, 'host'),
+    hubUrl: hub.url,
+    hubToken: hub.token,
+    ...(hub.hubId ? { hubId: hub.hubId } : {}),
+    clientId: hub.clientId,
+    modelSettings: settings.modelProvider,
+    secrets: () => [
+      hub.token,
+      ...(hub.adminToken ? [hub.adminToken] : []),
+      ...(env.BAILING_MODEL_API_KEY ? [env.BAILING_MODEL_API_KEY] : []),
+      ...settings.secrets(),
+    ],
+  });
+  if (rememberHubId) {
+    const health = await made.hubClient.health();
+    if (typeof health.hub_id === 'string') {
+      const id = health.hub_id;
+      settings.update((s) => ({ ...s, hub: { ...s.hub, remote_hub_id: id } }));
     }
-  } catch (err) {
-    await local?.close();
-    throw err;
   }
+  return made.runtime;
+}
 
-  // The embedded default's first conversation, with the operator's three authorizations.
-  let defaultSessionId = settings.current().embedded?.default_session_id ?? null;
-  if (local && defaultSessionId === null) {
-    const s = await runtime.createSession({
-      title: DEMO_SESSION_TITLE,
-      authorizationRefs: local.authorizationRefs,
-    });
-    defaultSessionId = s.sessionId;
-    const id = s.sessionId;
-    settings.update((f) => ({ ...f, embedded: f.embedded && { ...f.embedded, default_session_id: id } }));
-    log(`${firstStart ? 'First start: ' : ''}created the demo conversation.`);
-  }
+/** The embedded default's first conversation, with the operator's three authorizations (made once). */
+async function ensureDemoSession(
+  runtime: DeskRuntime,
+  local: LocalHub | null,
+  settings: DeskSettings,
+  log: (msg: string) => void,
+  firstStart: boolean,
+): Promise<string | null> {
+  const existing = settings.current().embedded?.default_session_id ?? null;
+  if (!local || existing !== null) return existing;
+  const s = await runtime.createSession({
+    title: DEMO_SESSION_TITLE,
+    authorizationRefs: local.authorizationRefs,
+  });
+  const id = s.sessionId;
+  settings.update((f) => ({ ...f, embedded: f.embedded && { ...f.embedded, default_session_id: id } }));
+  log(`${firstStart ? 'First start: ' : ''}created the demo conversation.`);
+  return id;
+}
 
-  const client = createHubClient({ baseUrl: hubUrl, token: hubToken, ...(hubId ? { hubId } : {}) });
-  const admin = adminToken ? createHubAdminClient({ baseUrl: hubUrl, token: adminToken }) : null;
+/** The Hub gateway, the event bus and relay, the handler table and the call router in front of it. */
+function wireCalls(
+  opts: DeskOptions,
+  hub: HubAccess,
+  mode: 'local' | 'remote',
+  runtime: DeskRuntime,
+  settings: DeskSettings,
+  defaultSessionId: string | null,
+  log: (msg: string) => void,
+) {
+  const client = createHubClient({
+    baseUrl: hub.url,
+    token: hub.token,
+    ...(hub.hubId ? { hubId: hub.hubId } : {}),
+  });
+  const admin = hub.adminToken ? createHubAdminClient({ baseUrl: hub.url, token: hub.adminToken }) : null;
   const gateway = createHubGateway({
     client,
     admin,
     mode,
-    url: hubUrl,
+    url: hub.url,
     ...(opts.reconnectDelayMs !== undefined ? { reconnectDelayMs: opts.reconnectDelayMs } : {}),
   });
   const bus = createEventBus({ onInvalid: (name, message) => log(`event ${name} refused: ${message}`) });
@@ -223,6 +266,50 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
         log(`call ${name} failed: ${cause instanceof Error ? cause.message : String(cause)}`);
     },
   });
+  return { gateway, bus, stopRelay, router };
+}
+
+export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? (() => {});
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const keychain = opts.keychain ?? (await createKeychain({ sessionOnlyFallback: true }));
+  const ks = keychain.status();
+  if (ks.state === 'unavailable')
+    log(`OS keychain unavailable (${ks.reason ?? 'unknown'}); secrets are kept for this session only.`);
+
+  // Read once, before anything else: an incomplete or unsafe route stops the launch.
+  const launch = opts.launchHub !== undefined ? opts.launchHub : launchHubFromEnv(env);
+  if (launch)
+    log(
+      `Remote Hub for this launch: ${launch.url} (client token from BAILING_HUB_TOKEN_FILE, held in memory only).`,
+    );
+
+  const { settings, file, mode, firstStart } = await openSettings(opts, env, keychain, launch);
+  const hub = await connectHub(opts, file, settings, keychain, launch);
+  let runtime: DeskRuntime;
+  try {
+    runtime = await startRuntime(
+      opts,
+      env,
+      hub,
+      settings,
+      !launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id,
+    );
+  } catch (err) {
+    await hub.local?.close();
+    throw err;
+  }
+  const defaultSessionId = await ensureDemoSession(runtime, hub.local, settings, log, firstStart);
+  const { gateway, bus, stopRelay, router } = wireCalls(
+    opts,
+    hub,
+    mode,
+    runtime,
+    settings,
+    defaultSessionId,
+    log,
+  );
 
   let closing: Promise<void> | null = null;
   return {
@@ -232,14 +319,14 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
     gateway,
     settings,
     keychain,
-    local,
+    local: hub.local,
     defaultSessionId,
     close() {
       closing ??= (async () => {
         stopRelay();
         await gateway.close();
         await runtime.close();
-        await local?.close();
+        await hub.local?.close();
       })();
       return closing;
     },

@@ -1,0 +1,22 @@
+/** How the SQLite archive tells bad input from a storage failure, and words a failure as a code. */
+
+/** Bad input (too large, duplicate id): the caller's mistake, not a storage failure. */
+export class ArchiveInputError extends Error {
+  override name = 'ArchiveInputError';
+}
+
+export function isDuplicateEventId(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    'code' in err &&
+    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    err.message.includes('event_id')
+  );
+}
+
+export function reasonOf(err: unknown): string {
+  const code = err && typeof err === 'object' && 'code' in err ? String((err as { code: unknown }).code) : '';
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'archive_store_busy';
+  if (code === 'SQLITE_FULL') return 'archive_store_full';
+  return 'archive_store_unavailable';
+}
