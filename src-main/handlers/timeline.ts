@@ -19,13 +19,20 @@ const label = (state: string | null): string =>
 export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   const tools = new Map<string, string>();
-  // Calls whose request never left the Hub (dispatching -> not_dispatched, NOT_SENT_REASON_CODES):
-  // their permit was given back and no request was sent, so no "Request sent" step is drawn.
-  const neverSent = new Set<string>();
+  // Dispatch steps whose request never left the Hub (the next move of that call is dispatching ->
+  // not_dispatched, or back to approved for a resumed call; NOT_SENT_REASON_CODES): the permit was
+  // given back and nothing was sent, so no "Request sent" step is drawn for them.
+  const neverSent = new Set<number>();
+  const lastDispatch = new Map<string, number>();
   for (const a of entries) {
     if (typeof a.detail.tool === 'string' && a.invocation_id) tools.set(a.invocation_id, a.detail.tool);
-    if (a.invocation_id && a.from_state === 'dispatching' && a.to_state === 'not_dispatched')
-      neverSent.add(a.invocation_id);
+    if (!a.invocation_id) continue;
+    if (a.to_state === 'dispatching') lastDispatch.set(a.invocation_id, a.seq);
+    const step = lastDispatch.get(a.invocation_id);
+    if (step !== undefined && a.from_state === 'dispatching' && a.to_state !== 'dispatching') {
+      if (a.to_state === 'not_dispatched' || a.to_state === 'approved') neverSent.add(step);
+      lastDispatch.delete(a.invocation_id);
+    }
   }
   for (const a of entries) {
     const tool = a.invocation_id ? (tools.get(a.invocation_id) ?? null) : null;
@@ -49,13 +56,15 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
       });
     } else if (k === 'approval.decided') {
       out.push({ ...base, kind: 'approval', label: `Approval ${a.to_state ?? 'decided'}` });
-    } else if (a.to_state === 'not_dispatched') {
+    } else if (
+      a.to_state === 'not_dispatched' ||
+      (a.from_state === 'dispatching' && a.to_state === 'approved')
+    ) {
       out.push({ ...base, kind: 'refusal', reason_code: reasonCode, label: `Not dispatched${reason}` });
     } else if ((k === 'invocation.created' || k === 'invocation.resumed') && a.to_state === 'dispatching') {
       // Granting the permit and sending happen in one step in the Hub's dispatch path.
       if (a.task_id) out.push({ ...base, kind: 'permit', label: 'Permit granted' });
-      if (!a.invocation_id || !neverSent.has(a.invocation_id))
-        out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
+      if (!neverSent.has(a.seq)) out.push({ ...base, kind: 'dispatch', label: 'Request sent' });
     } else if (k === 'invocation.created' && a.to_state === 'awaiting_approval') {
       out.push({ ...base, kind: 'approval', label: 'Awaiting approval' });
     } else if (a.to_state && isOutcomeState(a.to_state)) {

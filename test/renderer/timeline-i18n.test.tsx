@@ -155,6 +155,28 @@ describe('task timeline in Chinese', () => {
       'Permit granted',
       'Not dispatched (not_sent_dns_failed)',
     ]);
+    // An approved call: the first resume never left (back to approved), the second was sent.
+    const resumed = timelineFromAudit([
+      audit('invocation.resumed', 'dispatching', {
+        invocation_id: 'inv_appr_2',
+        from_state: 'approved',
+        detail: { tool: 'update_product' },
+      }),
+      audit('invocation.dispatched', 'approved', {
+        invocation_id: 'inv_appr_2',
+        from_state: 'dispatching',
+        detail: { reason_code: 'not_sent_connect_refused', request_sent: false },
+      }),
+      audit('invocation.resumed', 'dispatching', { invocation_id: 'inv_appr_2', from_state: 'approved' }),
+      audit('invocation.dispatched', 'succeeded', { invocation_id: 'inv_appr_2', from_state: 'dispatching' }),
+    ]);
+    expect(resumed.map((e) => timelineText(e, t, (s) => stateLabel(s, 'en')))).toEqual([
+      'Permit granted',
+      'Not dispatched (not_sent_connect_refused)',
+      'Permit granted',
+      'Request sent',
+      'Completed',
+    ]);
   });
 
   it('shows the label as it came when a structured field holds a value not known here, rather than dropping it', () => {
