@@ -19,6 +19,11 @@ export interface PrivatePostgres {
   binDir: string;
   /** A URL for a database of that name in this cluster. */
   urlFor(database: string): string;
+  /** Stops the server, keeping its data (connections are cut: the Hub sees PostgreSQL go away). */
+  stopServer(): void;
+  /** Starts the stopped server again on the same port. */
+  startServer(): void;
+  /** Stops the server and deletes the cluster. */
   stop(): void;
 }
 
@@ -85,18 +90,20 @@ export async function startPrivatePostgres(
       .map(([k, v]) => `${k} = '${v}'\n`)
       .join(''),
   );
-  const start = run('pg_ctl', [
-    '-D',
-    data,
-    '-o',
-    `-p ${port} -k ${dir}`,
-    '-l',
-    join(dir, 'server.log'),
-    '-w',
-    '-t',
-    '60',
-    'start',
-  ]);
+  const startServer = () =>
+    run('pg_ctl', [
+      '-D',
+      data,
+      '-o',
+      `-p ${port} -k ${dir}`,
+      '-l',
+      join(dir, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]);
+  const start = startServer();
   if (start.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     return { ok: false, reason: `pg_ctl start failed: ${start.stderr || start.stdout}` };
@@ -110,6 +117,14 @@ export async function startPrivatePostgres(
       port,
       binDir,
       urlFor,
+      stopServer() {
+        const r = run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+        if (r.status !== 0) throw new Error(`pg_ctl stop failed: ${r.stderr || r.stdout}`);
+      },
+      startServer() {
+        const r = startServer();
+        if (r.status !== 0) throw new Error(`pg_ctl start failed: ${r.stderr || r.stdout}`);
+      },
       stop() {
         if (stopped) return;
         stopped = true;

@@ -146,19 +146,24 @@ export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<v
     const existing = await ctx.store.getAuthorization(a.authorization_ref);
     if (!existing) {
       const at = ctx.now().toISOString();
-      await ctx.store.createAuthorization(
-        {
-          authorization_ref: a.authorization_ref,
-          system_id: a.system_id,
-          account: a.account,
-          on_behalf_of: a.on_behalf_of,
-          state: 'active',
-          revision: 1,
-          created_at: at,
-          updated_at: at,
-        },
-        { actor, kind: 'authorization.created', detail: { authorization_ref: a.authorization_ref } },
-      );
+      await ctx.store
+        .createAuthorization(
+          {
+            authorization_ref: a.authorization_ref,
+            system_id: a.system_id,
+            account: a.account,
+            on_behalf_of: a.on_behalf_of,
+            state: 'active',
+            revision: 1,
+            created_at: at,
+            updated_at: at,
+          },
+          { actor, kind: 'authorization.created', detail: { authorization_ref: a.authorization_ref } },
+        )
+        .catch(async (err: unknown) => {
+          // several Hub instances sharing a store apply the same config at start: another one won
+          if (!(await ctx.store.getAuthorization(a.authorization_ref))) throw err;
+        });
     }
     for (const clientId of a.grant_to) {
       if (!(await ctx.store.getClient(clientId)))

@@ -140,6 +140,10 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       options.instanceId ?? options.config?.instance_id ?? defaultInstanceId(store),
     );
     ctx.instance = instance;
+    // kept from now on: start-up (recovery, config, listen) may take longer than a lease
+    let close: () => Promise<void> = async () => undefined;
+    const lease = keepLease(ctx, instance, () => void close());
+    stops.push(() => lease.stop());
     const recovered = await recoverOrphaned(ctx, 'startup');
     if (recovered > 0)
       logger.warn({ recovered }, 'dispatching calls found at start are now unknown (not re-sent)');
@@ -148,9 +152,6 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const retention = startEventRetention(ctx);
     stops.push(() => retention.stop());
-    let close: () => Promise<void> = async () => undefined;
-    const lease = keepLease(ctx, instance, () => void close());
-    stops.push(() => lease.stop());
     if (store.shared) {
       const sweeper = startRecoverySweeper(ctx);
       stops.push(() => sweeper.stop());

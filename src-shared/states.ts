@@ -225,6 +225,8 @@ export const NOT_SENT_REASON_CODES = [
   'not_sent_aborted',
   /** The system or authorization disappeared between the permit and the send. */
   'not_sent_target_missing',
+  /** The Hub could not read its store just before sending (e.g. PostgreSQL went away). */
+  'not_sent_store_unavailable',
 ] as const;
 export type NotSentReasonCode = (typeof NOT_SENT_REASON_CODES)[number];
 

@@ -14,7 +14,9 @@ import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
 import type { InvocationState, NotSentReasonCode } from '../../src-shared/states.js';
 import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import { transitionInvocation } from './transition.js';
+import { whenStoreReturns } from './when-store-returns.js';
 
 export function sendAndRecord(
   ctx: HubContext,
@@ -32,12 +34,14 @@ async function sendAndRecordOnce(
   rec: InvocationRecord,
   actor: string,
 ): Promise<InvocationRecord> {
-  const system = await ctx.store.getSystem(rec.system_id);
-  const auth = await ctx.store.getAuthorization(rec.authorization_ref);
-  let result: SendResult | { kind: 'target_missing' };
-  if (!system || !auth) {
+  let result: SendResult | { kind: 'target_missing' } | { kind: 'store_unavailable' };
+  const target = await readTarget(ctx, rec);
+  if (target === 'store_unavailable') {
+    result = { kind: 'store_unavailable' };
+  } else if (!target) {
     result = { kind: 'target_missing' };
   } else {
+    const { system, auth } = target;
     try {
       result = await ctx.edge.send({
         baseUrl: system.base_url,
@@ -71,35 +75,57 @@ async function sendAndRecordOnce(
           'not_sent_target_missing',
           'the system or authorization is no longer registered',
         )
-      : result.kind === 'not_sent'
-        ? notSentOutcome(notSentTo, `not_sent_${result.reason}`, result.detail)
-        : outcomeOf(result, at.toISOString());
-  const res = await transitionInvocation(ctx, {
-    invocation_id: rec.invocation_id,
-    from: 'dispatching',
-    to,
-    at: at.toISOString(),
-    patch,
-    release_permit: { now_ms: at.getTime(), refund: !sent },
-    audit: {
-      actor,
-      kind: 'invocation.dispatched',
-      detail: {
-        outcome:
-          result.kind === 'response'
-            ? `http_${result.status}`
-            : result.kind === 'target_missing'
-              ? 'not_sent_target_missing'
-              : result.kind === 'not_sent'
-                ? `not_sent_${result.reason}`
-                : result.reason,
-        business_status: result.kind === 'response' ? result.status : null,
-        request_sent: sent,
+      : result.kind === 'store_unavailable'
+        ? notSentOutcome(
+            notSentTo,
+            'not_sent_store_unavailable',
+            'the store could not be read just before sending',
+          )
+        : result.kind === 'not_sent'
+          ? notSentOutcome(notSentTo, `not_sent_${result.reason}`, result.detail)
+          : outcomeOf(result, at.toISOString());
+  const res = await whenStoreReturns(ctx, 'the outcome of a dispatched call', () =>
+    transitionInvocation(ctx, {
+      invocation_id: rec.invocation_id,
+      from: 'dispatching',
+      to,
+      at: at.toISOString(),
+      patch,
+      release_permit: { now_ms: at.getTime(), refund: !sent },
+      audit: {
+        actor,
+        kind: 'invocation.dispatched',
+        detail: {
+          outcome:
+            result.kind === 'response'
+              ? `http_${result.status}`
+              : result.kind === 'target_missing'
+                ? 'not_sent_target_missing'
+                : result.kind === 'store_unavailable'
+                  ? 'not_sent_store_unavailable'
+                  : result.kind === 'not_sent'
+                    ? `not_sent_${result.reason}`
+                    : result.reason,
+          business_status: result.kind === 'response' ? result.status : null,
+          request_sent: sent,
+        },
       },
-    },
-  });
+    }),
+  );
   if (res.kind === 'stale') return recordLateOutcome(ctx, rec, res.current, to, patch, actor);
   return res.record;
+}
+
+/** The system and authorization to send to; the store being unreachable means the call is not sent. */
+async function readTarget(ctx: HubContext, rec: InvocationRecord) {
+  try {
+    const system = await ctx.store.getSystem(rec.system_id);
+    const auth = await ctx.store.getAuthorization(rec.authorization_ref);
+    return system && auth ? { system, auth } : null;
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) return 'store_unavailable' as const;
+    throw err;
+  }
 }
 
 /**

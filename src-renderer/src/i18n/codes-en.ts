@@ -88,6 +88,8 @@ export const enCodes = {
     'Not sent: the Hub was shutting down before it connected. Nothing was sent and nothing was spent.',
   'code.not_sent_target_missing':
     'Not sent: the business system or authorization is no longer registered. Nothing was sent and nothing was spent.',
+  'code.not_sent_store_unavailable':
+    'Not sent: the Hub could not read its database just before sending. Nothing was sent and nothing was spent.',
 
   // Receipt reason codes that reach a card as feedback (not dispatched, resume refused).
   'code.arguments_invalid': 'The arguments do not satisfy the tool’s schema or rules; nothing was sent.',

@@ -65,6 +65,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.not_sent_tls_failed': '未发送：与业务系统的安全（TLS）连接失败。未发送任何内容，也未消耗任何额度。',
   'code.not_sent_aborted': '未发送：Hub 在建立连接前正在关闭。未发送任何内容，也未消耗任何额度。',
   'code.not_sent_target_missing': '未发送：该业务系统或授权已不再登记。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_store_unavailable':
+    '未发送：Hub 在发送前无法读取其数据库。未发送任何内容，也未消耗任何额度。',
 
   'code.arguments_invalid': '参数不符合工具的结构或规则，未发送任何内容。',
   'code.approval_mismatch': '审批所覆盖的参数与本次调用不完全一致。',

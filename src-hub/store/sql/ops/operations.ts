@@ -18,6 +18,8 @@ export function* replaceOperations(
   at: string,
   audit: AuditInput,
 ): Step<void> {
+  // Hub instances sharing a store refresh a system's spec at start together: one at a time
+  yield* sql.dialect.lock(sql, `system:${systemId}`);
   const sys = yield* io(
     sql.get<{ name: string }>('SELECT name FROM systems WHERE system_id = ?', [systemId]),
   );
