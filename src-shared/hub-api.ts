@@ -385,6 +385,8 @@ export const RegisterSystemRequestSchema = z.object({
   spec_path: z.string().startsWith('/').optional(), // default /.well-known/bailing/tools.json
   spec_signing: z.enum(SPEC_SIGNING_MODES).optional(), // default signed
   signed_path: z.enum(SIGNED_PATH_MODES).optional(), // default operation
+  /** Plain http to a host that is not loopback (default false: refused). Shown as a warning everywhere. */
+  allow_insecure_http: z.boolean().optional(),
 });
 export type RegisterSystemRequest = z.infer<typeof RegisterSystemRequestSchema>;
 
@@ -402,6 +404,7 @@ export const SystemSchema = z.object({
   spec_path: z.string(),
   spec_signing: z.enum(SPEC_SIGNING_MODES),
   signed_path: z.enum(SIGNED_PATH_MODES),
+  allow_insecure_http: z.boolean(),
   spec_revision: z.string().nullable(),
   tool_count: z.number().int(),
   diagnostics: z.array(SpecDiagnosticSchema),

@@ -34,12 +34,18 @@ export interface SystemRecord {
   name: string;
   base_url: string;
   spec_path: string;
-  /** Held only in the Hub's store; never logged or returned by any route. */
+  /**
+   * Sealed (AES-256-GCM under the Hub's secret key, which is never in the store: src-hub/secrets);
+   * never logged or returned by any route. A value the Hub has not sealed yet (older stores) is
+   * sealed at start.
+   */
   signing_secret: string;
   /** Whether the spec GET carries the signature headers (docs/business-systems.md). */
   spec_signing: SpecSigningMode;
   /** Which path a call's signature covers: the operation's path, or base-URL prefix + path. */
   signed_path: SignedPathMode;
+  /** The admin allowed plain http to a non-loopback host (shown as a warning in every view). */
+  allow_insecure_http: boolean;
   spec_revision: string | null;
   diagnostics: SpecDiagnostic[];
   refreshed_at: string | null;
@@ -403,6 +409,15 @@ export interface HubStore {
   ): Promise<SystemRecord>;
   getSystem(systemId: string): Promise<SystemRecord | null>;
   listSystems(): Promise<SystemRecord[]>;
+  /**
+   * Replaces the sealed signing secrets of the named systems and sets the meta values, in one
+   * transaction (sealing older plain values, rotating the secret key).
+   */
+  resealSecrets(
+    secrets: ReadonlyArray<{ system_id: string; signing_secret: string }>,
+    meta: Readonly<Record<string, string>>,
+    audit: AuditInput,
+  ): Promise<void>;
   /** Replace the system's current operations (and its search index) in one transaction. */
   replaceOperations(
     systemId: string,

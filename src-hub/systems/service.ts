@@ -19,6 +19,7 @@ export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubS
     spec_path: s.spec_path,
     spec_signing: s.spec_signing,
     signed_path: s.signed_path,
+    allow_insecure_http: s.allow_insecure_http,
     spec_revision: s.spec_revision,
     tool_count: ops.length,
     diagnostics: s.diagnostics,
@@ -56,6 +57,7 @@ export async function registerSystem(
       signing_secret: req.signing_secret,
       spec_signing: specSigning,
       signed_path: req.signed_path ?? 'operation',
+      allow_insecure_http: req.allow_insecure_http ?? false,
     },
     ctx.now().toISOString(),
     {

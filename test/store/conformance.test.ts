@@ -114,6 +114,35 @@ for (const dialect of dialects()) {
         expect(await store.searchOperations(['nothing'], ['sys-a'], 10)).toEqual([]);
       });
 
+      it('systems keep allow_insecure_http; sealed secrets and their meta are replaced in one write', async () => {
+        await seedCatalog(store);
+        const sys = (await store.getSystem('sys-a'))!;
+        expect(sys.allow_insecure_http).toBe(false);
+        await store.upsertSystem({ ...sys, allow_insecure_http: true }, AT, audit);
+        expect((await store.getSystem('sys-a'))?.allow_insecure_http).toBe(true);
+        await store.resealSecrets(
+          [{ system_id: 'sys-a', signing_secret: 'sealed-2' }],
+          { secret_key_check: 'check-2' },
+          { actor: 'test', kind: 'hub.secrets_resealed', detail: {} },
+        );
+        expect((await store.getSystem('sys-a'))?.signing_secret).toBe('sealed-2');
+        expect(await store.getMeta('secret_key_check')).toBe('check-2');
+        expect((await store.listAudit({})).map((a) => a.kind)).toContain('hub.secrets_resealed');
+        // one transaction: a failing part leaves every part unchanged
+        await expect(
+          store.resealSecrets(
+            [
+              { system_id: 'sys-a', signing_secret: 'sealed-3' },
+              { system_id: 'sys-a', signing_secret: null as unknown as string },
+            ],
+            { secret_key_check: 'check-3' },
+            { actor: 'test', kind: 'hub.secrets_resealed', detail: {} },
+          ),
+        ).rejects.toThrow();
+        expect((await store.getSystem('sys-a'))?.signing_secret).toBe('sealed-2');
+        expect(await store.getMeta('secret_key_check')).toBe('check-2');
+      });
+
       it('authorizations: grants are idempotent; a change is a compare-and-set on the revision, with an event per grantee', async () => {
         await seedCatalog(store);
         await store.grant('auth-a', 'desk', audit);

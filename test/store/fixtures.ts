@@ -184,6 +184,7 @@ export async function seedCatalog(
       signing_secret: 's',
       spec_signing: 'signed',
       signed_path: 'operation',
+      allow_insecure_http: false,
     },
     AT,
     audit,

@@ -134,4 +134,11 @@ ALTER TABLE invocations ADD COLUMN owner_instance TEXT;
 ALTER TABLE invocations ADD COLUMN owner_incarnation INTEGER;
 `,
   },
+  {
+    version: 6,
+    name: 'system_transport_and_sealed_secrets',
+    sql: `
+ALTER TABLE systems ADD COLUMN allow_insecure_http INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

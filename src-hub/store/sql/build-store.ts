@@ -26,6 +26,7 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     upsertSystem: (s, at, audit) => run.write('upsertSystem', s, at, audit),
     getSystem: (id) => run.read('getSystem', id),
     listSystems: () => run.read('listSystems'),
+    resealSecrets: (secrets, meta, audit) => run.write('resealSecrets', secrets, meta, audit),
     replaceOperations: (id, ops, rev, diagnostics, at, audit) =>
       run.write('replaceOperations', id, ops, rev, diagnostics, at, audit),
     recordDiagnostics: (id, diagnostics, audit) => run.write('recordDiagnostics', id, diagnostics, audit),

@@ -42,7 +42,7 @@ import {
   searchOperations,
 } from './ops/operations.js';
 import { createRun, endRun, getRun } from './ops/runs.js';
-import { getSystem, listSystems, recordDiagnostics, upsertSystem } from './ops/systems.js';
+import { getSystem, listSystems, recordDiagnostics, resealSecrets, upsertSystem } from './ops/systems.js';
 import {
   changeTaskState,
   createTask,
@@ -95,6 +95,7 @@ export const WRITE_OPS = {
   createClient,
   upsertClient,
   upsertSystem,
+  resealSecrets,
   replaceOperations,
   recordDiagnostics,
   createAuthorization,

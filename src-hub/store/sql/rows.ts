@@ -82,6 +82,7 @@ export function toSystem(r: Row): SystemRecord {
     signing_secret: str(r.signing_secret),
     spec_signing: r.spec_signing === 'unsigned' ? 'unsigned' : 'signed',
     signed_path: r.signed_path === 'full' ? 'full' : 'operation',
+    allow_insecure_http: Number(r.allow_insecure_http) === 1,
     spec_revision: strOrNull(r.spec_revision),
     diagnostics: json(r.diagnostics_json, []),
     refreshed_at: strOrNull(r.refreshed_at),

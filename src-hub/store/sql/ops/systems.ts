@@ -21,11 +21,13 @@ export function* upsertSystem(
 ): Step<SystemRecord> {
   yield* io(
     sql.run(
-      `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, spec_signing, signed_path, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, spec_signing, signed_path,
+         allow_insecure_http, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (system_id) DO UPDATE SET name = excluded.name, base_url = excluded.base_url,
          spec_path = excluded.spec_path, signing_secret = excluded.signing_secret,
-         spec_signing = excluded.spec_signing, signed_path = excluded.signed_path`,
+         spec_signing = excluded.spec_signing, signed_path = excluded.signed_path,
+         allow_insecure_http = excluded.allow_insecure_http`,
       [
         sys.system_id,
         sys.name,
@@ -34,6 +36,7 @@ export function* upsertSystem(
         sys.signing_secret,
         sys.spec_signing,
         sys.signed_path,
+        sys.allow_insecure_http ? 1 : 0,
         at,
       ],
     ),
@@ -48,6 +51,26 @@ export function* getSystem({ sql }: OpEnv, systemId: string): Step<SystemRecord 
 
 export function* listSystems({ sql }: OpEnv): Step<SystemRecord[]> {
   return (yield* io(sql.all<Row>('SELECT * FROM systems ORDER BY system_id'))).map(toSystem);
+}
+
+export function* resealSecrets(
+  { sql }: OpEnv,
+  secrets: ReadonlyArray<{ system_id: string; signing_secret: string }>,
+  meta: Readonly<Record<string, string>>,
+  audit: AuditInput,
+): Step<void> {
+  for (const s of secrets)
+    yield* io(
+      sql.run('UPDATE systems SET signing_secret = ? WHERE system_id = ?', [s.signing_secret, s.system_id]),
+    );
+  for (const [key, value] of Object.entries(meta))
+    yield* io(
+      sql.run(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        [key, value],
+      ),
+    );
+  yield* insertAudit(sql, audit, new Date().toISOString());
 }
 
 export function* recordDiagnostics(
