@@ -1,111 +1,164 @@
 /**
- * npm run bench:hub — latency and throughput of governed calls through the Hub versus the same
- * signed requests sent straight to the demo shop, at concurrency 1 and 16 on loopback.
- * Then the cost of running schema regular expressions on RE2 instead of the native engine, per
- * validation, on the demo's schemas. Figures are printed, never asserted. BENCH_CALLS sets calls
- * per case (default 400). The calls go
- * to the bench shop (shop A without a declared per-operation rate limit, bench/lib/bench-shop.ts).
+ * npm run bench:hub — governed calls through the Hub versus the same signed requests sent straight
+ * to the business system, on three Hub setups: SQLite with group commit, PostgreSQL with one
+ * instance, PostgreSQL with three instances (calls spread over them), at concurrency 1 and 16.
+ * The Hubs run as processes of their own and the load generator in another, so the figures are the
+ * Hub's; the durability floors (fsync, bare transactions) are measured in the same run. Figures are
+ * printed, never asserted. BENCH_CALLS sets calls per case (default 400). The calls go to the
+ * bench shop (shop A without a declared per-operation rate limit, bench/lib/bench-shop.ts).
  */
-import { randomUUID } from 'node:crypto';
-import { buildRequest, sendSigned } from '../src-hub/dispatch/index.js';
+import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
-import { startBenchHub } from './lib/hub-env.js';
-import { fmt, heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
+import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
+import { fmt, heading, table } from './lib/print.js';
 import { printRegexCost } from './lib/regex-cost.js';
-import { runConcurrent, summarize, type Summary } from './lib/stats.js';
+import type { Summary } from './lib/stats.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
-const CONCURRENCY = [1, 16];
+const CONCURRENCY = [1, 16] as const;
+type Kind = 'read' | 'write';
+const TOOL: Record<Kind, 'get_product' | 'update_product_content'> = {
+  read: 'get_product',
+  write: 'update_product_content',
+};
 
-const AUTH = BENCH_SHOP.authorization_ref;
-
-const env = await startBenchHub();
+const run = await startBenchRun();
+const results = new Map<string, Summary>();
+const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
+const durability = new Map<string, string>();
+const problems: string[] = [];
 try {
-  // The bench shop is demo shop A without a declared rate limit (bench/lib/bench-shop.ts): the
-  // demo's 60–120 calls/min per account would otherwise be enforced and the figures would be refusals.
-  const shop = env.benchShop;
-  const read = await env.declaration(AUTH, 'get_product');
-  const write = await env.declaration(AUTH, 'update_product_content');
-  const runId = await env.run(AUTH);
-  const argsFor = (tool: 'get_product' | 'update_product_content') =>
-    tool === 'get_product' ? { product_id: 42 } : { product_id: 42, description: `bench ${randomUUID()}` };
-
-  const viaHub = (tool: 'get_product' | 'update_product_content', rev: string) => async () => {
-    const r = await env.post('/agent/v1/invocations', {
-      invocation_id: `bench_${randomUUID()}`,
-      run_id: runId,
-      authorization_ref: AUTH,
-      tool,
-      declaration_revision: rev,
-      arguments: argsFor(tool),
-      host_call_id: 'bench',
-    });
-    if (r.body.state !== 'succeeded') throw new Error(`governed ${tool}: ${JSON.stringify(r.body)}`);
-  };
-  const direct = (tool: 'get_product' | 'update_product_content') => {
-    const op = (tool === 'get_product' ? read : write) as unknown as Parameters<typeof buildRequest>[0];
-    const compiled = env.hub.store.currentOperation(BENCH_SHOP.system_id, tool);
-    return async () => {
-      const o = (await compiled)?.operation ?? op;
-      const r = await sendSigned({
-        baseUrl: shop.url,
-        secret: shop.secret,
-        request: buildRequest(o, argsFor(tool)),
-        signedPath: 'operation',
-        onBehalfOf: 'operator@demo.local',
-        jobId: runId,
-        idempotencyKey: `direct_${randomUUID()}`,
-        timeoutMs: 10_000,
-      });
-      if (r.kind !== 'response' || r.status !== 200) throw new Error(`direct ${tool}: ${JSON.stringify(r)}`);
+  // straight to the shop, from the load generator
+  for (const kind of ['read', 'write'] as const) {
+    const job = {
+      kind: 'direct' as const,
+      url: run.shop.url,
+      secret: run.shop.secret,
+      operation: run.operations[TOOL[kind]],
+      write: kind === 'write',
     };
-  };
-
-  const cases: Array<{ label: string; fn: () => () => Promise<void> }> = [
-    { label: 'read via Hub', fn: () => viaHub('get_product', read.declaration_revision) },
-    { label: 'read direct', fn: () => direct('get_product') },
-    { label: 'write via Hub', fn: () => viaHub('update_product_content', write.declaration_revision) },
-    { label: 'write direct', fn: () => direct('update_product_content') },
-  ];
-  const results = new Map<string, Summary>();
-  for (const c of cases) {
-    const fn = c.fn();
-    await runConcurrent(20, 4, fn); // warm-up
+    await run.loadgen.run({ ...job, calls: 20, concurrency: 4 }); // warm-up
     for (const conc of CONCURRENCY) {
-      const { samples, wallMs } = await runConcurrent(CALLS, conc, fn);
-      results.set(`${c.label}@${conc}`, summarize(samples, wallMs));
+      const r = await run.loadgen.run({ ...job, calls: CALLS, concurrency: conc });
+      if ((r.states.http_200 ?? 0) !== CALLS)
+        problems.push(`direct ${kind}@${conc}: ${JSON.stringify(r.states)}`);
+      results.set(key('direct', kind, conc), r.summary);
+    }
+  }
+  for (const setup of run.setups) {
+    const hubs = await run.startSetup(setup);
+    try {
+      durability.set(setup, hubs.durability);
+      const runId = await hubs.run(`bench-${setup}`);
+      for (const kind of ['read', 'write'] as const) {
+        const d = await hubs.declaration(TOOL[kind]);
+        const invoke = {
+          run_id: runId,
+          authorization_ref: BENCH_SHOP.authorization_ref,
+          tool: TOOL[kind],
+          declaration_revision: d.declaration_revision,
+          write: kind === 'write',
+        };
+        await run.loadgen.run({
+          kind: 'hub',
+          urls: hubs.urls,
+          token: hubs.token,
+          calls: 40,
+          concurrency: 8,
+          invoke,
+        });
+        for (const conc of CONCURRENCY) {
+          // concurrency 1 talks to one instance; 16 spreads over every instance
+          const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
+          const r = await run.loadgen.run({
+            kind: 'hub',
+            urls,
+            token: hubs.token,
+            calls: CALLS,
+            concurrency: conc,
+            invoke,
+          });
+          if ((r.states.succeeded ?? 0) !== CALLS)
+            problems.push(`${setup} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
+          results.set(key(setup, kind, conc), r.summary);
+        }
+      }
+      if (setup === 'SQLite, group commit') {
+        const store = createSqliteStore({ dataDir: hubs.store.dataDir! });
+        try {
+          await printRegexCost(store);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      await hubs.close();
     }
   }
 
-  heading('Governed calls through the Hub vs straight to the demo shop (loopback)');
-  console.log(`calls per case: ${CALLS}; Hub store: ${env.hub.store.durability}`);
-  console.log(
-    'business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)',
-  );
+  printFloors(run);
+  heading('Governed calls through the Hub vs straight to the bench shop (loopback)');
+  console.log(`calls per case: ${CALLS}; Hubs and the load generator are separate processes`);
+  for (const [setup, d] of durability) console.log(`${setup}: ${d}`);
   const rows: Array<Array<string | number>> = [];
-  for (const c of cases)
-    for (const conc of CONCURRENCY) rows.push(summaryRow(c.label, conc, results.get(`${c.label}@${conc}`)!));
-  console.log(table(SUMMARY_HEADERS, rows));
+  for (const where of ['direct', ...run.setups] as const) {
+    for (const kind of ['read', 'write'] as const) {
+      for (const conc of CONCURRENCY) {
+        const s = results.get(key(where, kind, conc))!;
+        rows.push([
+          where === 'direct' ? 'straight to the shop' : where,
+          kind,
+          String(conc),
+          String(s.n),
+          s.p50_ms,
+          s.p99_ms,
+          s.per_s,
+        ]);
+      }
+    }
+  }
+  console.log(table(['where', 'call', 'conc', 'calls', 'p50 ms', 'p99 ms', 'calls/s'], rows));
 
-  heading('Hub overhead (Hub / direct)');
+  heading(
+    'Hub against the direct call (targets: write p50 at conc 1 ≤ 2x direct; conc 16 throughput ≥ 0.5x direct)',
+  );
   const ratioRows: Array<Array<string | number>> = [];
-  for (const kind of ['read', 'write']) {
-    for (const conc of CONCURRENCY) {
-      const h = results.get(`${kind} via Hub@${conc}`)!;
-      const d = results.get(`${kind} direct@${conc}`)!;
+  for (const setup of run.setups as SetupName[]) {
+    for (const kind of ['read', 'write'] as const) {
+      const h1 = results.get(key(setup, kind, 1))!;
+      const d1 = results.get(key('direct', kind, 1))!;
+      const h16 = results.get(key(setup, kind, 16))!;
+      const d16 = results.get(key('direct', kind, 16))!;
       ratioRows.push([
+        setup,
         kind,
-        String(conc),
-        `${fmt(h.p50_ms / d.p50_ms)}x`,
-        `${fmt(h.p99_ms / d.p99_ms)}x`,
-        `${fmt(d.per_s / h.per_s)}x`,
+        ratio(h1.p50_ms / d1.p50_ms),
+        ratio(h1.p99_ms / d1.p99_ms),
+        ratio(h16.per_s / d16.per_s),
       ]);
     }
   }
-  console.log(table(['call', 'conc', 'p50 ratio', 'p99 ratio', 'throughput cost'], ratioRows));
-  console.log(`\nbusiness writes in the shop ledger: ${shop.ledger().length}`);
+  console.log(table(['setup', 'call', 'p50 ratio @1', 'p99 ratio @1', 'throughput share @16'], ratioRows));
 
-  await printRegexCost(env.hub.store);
+  heading('Hub against its durability floor (a governed write commits twice: dispatching, outcome)');
+  const f = run.floors;
+  const floorRows: Array<Array<string | number>> = [];
+  for (const setup of run.setups) {
+    const tx = setup === 'SQLite, group commit' ? f.sqliteTx : f.pgTx1;
+    if (!tx) continue;
+    const direct = results.get(key('direct', 'write', 1))!.p50_ms;
+    const floor = direct + 2 * tx.p50_ms;
+    const hub = results.get(key(setup, 'write', 1))!.p50_ms;
+    floorRows.push([setup, fmt(direct), fmt(2 * tx.p50_ms), fmt(floor), fmt(hub), ratio(hub / floor)]);
+  }
+  console.log(
+    table(
+      ['setup', 'direct p50 ms', '2 bare commits ms', 'floor ms', 'Hub write p50 ms @1', 'Hub / floor'],
+      floorRows,
+    ),
+  );
+  console.log(`\nbusiness writes in the shop ledger: ${run.shop.ledger().length}`);
+  if (problems.length > 0) console.log(`\ncalls that did not succeed: ${problems.join('; ')}`);
 } finally {
-  await env.close();
+  await run.close();
 }

@@ -1,183 +1,193 @@
 /**
- * npm run bench:tasks — task permits under contention: permits per second and p50/p99 latency of
- * task-bound governed writes with 1 and 16 concurrent clients on one task, the latency of the
- * permit transaction alone (check + grant + `dispatching`, fsynced), and the cost of a governed
- * call with a task versus without. Figures are printed, never asserted. BENCH_CALLS (default 300).
+ * npm run bench:tasks — task permits under contention, on SQLite with group commit and on
+ * PostgreSQL with one and three Hub instances: task-bound governed writes (permit + send) at
+ * concurrency 1 and 16 on one task, the permit transaction alone (check + grant + `dispatching`,
+ * committed; nothing sent) with the budget checked for exactness, and the cost of a governed call
+ * with a task versus without. Hubs and the load generator run as processes of their own; the
+ * durability floors are measured in the same run. Figures are printed, never asserted.
+ * BENCH_CALLS (default 300) calls per case; BENCH_PERMITS (default 2000) permit transactions at 16.
  */
-import { randomUUID } from 'node:crypto';
-import { newId } from '../src-hub/ids.js';
-import { transitionInvocation } from '../src-hub/invocations/transition.js';
-import type { InvocationRecord } from '../src-hub/store/types.js';
+import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
-import { startBenchHub } from './lib/hub-env.js';
-import { fmt, heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
-import { runConcurrent, summarize, type Summary } from './lib/stats.js';
+import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
+import type { BenchHubs } from './lib/hub-processes.js';
+import { heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
+import type { Summary } from './lib/stats.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
-const CONCURRENCY = [1, 16];
+const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
+const CONCURRENCY = [1, 16] as const;
+const CASES = ['task-bound write (permit + send)', 'read with task', 'read without task'] as const;
 
-const AUTH = BENCH_SHOP.authorization_ref;
+const run = await startBenchRun();
+const results = new Map<string, Summary>();
+const permits = new Map<
+  string,
+  { summary: Summary; granted: number; budget: number; refused: number; writesUsed: number }
+>();
+const problems: string[] = [];
+const key = (setup: string, label: string, conc: number) => `${setup}|${label}|${conc}`;
 
-const env = await startBenchHub();
-try {
-  // The bench shop is demo shop A without a declared rate limit (bench/lib/bench-shop.ts).
-  const write = await env.declaration(AUTH, 'update_product_content');
-  const read = await env.declaration(AUTH, 'get_product');
-  // Task-bound calls come from one agent session (enrolled in the task by its first call); the
-  // calls without a task come from another session, which a task enrollment would refuse.
-  const runId = await env.run(AUTH);
-  const freeRunId = await env.run(AUTH);
-  const task = await env.post('/agent/v1/tasks', {
+async function task(hubs: BenchHubs, budget: number): Promise<string> {
+  const r = await hubs.post('/agent/v1/tasks', {
     title: 'bench',
-    authorizations: [{ authorization_ref: AUTH, tools: ['update_product_content', 'get_product'] }],
-    write_budget: 1_000_000,
+    authorizations: [
+      { authorization_ref: BENCH_SHOP.authorization_ref, tools: ['update_product_content', 'get_product'] },
+    ],
+    write_budget: budget,
     in_flight_limit: 10_000,
   });
-  const taskId = task.body.task_id as string;
-  const call = (tool: 'get_product' | 'update_product_content', withTask: boolean) => async () => {
-    const r = await env.post('/agent/v1/invocations', {
-      invocation_id: `bench_${randomUUID()}`,
-      run_id: withTask ? runId : freeRunId,
-      authorization_ref: AUTH,
-      tool,
-      declaration_revision: tool === 'get_product' ? read.declaration_revision : write.declaration_revision,
-      arguments:
-        tool === 'get_product'
-          ? { product_id: 42 }
-          : { product_id: 42, description: `bench ${randomUUID()}` },
-      host_call_id: 'bench',
-      ...(withTask ? { task_id: taskId } : {}),
-    });
-    if (r.body.state !== 'succeeded') throw new Error(JSON.stringify(r.body));
-  };
+  if (r.status !== 201) throw new Error(`task: ${JSON.stringify(r.body)}`);
+  return r.body.task_id as string;
+}
 
-  const results = new Map<string, Summary>();
-  const measure = async (label: string, fn: () => Promise<void>) => {
-    await runConcurrent(20, 4, fn);
-    for (const conc of CONCURRENCY) {
-      const { samples, wallMs } = await runConcurrent(CALLS, conc, fn);
-      results.set(`${label}@${conc}`, summarize(samples, wallMs));
+try {
+  for (const setup of run.setups) {
+    const hubs = await run.startSetup(setup);
+    try {
+      const write = await hubs.declaration('update_product_content');
+      const read = await hubs.declaration('get_product');
+      // task-bound calls come from one agent session (enrolled by its first call); the calls
+      // without a task from another session, which an enrollment would refuse
+      const taskRun = await hubs.run(`bench-task-${setup}`);
+      const freeRun = await hubs.run(`bench-free-${setup}`);
+      const taskId = await task(hubs, 1_000_000);
+      const invoke = (tool: 'get_product' | 'update_product_content', withTask: boolean) => ({
+        run_id: withTask ? taskRun : freeRun,
+        authorization_ref: BENCH_SHOP.authorization_ref,
+        tool,
+        declaration_revision: (tool === 'get_product' ? read : write).declaration_revision,
+        write: tool === 'update_product_content',
+        ...(withTask ? { task_id: taskId } : {}),
+      });
+      const jobs: Record<(typeof CASES)[number], ReturnType<typeof invoke>> = {
+        'task-bound write (permit + send)': invoke('update_product_content', true),
+        'read with task': invoke('get_product', true),
+        'read without task': invoke('get_product', false),
+      };
+      for (const label of CASES) {
+        await run.loadgen.run({
+          kind: 'hub',
+          urls: hubs.urls,
+          token: hubs.token,
+          calls: 40,
+          concurrency: 8,
+          invoke: jobs[label],
+        });
+        for (const conc of CONCURRENCY) {
+          const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
+          const r = await run.loadgen.run({
+            kind: 'hub',
+            urls,
+            token: hubs.token,
+            calls: CALLS,
+            concurrency: conc,
+            invoke: jobs[label],
+          });
+          if ((r.states.succeeded ?? 0) !== CALLS)
+            problems.push(`${setup} ${label}@${conc}: ${JSON.stringify(r.states)}`);
+          results.set(key(setup, label, conc), r.summary);
+        }
+      }
+
+      // The permit transaction alone, straight against the store (instances do not matter here).
+      if (setup !== 'PostgreSQL, 3 instances') {
+        const operation: OperationRecord = {
+          system_id: BENCH_SHOP.system_id,
+          tool: 'update_product_content',
+          declaration_revision: write.declaration_revision,
+          operation: run.operations.update_product_content,
+        };
+        for (const conc of CONCURRENCY) {
+          const calls = conc === 1 ? Math.min(500, PERMITS) : PERMITS;
+          const budget = conc === 1 ? calls : calls - 100; // the last 100 must be refused: budget_exhausted
+          const permitTask = await task(hubs, budget);
+          // a session of its own: its first call enrolls it in this task
+          const runId = await hubs.run(`bench-permits-${setup}-${conc}`);
+          const view = await hubs.get(`/agent/v1/runs/${runId}`);
+          const permitRun: RunRecord = {
+            run_id: runId,
+            client_id: 'bench',
+            agent_session_id: view.agent_session_id,
+            turn_id: view.turn_id,
+            authorization_ref: BENCH_SHOP.authorization_ref,
+            state: 'open',
+            created_at: view.created_at,
+            ended_at: null,
+          };
+          const r = await run.loadgen.run({
+            kind: 'permits',
+            store: hubs.store,
+            client_id: 'bench',
+            task_id: permitTask,
+            run: permitRun,
+            operation,
+            calls,
+            concurrency: conc,
+          });
+          permits.set(key(setup, 'permits', conc), {
+            summary: r.summary,
+            granted: r.states.applied ?? 0,
+            refused: r.states.budget_exhausted ?? 0,
+            budget,
+            writesUsed: r.extra?.writes_used ?? -1,
+          });
+        }
+      }
+    } finally {
+      await hubs.close();
     }
-  };
-  await measure('task-bound write (permit + send)', call('update_product_content', true));
-  await measure('read with task', call('get_product', true));
-  await measure('read without task', call('get_product', false));
-
-  // The permit transaction alone, through the real store: new -> dispatching with a permit, then released.
-  const ctx = env.hub.ctx;
-  const op = (await ctx.store.currentOperation(BENCH_SHOP.system_id, 'update_product_content'))!;
-  const run = (await ctx.store.getRun(runId))!;
-  const permitOnly = async () => {
-    const at = ctx.now();
-    const id = `perm_${randomUUID()}`;
-    const rec: InvocationRecord = {
-      invocation_id: id,
-      client_id: 'bench',
-      run_id: run.run_id,
-      agent_session_id: run.agent_session_id,
-      turn_id: run.turn_id,
-      authorization_ref: AUTH,
-      authorization_revision: 1,
-      system_id: BENCH_SHOP.system_id,
-      tool: op.tool,
-      declaration_revision: op.declaration_revision,
-      operation: op.operation,
-      arguments: { product_id: 42 },
-      parameter_digest: id,
-      host_call_id: 'bench',
-      task_id: taskId,
-      effect: 'write',
-      state: 'not_dispatched',
-      dispatch: 'none',
-      reason_code: null,
-      reason_message: null,
-      retry_after_ms: null,
-      result: null,
-      result_truncated: false,
-      business_status: null,
-      approval_id: null,
-      reconciliation: [],
-      permit_id: null,
-      owner_instance: null,
-      owner_incarnation: null,
-      created_at: at.toISOString(),
-      updated_at: at.toISOString(),
-    };
-    const r = await transitionInvocation(ctx, {
-      invocation_id: id,
-      from: 'new',
-      to: 'dispatching',
-      create: rec,
-      patch: { dispatch: 'attempted' },
-      permit: {
-        task_id: taskId,
-        effect: 'write',
-        now_ms: at.getTime(),
-        window_ms: null,
-        permit_id: newId('prm'),
-        refused_to: 'not_dispatched',
-      },
-      audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
-    });
-    if (r.kind !== 'applied') throw new Error('permit refused');
-    granted.push(id);
-  };
-  const granted: string[] = [];
-  const permitResults = new Map<number, Summary>();
-  for (const conc of CONCURRENCY) {
-    const { samples, wallMs } = await runConcurrent(CALLS, conc, permitOnly);
-    permitResults.set(conc, summarize(samples, wallMs));
-  }
-  // release the micro-benchmark's permits (outside the timed part) so the task's in-flight is 0 again
-  for (const id of granted) {
-    await transitionInvocation(ctx, {
-      invocation_id: id,
-      from: 'dispatching',
-      to: 'unknown',
-      release_permit: { now_ms: Date.now() },
-      patch: { reason_code: 'benchmark_only', reason_message: 'permit micro-benchmark: never sent' },
-      audit: { actor: 'bench', kind: 'invocation.dispatched', detail: {} },
-    });
   }
 
-  heading('Task permits under contention (one task, loopback, demo shop)');
-  console.log(`calls per case: ${CALLS}; Hub store: ${env.hub.store.durability}`);
-  console.log(
-    'business system: demo shop A data and operations, spec without execution.rate_limit (system bench-shop)',
-  );
+  printFloors(run);
+  heading('Task permits under contention (one task, loopback, bench shop)');
+  console.log(`calls per case: ${CALLS}; Hubs and the load generator are separate processes`);
   const rows: Array<Array<string | number>> = [];
-  for (const label of ['task-bound write (permit + send)', 'read with task', 'read without task']) {
-    for (const conc of CONCURRENCY) rows.push(summaryRow(label, conc, results.get(`${label}@${conc}`)!));
+  for (const setup of run.setups)
+    for (const label of CASES)
+      for (const conc of CONCURRENCY)
+        rows.push([setup, ...summaryRow(label, conc, results.get(key(setup, label, conc))!)]);
+  console.log(table(['setup', ...SUMMARY_HEADERS], rows));
+  console.log('(calls/s of a task-bound write = permits granted per second, each also sent and answered)');
+
+  heading(
+    'The permit transaction alone (check + grant + dispatching, committed; target ≥ 5,000/s at 16 with the budget exact)',
+  );
+  const prow: Array<Array<string | number>> = [];
+  for (const [k, p] of permits) {
+    const [setup, , conc] = k.split('|');
+    prow.push([
+      setup!,
+      conc!,
+      String(p.summary.n),
+      p.summary.p50_ms,
+      p.summary.p99_ms,
+      p.summary.per_s,
+      `${p.granted} granted / budget ${p.budget}, ${p.refused} refused, writes_used ${p.writesUsed}: ${p.granted === p.budget && p.writesUsed === p.budget ? 'exact' : 'NOT EXACT'}`,
+    ]);
   }
-  for (const conc of CONCURRENCY)
-    rows.push(summaryRow('permit transaction only', conc, permitResults.get(conc)!));
-  console.log(table(SUMMARY_HEADERS, rows));
+  console.log(table(['setup', 'conc', 'calls', 'p50 ms', 'p99 ms', 'permits/s', 'budget'], prow));
+  const f = run.floors;
   console.log(
-    '(calls/s of a task-bound write = permits granted per second; "permit transaction only" = check + grant + dispatching, one fsynced SQLite transaction)',
+    `floors in this run: bare SQLite transaction ${f.sqliteTx.per_s.toFixed(0)}/s one at a time${f.pgTx16 ? `; bare PostgreSQL transaction ${f.pgTx1!.per_s.toFixed(0)}/s at 1, ${f.pgTx16.per_s.toFixed(0)}/s at 16 (one task row)` : ''}`,
   );
 
   heading('Cost of a task (governed read with task / without task)');
-  console.log(
-    table(
-      ['conc', 'p50 ratio', 'p99 ratio', 'throughput ratio'],
-      CONCURRENCY.map((conc) => {
-        const w = results.get(`read with task@${conc}`)!;
-        const wo = results.get(`read without task@${conc}`)!;
-        return [
-          String(conc),
-          `${fmt(w.p50_ms / wo.p50_ms)}x`,
-          `${fmt(w.p99_ms / wo.p99_ms)}x`,
-          `${fmt(wo.per_s / w.per_s)}x`,
-        ];
-      }),
-    ),
-  );
-  const v = await fetch(`${env.hub.url}/agent/v1/tasks/${taskId}`, {
-    headers: { authorization: `Bearer ${env.token}` },
-  }).then((r) => r.json());
-  console.log(
-    `\ntask accounting: permits_granted=${v.permits_granted} writes_used=${v.writes_used} in_flight=${v.in_flight}`,
-  );
+  const costRows: Array<Array<string | number>> = [];
+  for (const setup of run.setups as SetupName[])
+    for (const conc of CONCURRENCY) {
+      const w = results.get(key(setup, 'read with task', conc))!;
+      const wo = results.get(key(setup, 'read without task', conc))!;
+      costRows.push([
+        setup,
+        String(conc),
+        ratio(w.p50_ms / wo.p50_ms),
+        ratio(w.p99_ms / wo.p99_ms),
+        ratio(wo.per_s / w.per_s),
+      ]);
+    }
+  console.log(table(['setup', 'conc', 'p50 ratio', 'p99 ratio', 'throughput ratio'], costRows));
+  if (problems.length > 0) console.log(`\ncalls that did not succeed: ${problems.join('; ')}`);
 } finally {
-  await env.close();
+  await run.close();
 }

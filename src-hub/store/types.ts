@@ -541,6 +541,11 @@ export interface HubStore {
    * streams' shared poll covers a store without it, only later.
    */
   onEvents?(listener: (clients: string[] | 'some') => void): () => void;
+  /**
+   * Resolves once every event committed before the call has its seq (PostgreSQL sequences events
+   * just after their transaction commits; SQLite at once).
+   */
+  flushEvents(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -32,6 +32,7 @@ async function threeEdits(e: HubEnv, tok?: string): Promise<string[]> {
     expect(r.status).toBe(201);
     ids.push(r.body.invocation_id as string);
   }
+  await e.hub.store.flushEvents(); // every event of these calls has its seq
   return ids;
 }
 

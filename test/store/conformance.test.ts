@@ -160,6 +160,7 @@ for (const dialect of dialects()) {
         expect(await store.updateAuthorization(change)).toBe(true);
         expect(await store.updateAuthorization(change)).toBe(false); // the revision moved
         expect((await store.getAuthorization('auth-a'))?.state).toBe('revoked');
+        await store.flushEvents();
         const events = await store.listEvents('desk', 0, 10);
         expect(events.map((e) => e.type)).toEqual(['authorization.changed']);
       });
@@ -192,6 +193,7 @@ for (const dialect of dialects()) {
         expect(done.kind).toBe('applied');
         const stored = (await store.getInvocation(rec.invocation_id))!;
         expect(stored).toMatchObject({ state: 'succeeded', dispatch: 'confirmed', result: { ok: true } });
+        await store.flushEvents();
         expect((await store.listEvents('desk', 0, 10)).map((e) => e.type)).toEqual([
           'invocation.changed',
           'invocation.changed',
@@ -386,6 +388,7 @@ for (const dialect of dialects()) {
             (i % 2 ? again : store).appendEvent('c', 'test.event', { i }, AT),
           ),
         );
+        await Promise.all([store.flushEvents(), again.flushEvents()]);
         reading = false;
         await reader;
         const all = (await store.listEvents('c', 0, 1000)).map((e) => e.seq);
@@ -406,6 +409,7 @@ for (const dialect of dialects()) {
         for (let i = 0; i < 5; i++)
           await store.appendEvent('a', 'test.event', { i, pad: 'x'.repeat(100) }, AT);
         await store.appendEvent('b', 'test.event', { i: 0 }, '2026-01-01T00:00:00.000Z');
+        await store.flushEvents();
         const all = await store.listEvents('a', 0, 100);
         expect(all.map((e) => e.payload.i)).toEqual([0, 1, 2, 3, 4]);
         const page = await store.readEventPage('a', 0, { maxEvents: 10, maxBytes: 150 });

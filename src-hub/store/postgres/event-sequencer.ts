@@ -7,9 +7,9 @@
  * below N — which a sequence alone (BIGSERIAL) cannot promise, since transactions commit out of
  * nextval order.
  *
- * A write that appended events waits for a pass that started after its commit before the Hub
- * answers (`sequenceNow`), so what the Hub has answered is in the feed, as on SQLite. Concurrent
- * writers share passes. A pass notifies `bailing_events` with the clients concerned (every
+ * A write that appended events asks for a pass right after its commit without waiting for it
+ * (the feed follows within a pass; `HubStore.flushEvents` waits for one). Concurrent writers share
+ * passes. A pass notifies `bailing_events` with the clients concerned (every
  * instance LISTENs, listener.ts). A timer also runs passes, for events committed by an instance
  * that died before sequencing them.
  */

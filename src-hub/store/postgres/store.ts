@@ -129,8 +129,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const { value, session } = await inTransaction(pool, 'BEGIN', (s) =>
         runAsync(op({ sql: s, rules: STORE_RULES }, ...args)),
       );
-      // what the Hub answers is in the feed: wait for a sequencing pass that includes these events
-      if (session.appendedEvents) await sequencer.sequenceNow();
+      // seqs are assigned just after commit, off the caller's path (flushEvents waits for them)
+      if (session.appendedEvents) void sequencer.sequenceNow();
       return value as never;
     },
   };
@@ -150,6 +150,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       })();
       return closed;
     },
+    flushEvents: () => sequencer.sequenceNow(),
     onEvents(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

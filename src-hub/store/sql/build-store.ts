@@ -8,7 +8,7 @@ import type { OpRunner } from './registry.js';
 
 export type StoreBase = Pick<
   HubStore,
-  'kind' | 'shared' | 'durability' | 'hubId' | 'tokenSalt' | 'close' | 'onEvents'
+  'kind' | 'shared' | 'durability' | 'hubId' | 'tokenSalt' | 'close' | 'onEvents' | 'flushEvents'
 >;
 
 export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {

@@ -1,8 +1,11 @@
 /** What every store operation runs against: one SQL session (inside a transaction for writes) and the rules. */
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
+import type { TaskEventSink } from './task-events.js';
 
 export interface OpEnv {
   sql: SqlSession;
   rules: StoreRules;
+  /** Set while a group-commit batch runs: task views are published once per task at its end. */
+  taskEvents?: TaskEventSink;
 }

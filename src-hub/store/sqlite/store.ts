@@ -60,6 +60,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     durability: SQLITE_DURABILITY,
     hubId: () => identity.hub_id,
     tokenSalt: () => identity.token_salt,
+    flushEvents: async () => undefined, // an event has its seq when its transaction commits
     close() {
       closed ??= writer.close().finally(() => {
         if (db.open) db.close();

@@ -27,7 +27,8 @@ import { insertAudit } from './audit.js';
 import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
 import { readTask } from './tasks.js';
-import { countInFlight, countPermitsSince, readTaskUsage } from './task-usage.js';
+import { countOpenPermits } from './task-usage.js';
+import { publishTaskView } from '../task-events.js';
 
 export function applyPatch(
   record: InvocationRecord,
@@ -55,6 +56,16 @@ function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: str
   return (yield* io(s.run(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected]))) === 1;
 }
 
+function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | null> {
+  const row = yield* io(
+    s.get<{ task_id: string }>(
+      'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?',
+      [base.client_id, base.agent_session_id],
+    ),
+  );
+  return row ? String(row.task_id) : null;
+}
+
 type Refusal = { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null };
 
 /** The gates in order: enrollment, task permit, operation rate. Returns the first refusal and whether to enroll. */
@@ -66,14 +77,13 @@ function* checkGates(
   const { sql: s, rules } = env;
   let enroll = false;
   if (change.enrollment) {
-    yield* s.dialect.lock(s, `enrollment:${base.client_id}:${base.agent_session_id}`);
-    const row = yield* io(
-      s.get<{ task_id: string }>(
-        'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?',
-        [base.client_id, base.agent_session_id],
-      ),
-    );
-    const enrolled = row ? String(row.task_id) : null;
+    // An enrollment is permanent: one that exists can be read without a lock. Only a call that would
+    // enroll its session takes the session's lock and reads again, so two first calls cannot both enroll.
+    let enrolled = yield* readEnrollment(s, base);
+    if (enrolled === null && base.task_id !== null) {
+      yield* s.dialect.lock(s, `enrollment:${base.client_id}:${base.agent_session_id}`);
+      enrolled = yield* readEnrollment(s, base);
+    }
     const d = rules.evaluateEnrollment(enrolled, {
       agent_session_id: base.agent_session_id,
       task_id: base.task_id,
@@ -83,14 +93,16 @@ function* checkGates(
   }
   if (change.permit) {
     const p = change.permit;
+    // lock the task row first: what is counted after the lock is every permit committed before it
     const task = yield* readTask(s, p.task_id, s.dialect.forUpdate);
     if (!task) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
     const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
+    const open = yield* countOpenPermits(s, p.task_id, bounds?.start ?? null);
     const d = rules.evaluatePermit(
       {
         task,
-        in_flight: yield* countInFlight(s, p.task_id),
-        used_in_window: bounds ? yield* countPermitsSince(s, p.task_id, bounds.start) : 0,
+        in_flight: open.in_flight,
+        used_in_window: open.in_window,
         window_start_ms: bounds?.start ?? 0,
         window_end_ms: bounds?.end ?? 0,
       },
@@ -289,13 +301,9 @@ function* publish(
   const payload = JSON.stringify(rules.invocationEvent(record, approval));
   yield* s.dialect.appendEvent(s, record.client_id, 'invocation.changed', payload, change.at);
   if (record.task_id) {
-    const task = yield* readTask(s, record.task_id);
-    if (task) {
-      const nowMs = Date.parse(change.at);
-      const usage = yield* readTaskUsage(s, task.task_id, nowMs, rules.taskWindowMs(task));
-      const taskPayload = JSON.stringify(rules.taskEvent(task, usage, nowMs));
-      yield* s.dialect.appendEvent(s, task.client_id, 'task.changed', taskPayload, change.at);
-    }
+    // the task's accounting changed with it: its new view is published in the same transaction
+    if (env.taskEvents) env.taskEvents.touch(record.task_id, change.at);
+    else yield* publishTaskView(env, record.task_id, change.at);
   }
   return approval;
 }

@@ -7,25 +7,23 @@ import { windowBounds } from '../window.js';
 /** The unresolved states as an SQL list; the names are constants of states.ts, never input. */
 const UNRESOLVED_SQL = UNRESOLVED_INVOCATION_STATES.map((s) => `'${s}'`).join(', ');
 
-/** Open permits of a task (its calls in flight). */
-export function* countInFlight(s: SqlSession, taskId: string): Step<number> {
+/** A task's permits in flight, and those granted since `windowStartMs` (its rate window), in one query. */
+export function* countOpenPermits(
+  s: SqlSession,
+  taskId: string,
+  windowStartMs: number | null,
+): Step<{ in_flight: number; in_window: number }> {
   const row = yield* io(
-    s.get<{ n: number }>('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND released_at_ms IS NULL', [
-      taskId,
-    ]),
+    s.get<{ in_flight: number; in_window: number }>(
+      `SELECT (SELECT COUNT(*) FROM permits WHERE task_id = ? AND released_at_ms IS NULL) AS in_flight,
+              (SELECT COUNT(*) FROM permits WHERE task_id = ? AND granted_at_ms >= ?) AS in_window`,
+      [taskId, taskId, windowStartMs ?? Number.MAX_SAFE_INTEGER],
+    ),
   );
-  return Number(row?.n ?? 0);
-}
-
-/** Permits of a task granted since `startMs` (its rate window). */
-export function* countPermitsSince(s: SqlSession, taskId: string, startMs: number): Step<number> {
-  const row = yield* io(
-    s.get<{ n: number }>('SELECT COUNT(*) AS n FROM permits WHERE task_id = ? AND granted_at_ms >= ?', [
-      taskId,
-      startMs,
-    ]),
-  );
-  return Number(row?.n ?? 0);
+  return {
+    in_flight: Number(row?.in_flight ?? 0),
+    in_window: windowStartMs === null ? 0 : Number(row?.in_window ?? 0),
+  };
 }
 
 /** Run inside a transaction (or a snapshot read) for a consistent view. */
@@ -52,9 +50,10 @@ export function* readTaskUsage(
       [taskId],
     ),
   );
+  const open = yield* countOpenPermits(s, taskId, bounds?.start ?? null);
   return {
-    in_flight: yield* countInFlight(s, taskId),
-    used_in_window: bounds ? yield* countPermitsSince(s, taskId, bounds.start) : 0,
+    in_flight: open.in_flight,
+    used_in_window: open.in_window,
     window_start_ms: bounds?.start ?? null,
     window_end_ms: bounds?.end ?? null,
     counts: byState,

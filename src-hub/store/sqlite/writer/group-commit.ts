@@ -6,11 +6,14 @@
  * constraint, a bug) is rolled back alone and answered with its error while the others commit. If
  * the transaction as a whole fails (COMMIT, or an error after which SQLite rolled everything back,
  * such as a full disk), every write of the batch is answered with that error and nothing is kept.
+ * The task views that task-bound changes publish are rendered once per task at the end of the
+ * batch, inside its transaction (sql/task-events.ts).
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
+import { createTaskEventSink } from '../../sql/task-events.js';
 import { serializeError, type SerializedError, type WriteAnswer, type WriteRequest } from './protocol.js';
 
 export interface GroupCommitStats {
@@ -20,7 +23,8 @@ export interface GroupCommitStats {
 
 type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 
-export function createGroupCommitter(db: Database.Database, env: OpEnv) {
+export function createGroupCommitter(db: Database.Database, base: OpEnv) {
+  const env: OpEnv = { ...base, taskEvents: createTaskEventSink() };
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -70,6 +74,7 @@ export function createGroupCommitter(db: Database.Database, env: OpEnv) {
         answers.push(answer);
       }
       try {
+        runSync(env.taskEvents!.flush(env));
         commit.run();
       } catch (err) {
         if (db.inTransaction) rollback.run();

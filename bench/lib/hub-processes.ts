@@ -1,0 +1,194 @@
+/**
+ * Hubs for the benchmarks as processes of their own (the load generator is another one): one Hub
+ * on SQLite, or N Hub instances on one PostgreSQL database. Configured with the bench shop (demo
+ * shop A without a declared rate limit) and one client.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Declaration } from '../../src-shared/hub-api.js';
+import type { HubConfig } from '../../src-hub/index.js';
+import type { DemoSystemHandle } from '../../demo/types.js';
+import { BENCH_SHOP } from './bench-shop.js';
+
+const root = resolve(import.meta.dirname, '../..');
+
+export interface BenchHubs {
+  label: string;
+  urls: string[];
+  token: string;
+  /** Where its store is (for the permit micro-benchmark, which opens it directly). */
+  store: { dataDir?: string; url?: string };
+  durability: string;
+  post(path: string, body: unknown, instance?: number): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  get(path: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  declaration(tool: string): Promise<Declaration>;
+  run(sessionId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function benchConfig(shop: DemoSystemHandle, token: string): HubConfig {
+  return {
+    systems: [
+      {
+        system_id: BENCH_SHOP.system_id,
+        name: 'Bench shop',
+        base_url: shop.url,
+        signing_secret: shop.secret,
+      },
+    ],
+    clients: [{ client_id: 'bench', name: 'bench', token }],
+    authorizations: [
+      {
+        authorization_ref: BENCH_SHOP.authorization_ref,
+        system_id: BENCH_SHOP.system_id,
+        account: BENCH_SHOP.account,
+        on_behalf_of: 'operator@demo.local',
+        grant_to: ['bench'],
+      },
+    ],
+    admin_token: `bench-admin-${randomBytes(12).toString('hex')}`,
+    // the benchmark is the load, not abuse
+    rate_limits: { agent: null, admin: null },
+  } as HubConfig;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => res(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** Starts one Hub process (logging only warnings: per-request logs would be the benchmark's cost). */
+async function spawnHub(
+  dir: string,
+  name: string,
+  storeArgs: string[],
+  config: HubConfig,
+): Promise<{ proc: ChildProcess; url: string; durability: string }> {
+  const configPath = join(dir, `${name}.json`);
+  writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
+  const port = await freePort();
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(root, 'src-hub/cli.ts'),
+      '--port',
+      String(port),
+      ...storeArgs,
+      '--config',
+      configPath,
+    ],
+    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, HUB_LOG_LEVEL: 'warn' } },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  proc.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`bench Hub ${name} exited before listening`);
+    const up = await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const metrics = await fetch(`${url}/admin/v1/metrics`, {
+    headers: { authorization: `Bearer ${config.admin_token}` },
+  }).then((r) => r.json() as Promise<{ durability: string }>);
+  return { proc, url, durability: metrics.durability };
+}
+
+export async function startHubs(
+  label: string,
+  shop: DemoSystemHandle,
+  where: { sqlite: true } | { postgresUrl: string; instances: number },
+): Promise<BenchHubs> {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+  const token = `bdc_bench.${randomBytes(24).toString('base64url')}`;
+  const config = benchConfig(shop, token);
+  const procs: ChildProcess[] = [];
+  let urls: string[];
+  let durability: string;
+  let store: BenchHubs['store'];
+  if ('sqlite' in where) {
+    const data = join(dir, 'data');
+    const h = await spawnHub(dir, 'hub', ['--data', data], config);
+    procs.push(h.proc);
+    urls = [h.url];
+    durability = h.durability;
+    store = { dataDir: data };
+  } else {
+    const hubs = await Promise.all(
+      Array.from({ length: where.instances }, (_, i) =>
+        spawnHub(dir, `hub-${i + 1}`, ['--store', where.postgresUrl, '--instance', `hub-${i + 1}`], config),
+      ),
+    );
+    procs.push(...hubs.map((h) => h.proc));
+    urls = hubs.map((h) => h.url);
+    durability = hubs[0]!.durability;
+    store = { url: where.postgresUrl };
+  }
+  const request = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(url, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const hubs: BenchHubs = {
+    label,
+    urls,
+    token,
+    store,
+    durability,
+    post: (path, body, instance = 0) => request('POST', urls[instance % urls.length] + path, body),
+    get: async (path) => (await request('GET', urls[0] + path)).body,
+    async declaration(tool) {
+      const r = await hubs.post('/agent/v1/tools/search', {
+        query: tool,
+        authorization_refs: [BENCH_SHOP.authorization_ref],
+        limit: 50,
+      });
+      const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool);
+      if (!d) throw new Error(`no declaration ${tool}: ${JSON.stringify(r.body)}`);
+      return d;
+    },
+    async run(sessionId) {
+      const r = await hubs.post('/agent/v1/runs', {
+        agent_session_id: sessionId,
+        turn_id: 'bench',
+        authorization_ref: BENCH_SHOP.authorization_ref,
+      });
+      return r.body.run_id as string;
+    },
+    async close() {
+      await Promise.all(
+        procs.map(
+          (p) =>
+            new Promise<void>((res) => {
+              if (p.exitCode !== null) return res();
+              p.once('exit', () => res());
+              p.kill('SIGTERM');
+            }),
+        ),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return hubs;
+}

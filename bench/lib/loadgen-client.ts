@@ -1,0 +1,40 @@
+/** The orchestrating side of the load generator: one child process, one job at a time over IPC. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { LoadJob, LoadResult } from './loadgen.js';
+import { summarize, type Summary } from './stats.js';
+
+export interface LoadGenerator {
+  run(
+    job: LoadJob,
+  ): Promise<{ summary: Summary; states: Record<string, number>; extra?: Record<string, number> }>;
+  close(): Promise<void>;
+}
+
+export async function startLoadGenerator(): Promise<LoadGenerator> {
+  const child: ChildProcess = fork(resolve(import.meta.dirname, 'loadgen.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let waiting: ((r: LoadResult) => void) | null = null;
+  child.on('message', (m: LoadResult) => {
+    const w = waiting;
+    waiting = null;
+    w?.(m);
+  });
+  const next = () => new Promise<LoadResult>((res) => (waiting = res));
+  await next(); // ready
+  return {
+    async run(job) {
+      const answer = next();
+      child.send(job);
+      const r = await answer;
+      if (!r.ok) throw new Error(`load generator: ${r.error}`);
+      return { summary: summarize(r.samples, r.wallMs), states: r.states, extra: r.extra };
+    },
+    async close() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The load generator, in a process of its own so the figures are the Hub's, not the generator's
+ * (started by loadgen-client.ts with an IPC channel). Each message is one job: governed calls to
+ * one or more Hub instances (round-robin), signed calls straight to a business system, or permit
+ * transactions straight against a store. It answers the per-call latencies and the wall time.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import type { CompiledOperation } from '../../src-hub/acc/types.js';
+import { buildRequest, sendSigned } from '../../src-hub/dispatch/index.js';
+import { runPermitJob, type PermitJob } from './permit-job.js';
+import { runConcurrent } from './stats.js';
+
+export type LoadJob =
+  | {
+      kind: 'hub';
+      urls: string[];
+      token: string;
+      calls: number;
+      concurrency: number;
+      invoke: {
+        run_id: string;
+        authorization_ref: string;
+        tool: string;
+        declaration_revision: string;
+        task_id?: string;
+        write: boolean;
+      };
+    }
+  | {
+      kind: 'direct';
+      url: string;
+      secret: string;
+      operation: CompiledOperation;
+      write: boolean;
+      calls: number;
+      concurrency: number;
+    }
+  | PermitJob;
+
+export type LoadResult =
+  | {
+      ok: true;
+      samples: number[];
+      wallMs: number;
+      states: Record<string, number>;
+      extra?: Record<string, number>;
+    }
+  | { ok: false; error: string };
+
+const args = (write: boolean) =>
+  write ? { product_id: 42, description: `bench ${randomUUID()}` } : { product_id: 42 };
+
+function post(
+  agent: Agent,
+  url: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(data),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+async function runHub(job: Extract<LoadJob, { kind: 'hub' }>): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: job.concurrency });
+  const states: Record<string, number> = {};
+  try {
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async (i) => {
+      const r = await post(agent, `${job.urls[i % job.urls.length]}/agent/v1/invocations`, job.token, {
+        invocation_id: `bench_${randomUUID()}`,
+        run_id: job.invoke.run_id,
+        authorization_ref: job.invoke.authorization_ref,
+        tool: job.invoke.tool,
+        declaration_revision: job.invoke.declaration_revision,
+        arguments: args(job.invoke.write),
+        host_call_id: 'bench',
+        ...(job.invoke.task_id ? { task_id: job.invoke.task_id } : {}),
+      });
+      const state =
+        r.status < 300 ? ((JSON.parse(r.body) as { state: string }).state ?? '?') : `http_${r.status}`;
+      states[state] = (states[state] ?? 0) + 1;
+    });
+    return { ok: true, samples, wallMs, states };
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<LoadResult> {
+  const states: Record<string, number> = {};
+  const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
+    const r = await sendSigned({
+      baseUrl: job.url,
+      secret: job.secret,
+      request: buildRequest(job.operation, args(job.write)),
+      signedPath: 'operation',
+      onBehalfOf: 'operator@demo.local',
+      jobId: 'bench',
+      idempotencyKey: `direct_${randomUUID()}`,
+      timeoutMs: 10_000,
+    });
+    const state = r.kind === 'response' ? `http_${r.status}` : r.kind;
+    states[state] = (states[state] ?? 0) + 1;
+  });
+  return { ok: true, samples, wallMs, states };
+}
+
+process.on('message', (job: LoadJob) => {
+  const run = job.kind === 'hub' ? runHub(job) : job.kind === 'direct' ? runDirect(job) : runPermitJob(job);
+  run.then(
+    (result) => process.send!(result),
+    (err: unknown) =>
+      process.send!({ ok: false, error: String((err as Error)?.stack ?? err) } satisfies LoadResult),
+  );
+});
+process.send!({ ok: true, samples: [], wallMs: 0, states: { ready: 1 } } satisfies LoadResult);

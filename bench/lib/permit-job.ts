@@ -1,0 +1,104 @@
+/**
+ * Permit transactions alone (the load generator's third kind of job): new -> dispatching with a
+ * task permit, through transitionInvocation and the real store (check + grant + `dispatching`,
+ * committed), nothing sent. Runs in the load generator's process against the store directly: on
+ * SQLite its writer thread group-commits, on PostgreSQL each is one transaction holding the task row.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HubContext } from '../../src-hub/context.js';
+import { createEventBus } from '../../src-hub/events/bus.js';
+import { newId } from '../../src-hub/ids.js';
+import { transitionInvocation } from '../../src-hub/invocations/transition.js';
+import { openStore } from '../../src-hub/store/open-store.js';
+import type { InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import { runConcurrent } from './stats.js';
+
+export interface PermitJob {
+  kind: 'permits';
+  store: { dataDir?: string; url?: string };
+  client_id: string;
+  task_id: string;
+  run: RunRecord;
+  operation: OperationRecord;
+  calls: number;
+  concurrency: number;
+}
+
+export async function runPermitJob(job: PermitJob) {
+  const store = await openStore(job.store);
+  // what transitionInvocation needs of a Hub: the store, a clock, the bus, and an instance that may dispatch
+  const ctx = {
+    store,
+    now: () => new Date(),
+    bus: createEventBus(),
+    instance: { id: 'bench-permits', incarnation: 1 },
+  } as unknown as HubContext;
+  const states: Record<string, number> = {};
+  try {
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
+      const at = new Date();
+      const id = `perm_${randomUUID()}`;
+      const rec: InvocationRecord = {
+        invocation_id: id,
+        client_id: job.client_id,
+        run_id: job.run.run_id,
+        agent_session_id: job.run.agent_session_id,
+        turn_id: job.run.turn_id,
+        authorization_ref: job.run.authorization_ref,
+        authorization_revision: 1,
+        system_id: job.operation.system_id,
+        tool: job.operation.tool,
+        declaration_revision: job.operation.declaration_revision,
+        operation: job.operation.operation,
+        arguments: { product_id: 42 },
+        parameter_digest: id,
+        host_call_id: 'bench',
+        task_id: job.task_id,
+        effect: 'write',
+        state: 'not_dispatched',
+        dispatch: 'none',
+        reason_code: null,
+        reason_message: null,
+        retry_after_ms: null,
+        result: null,
+        result_truncated: false,
+        business_status: null,
+        approval_id: null,
+        reconciliation: [],
+        permit_id: null,
+        owner_instance: null,
+        owner_incarnation: null,
+        created_at: at.toISOString(),
+        updated_at: at.toISOString(),
+      };
+      const r = await transitionInvocation(ctx, {
+        invocation_id: id,
+        from: 'new',
+        to: 'dispatching',
+        create: rec,
+        patch: { dispatch: 'attempted' },
+        permit: {
+          task_id: job.task_id,
+          effect: 'write',
+          now_ms: at.getTime(),
+          window_ms: null,
+          permit_id: newId('prm'),
+          refused_to: 'not_dispatched',
+        },
+        audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
+      });
+      const key = r.kind === 'refused' ? r.refusal.code : r.kind;
+      states[key] = (states[key] ?? 0) + 1;
+    });
+    const task = await store.getTask(job.task_id);
+    return {
+      ok: true as const,
+      samples,
+      wallMs,
+      states,
+      extra: { writes_used: task?.writes_used ?? -1, permits_granted: task?.permits_granted ?? -1 },
+    };
+  } finally {
+    await store.close();
+  }
+}
