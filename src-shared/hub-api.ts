@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import {
   APPROVAL_STATES,
+  ATTESTATION_OUTCOMES,
+  EVIDENCE_SOURCES,
   RECONCILIATION_OUTCOMES,
   RESUME_ACTIONS,
   AUTHORIZATION_STATES,
@@ -67,6 +69,7 @@ export const HUB_ERROR_CODES = [
   'headers_too_large', // 431 the request line and headers exceed the Hub's bound
   'request_timeout', // 408 the request (headers and body) did not arrive in time
   'store_unavailable', // 503 the Hub cannot reach its store (database); a call not yet recorded dispatching was not sent
+  'invocation_not_attestable', // 409 attest: the call is not unresolved (only unknown / unverified calls may be attested)
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -208,7 +211,8 @@ export type InvokeRequest = z.infer<typeof InvokeRequestSchema>;
 
 export const ReconciliationEvidenceSchema = z.object({
   checked_at: z.string(),
-  source: z.enum(['operations_lookup', 'dispatch_response', 'startup_recovery', 'lease_recovery', 'none']),
+  /** `operator_attested`: a person recorded what they checked in the business system (attest). */
+  source: z.enum(EVIDENCE_SOURCES),
   outcome: z.enum(RECONCILIATION_OUTCOMES),
   http_status: z.number().int().nullable(),
   evidence_digest: z.string().nullable(),
@@ -261,6 +265,25 @@ export const ResumeResponseSchema = z.object({
   receipt: ReceiptSchema,
 });
 export type ResumeResponse = z.infer<typeof ResumeResponseSchema>;
+
+/**
+ * POST /agent/v1/invocations/{id}/attest: the operator records what they checked in the business
+ * system for a call whose result is not known (`unknown` / `unverified`). Never sends anything.
+ */
+export const AttestRequestSchema = z.object({
+  /** `succeeded`: it happened; `failed`: it did not happen. */
+  outcome: z.enum(ATTESTATION_OUTCOMES),
+  /** What the operator checked, in their words (kept as the evidence and in the audit). */
+  note: z.string().min(1).max(2000).regex(/\S/, 'a note must say something'),
+});
+export type AttestRequest = z.infer<typeof AttestRequestSchema>;
+
+export const AttestResponseSchema = z.object({
+  /** attested: the call is settled now; unchanged: this same attestation was recorded before. */
+  action: z.enum(['attested', 'unchanged']),
+  receipt: ReceiptSchema,
+});
+export type AttestResponse = z.infer<typeof AttestResponseSchema>;
 
 export const RateWindowSchema = z.enum(['1s', '1m', '1h', '1d']);
 export type RateWindow = z.infer<typeof RateWindowSchema>;
@@ -331,6 +354,11 @@ export const TaskViewSchema = z.object({
     })
     .nullable(),
   counts: z.record(InvocationStateSchema, z.number().int()),
+  /**
+   * Of the settled calls, those settled by an operator's attestation rather than by the business
+   * system (absent in answers of an older Hub).
+   */
+  settled_by_operator: z.object({ succeeded: z.number().int(), failed: z.number().int() }).optional(),
   permits_granted: z.number().int(),
   unresolved: z.array(UnresolvedCallSchema),
   created_at: z.string(),

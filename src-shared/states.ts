@@ -63,6 +63,38 @@ export const RESUMABLE_INVOCATION_STATES = [
   ...RECONCILABLE_INVOCATION_STATES,
 ] as const satisfies readonly InvocationState[];
 
+/**
+ * States an operator may settle by recording what they checked in the business system themselves
+ * (operator attestation, docs/hub-api.md "attest"): a result not known, or checked without enough
+ * evidence. Nothing is sent; the evidence is of kind `operator_attested`.
+ */
+export const ATTESTABLE_INVOCATION_STATES = RECONCILABLE_INVOCATION_STATES;
+
+export function isAttestable(state: string): boolean {
+  return (ATTESTABLE_INVOCATION_STATES as readonly string[]).includes(state);
+}
+
+/** What an operator may attest about a call: it happened (`succeeded`) or it did not (`failed`). */
+export const ATTESTATION_OUTCOMES = ['succeeded', 'failed'] as const satisfies readonly InvocationState[];
+export type AttestationOutcome = (typeof ATTESTATION_OUTCOMES)[number];
+
+/**
+ * The evidence source (and the reason code of the settled call) of an operator's attestation: the
+ * call was settled by a person, not by the business system's answer or look-up.
+ */
+export const OPERATOR_ATTESTED = 'operator_attested';
+
+/** Where a receipt's evidence came from (a receipt's `reconciliation[].source`). */
+export const EVIDENCE_SOURCES = [
+  'operations_lookup',
+  'dispatch_response',
+  'startup_recovery',
+  'lease_recovery',
+  OPERATOR_ATTESTED,
+  'none',
+] as const;
+export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
+
 export function isResumable(state: string): state is ResumableInvocationState {
   return (RESUMABLE_INVOCATION_STATES as readonly string[]).includes(state);
 }

@@ -1,10 +1,17 @@
 /** Agent API (client bearer token; everything scoped to that client). */
 import type { FastifyInstance } from 'fastify';
-import type { CreateRunRequest, InvokeRequest, Run, ToolSearchRequest } from '../../src-shared/hub-api.js';
+import type {
+  AttestRequest,
+  CreateRunRequest,
+  InvokeRequest,
+  Run,
+  ToolSearchRequest,
+} from '../../src-shared/hub-api.js';
 import { authorizationView } from '../admin/service.js';
 import type { HubContext } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { attest } from '../invocations/attest.js';
 import { invoke } from '../invocations/invoke.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { loadOwnInvocation, resume } from '../invocations/resume.js';
@@ -111,5 +118,12 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
     '/agent/v1/invocations/:id/resume',
     { onRequest, schema: { params: idParams('id'), body: EMPTY_BODY } },
     async (req) => resume(ctx, requireClientId(req), req.params.id),
+  );
+
+  // The operator's attestation of an unresolved call (src-hub/invocations/attest.ts): sends nothing.
+  app.post<{ Params: { id: string }; Body: AttestRequest }>(
+    '/agent/v1/invocations/:id/attest',
+    { onRequest, schema: { params: idParams('id'), body: bodies.attest } },
+    async (req) => attest(ctx, requireClientId(req), req.params.id, req.body),
   );
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   ApprovalDecisionRequestSchema,
+  AttestRequestSchema,
   CreateAuthorizationRequestSchema,
   CreateClientRequestSchema,
   CreateRunRequestSchema,
@@ -58,6 +59,7 @@ export const bodies = {
   decision: bodySchema(ApprovalDecisionRequestSchema),
   createClient: bodySchema(CreateClientRequestSchema),
   grant: bodySchema(GrantRequestSchema),
+  attest: bodySchema(AttestRequestSchema),
   rebind: {
     anyOf: [
       { type: 'null' },

@@ -338,6 +338,8 @@ export interface TaskUsage {
   window_start_ms: number | null;
   window_end_ms: number | null;
   counts: Partial<Record<InvocationState, number>>;
+  /** Settled calls whose evidence is an operator's attestation, by the state they were settled to. */
+  settled_by_operator: { succeeded: number; failed: number };
   unresolved: Array<{
     invocation_id: string;
     state: InvocationState;

@@ -40,6 +40,7 @@ export function toTaskView(task: TaskRecord, usage: TaskUsage, nowMs: number): T
           }
         : null,
     counts,
+    settled_by_operator: { ...usage.settled_by_operator },
     permits_granted: task.permits_granted,
     unresolved: usage.unresolved,
     created_at: task.created_at,

@@ -226,6 +226,62 @@ for (const dialect of dialects()) {
         expect(usage.counts).toEqual({ dispatching: 7, not_dispatched: 33 });
       });
 
+      it("an operator's attestation settles an unknown call through the same compare-and-set, counted as settled by a person", async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 5 });
+        await store.createTask(t, audit);
+        const sent = await store.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+        );
+        if (sent.kind !== 'applied') throw new Error('not dispatched');
+        const id = sent.record.invocation_id;
+        await store.applyInvocationChange({
+          invocation_id: id,
+          from: 'dispatching',
+          to: 'unknown',
+          at: AT,
+          release_permit: { now_ms: Date.parse(AT) + 1 },
+          audit,
+        });
+        const attestation = {
+          invocation_id: id,
+          to: 'failed' as const,
+          at: AT,
+          patch: {
+            reason_code: 'operator_attested',
+            reason_message: 'checked: it did not happen',
+            add_evidence: {
+              checked_at: AT,
+              source: 'operator_attested' as const,
+              outcome: 'failed' as const,
+              http_status: null,
+              evidence_digest: null,
+              detail: 'checked: it did not happen',
+            },
+          },
+          audit: { actor: 'client:desk', kind: 'invocation.attested', detail: { attested_by: 'op@x' } },
+        };
+        // A stale expectation changes nothing (someone settled or moved it meanwhile).
+        expect((await store.applyInvocationChange({ ...attestation, from: 'unverified' })).kind).toBe(
+          'stale',
+        );
+        const done = await store.applyInvocationChange({ ...attestation, from: 'unknown' });
+        expect(done.kind).toBe('applied');
+        const stored = (await store.getInvocation(id))!;
+        expect(stored).toMatchObject({ state: 'failed', reason_code: 'operator_attested' });
+        expect(stored.reconciliation.at(-1)).toMatchObject({
+          source: 'operator_attested',
+          outcome: 'failed',
+        });
+        const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(usage.counts).toEqual({ failed: 1 });
+        expect(usage.settled_by_operator).toEqual({ succeeded: 0, failed: 1 });
+        expect(usage.unresolved).toEqual([]);
+        expect((await store.getTask(t.task_id))!.writes_used).toBe(1);
+        const kinds = (await store.listAudit({ invocation_id: id })).map((e) => e.kind);
+        expect(kinds.filter((k) => k === 'invocation.attested')).toHaveLength(1);
+      });
+
       it('in-flight is exact under concurrent changes, and a released permit frees its slot', async () => {
         await seedCatalog(store);
         const t = task({ budget: 100, inFlight: 3 });

@@ -52,6 +52,9 @@ export const enCodes = {
   'code.uri_too_long': 'The request address was too long for the Hub.',
   'code.headers_too_large': 'The request headers were too large for the Hub.',
   'code.request_timeout': 'The request did not reach the Hub in time; nothing was run.',
+  'code.invocation_not_attestable':
+    'Only a call whose result is not known (Result needs checking, Unverified) can be settled by what you checked; this one is not open any more.',
+  'code.operator_attested': 'Settled by an operator who checked the business system.',
   'code.store_unavailable':
     'The Hub cannot reach its database right now; check the call later (repeating it with the same id never sends it twice).',
 

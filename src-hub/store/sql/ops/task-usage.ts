@@ -1,5 +1,9 @@
 /** Live usage of a task (in-flight, rate window, counts per state, unresolved calls), read in SQL. */
-import { UNRESOLVED_INVOCATION_STATES, type InvocationState } from '../../../../src-shared/states.js';
+import {
+  OPERATOR_ATTESTED,
+  UNRESOLVED_INVOCATION_STATES,
+  type InvocationState,
+} from '../../../../src-shared/states.js';
 import type { TaskUsage } from '../../types.js';
 import { io, type SqlSession, type Step } from '../session.js';
 import { windowBounds } from '../window.js';
@@ -42,6 +46,16 @@ export function* readTaskUsage(
     ),
   );
   for (const r of counts) byState[r.state] = Number(r.n);
+  // A call an operator settled carries the attestation as its reason (src-hub/invocations/attest.ts).
+  const attested = yield* io(
+    s.all<{ state: InvocationState; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? AND reason_code = ? GROUP BY state',
+      [taskId, OPERATOR_ATTESTED],
+    ),
+  );
+  const settledByOperator = { succeeded: 0, failed: 0 };
+  for (const r of attested)
+    if (r.state === 'succeeded' || r.state === 'failed') settledByOperator[r.state] = Number(r.n);
   const unresolved = yield* io(
     s.all<TaskUsage['unresolved'][number]>(
       `SELECT invocation_id, state, tool, authorization_ref, updated_at FROM invocations
@@ -57,6 +71,7 @@ export function* readTaskUsage(
     window_start_ms: bounds?.start ?? null,
     window_end_ms: bounds?.end ?? null,
     counts: byState,
+    settled_by_operator: settledByOperator,
     unresolved,
   };
 }
