@@ -41,7 +41,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.uri_too_long': '请求地址过长，Hub 无法处理。',
   'code.headers_too_large': '请求头过大，Hub 无法处理。',
   'code.request_timeout': '请求未能及时到达 Hub；未执行任何操作。',
-  'code.invocation_not_attestable': '只有结果未知（结果待核查、无法核实）的调用才能按您的核查结论结案；此调用已不再待处理。',
+  'code.invocation_not_attestable':
+    '只有结果未知（结果待核查、无法核实）的调用才能按您的核查结论结案；此调用已不再待处理。',
   'code.operator_attested': '由核查了业务系统的操作员结案。',
   'code.store_unavailable':
     'Hub 暂时无法访问其数据库；请稍后检查该调用（使用相同编号重复调用绝不会发送两次）。',
