@@ -8,7 +8,18 @@ export default defineConfig({
     plugins: [externalizeDepsPlugin()],
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(import.meta.dirname, 'src-main/app/main.ts') } },
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'src-main/app/main.ts') },
+        output: {
+          // The embedded Hub's SQLite writer thread loads its own chunk (src-hub/store/sqlite/
+          // writer/thread.ts, a dynamic import): the code it shares with the main process goes to
+          // a chunk of its own, so the thread never loads the Electron entry.
+          manualChunks: (id) =>
+            /\/src-(hub|shared)\//.test(id) && !id.includes('/store/sqlite/writer/thread.')
+              ? 'hub'
+              : undefined,
+        },
+      },
     },
   },
   preload: {
