@@ -1,11 +1,12 @@
-// A call whose request never left the Hub (header refused, DNS, connection refused, TLS handshake)
+// A call whose request never left the Hub (header refused, DNS, connection refused or never
+// answered, TLS handshake)
 // is `not_dispatched` with its own reason code and spends nothing: no permit, no write budget, no
 // rate-window slot — given back in the same transaction that records the outcome. A connection reset
 // after the request was written stays `unknown` and keeps its permit spent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import { NOT_SENT_REASON_CODES } from '../../src-shared/states.js';
-import { closedPort, tcpServer, UNRESOLVABLE_URL } from './dispatch/servers.js';
+import { closedPort, tcpServer, unansweredConnect, UNRESOLVABLE_URL } from './dispatch/servers.js';
 import { newInvocationId, opRequests, startEnv, type HubEnv } from './helpers.js';
 
 let env: HubEnv;
@@ -114,11 +115,22 @@ describe('a request that never left is not_dispatched and spends nothing', () =>
     await expectNotSent(await write('auth-shop-b', 'tls'), 'not_sent_tls_failed');
   });
 
+  it('a TCP connect never answered within the operation timeout: not_sent_connect_timeout', async () => {
+    const t = await unansweredConnect();
+    closers.push(t.close);
+    await moveShopB(`http://${t.host}:${t.port}`);
+    const receipt = await expectNotSent(
+      await write('auth-shop-b', 'syn dropped'),
+      'not_sent_connect_timeout',
+    );
+    expect(receipt.reason_message).toContain('no connection within');
+  }, 30_000);
+
   it('metrics count none of them as dispatches; the task still has its whole budget for a real write', async () => {
     const m = await env.admin('GET', '/admin/v1/metrics');
     expect(m.body.clients.desk.dispatches).toBe(0);
     const v = await taskView(taskId);
-    expect(v.counts.not_dispatched).toBe(4);
+    expect(v.counts.not_dispatched).toBe(5);
     expect(v.unresolved).toEqual([]);
   });
 

@@ -1,10 +1,11 @@
 // Every failure before the first byte of a request is written is `not_sent` (the business system
 // cannot have seen it); a failure after the request was written is `no_response` (it may have).
 // Each fault is injected for real: a header Node refuses, a name that does not resolve, a closed
-// port, a TLS handshake that fails or never completes, a connection reset after the request.
+// port, a TCP connect that is never answered, a TLS handshake that fails or never completes, a
+// connection reset after the request.
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpExchange, sendSigned } from '../../../src-hub/dispatch/index.js';
-import { closedPort, rawServer, tcpServer, UNRESOLVABLE_URL } from './servers.js';
+import { closedPort, rawServer, tcpServer, unansweredConnect, UNRESOLVABLE_URL } from './servers.js';
 
 type Closable = { close(): Promise<void> };
 const open: Closable[] = [];
@@ -77,6 +78,14 @@ describe('not_sent: the request never left', () => {
     const bytes = Buffer.concat(received);
     expect(bytes[0]).toBe(0x16);
     expect(bytes.includes(Buffer.from('POST /refunds'))).toBe(false);
+  });
+
+  it('a TCP connect that is never answered within the deadline is not_sent connect_timeout', async () => {
+    const t = await unansweredConnect();
+    open.push(t);
+    const r = await send(`http://${t.host}:${t.port}`, 'operator@x', 300);
+    expect(r).toMatchObject({ kind: 'not_sent', reason: 'connect_timeout' });
+    expect(r.kind === 'not_sent' && r.detail).toBe('no connection within 300 ms');
   });
 
   it('a TLS handshake that never completes within the deadline is not_sent connect_timeout', async () => {

@@ -1,4 +1,5 @@
 /** Tiny raw HTTP servers for dispatch tests: each one misbehaves in one specific way. */
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 
@@ -69,3 +70,55 @@ export async function tcpServer(
 
 /** A host name that never resolves (RFC 6761 reserves .invalid). */
 export const UNRESOLVABLE_URL = 'http://no-such-business-system.invalid:8080';
+
+/**
+ * An address whose TCP connections never complete: a listener in another process with a backlog
+ * of one that never accepts (its event loop is blocked), its accept queue filled by two
+ * connections of our own. The kernel then drops every further SYN, so a connect there hangs until
+ * the caller's deadline — a plain TCP connect timeout, with no TLS involved.
+ */
+export async function unansweredConnect(): Promise<{ host: string; port: number; close(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:net').createServer();
+       s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+         process.stdout.write(s.address().port + '\\n');
+         setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 20);
+       });`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+  });
+  // wait until the listener's loop is blocked: a connection made now is never accepted
+  await new Promise((r) => setTimeout(r, 100));
+  const fillers: net.Socket[] = [];
+  for (;;) {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('error', () => undefined);
+    fillers.push(s);
+    const connected = await new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 500);
+      s.once('connect', () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    if (!connected) break; // the queue is full: this one's SYN was dropped too
+    if (fillers.length > 8) throw new Error('the listener keeps accepting connections');
+  }
+  return {
+    host: '127.0.0.1',
+    port,
+    close: async () => {
+      for (const s of fillers) s.destroy();
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
