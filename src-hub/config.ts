@@ -48,6 +48,10 @@ export const HubConfigSchema = z
       .max(64 * 1024 * 1024)
       .optional(),
     heartbeat_ms: z.number().int().min(100).max(300_000).optional(),
+    /** A request's whole arrival, headers and body (ms, default 30000): past it, 408 request_timeout. */
+    request_timeout_ms: z.number().int().min(1_000).max(600_000).optional(),
+    /** A request's headers (ms, default 20000; never more than request_timeout_ms): past it, 408. */
+    headers_timeout_ms: z.number().int().min(1_000).max(600_000).optional(),
     /** Events (the SSE feed) older than this many days are pruned; receipts and audit are never pruned. */
     event_retention_days: z.number().int().min(1).max(3650).optional(),
     /** At most this many newest events are kept per client. */

@@ -28,6 +28,8 @@ export function resolveSettings(
     ...DEFAULT_SETTINGS,
     ...(config?.body_limit ? { bodyLimit: config.body_limit } : {}),
     ...(config?.heartbeat_ms ? { heartbeatMs: config.heartbeat_ms } : {}),
+    ...(config?.request_timeout_ms ? { requestTimeoutMs: config.request_timeout_ms } : {}),
+    ...(config?.headers_timeout_ms ? { headersTimeoutMs: config.headers_timeout_ms } : {}),
     ...(config?.event_retention_days
       ? { eventRetentionMs: config.event_retention_days * 24 * 3600_000 }
       : {}),

@@ -7,6 +7,7 @@ import { startDemoSystems } from '../../demo/index.js';
 import { loadConfigFile } from '../../src-hub/config.js';
 import { createHub } from '../../src-hub/index.js';
 import { demoConfig, http, token } from './helpers.js';
+import { rawExchange } from './raw-http.js';
 import { storeFor } from './store-mode.js';
 
 const dirs: string[] = [];
@@ -80,6 +81,33 @@ describe('config file', () => {
       }
     } finally {
       await demo.close();
+    }
+  });
+
+  it('sets the request and header timeouts: a stalled client gets 408 at the configured time, not the default', async () => {
+    const p = join(tmp(), 'timeouts.json');
+    const admin = 'admin-token-0123456789';
+    writeFileSync(
+      p,
+      JSON.stringify({ admin_token: admin, request_timeout_ms: 2_000, headers_timeout_ms: 1_000 }),
+    );
+    const config = loadConfigFile(p);
+    writeFileSync(p, JSON.stringify({ request_timeout_ms: 10 }));
+    expect(() => loadConfigFile(p)).toThrow(/request_timeout_ms/);
+    const hub = await createHub({ ...(await storeFor(tmp())), config });
+    try {
+      // well before the defaults (20 s headers, 30 s request) could answer
+      const headers = await rawExchange(hub.url, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n', '', 8_000);
+      expect([headers.status, JSON.parse(headers.body).error]).toEqual([408, 'request_timeout']);
+      const body = await rawExchange(
+        hub.url,
+        `POST /admin/v1/clients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${admin}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n`,
+        '{"a',
+        8_000,
+      );
+      expect([body.status, JSON.parse(body.body).error]).toEqual([408, 'request_timeout']);
+    } finally {
+      await hub.close();
     }
   });
 });
