@@ -93,6 +93,8 @@ describe('group commit under SIGKILL', () => {
     for (; kills < KILLS; kills++) {
       if (kills > 0) h = await start();
       let alive = true;
+      let firstAnswer!: () => void;
+      const answeredOnce = new Promise<void>((resolve) => (firstAnswer = resolve));
       const writer = async (w: number) => {
         while (alive) {
           const id = newInvocationId();
@@ -106,14 +108,20 @@ describe('group commit under SIGKILL', () => {
               arguments: { product_id: 42, description: `kill ${kills} writer ${w}` },
               host_call_id: `w${w}`,
             });
-            if (r.status === 201 || r.status === 200) answered.set(id, r.body.state);
+            if (r.status === 201 || r.status === 200) {
+              answered.set(id, r.body.state);
+              if (AT_LEAST_DISPATCHING.has(r.body.state)) firstAnswer();
+            }
           } catch {
             return; // the Hub is gone: this call was not answered
           }
         }
       };
       const writers = Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(rnd() * 300)));
+      // a random point while the 16 writers are being served (counted from this Hub's first
+      // answer, so a slow start on a busy machine does not turn rounds into kills of an idle Hub)
+      await Promise.race([answeredOnce, writers]); // (writers end early only if the Hub died by itself)
+      await new Promise((r) => setTimeout(r, Math.floor(rnd() * 300)));
       await h.kill('SIGKILL');
       alive = false;
       await writers;
@@ -151,7 +159,7 @@ describe('group commit under SIGKILL', () => {
       `group commit crash test: ${kills} kills, ${checked} answered calls checked, ${ledger.length} business writes`,
     );
     expect(kills).toBeGreaterThanOrEqual(50);
-    expect(checked).toBeGreaterThan(KILLS);
+    expect(checked).toBeGreaterThanOrEqual(KILLS); // at least one answered call per round
     expect(ledger.length).toBeGreaterThanOrEqual(checked);
   }, 600_000);
 });
