@@ -26,9 +26,7 @@ export default defineConfig({
           include: ['test/hub/**/*.test.ts'],
           // 3,000 raw HTTP cases against the HTTP layer, with a SQLite snapshot per case; on
           // PostgreSQL, http-hardening.test.ts checks that rejected input leaves the store unchanged
-          // the SSE load test seeds 10,000 events straight into the SQLite file and measures the
-          // HTTP layer's replay; the paged reads it uses are in the store conformance tests
-          exclude: ['test/hub/fuzz-routes.property.test.ts', 'test/hub/sse-replay-load.test.ts'],
+          exclude: ['test/hub/fuzz-routes.property.test.ts'],
           env: { BAILING_TEST_STORE: 'postgres' },
         },
       },

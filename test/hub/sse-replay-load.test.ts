@@ -2,8 +2,8 @@
 // runs as a child process: its peak RSS growth comes from the kernel's high-water mark, /health is
 // probed from a third process (p99 under 100 ms beyond what the same probe sees on the idle Hub
 // just before, so a machine busy with other work does not count as the Hub's latency), and every
-// subscriber must receive the complete history in order.
-import Database from 'better-sqlite3';
+// subscriber must receive the complete history in order. It runs on both stores (SQLite, and
+// PostgreSQL in the hub-postgres project): the history is seeded straight into the test's store.
 import { request, type IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
+import { seedStoredEvents, sqlRows } from './store-mode.js';
 import { favour, percentile, rssGrowth, startHealthProbe } from './probe.js';
 
 const SUBSCRIBERS = 200;
@@ -54,28 +55,18 @@ beforeAll(async () => {
     },
   });
   expect(invoked.body.state).toBe('succeeded');
-  const db = new Database(join(dataDir, 'hub.sqlite'));
-  try {
-    db.pragma('busy_timeout = 10000');
-    const real = db
-      .prepare("SELECT type, payload_json FROM events WHERE client_id = 'desk' ORDER BY seq")
-      .all() as Array<{
-      type: string;
-      payload_json: string;
-    }>;
-    const insert = db.prepare(
-      "INSERT INTO events (client_id, type, payload_json, at) VALUES ('desk', ?, ?, ?)",
-    );
-    const at = new Date().toISOString();
-    db.transaction(() => {
-      for (let i = real.length; i < HISTORY; i++) {
-        const e = real[i % real.length]!;
-        insert.run(e.type, e.payload_json, at);
-      }
-    })();
-  } finally {
-    db.close();
-  }
+  // copies of the real events, each in a share of the history (one insert per kind of event)
+  const real = sqlRows<{ type: string; payload_json: string }>(
+    dataDir,
+    'SELECT type, payload_json FROM events WHERE client_id = ? ORDER BY seq',
+    ['desk'],
+  );
+  const at = new Date().toISOString();
+  const missing = HISTORY - real.length;
+  real.forEach((e, i) => {
+    const share = Math.floor(missing / real.length) + (i < missing % real.length ? 1 : 0);
+    seedStoredEvents(dataDir, 'desk', share, e.type, e.payload_json, at);
+  });
 }, 120_000);
 afterAll(async () => {
   await hub?.kill('SIGTERM');
@@ -161,12 +152,14 @@ function subscribe(lastSeq: number): Subscriber {
 
 describe('SSE replay under load', () => {
   it(`${SUBSCRIBERS} full-history replays of ${HISTORY} events: RSS growth under 256 MiB, /health p99 under 100 ms, every subscriber gets everything in order`, async () => {
-    const db = new Database(join(dataDir, 'hub.sqlite'), { readonly: true });
-    const { last, total } = db
-      .prepare("SELECT MAX(seq) AS last, COUNT(*) AS total FROM events WHERE client_id = 'desk'")
-      .get() as { last: number; total: number };
-    db.close();
-    expect(total).toBe(HISTORY);
+    const [stored] = sqlRows<{ last: number | string; total: number | string }>(
+      dataDir,
+      'SELECT MAX(seq) AS last, COUNT(*) AS total FROM events WHERE client_id = ?',
+      ['desk'],
+    );
+    // PostgreSQL's bigint aggregates arrive as JSON numbers or strings
+    const last = Number(stored?.last);
+    expect(Number(stored?.total)).toBe(HISTORY);
 
     // warm up (JIT, SQLite page cache) with one full replay, then measure from rest
     const warm = subscribe(last);
