@@ -7,16 +7,21 @@
  *     approve <approval_id> [--decision-id ID] [--note TEXT]
  *     deny <approval_id> [--decision-id ID] [--note TEXT]
  *     create-client --name NAME [--client-id ID]        prints the token once
+ *     register-system --file REQUEST.json              an HTTP system or an MCP server (docs/mcp.md)
  *     list-tasks
  *     pause-task <task_id> | continue-task <task_id> | cancel-task <task_id>
  * The admin token for the HTTP admin API comes from the config file (`admin_token`) or the
  * BAILING_HUB_ADMIN_TOKEN environment variable; it is never printed.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { createClient } from './admin/service.js';
 import { decideApproval, toApproval } from './approvals/decide.js';
 import { loadConfigFile, type HubConfig } from './config.js';
+import { RegisterAnySystemRequestSchema } from '../src-shared/hub-api.js';
+import { registerMcpSystem } from './mcp/register.js';
+import { registerSystem } from './systems/service.js';
 import { isPostgresUrl } from './store/open-store.js';
 import { createHub, openHubContext } from './index.js';
 import { changeTask, listTaskViews } from './tasks/service.js';
@@ -147,6 +152,22 @@ async function operator(p: Parsed): Promise<void> {
         print(await createClient(ctx, { name, client_id: p.flags.get('client-id') }, actor));
         break;
       }
+      case 'register-system': {
+        const file = p.flags.get('file');
+        if (!file) throw new Error('register-system needs --file REQUEST.json');
+        const parsed = RegisterAnySystemRequestSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+        if (!parsed.success)
+          throw new Error(
+            `invalid registration ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
+        const req = parsed.data;
+        print(
+          req.kind === 'mcp'
+            ? await registerMcpSystem(ctx, req, actor)
+            : await registerSystem(ctx, req, actor),
+        );
+        break;
+      }
       case 'list-tasks':
         print({ tasks: await listTaskViews(ctx, null) });
         break;
@@ -172,6 +193,7 @@ const USAGE = `Bailing Hub
   npm run hub -- list-approvals STORE [--state pending|approved|denied]
   npm run hub -- approve|deny <approval_id> STORE [--decision-id ID] [--note TEXT]
   npm run hub -- create-client --name NAME STORE [--client-id ID]
+  npm run hub -- register-system --file REQUEST.json STORE   (an HTTP system, or an MCP server: docs/mcp.md)
   npm run hub -- list-tasks STORE
   npm run hub -- pause-task|continue-task|cancel-task <task_id> STORE
 STORE is --data DIR (SQLite, one serving Hub per directory) or --store postgres://user@host:port/db

@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { isHeaderSafe, ON_BEHALF_OF_RULE } from '../src-shared/header-value.js';
-import { RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
+import { RegisterMcpSystemRequestSchema, RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
 import { hashToken, clientIdOfToken } from './auth/tokens.js';
 import type { HubContext } from './context.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
+import { registerMcpSystem } from './mcp/register.js';
 import { registerSystem } from './systems/service.js';
 
 const bucket = z
@@ -74,7 +75,10 @@ export const HubConfigSchema = z
       .optional(),
     /** Concurrent SSE streams one client may hold (default 16). */
     sse_max_streams_per_client: z.number().int().min(1).max(10_000).optional(),
-    systems: z.array(RegisterSystemRequestSchema.strict()).default([]),
+    /** HTTP systems, and MCP servers (`kind: "mcp"`, docs/mcp.md). */
+    systems: z
+      .array(z.union([RegisterSystemRequestSchema.strict(), RegisterMcpSystemRequestSchema.strict()]))
+      .default([]),
     clients: z
       .array(
         z
@@ -125,7 +129,11 @@ export function loadConfigFile(path: string): HubConfig {
 export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<void> {
   const actor = 'config';
   for (const s of config.systems)
-    await registerSystem(ctx, s, actor, { requireSpec: false }).catch((err: Error) => {
+    await (
+      s.kind === 'mcp'
+        ? registerMcpSystem(ctx, s, actor, { requireServer: false })
+        : registerSystem(ctx, s, actor, { requireSpec: false })
+    ).catch((err: Error) => {
       ctx.logger.warn(
         { system_id: s.system_id, error: err.message },
         'config system registered with problems',

@@ -7,15 +7,18 @@ import type { NoResponseReason, NotSentReason } from './dispatch/http.js';
 import type { EventBus } from './events/bus.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
 import type { Metrics } from './metrics.js';
+import type { McpSupervisor } from './mcp/supervisor.js';
 import type { HubStore } from './store/types.js';
 import type { SchemaValidator } from './validation/ajv.js';
 
 export type SendResult =
   | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
+  /** An MCP server's answer to tools/call (or to the task it ran it as): `isError` is a rejection. */
+  | { kind: 'mcp_result'; is_error: boolean; result: unknown; truncated: boolean; task_id: string | null }
   /** Written (or maybe written), no complete answer: the business system may have acted. */
-  | { kind: 'no_response'; reason: NoResponseReason; detail: string }
-  /** Provably never left the Hub (failed before its first byte was written). */
-  | { kind: 'not_sent'; reason: NotSentReason; detail: string };
+  | { kind: 'no_response'; reason: NoResponseReason | 'server_exited'; detail: string }
+  /** Provably never left the Hub (failed before its first byte was written; an MCP server not connected). */
+  | { kind: 'not_sent'; reason: NotSentReason | 'not_connected'; detail: string };
 
 export type LookupResult =
   | { outcome: BusinessOperationStatus; http_status: number; result: unknown; evidence_digest: string }
@@ -89,6 +92,15 @@ export interface HubSettings {
    * turns this instance's `dispatching` calls `unknown` only once it has expired.
    */
   leaseMs: number;
+  /** An MCP server must answer `initialize` within this (ms); else registration fails, a call is not sent. */
+  mcpInitializeTimeoutMs: number;
+  /** Reading an MCP server's whole tool list (every page) must finish within this (ms). */
+  mcpListTimeoutMs: number;
+  /** At most this many tools per MCP server, over at most `mcpMaxPages` pages of tools/list. */
+  mcpMaxTools: number;
+  mcpMaxPages: number;
+  /** One message from an MCP server may be at most this many bytes. */
+  mcpMaxMessageBytes: number;
 }
 
 /** The running Hub process as the store knows it (HubStore.registerInstance). */
@@ -113,4 +125,6 @@ export interface HubContext {
   inflight: Set<Promise<unknown>>;
   /** Set once the instance holds a lease; only then may it dispatch (the operator CLI never does). */
   instance: HubInstance | null;
+  /** This process's connections to MCP servers (null: the operator CLI, which connects only to register). */
+  mcp: McpSupervisor | null;
 }

@@ -20,6 +20,7 @@ import { buildApp } from './http/server.js';
 import { keepLease, registerInstance } from './instances/lease.js';
 import { startRecoverySweeper } from './instances/recovery-sweeper.js';
 import { recoverOrphaned } from './invocations/recovery.js';
+import { startMcpSupervisor } from './mcp/start.js';
 import { createMetrics } from './metrics.js';
 import { resolveSettings } from './settings.js';
 import { lockDataDir } from './store/data-dir-lock.js';
@@ -106,6 +107,7 @@ export async function openHubContext(
     shutdown: shutdown.signal,
     inflight: new Set(),
     instance: null,
+    mcp: null,
   };
   return { ctx, abort: () => shutdown.abort() };
 }
@@ -147,7 +149,9 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     const recovered = await recoverOrphaned(ctx, 'startup');
     if (recovered > 0)
       logger.warn({ recovered }, 'dispatching calls found at start are now unknown (not re-sent)');
+    const mcp = startMcpSupervisor(ctx);
     if (options.config) await applyConfig(ctx, options.config);
+    await mcp.start();
     const { app, closeStreams } = buildApp(ctx);
     await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
     const retention = startEventRetention(ctx);
@@ -181,6 +185,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
         abort();
         // aborted sends finish at once and record `unknown`; let them write before the lease ends
         await Promise.allSettled([...ctx.inflight]);
+        await mcp.close();
         await app.close();
         await store
           .stopInstance(instance.id, instance.incarnation, ctx.now().toISOString())
@@ -193,6 +198,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
     return { url, hubId: ctx.hubId, port, store, ctx, recovered, close: () => close() };
   } catch (err) {
     for (const stop of stops.splice(0)) stop();
+    await ctx.mcp?.close();
     await store.close();
     unlock();
     throw err;

@@ -18,6 +18,11 @@ export const DEFAULT_SETTINGS: HubSettings = {
   eventRetentionPerClient: 100_000,
   eventPruneIntervalMs: 3600_000,
   leaseMs: 15_000,
+  mcpInitializeTimeoutMs: 10_000,
+  mcpListTimeoutMs: 15_000,
+  mcpMaxTools: 1_000,
+  mcpMaxPages: 100,
+  mcpMaxMessageBytes: 8 * 1024 * 1024,
 };
 
 export function resolveSettings(

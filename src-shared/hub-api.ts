@@ -8,6 +8,9 @@ import {
   APPROVAL_STATES,
   ATTESTATION_OUTCOMES,
   EVIDENCE_SOURCES,
+  MCP_CONNECTION_STATES,
+  MCP_TRANSPORTS,
+  SYSTEM_KINDS,
   RECONCILIATION_OUTCOMES,
   RESUME_ACTIONS,
   AUTHORIZATION_STATES,
@@ -70,6 +73,9 @@ export const HUB_ERROR_CODES = [
   'request_timeout', // 408 the request (headers and body) did not arrive in time
   'store_unavailable', // 503 the Hub cannot reach its store (database); a call not yet recorded dispatching was not sent
   'invocation_not_attestable', // 409 attest: the call is not unresolved (only unknown / unverified calls may be attested)
+  'mcp_server_unreachable', // 502 an MCP server could not be started or connected, or did not answer initialize / tools/list; nothing stored
+  'system_kind_mismatch', // 409 the system is of the other kind (an MCP route on an HTTP system, or an id re-registered as the other kind)
+  'mcp_tools_invalid', // 422 an MCP server's tool list cannot be governed (too many tools, a malformed schema, a duplicate or invalid name); nothing stored
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -160,6 +166,8 @@ export const DeclarationSchema = z.object({
   /** The guidance for the model's function description, normalized and bounded (absent: an older Hub). */
   model_guidance: ModelGuidanceSchema.nullable().optional(),
   declaration_revision: z.string(), // changes whenever the compiled operation changes
+  /** `http` (OpenAPI + ACC) or `mcp` (an MCP server's tool and its overlay); absent: an older Hub (http). */
+  system_kind: z.enum(SYSTEM_KINDS).optional(),
 });
 export type Declaration = z.infer<typeof DeclarationSchema>;
 
@@ -405,8 +413,12 @@ export type SpecSigningMode = (typeof SPEC_SIGNING_MODES)[number];
 export const SIGNED_PATH_MODES = ['operation', 'full'] as const;
 export type SignedPathMode = (typeof SIGNED_PATH_MODES)[number];
 
+export const SystemIdSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/);
+
 export const RegisterSystemRequestSchema = z.object({
-  system_id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+  /** Absent or `http`: an HTTP business system (an MCP server is registered with `kind: "mcp"`). */
+  kind: z.literal('http').optional(),
+  system_id: SystemIdSchema,
   name: z.string().min(1).max(200),
   base_url: z.string().url(),
   signing_secret: z.string().min(16).max(512),
@@ -437,6 +449,13 @@ export const SystemSchema = z.object({
   tool_count: z.number().int(),
   diagnostics: z.array(SpecDiagnosticSchema),
   refreshed_at: z.string().nullable(),
+  /** Absent: an older Hub (http). For `mcp`, base_url is the server's URL (empty for stdio), spec_path empty. */
+  kind: z.enum(SYSTEM_KINDS).optional(),
+  /** The MCP server's connection (never its secrets); null for an HTTP system. */
+  mcp: z
+    .lazy(() => McpServerViewSchema)
+    .nullable()
+    .optional(),
 });
 export type HubSystem = z.infer<typeof SystemSchema>;
 
@@ -522,7 +541,146 @@ export const HubMetricsSchema = z.object({
   clients: z.record(z.string(), ClientMetricsSchema),
   /** Open SSE streams per client, now. */
   event_streams: z.record(z.string(), z.number().int()),
-  /** SQLite: transactions committed (one fsync each) and the writes they carried, since the store opened. */
-  store_commits: z.object({ batches: z.number().int(), writes: z.number().int() }).nullable().optional(),
 });
 export type HubMetrics = z.infer<typeof HubMetricsSchema>;
+
+// ---------- MCP servers as business systems (docs/mcp.md) ----------
+
+/**
+ * A tool name the Hub governs: what MCP recommends (1–128 of A–Z a–z 0–9 _ - .). A server's tool
+ * with any other name is refused at registration (`tool_name_invalid`).
+ */
+export const McpToolNameSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.-]+$/);
+const EnvNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/);
+
+/** A server the Hub starts and supervises (only an admin may register one). */
+export const McpStdioServerSchema = z.object({
+  transport: z.literal('stdio'),
+  command: z.string().min(1).max(1024),
+  args: z.array(z.string().max(4096)).max(64).optional(),
+  /** Environment values that are not secret (shown back in the system view). */
+  env: z.record(EnvNameSchema, z.string().max(8192)).optional(),
+  /** Secret environment values: stored like signing secrets, never returned, logged or audited. */
+  secret_env: z.record(EnvNameSchema, z.string().min(1).max(8192)).optional(),
+  cwd: z.string().min(1).max(1024).optional(),
+});
+
+/** A Streamable HTTP server at a URL, with an optional bearer token (stored like a signing secret). */
+export const McpHttpServerSchema = z.object({
+  transport: z.literal('streamable_http'),
+  url: z.string().url().max(2048),
+  bearer_token: z.string().min(1).max(4096).optional(),
+});
+
+export const McpServerConfigSchema = z.discriminatedUnion('transport', [
+  McpStdioServerSchema,
+  McpHttpServerSchema,
+]);
+export type McpServerConfig = z.infer<typeof McpServerConfigSchema>;
+
+/**
+ * The operator's overlay of one MCP tool (docs/mcp.md#the-overlay). MCP annotations are hints from a
+ * server that may not be trusted; what the overlay sets wins, what it leaves out comes from the
+ * annotations with the spec's defaults. Part of the declaration revision.
+ */
+export const ToolOverlaySchema = z.object({
+  effect: z.enum(['read', 'write']).optional(),
+  risk_level: z.enum(['low', 'medium', 'high']).optional(),
+  approval: z
+    .object({
+      required: z.boolean(),
+      prompt: z.string().max(300).nullable().optional(),
+      when: z.array(ApprovalRuleSchema).max(20).optional(),
+    })
+    .optional(),
+  rate_limit: z
+    .object({ count: z.number().int().min(1).max(1_000_000), window: RateWindowSchema })
+    .nullable()
+    .optional(),
+  timeout_ms: z.number().int().min(100).max(600_000).optional(),
+  idempotent: z.boolean().optional(),
+  /** A read-only tool of the same server that answers for an idempotency key (docs/mcp.md#look-up-tools). */
+  lookup_tool: McpToolNameSchema.nullable().optional(),
+  enabled: z.boolean().optional(),
+  audit_sensitive: z.boolean().optional(),
+});
+export type ToolOverlay = z.infer<typeof ToolOverlaySchema>;
+
+export const RegisterMcpSystemRequestSchema = z.object({
+  kind: z.literal('mcp'),
+  system_id: SystemIdSchema,
+  name: z.string().min(1).max(200),
+  server: McpServerConfigSchema,
+  /** A tool's timeout when its overlay sets none (default 60 s). */
+  default_timeout_ms: z.number().int().min(100).max(600_000).optional(),
+  /** Overlays by tool name, applied with the tool list (e.g. from the config file). */
+  overlays: z.record(McpToolNameSchema, ToolOverlaySchema).optional(),
+});
+export type RegisterMcpSystemRequest = z.infer<typeof RegisterMcpSystemRequestSchema>;
+
+/** `POST /admin/v1/systems`: an HTTP system, or an MCP server (`kind: "mcp"`). */
+export const RegisterAnySystemRequestSchema = z.union([
+  RegisterSystemRequestSchema,
+  RegisterMcpSystemRequestSchema,
+]);
+export type RegisterAnySystemRequest = z.infer<typeof RegisterAnySystemRequestSchema>;
+
+/** An MCP server as the system view shows it: never a secret value, only the names of secret variables. */
+export const McpServerViewSchema = z.object({
+  transport: z.enum(MCP_TRANSPORTS),
+  command: z.string().nullable(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+  secret_env_names: z.array(z.string()),
+  cwd: z.string().nullable(),
+  url: z.string().nullable(),
+  has_bearer_token: z.boolean(),
+  default_timeout_ms: z.number().int(),
+  /** This Hub instance's connection to the server (null: the answering process does not supervise it). */
+  connection: z.enum(MCP_CONNECTION_STATES).nullable(),
+  server_info: z.object({ name: z.string(), version: z.string() }).nullable(),
+});
+export type McpServerView = z.infer<typeof McpServerViewSchema>;
+
+/** The MCP annotations a server gave a tool (hints; absent ones take the spec's defaults). */
+export const McpToolAnnotationsSchema = z.object({
+  title: z.string().optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+export type McpToolAnnotations = z.infer<typeof McpToolAnnotationsSchema>;
+
+export const MCP_TASK_SUPPORT = ['forbidden', 'optional', 'required'] as const;
+
+/** One MCP tool with its overlay and how the Hub governs it now (GET /admin/v1/systems/{id}/tools). */
+export const McpToolViewSchema = z.object({
+  tool: z.string(),
+  title: z.string().nullable(),
+  description: z.string(),
+  annotations: McpToolAnnotationsSchema,
+  task_support: z.enum(MCP_TASK_SUPPORT),
+  overlay: ToolOverlaySchema.nullable(),
+  governed: z.object({
+    effect: z.enum(['read', 'write']),
+    risk_level: z.enum(['low', 'medium', 'high']),
+    approval_required: z.boolean(),
+    approval_rules: z.number().int(),
+    rate_limit: z.object({ count: z.number().int(), window: RateWindowSchema }).nullable(),
+    timeout_ms: z.number().int(),
+    idempotent: z.boolean(),
+    lookup_tool: z.string().nullable(),
+    enabled: z.boolean(),
+    audit_sensitive: z.boolean(),
+  }),
+  /** The current declaration revision (null while the tool is disabled). */
+  declaration_revision: z.string().nullable(),
+});
+export type McpToolView = z.infer<typeof McpToolViewSchema>;
+export const McpToolListSchema = z.object({ system_id: z.string(), tools: z.array(McpToolViewSchema) });
+export type McpToolList = z.infer<typeof McpToolListSchema>;

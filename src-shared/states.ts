@@ -91,6 +91,10 @@ export const EVIDENCE_SOURCES = [
   'startup_recovery',
   'lease_recovery',
   OPERATOR_ATTESTED,
+  /** An MCP server's look-up tool answered for the idempotency key (docs/mcp.md#recovery). */
+  'lookup_tool',
+  /** An MCP server's task (tasks/get) said how the call ended (docs/mcp.md#recovery). */
+  'task_status',
   'none',
 ] as const;
 export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
@@ -259,8 +263,32 @@ export const NOT_SENT_REASON_CODES = [
   'not_sent_target_missing',
   /** The Hub could not read its store just before sending (e.g. PostgreSQL went away). */
   'not_sent_store_unavailable',
+  /**
+   * An MCP server was not connected (its process could not be started, it did not answer
+   * `initialize`, or its session was gone): the `tools/call` was never written (docs/mcp.md).
+   */
+  'not_sent_not_connected',
 ] as const;
 export type NotSentReasonCode = (typeof NOT_SENT_REASON_CODES)[number];
+
+/**
+ * What kind of business system the Hub governs (docs/mcp.md): `http`, an HTTP service compiled from
+ * OpenAPI + ACC, or `mcp`, an MCP server whose tools are compiled from `tools/list` and an overlay.
+ */
+export const SYSTEM_KINDS = ['http', 'mcp'] as const;
+export type SystemKind = (typeof SYSTEM_KINDS)[number];
+
+/** How the Hub reaches an MCP server: a process it starts and supervises, or a URL. */
+export const MCP_TRANSPORTS = ['stdio', 'streamable_http'] as const;
+export type McpTransport = (typeof MCP_TRANSPORTS)[number];
+
+/** The Hub's connection to one MCP server, as its supervisor reports it. */
+export const MCP_CONNECTION_STATES = ['connecting', 'connected', 'disconnected'] as const;
+export type McpConnectionState = (typeof MCP_CONNECTION_STATES)[number];
+
+/** What an MCP server's look-up tool answers about an idempotency key (docs/mcp.md#look-up-tools). */
+export const MCP_LOOKUP_STATUSES = ['succeeded', 'failed', 'not_found'] as const;
+export type McpLookupStatus = (typeof MCP_LOOKUP_STATUSES)[number];
 
 export const AUTHORIZATION_STATES = ['active', 'revoked', 'rebound'] as const;
 export type AuthorizationState = (typeof AUTHORIZATION_STATES)[number];

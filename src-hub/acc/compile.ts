@@ -20,10 +20,15 @@ import { checkCapability } from './capability-schema.js';
 import { executionTraits } from './execution.js';
 import { normalizeOpenApi30Schema } from './openapi30.js';
 import { inlineRefs, RefBudgetError, refBudget, RefError, resolvePointer, type RefBudget } from './refs.js';
-import { DEFAULT_TIMEOUT_MS, type CompiledOperation } from './types.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  type CompiledOperation,
+  type HttpOperation,
+  type McpOperation,
+} from './types.js';
 
 export interface CompileResult {
-  operations: CompiledOperation[];
+  operations: HttpOperation[];
   diagnostics: SpecDiagnostic[];
   /** sha256 hex of the canonical JSON of the whole document. */
   spec_revision: string;
@@ -53,7 +58,9 @@ const schemaChecker = new Ajv2020({
 });
 
 /** sha256 hex of the canonical JSON of a compiled operation without its revision. */
-export function declarationRevision(op: Omit<CompiledOperation, 'declaration_revision'>): string {
+export function declarationRevision(
+  op: Omit<HttpOperation, 'declaration_revision'> | Omit<McpOperation, 'declaration_revision'>,
+): string {
   const { declaration_revision: _ignored, ...rest } = op as CompiledOperation;
   return sha256Hex(canonicalJson(rest));
 }
@@ -153,7 +160,7 @@ function compileOperation(
   operation: Json,
   capabilityRaw: unknown,
   budget: RefBudget,
-): CompiledOperation {
+): HttpOperation {
   const capCheck = checkCapability(capabilityRaw);
   if (!capCheck.ok) throw new OperationError('capability_invalid', capCheck.message);
   const cap = capCheck.block;
@@ -238,7 +245,7 @@ function compileOperation(
   const longText = typeof operation.description === 'string' ? operation.description.trim() : '';
   const description = longText || summary;
 
-  const compiled: Omit<CompiledOperation, 'declaration_revision'> = {
+  const compiled: Omit<HttpOperation, 'declaration_revision'> = {
     tool: operation.operationId as string,
     description,
     method: method.toUpperCase(),
@@ -284,7 +291,7 @@ export function compileSpec(doc: unknown): CompileResult {
   }
   if (!isObject(doc.paths)) return invalid('the document has no "paths" object');
 
-  const operations: CompiledOperation[] = [];
+  const operations: HttpOperation[] = [];
   const diagnostics: SpecDiagnostic[] = [];
   const seenIds = new Set<string>();
   const budget = refBudget(); // one for the whole document, so many operations cannot multiply it

@@ -3,7 +3,7 @@
  * path params URL-encoded into the template, query params encoded in declaration order, body = JSON
  * of the body params ('' when there are none and the body is optional).
  */
-import type { CompiledOperation } from '../acc/types.js';
+import type { HttpOperation, McpOperation } from '../acc/types.js';
 
 export interface BuiltRequest {
   method: string;
@@ -28,14 +28,21 @@ function scalar(value: unknown): string | null {
   return null;
 }
 
+/** What building an HTTP request needs of an operation. */
+export type HttpRequestShape = Pick<
+  HttpOperation,
+  'method' | 'path_template' | 'path_params' | 'query_params' | 'body_params' | 'has_body'
+> &
+  Partial<Pick<HttpOperation, 'body_required'>>;
+
 export function buildRequest(
-  op: Pick<
-    CompiledOperation,
-    'method' | 'path_template' | 'path_params' | 'query_params' | 'body_params' | 'has_body'
-  > &
-    Partial<Pick<CompiledOperation, 'body_required'>>,
+  operation: HttpRequestShape | McpOperation,
   args: Record<string, unknown>,
 ): BuiltRequest {
+  // an MCP tool is called over MCP (src-hub/mcp), never as an HTTP request
+  if ('kind' in operation && operation.kind === 'mcp')
+    throw new Error(`${operation.tool} is an MCP tool, not an HTTP operation`);
+  const op = operation as HttpRequestShape;
   let path = op.path_template;
   for (const name of op.path_params) {
     const value = args[name];

@@ -1,6 +1,6 @@
 /** Admin API (admin bearer token): systems, clients, authorizations, approvals, audit, metrics. */
 import type { FastifyInstance } from 'fastify';
-import type { RegisterSystemRequest } from '../../src-shared/hub-api.js';
+import type { RegisterAnySystemRequest, ToolOverlay } from '../../src-shared/hub-api.js';
 import { APPROVAL_STATES, type ApprovalState } from '../../src-shared/states.js';
 import {
   authorizationView,
@@ -14,6 +14,8 @@ import type { HubContext } from '../context.js';
 import type { StreamRegistry } from '../events/stream-registry.js';
 import { badRequest, notFound } from '../errors.js';
 import { toReceipt } from '../invocations/receipt.js';
+import { registerMcpSystem } from '../mcp/register.js';
+import { listMcpTools, setToolOverlay } from '../mcp/tools-admin.js';
 import { refreshSystem, registerSystem, systemView } from '../systems/service.js';
 import type { HubAuth } from './auth.js';
 import { bodies, EMPTY_BODY, idParams } from './schemas.js';
@@ -34,10 +36,17 @@ export function registerAdminRoutes(
   const onRequest = auth.admin;
   const p = (name: string) => ({ params: idParams(name) });
 
-  app.post<{ Body: RegisterSystemRequest }>(
+  app.post<{ Body: RegisterAnySystemRequest }>(
     '/admin/v1/systems',
     { onRequest, schema: { body: bodies.registerSystem } },
-    async (req, reply) => reply.code(201).send(await registerSystem(ctx, req.body, 'admin')),
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(
+          req.body.kind === 'mcp'
+            ? await registerMcpSystem(ctx, req.body, 'admin')
+            : await registerSystem(ctx, req.body, 'admin'),
+        ),
   );
   app.get('/admin/v1/systems', { onRequest }, async () => ({
     systems: await Promise.all((await ctx.store.listSystems()).map((s) => systemView(ctx, s))),
@@ -55,6 +64,31 @@ export function registerAdminRoutes(
     '/admin/v1/systems/:id/refresh',
     { onRequest, schema: { ...p('id'), body: EMPTY_BODY } },
     async (req) => refreshSystem(ctx, req.params.id, 'admin'),
+  );
+
+  // an MCP server's tools, each with its overlay and how the Hub governs it (docs/mcp.md#the-overlay)
+  app.get<{ Params: { id: string } }>(
+    '/admin/v1/systems/:id/tools',
+    { onRequest, schema: p('id') },
+    async (req) => listMcpTools(ctx, req.params.id),
+  );
+  const toolParams = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', minLength: 1, maxLength: 200 },
+      tool: { type: 'string', minLength: 1, maxLength: 200 },
+    },
+    required: ['id', 'tool'],
+  };
+  app.post<{ Params: { id: string; tool: string }; Body: ToolOverlay }>(
+    '/admin/v1/systems/:id/tools/:tool/overlay',
+    { onRequest, schema: { params: toolParams, body: bodies.toolOverlay } },
+    async (req) => setToolOverlay(ctx, req.params.id, req.params.tool, req.body, 'admin'),
+  );
+  app.post<{ Params: { id: string; tool: string } }>(
+    '/admin/v1/systems/:id/tools/:tool/overlay/clear',
+    { onRequest, schema: { params: toolParams, body: EMPTY_BODY } },
+    async (req) => setToolOverlay(ctx, req.params.id, req.params.tool, null, 'admin'),
   );
 
   app.post<{ Body: { name: string; client_id?: string } }>(
@@ -166,6 +200,5 @@ export function registerAdminRoutes(
     ...ctx.metrics.snapshot(),
     durability: ctx.store.durability,
     event_streams: streams.countByClient(),
-    store_commits: ctx.store.commitStats ? await ctx.store.commitStats() : null,
   }));
 }

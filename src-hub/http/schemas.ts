@@ -12,7 +12,8 @@ import {
   CreateTaskRequestSchema,
   GrantRequestSchema,
   InvokeRequestSchema,
-  RegisterSystemRequestSchema,
+  RegisterAnySystemRequestSchema,
+  ToolOverlaySchema,
   ToolSearchRequestSchema,
 } from '../../src-shared/hub-api.js';
 
@@ -54,7 +55,8 @@ export const bodies = {
   createRun: bodySchema(CreateRunRequestSchema),
   invoke: bodySchema(InvokeRequestSchema),
   createTask: bodySchema(CreateTaskRequestSchema),
-  registerSystem: bodySchema(RegisterSystemRequestSchema),
+  registerSystem: bodySchema(RegisterAnySystemRequestSchema),
+  toolOverlay: bodySchema(ToolOverlaySchema),
   createAuthorization: bodySchema(CreateAuthorizationRequestSchema),
   decision: bodySchema(ApprovalDecisionRequestSchema),
   createClient: bodySchema(CreateClientRequestSchema),

@@ -1,13 +1,31 @@
 /**
- * Reconciles an `unknown` or `unverified` invocation from business evidence: asks the system's
- * operations look-up for the original idempotency key. Never re-sends the call.
- *   succeeded / failed       -> that state, with the evidence
- *   not_found / unavailable  -> `unverified` (or stays `unverified`), with the evidence
+ * Reconciles an `unknown` or `unverified` invocation from business evidence — an HTTP system's
+ * operations look-up for the original idempotency key, an MCP server's look-up tool or task
+ * (by-kind.ts). Never re-sends the call.
+ *   succeeded / failed                    -> that state, with the evidence
+ *   not_found / unavailable / unsupported -> `unverified` (or stays `unverified`), with the evidence
+ *   pending (an MCP task still running)   -> unchanged, with the evidence
  */
 import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
-import type { HubContext, LookupResult } from '../context.js';
+import type { ReconciliationOutcome } from '../../src-shared/states.js';
+import type { HubContext } from '../context.js';
 import type { InvocationRecord } from '../store/types.js';
+import { checkByKind, type Check } from './by-kind.js';
 import { transitionInvocation } from './transition.js';
+
+const REASONS: Record<Exclude<Check['outcome'], 'succeeded' | 'failed'>, string> = {
+  not_found: 'lookup_not_found',
+  unavailable: 'lookup_unavailable',
+  unsupported: 'lookup_unsupported',
+  pending: 'task_working',
+};
+
+const EVIDENCE_OUTCOMES = {
+  not_found: 'not_found',
+  unavailable: 'unavailable',
+  unsupported: 'unavailable',
+  pending: 'inconclusive',
+} as const satisfies Record<Exclude<Check['outcome'], 'succeeded' | 'failed'>, ReconciliationOutcome>;
 
 export async function reconcile(
   ctx: HubContext,
@@ -17,70 +35,58 @@ export async function reconcile(
   if (rec.state !== 'unknown' && rec.state !== 'unverified') return rec;
   const system = await ctx.store.getSystem(rec.system_id);
   const auth = await ctx.store.getAuthorization(rec.authorization_ref);
-  let result: LookupResult;
+  let check: Check;
   if (!system || !auth) {
-    result = { outcome: 'unavailable', detail: 'the system or authorization is no longer registered' };
+    check = {
+      source: 'none',
+      outcome: 'unavailable',
+      detail: 'the system or authorization is no longer registered',
+    };
   } else {
     try {
-      result = await ctx.edge.lookup({
-        baseUrl: system.base_url,
-        secret: system.signing_secret,
-        signedPath: system.signed_path,
-        idempotencyKey: rec.invocation_id,
-        onBehalfOf: auth.on_behalf_of,
-        jobId: rec.run_id,
-        timeoutMs: ctx.settings.lookupTimeoutMs,
-        signal: ctx.shutdown,
-      });
+      check = await checkByKind(ctx, { system, auth }, rec);
     } catch (err) {
-      result = { outcome: 'unavailable', detail: `look-up failed: ${String(err)}` };
+      check = { source: 'none', outcome: 'unavailable', detail: `look-up failed: ${String(err)}` };
     }
   }
   const at = ctx.now().toISOString();
   const evidence: ReconciliationEvidence = {
     checked_at: at,
-    source: 'operations_lookup',
-    outcome: result.outcome,
-    http_status: 'http_status' in result ? result.http_status : null,
-    evidence_digest: 'evidence_digest' in result ? result.evidence_digest : null,
-    detail:
-      result.outcome === 'succeeded'
-        ? 'the business system reports the operation committed'
-        : result.outcome === 'failed'
-          ? 'the business system reports the operation failed'
-          : result.outcome === 'not_found'
-            ? 'the business system has no record of this idempotency key; that alone does not prove it never ran'
-            : `the operations look-up is unavailable: ${'detail' in result ? result.detail : ''}`,
+    source: check.source,
+    outcome: 'evidence_digest' in check ? check.outcome : EVIDENCE_OUTCOMES[check.outcome],
+    http_status: 'evidence_digest' in check ? check.http_status : null,
+    evidence_digest: 'evidence_digest' in check ? check.evidence_digest : null,
+    detail: check.detail,
   };
-  const audit = { actor, kind: 'invocation.reconciled', detail: { outcome: result.outcome } };
+  const audit = { actor, kind: 'invocation.reconciled', detail: { outcome: check.outcome } };
   const res =
-    result.outcome === 'succeeded' || result.outcome === 'failed'
+    'evidence_digest' in check
       ? await transitionInvocation(ctx, {
           invocation_id: rec.invocation_id,
           from: rec.state,
-          to: result.outcome,
+          to: check.outcome,
           at,
           audit,
           patch: {
             dispatch: 'confirmed',
-            result: result.result ?? null,
+            result: check.result ?? null,
             result_truncated: false,
-            business_status: result.http_status,
-            reason_code: result.outcome === 'failed' ? 'business_rejected' : null,
+            business_status: check.http_status,
+            reason_code: check.outcome === 'failed' ? 'business_rejected' : null,
             reason_message:
-              result.outcome === 'failed' ? 'the business system reports the operation failed' : null,
+              check.outcome === 'failed' ? 'the business system reports the operation failed' : null,
             add_evidence: evidence,
           },
         })
       : await transitionInvocation(ctx, {
           invocation_id: rec.invocation_id,
           from: rec.state,
-          to: 'unverified',
+          to: check.outcome === 'pending' ? rec.state : 'unverified',
           at,
           audit,
           patch: {
-            reason_code: result.outcome === 'not_found' ? 'lookup_not_found' : 'lookup_unavailable',
-            reason_message: evidence.detail,
+            reason_code: REASONS[check.outcome],
+            reason_message: check.detail,
             add_evidence: evidence,
           },
         });

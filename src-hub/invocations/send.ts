@@ -15,6 +15,8 @@ import type { InvocationState, NotSentReasonCode } from '../../src-shared/states
 import type { HubContext, SendResult } from '../context.js';
 import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { StoreUnavailableError } from '../store/errors.js';
+import { mcpResultOutcome } from '../mcp/outcome.js';
+import { sendByKind } from './by-kind.js';
 import { transitionInvocation } from './transition.js';
 import { whenStoreReturns } from './when-store-returns.js';
 
@@ -41,19 +43,9 @@ async function sendAndRecordOnce(
   } else if (!target) {
     result = { kind: 'target_missing' };
   } else {
-    const { system, auth } = target;
     try {
-      result = await ctx.edge.send({
-        baseUrl: system.base_url,
-        secret: system.signing_secret,
-        signedPath: system.signed_path,
-        op: rec.operation,
-        args: rec.arguments,
-        onBehalfOf: auth.on_behalf_of,
-        jobId: rec.run_id,
-        idempotencyKey: rec.invocation_id,
-        timeoutMs: rec.operation.timeout_ms,
-        signal: ctx.shutdown,
+      result = await sendByKind(ctx, target, rec, {
+        onTaskCreated: (taskId) => recordTaskId(ctx, rec, taskId, actor),
       });
     } catch (err) {
       ctx.logger.error(
@@ -67,7 +59,7 @@ async function sendAndRecordOnce(
   }
   const at = ctx.now();
   const notSentTo: InvocationState = rec.approval_id !== null ? 'approved' : 'not_dispatched';
-  const sent = result.kind === 'response' || result.kind === 'no_response';
+  const sent = result.kind === 'response' || result.kind === 'mcp_result' || result.kind === 'no_response';
   const { to, patch } =
     result.kind === 'target_missing'
       ? notSentOutcome(
@@ -83,7 +75,9 @@ async function sendAndRecordOnce(
           )
         : result.kind === 'not_sent'
           ? notSentOutcome(notSentTo, `not_sent_${result.reason}`, result.detail)
-          : outcomeOf(result, at.toISOString());
+          : result.kind === 'mcp_result'
+            ? mcpResultOutcome(result, at.toISOString())
+            : outcomeOf(result, at.toISOString());
   const res = await whenStoreReturns(ctx, 'the outcome of a dispatched call', () =>
     transitionInvocation(ctx, {
       invocation_id: rec.invocation_id,
@@ -99,13 +93,17 @@ async function sendAndRecordOnce(
           outcome:
             result.kind === 'response'
               ? `http_${result.status}`
-              : result.kind === 'target_missing'
-                ? 'not_sent_target_missing'
-                : result.kind === 'store_unavailable'
-                  ? 'not_sent_store_unavailable'
-                  : result.kind === 'not_sent'
-                    ? `not_sent_${result.reason}`
-                    : result.reason,
+              : result.kind === 'mcp_result'
+                ? result.is_error
+                  ? 'mcp_is_error'
+                  : 'mcp_result'
+                : result.kind === 'target_missing'
+                  ? 'not_sent_target_missing'
+                  : result.kind === 'store_unavailable'
+                    ? 'not_sent_store_unavailable'
+                    : result.kind === 'not_sent'
+                      ? `not_sent_${result.reason}`
+                      : result.reason,
           business_status: result.kind === 'response' ? result.status : null,
           request_sent: sent,
         },
@@ -114,6 +112,39 @@ async function sendAndRecordOnce(
   );
   if (res.kind === 'stale') return recordLateOutcome(ctx, rec, res.current, to, patch, actor);
   return res.record;
+}
+
+/**
+ * An MCP server accepted the call as a task: its id is saved at once, in the transaction that
+ * records that answer, so recovery can ask `tasks/get` even if the Hub stops before the task ends.
+ */
+async function recordTaskId(
+  ctx: HubContext,
+  rec: InvocationRecord,
+  taskId: string,
+  actor: string,
+): Promise<void> {
+  const at = ctx.now().toISOString();
+  await whenStoreReturns(ctx, 'the task id of a dispatched call', () =>
+    transitionInvocation(ctx, {
+      invocation_id: rec.invocation_id,
+      from: 'dispatching',
+      to: 'dispatching',
+      at,
+      patch: {
+        remote_task_id: taskId,
+        add_evidence: {
+          checked_at: at,
+          source: 'dispatch_response',
+          outcome: 'inconclusive',
+          http_status: null,
+          evidence_digest: null,
+          detail: `the MCP server accepted the call as task ${taskId}; its result is read from the task`,
+        },
+      },
+      audit: { actor, kind: 'invocation.task_created', detail: { remote_task_id: taskId } },
+    }),
+  );
 }
 
 /** The system and authorization to send to; the store being unreachable means the call is not sent. */
@@ -174,7 +205,7 @@ function notSentOutcome(
 }
 
 function outcomeOf(
-  result: Exclude<SendResult, { kind: 'not_sent' }>,
+  result: Exclude<SendResult, { kind: 'not_sent' } | { kind: 'mcp_result' }>,
   at: string,
 ): { to: Extract<InvocationState, 'succeeded' | 'failed' | 'unknown'>; patch: InvocationPatch } {
   if (result.kind === 'no_response') {

@@ -35,11 +35,13 @@ export async function transitionInvocation(
   // move to `dispatching` also passes the operation's declared rate limit. Added here, not by the
   // callers, so no dispatch path can leave them out. A refusal on creation is `not_dispatched`; a
   // refused resume keeps the call where it is (an approved call stays approved).
-  const gated = req.from === 'new' || req.to === 'dispatching';
+  // (an annotation of a dispatching call — an MCP task id arriving — is not a move and passes no gate)
+  const entering = req.to === 'dispatching' && req.from !== 'dispatching';
+  const gated = req.from === 'new' || entering;
   const refusedTo: InvocationState | null = req.from === 'new' ? 'not_dispatched' : null;
   const gates: Pick<InvocationChange, 'enrollment' | 'operation_rate'> = {};
   if (gated) gates.enrollment = { refused_to: refusedTo };
-  if (req.to === 'dispatching') gates.operation_rate = { now_ms: Date.parse(at), refused_to: refusedTo };
+  if (entering) gates.operation_rate = { now_ms: Date.parse(at), refused_to: refusedTo };
   const targets: InvocationState[] = req.from === req.to ? [] : [req.to];
   for (const r of [req.permit?.refused_to, gates.enrollment?.refused_to, gates.operation_rate?.refused_to]) {
     if (r) targets.push(r);

@@ -7,6 +7,7 @@
 import type {
   ApprovalState,
   AuthorizationState,
+  SystemKind,
   DispatchEvidence,
   InvocationState,
   RunState,
@@ -19,8 +20,10 @@ import type {
   SpecSigningMode,
   SpecDiagnostic,
   TaskBoundary,
+  ToolOverlay,
 } from '../../src-shared/hub-api.js';
 import type { CompiledOperation } from '../acc/types.js';
+import type { McpServerSettings, McpToolSource } from '../mcp/types.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -50,6 +53,42 @@ export interface SystemRecord {
   diagnostics: SpecDiagnostic[];
   refreshed_at: string | null;
   created_at: string;
+  /** `http`, or `mcp`: an MCP server (docs/mcp.md); its secrets are in `signing_secret`. */
+  kind: SystemKind;
+  /** MCP: the connection settings without secrets; null for an HTTP system. */
+  mcp: McpServerSettings | null;
+  /** MCP: the tools the server last listed (normalized); null before the first list. */
+  mcp_tools: McpToolSource[] | null;
+  /** MCP: the operator's overlay by tool name (empty: every tool governed from its annotations). */
+  mcp_overlays: Record<string, ToolOverlay>;
+}
+
+/** What registering a system writes: an HTTP system needs neither `kind` nor `mcp` (http, null). */
+export type SystemInput = Omit<
+  SystemRecord,
+  | 'spec_revision'
+  | 'diagnostics'
+  | 'refreshed_at'
+  | 'created_at'
+  | 'mcp_tools'
+  | 'mcp_overlays'
+  | 'kind'
+  | 'mcp'
+> &
+  Partial<Pick<SystemRecord, 'kind' | 'mcp'>>;
+
+/** What an MCP server's catalog change writes, with the operations compiled from it (one transaction). */
+export interface McpCatalogChange {
+  system_id: string;
+  tools: McpToolSource[];
+  overlays: Record<string, ToolOverlay>;
+  operations: OperationRecord[];
+  spec_revision: string;
+  diagnostics: SpecDiagnostic[];
+  /** Applies only if the system's spec_revision is still this (null: no catalog yet); else `false`. */
+  expected_revision: string | null | undefined;
+  at: string;
+  audit: AuditInput;
 }
 
 export interface OperationRecord {
@@ -111,6 +150,8 @@ export interface InvocationRecord {
   approval_id: string | null;
   reconciliation: ReconciliationEvidence[];
   permit_id: string | null;
+  /** The business system's own id of the call when it gave one (an MCP task id), saved with the answer that carried it. */
+  remote_task_id?: string | null;
   /**
    * The Hub instance (and its incarnation) that moved the call to `dispatching` and sends it; while
    * its lease is live nobody else may turn the call `unknown` (see HubStore.listOrphanedDispatching).
@@ -135,6 +176,7 @@ export type InvocationPatch = Partial<
     | 'permit_id'
     | 'owner_instance'
     | 'owner_incarnation'
+    | 'remote_task_id'
   >
 > & { add_evidence?: ReconciliationEvidence };
 
@@ -404,11 +446,7 @@ export interface HubStore {
   getClient(clientId: string): Promise<ClientRecord | null>;
   listClients(): Promise<ClientRecord[]>;
 
-  upsertSystem(
-    s: Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>,
-    at: string,
-    audit: AuditInput,
-  ): Promise<SystemRecord>;
+  upsertSystem(s: SystemInput, at: string, audit: AuditInput): Promise<SystemRecord>;
   getSystem(systemId: string): Promise<SystemRecord | null>;
   listSystems(): Promise<SystemRecord[]>;
   /**
@@ -430,6 +468,12 @@ export interface HubStore {
     audit: AuditInput,
   ): Promise<void>;
   recordDiagnostics(systemId: string, diagnostics: SpecDiagnostic[], audit: AuditInput): Promise<void>;
+  /**
+   * Replaces an MCP server's listed tools, overlays and current operations in one transaction, if the
+   * system's spec_revision is still `expected_revision` (a concurrent refresh or overlay edit wins
+   * otherwise: false, nothing written).
+   */
+  replaceMcpCatalog(change: McpCatalogChange): Promise<boolean>;
   currentOperation(systemId: string, tool: string): Promise<OperationRecord | null>;
   currentOperations(systemIds: string[]): Promise<OperationRecord[]>;
   /** Ranked search over the systems' current operations; every word is a prefix term, OR-ed. */
@@ -548,8 +592,6 @@ export interface HubStore {
    * just after their transaction commits; SQLite at once).
    */
   flushEvents(): Promise<void>;
-  /** SQLite: transactions (each one fsync) and writes committed since the store opened — group commit at work. */
-  commitStats?(): Promise<{ batches: number; writes: number }>;
 
   close(): Promise<void>;
 }

@@ -35,6 +35,7 @@ export function toDeclaration(
     guidance: o.guidance,
     model_guidance: modelGuidance(o),
     declaration_revision: op.declaration_revision,
+    system_kind: sys.kind,
   };
 }
 

@@ -5,27 +5,15 @@
  */
 import type { HubSystem, RegisterSystemRequest } from '../../src-shared/hub-api.js';
 import type { HubContext } from '../context.js';
-import { HubError, notFound } from '../errors.js';
+import { conflict, HubError, notFound } from '../errors.js';
+import { refreshMcpSystem } from '../mcp/register.js';
 import type { SystemRecord } from '../store/types.js';
+import { systemView } from './view.js';
+import { specRefreshedAudit } from './refreshed-audit.js';
 
 export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
 
-export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubSystem> {
-  const ops = await ctx.store.currentOperations([s.system_id]);
-  return {
-    system_id: s.system_id,
-    name: s.name,
-    base_url: s.base_url,
-    spec_path: s.spec_path,
-    spec_signing: s.spec_signing,
-    signed_path: s.signed_path,
-    allow_insecure_http: s.allow_insecure_http,
-    spec_revision: s.spec_revision,
-    tool_count: ops.length,
-    diagnostics: s.diagnostics,
-    refreshed_at: s.refreshed_at,
-  };
-}
+export { systemView };
 
 export async function registerSystem(
   ctx: HubContext,
@@ -33,6 +21,9 @@ export async function registerSystem(
   actor: string,
   opts: { requireSpec: boolean } = { requireSpec: true },
 ): Promise<HubSystem> {
+  const existing = await ctx.store.getSystem(req.system_id);
+  if (existing && existing.kind !== 'http')
+    throw conflict('system_kind_mismatch', `system ${req.system_id} is an MCP server; choose another id`);
   const specPath = req.spec_path ?? DEFAULT_SPEC_PATH;
   const specSigning = req.spec_signing ?? 'signed';
   const fetched = await ctx.edge.fetchSpec({
@@ -79,6 +70,7 @@ export async function registerSystem(
 export async function refreshSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {
   const sys = await ctx.store.getSystem(systemId);
   if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
+  if (sys.kind === 'mcp') return refreshMcpSystem(ctx, systemId, actor);
   const fetched = await ctx.edge.fetchSpec({
     baseUrl: sys.base_url,
     specPath: sys.spec_path,
@@ -124,15 +116,6 @@ async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor
     compiled.spec_revision,
     compiled.diagnostics,
     ctx.now().toISOString(),
-    {
-      actor,
-      kind: 'system.spec_refreshed',
-      detail: {
-        system_id: sys.system_id,
-        spec_revision: compiled.spec_revision,
-        tools: compiled.operations.length,
-        diagnostics: compiled.diagnostics.length,
-      },
-    },
+    specRefreshedAudit(actor, sys.system_id, compiled),
   );
 }

@@ -5,10 +5,12 @@ export class ArchiveInputError extends Error {
   override name = 'ArchiveInputError';
 }
 
-/** A UNIQUE constraint refused the row; which one is for the caller to check in the data. */
-export function isUniqueViolation(err: unknown): boolean {
+export function isDuplicateEventId(err: unknown): boolean {
   return (
-    err instanceof Error && 'code' in err && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
+    err instanceof Error &&
+    'code' in err &&
+    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    err.message.includes('event_id')
   );
 }
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CompiledOperation } from '../../src-hub/acc/types.js';
+import type { HttpOperation } from '../../src-hub/acc/types.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type { HubStore, InvocationRecord, TaskRecord } from '../../src-hub/store/types.js';
@@ -12,7 +12,7 @@ import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
 export const AT = '2026-11-30T10:00:00.000Z';
 export const audit = { actor: 'test', kind: 'test', detail: {} };
 
-export function operation(tool: string, extra: Partial<CompiledOperation> = {}): CompiledOperation {
+export function operation(tool: string, extra: Partial<HttpOperation> = {}): HttpOperation {
   return {
     tool,
     description: `the ${tool.replace(/_/g, ' ')} operation`,
@@ -172,7 +172,7 @@ export function dialects(): StoreDialect[] {
 /** A store with one client, system, authorization (granted) and the `update_thing` operation. */
 export async function seedCatalog(
   store: HubStore,
-  op: CompiledOperation = operation('update_thing'),
+  op: HttpOperation = operation('update_thing'),
 ): Promise<void> {
   await store.createClient({ client_id: 'desk', name: 'desk', token_hash: 'h', created_at: AT }, audit);
   await store.upsertSystem(

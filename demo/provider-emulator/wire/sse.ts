@@ -1,8 +1,4 @@
-/**
- * Writes chunks as Server-Sent Events (`data: {…}` each, `data: [DONE]` after a stream that ended
- * well). `ending: 'stall'` writes the chunks and then nothing more, leaving the connection open
- * until the client (or the emulator's close) ends it: a provider that went silent mid-stream.
- */
+/** Writes chunks as Server-Sent Events (`data: {…}` each, `data: [DONE]` after a stream that ended well). */
 import type { ServerResponse } from 'node:http';
 import type { WireChunk } from './chunks.js';
 
@@ -11,7 +7,6 @@ export async function writeSse(
   chunks: WireChunk[],
   meta: { id: string; created: number; model: string },
   pause: () => Promise<void>,
-  ending: 'end' | 'stall' = 'end',
 ): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
@@ -31,6 +26,5 @@ export async function writeSse(
     );
     await pause();
   }
-  if (ending === 'stall' && !failed) return;
   if (!res.destroyed) res.end(failed ? undefined : 'data: [DONE]\n\n');
 }

@@ -159,4 +159,15 @@ ALTER TABLE invocations ADD COLUMN owner_incarnation INTEGER;
 ALTER TABLE systems ADD COLUMN allow_insecure_http INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 7,
+    name: 'mcp_systems',
+    sql: `
+ALTER TABLE systems ADD COLUMN kind TEXT NOT NULL DEFAULT 'http';
+ALTER TABLE systems ADD COLUMN mcp_json TEXT;
+ALTER TABLE systems ADD COLUMN mcp_tools_json TEXT;
+ALTER TABLE systems ADD COLUMN mcp_overlays_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE invocations ADD COLUMN remote_task_id TEXT;
+`,
+  },
 ];

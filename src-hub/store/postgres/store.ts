@@ -14,7 +14,7 @@ import { ensureIdentity } from '../sql/ops/meta.js';
 import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
-import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { createEventSequencer } from './event-sequencer.js';
 import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
@@ -44,17 +44,14 @@ async function inTransaction<T>(
     try {
       client = await pool.connect();
     } catch (err) {
-      throw toStoreError(fromDriver(err));
+      throw toStoreError(err);
     }
-    const lent = client;
-    const statement = (text: string) =>
-      lent.query(text).catch((err: unknown) => Promise.reject(fromDriver(err)));
     let broken: Error | undefined;
     try {
-      await statement(begin);
+      await client.query(begin);
       const session = createPgSession(client);
       const value = await work(session);
-      await statement('COMMIT');
+      await client.query('COMMIT');
       return { value, session };
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;

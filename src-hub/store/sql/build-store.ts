@@ -8,15 +8,7 @@ import type { OpRunner } from './registry.js';
 
 export type StoreBase = Pick<
   HubStore,
-  | 'kind'
-  | 'shared'
-  | 'durability'
-  | 'hubId'
-  | 'tokenSalt'
-  | 'close'
-  | 'onEvents'
-  | 'flushEvents'
-  | 'commitStats'
+  'kind' | 'shared' | 'durability' | 'hubId' | 'tokenSalt' | 'close' | 'onEvents' | 'flushEvents'
 >;
 
 export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
@@ -38,6 +30,7 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     replaceOperations: (id, ops, rev, diagnostics, at, audit) =>
       run.write('replaceOperations', id, ops, rev, diagnostics, at, audit),
     recordDiagnostics: (id, diagnostics, audit) => run.write('recordDiagnostics', id, diagnostics, audit),
+    replaceMcpCatalog: (change) => run.write('replaceMcpCatalog', change),
     currentOperation: (id, tool) => run.read('currentOperation', id, tool),
     currentOperations: (ids) => run.read('currentOperations', ids),
     searchOperations: (words, ids, limit) => run.read('searchOperations', words, ids, limit),

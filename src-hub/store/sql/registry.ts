@@ -38,6 +38,7 @@ import { ensureIdentity, getMeta, listMigrations, setMeta } from './ops/meta.js'
 import {
   currentOperation,
   currentOperations,
+  replaceMcpCatalog,
   replaceOperations,
   searchOperations,
 } from './ops/operations.js';
@@ -97,6 +98,7 @@ export const WRITE_OPS = {
   upsertSystem,
   resealSecrets,
   replaceOperations,
+  replaceMcpCatalog,
   recordDiagnostics,
   createAuthorization,
   grant,

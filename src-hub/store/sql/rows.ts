@@ -87,6 +87,10 @@ export function toSystem(r: Row): SystemRecord {
     diagnostics: json(r.diagnostics_json, []),
     refreshed_at: strOrNull(r.refreshed_at),
     created_at: str(r.created_at),
+    kind: r.kind === 'mcp' ? 'mcp' : 'http',
+    mcp: json(r.mcp_json, null),
+    mcp_tools: json(r.mcp_tools_json, null),
+    mcp_overlays: json(r.mcp_overlays_json, {}),
   };
 }
 
@@ -147,6 +151,7 @@ export function toInvocation(r: Row): InvocationRecord {
     permit_id: strOrNull(r.permit_id),
     owner_instance: strOrNull(r.owner_instance),
     owner_incarnation: numOrNull(r.owner_incarnation),
+    remote_task_id: strOrNull(r.remote_task_id),
     created_at: str(r.created_at),
     updated_at: str(r.updated_at),
   };
@@ -183,6 +188,7 @@ export const INVOCATION_COLUMNS = [
   'permit_id',
   'owner_instance',
   'owner_incarnation',
+  'remote_task_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -224,6 +230,7 @@ function invocationParams(i: InvocationRecord): Record<InvocationColumn, SqlValu
     permit_id: i.permit_id,
     owner_instance: i.owner_instance ?? null,
     owner_incarnation: i.owner_incarnation ?? null,
+    remote_task_id: i.remote_task_id ?? null,
     created_at: i.created_at,
     updated_at: i.updated_at,
   };

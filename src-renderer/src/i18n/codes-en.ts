@@ -57,6 +57,11 @@ export const enCodes = {
   'code.operator_attested': 'Settled by an operator who checked the business system.',
   'code.store_unavailable':
     'The Hub cannot reach its database right now; check the call later (repeating it with the same id never sends it twice).',
+  'code.mcp_server_unreachable':
+    'The MCP server could not be started or reached, or did not answer in time; nothing was registered.',
+  'code.system_kind_mismatch': 'That system is of the other kind (an HTTP system or an MCP server).',
+  'code.mcp_tools_invalid':
+    'The MCP server’s tool list cannot be governed (too many tools, a malformed schema or a bad tool name); nothing was registered.',
 
   // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
   'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',
@@ -93,6 +98,8 @@ export const enCodes = {
     'Not sent: the business system or authorization is no longer registered. Nothing was sent and nothing was spent.',
   'code.not_sent_store_unavailable':
     'Not sent: the Hub could not read its database just before sending. Nothing was sent and nothing was spent.',
+  'code.not_sent_not_connected':
+    'Not sent: the MCP server was not connected (it could not be started or reached). Nothing was sent and nothing was spent.',
 
   // Receipt reason codes that reach a card as feedback (not dispatched, resume refused).
   'code.arguments_invalid': 'The arguments do not satisfy the tool’s schema or rules; nothing was sent.',

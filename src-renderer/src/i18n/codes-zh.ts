@@ -46,6 +46,10 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.operator_attested': '由核查了业务系统的操作员结案。',
   'code.store_unavailable':
     'Hub 暂时无法访问其数据库；请稍后检查该调用（使用相同编号重复调用绝不会发送两次）。',
+  'code.mcp_server_unreachable': '无法启动或连接该 MCP 服务器，或其未及时应答；未注册任何内容。',
+  'code.system_kind_mismatch': '该系统属于另一种类型（HTTP 系统或 MCP 服务器）。',
+  'code.mcp_tools_invalid':
+    '该 MCP 服务器的工具列表无法受管（工具过多、架构格式错误或工具名称不合规）；未注册任何内容。',
 
   'code.task_paused': '任务已暂停；在继续之前不会再派发任何调用。',
   'code.task_cancelled': '任务已取消；不会再派发任何调用。',
@@ -70,6 +74,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.not_sent_target_missing': '未发送：该业务系统或授权已不再登记。未发送任何内容，也未消耗任何额度。',
   'code.not_sent_store_unavailable':
     '未发送：Hub 在发送前无法读取其数据库。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_not_connected':
+    '未发送：MCP 服务器未连接（无法启动或访问）。未发送任何内容，也未消耗任何额度。',
 
   'code.arguments_invalid': '参数不符合工具的结构或规则，未发送任何内容。',
   'code.approval_mismatch': '审批所覆盖的参数与本次调用不完全一致。',

@@ -7,14 +7,14 @@ import {
   approvalRequired,
   compileSpec,
   ruleMatches,
-  type CompiledOperation,
+  type HttpOperation,
 } from '../../../src-hub/acc/index.js';
 
 type Json = Record<string, unknown>;
 const cap = (extra: Json = {}) => ({ version: 1, enabled: true, scope: 'erp', ...extra });
 const spec = (paths: Json) => ({ openapi: '3.0.0', info: { title: 't', version: '1' }, paths });
 const compile = (paths: Json) => compileSpec(spec(paths));
-const one = (paths: Json): CompiledOperation => {
+const one = (paths: Json): HttpOperation => {
   const r = compile(paths);
   expect(r.operations, JSON.stringify(r.diagnostics)).toHaveLength(1);
   return r.operations[0]!;

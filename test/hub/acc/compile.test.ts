@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { approvalRequired, compileSpec, type CompiledOperation } from '../../../src-hub/acc/index.js';
+import { approvalRequired, compileSpec, type HttpOperation } from '../../../src-hub/acc/index.js';
 import { validDoc, type Doc } from './fixtures.js';
 
-const byTool = (ops: CompiledOperation[], tool: string) => {
+const byTool = (ops: HttpOperation[], tool: string) => {
   const op = ops.find((o) => o.tool === tool);
   if (!op) throw new Error(`${tool} not compiled`);
   return op;
@@ -400,7 +400,7 @@ describe('compileSpec: OpenAPI 3.0 schemas', () => {
 });
 
 describe('approvalRequired', () => {
-  const op = (required: boolean, when: CompiledOperation['approval']['when']) => ({
+  const op = (required: boolean, when: HttpOperation['approval']['when']) => ({
     approval: { required, prompt: null, when },
   });
 
@@ -435,7 +435,7 @@ describe('approvalRequired', () => {
   ] as const)('rule %j on %j -> %s', (rule, args, expected) => {
     expect(
       approvalRequired(
-        op(false, [rule as CompiledOperation['approval']['when'][number]]),
+        op(false, [rule as HttpOperation['approval']['when'][number]]),
         args as Record<string, unknown>,
       ),
     ).toBe(expected);

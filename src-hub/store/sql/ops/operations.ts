@@ -1,6 +1,6 @@
 /** A system's compiled operations (declarations): the current set, replaced per spec refresh, and search. */
 import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
-import type { AuditInput, OperationRecord } from '../../types.js';
+import type { AuditInput, McpCatalogChange, OperationRecord } from '../../types.js';
 import type { OpEnv } from '../env.js';
 import { toOperation } from '../rows.js';
 import { io, type Row, type Step } from '../session.js';
@@ -10,7 +10,7 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
 
 /** Replaces the system's current operations (and its search index) in one transaction. */
 export function* replaceOperations(
-  { sql }: OpEnv,
+  env: OpEnv,
   systemId: string,
   ops: OperationRecord[],
   specRevision: string,
@@ -19,7 +19,53 @@ export function* replaceOperations(
   audit: AuditInput,
 ): Step<void> {
   // Hub instances sharing a store refresh a system's spec at start together: one at a time
-  yield* sql.dialect.lock(sql, `system:${systemId}`);
+  yield* env.sql.dialect.lock(env.sql, `system:${systemId}`);
+  yield* writeOperations(env, systemId, ops, specRevision, diagnostics, at, audit);
+}
+
+/**
+ * An MCP server's listed tools, overlays and compiled operations, replaced together if the
+ * system's catalog is still the one they were compiled from (compare-and-set on spec_revision).
+ */
+export function* replaceMcpCatalog(env: OpEnv, change: McpCatalogChange): Step<boolean> {
+  const { sql } = env;
+  yield* sql.dialect.lock(sql, `system:${change.system_id}`);
+  const row = yield* io(
+    sql.get<{ spec_revision: string | null }>('SELECT spec_revision FROM systems WHERE system_id = ?', [
+      change.system_id,
+    ]),
+  );
+  if (!row) return false;
+  if (change.expected_revision !== undefined && (row.spec_revision ?? null) !== change.expected_revision)
+    return false;
+  yield* io(
+    sql.run('UPDATE systems SET mcp_tools_json = ?, mcp_overlays_json = ? WHERE system_id = ?', [
+      JSON.stringify(change.tools),
+      JSON.stringify(change.overlays),
+      change.system_id,
+    ]),
+  );
+  yield* writeOperations(
+    env,
+    change.system_id,
+    change.operations,
+    change.spec_revision,
+    change.diagnostics,
+    change.at,
+    change.audit,
+  );
+  return true;
+}
+
+function* writeOperations(
+  { sql }: OpEnv,
+  systemId: string,
+  ops: OperationRecord[],
+  specRevision: string,
+  diagnostics: SpecDiagnostic[],
+  at: string,
+  audit: AuditInput,
+): Step<void> {
   const sys = yield* io(
     sql.get<{ name: string }>('SELECT name FROM systems WHERE system_id = ?', [systemId]),
   );

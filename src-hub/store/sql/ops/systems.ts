@@ -1,12 +1,12 @@
 /** Business systems: base URL, spec path, signing secret (the Hub's credential store) and signing modes. */
-import type { AuditInput, SystemRecord } from '../../types.js';
+import type { AuditInput, SystemInput, SystemRecord } from '../../types.js';
 import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
 import type { OpEnv } from '../env.js';
 import { toSystem } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
 
-export type SystemInput = Omit<SystemRecord, 'spec_revision' | 'diagnostics' | 'refreshed_at' | 'created_at'>;
+export type { SystemInput };
 
 function* readSystem(s: SqlSession, systemId: string): Step<SystemRecord | null> {
   const row = yield* io(s.get<Row>('SELECT * FROM systems WHERE system_id = ?', [systemId]));
@@ -22,12 +22,12 @@ export function* upsertSystem(
   yield* io(
     sql.run(
       `INSERT INTO systems (system_id, name, base_url, spec_path, signing_secret, spec_signing, signed_path,
-         allow_insecure_http, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         allow_insecure_http, kind, mcp_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (system_id) DO UPDATE SET name = excluded.name, base_url = excluded.base_url,
          spec_path = excluded.spec_path, signing_secret = excluded.signing_secret,
          spec_signing = excluded.spec_signing, signed_path = excluded.signed_path,
-         allow_insecure_http = excluded.allow_insecure_http`,
+         allow_insecure_http = excluded.allow_insecure_http, kind = excluded.kind, mcp_json = excluded.mcp_json`,
       [
         sys.system_id,
         sys.name,
@@ -37,6 +37,8 @@ export function* upsertSystem(
         sys.spec_signing,
         sys.signed_path,
         sys.allow_insecure_http ? 1 : 0,
+        sys.kind ?? 'http',
+        sys.mcp ? JSON.stringify(sys.mcp) : null,
         at,
       ],
     ),

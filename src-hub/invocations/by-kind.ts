@@ -1,0 +1,102 @@
+/**
+ * The one place a call's route is chosen by its system's kind (docs/mcp.md): an HTTP system gets a
+ * signed HTTP request (src-hub/dispatch through the business edge), an MCP server a `tools/call`
+ * (src-hub/mcp). Everything before — permits, enrollment, rate limits, approvals, the durable
+ * `dispatching` record — and after — recording the outcome — is the same path for both.
+ */
+import type { HubContext, LookupResult, SendResult } from '../context.js';
+import { dispatchMcp } from '../mcp/dispatch.js';
+import { recoverMcp } from '../mcp/recover.js';
+import type { AuthorizationRecord, InvocationRecord, SystemRecord } from '../store/types.js';
+
+export function sendByKind(
+  ctx: HubContext,
+  target: { system: SystemRecord; auth: AuthorizationRecord },
+  rec: InvocationRecord,
+  hooks: { onTaskCreated: (taskId: string) => Promise<void> },
+): Promise<SendResult> {
+  const { system, auth } = target;
+  switch (system.kind) {
+    case 'mcp':
+      return dispatchMcp(ctx, system, rec, hooks.onTaskCreated);
+    case 'http':
+      return ctx.edge.send({
+        baseUrl: system.base_url,
+        secret: system.signing_secret,
+        signedPath: system.signed_path,
+        op: rec.operation,
+        args: rec.arguments,
+        onBehalfOf: auth.on_behalf_of,
+        jobId: rec.run_id,
+        idempotencyKey: rec.invocation_id,
+        timeoutMs: rec.operation.timeout_ms,
+        signal: ctx.shutdown,
+      });
+  }
+}
+
+/** What the business system's evidence says of a call whose answer was lost (reconcile.ts). */
+export type Check =
+  | {
+      source: 'operations_lookup' | 'lookup_tool' | 'task_status';
+      outcome: 'succeeded' | 'failed';
+      http_status: number | null;
+      result: unknown;
+      evidence_digest: string;
+      detail: string;
+    }
+  | {
+      source: 'operations_lookup' | 'lookup_tool' | 'task_status' | 'none';
+      outcome: 'not_found' | 'unavailable' | 'unsupported' | 'pending';
+      detail: string;
+    };
+
+const LOOKUP_WORDS = {
+  succeeded: 'the business system reports the operation committed',
+  failed: 'the business system reports the operation failed',
+  not_found:
+    'the business system has no record of this idempotency key; that alone does not prove it never ran',
+} as const;
+
+export async function checkByKind(
+  ctx: HubContext,
+  target: { system: SystemRecord; auth: AuthorizationRecord },
+  rec: InvocationRecord,
+): Promise<Check> {
+  const { system, auth } = target;
+  switch (system.kind) {
+    case 'mcp': {
+      const r = await recoverMcp(ctx, system, rec);
+      if ('evidence_digest' in r) return { ...r, http_status: null };
+      return r;
+    }
+    case 'http': {
+      const r: LookupResult = await ctx.edge.lookup({
+        baseUrl: system.base_url,
+        secret: system.signing_secret,
+        signedPath: system.signed_path,
+        idempotencyKey: rec.invocation_id,
+        onBehalfOf: auth.on_behalf_of,
+        jobId: rec.run_id,
+        timeoutMs: ctx.settings.lookupTimeoutMs,
+        signal: ctx.shutdown,
+      });
+      if (r.outcome === 'succeeded' || r.outcome === 'failed')
+        return {
+          source: 'operations_lookup',
+          outcome: r.outcome,
+          http_status: r.http_status,
+          result: r.result,
+          evidence_digest: r.evidence_digest,
+          detail: LOOKUP_WORDS[r.outcome],
+        };
+      if (!('detail' in r))
+        return { source: 'operations_lookup', outcome: 'not_found', detail: LOOKUP_WORDS.not_found };
+      return {
+        source: 'operations_lookup',
+        outcome: 'unavailable',
+        detail: `the operations look-up is unavailable: ${r.detail}`,
+      };
+    }
+  }
+}
