@@ -101,6 +101,8 @@ export interface HubSettings {
   mcpMaxPages: number;
   /** One message from an MCP server may be at most this many bytes. */
   mcpMaxMessageBytes: number;
+  /** Tools per page of `tools/list` on the Hub's own MCP endpoint (/mcp). */
+  mcpEndpointPageSize: number;
 }
 
 /** The running Hub process as the store knows it (HubStore.registerInstance). */

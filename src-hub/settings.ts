@@ -23,6 +23,7 @@ export const DEFAULT_SETTINGS: HubSettings = {
   mcpMaxTools: 1_000,
   mcpMaxPages: 100,
   mcpMaxMessageBytes: 8 * 1024 * 1024,
+  mcpEndpointPageSize: 100,
 };
 
 export function resolveSettings(

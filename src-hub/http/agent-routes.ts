@@ -9,10 +9,10 @@ import type {
 } from '../../src-shared/hub-api.js';
 import { authorizationView } from '../admin/service.js';
 import type { HubContext } from '../context.js';
-import { conflict, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { notFound } from '../errors.js';
 import { attest } from '../invocations/attest.js';
 import { invoke } from '../invocations/invoke.js';
+import { openRun } from '../invocations/open-run.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { loadOwnInvocation, resume } from '../invocations/resume.js';
 import { searchTools } from '../systems/declarations.js';
@@ -50,30 +50,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
   app.post<{ Body: CreateRunRequest }>(
     '/agent/v1/runs',
     { onRequest, schema: { body: bodies.createRun } },
-    async (req, reply) => {
-      const clientId = requireClientId(req);
-      const a = await ctx.store.getAuthorization(req.body.authorization_ref);
-      if (!a || !(await ctx.store.isGranted(a.authorization_ref, clientId))) {
-        throw notFound(
-          'authorization_not_found',
-          `authorization ${req.body.authorization_ref} is not granted to this client`,
-        );
-      }
-      if (a.state === 'revoked')
-        throw conflict('authorization_revoked', `authorization ${a.authorization_ref} is revoked`);
-      const run: RunRecord = {
-        run_id: newId('run'),
-        client_id: clientId,
-        agent_session_id: req.body.agent_session_id,
-        turn_id: req.body.turn_id,
-        authorization_ref: a.authorization_ref,
-        state: 'open',
-        created_at: ctx.now().toISOString(),
-        ended_at: null,
-      };
-      await ctx.store.createRun(run);
-      return reply.code(201).send(toRun(run));
-    },
+    async (req, reply) => reply.code(201).send(toRun(await openRun(ctx, requireClientId(req), req.body))),
   );
 
   const ownRun = async (clientId: string, id: string) => {

@@ -18,6 +18,7 @@ import { installStrictQuery } from './query.js';
 import { createStreamRegistry } from '../events/stream-registry.js';
 import { registerEventRoutes } from './events-route.js';
 import { registerTaskRoutes } from './task-routes.js';
+import { registerMcpEndpoint } from '../mcp-endpoint/route.js';
 
 /** Longest raw path parameter the router takes; longer → 414 `uri_too_long`. */
 export const MAX_PARAM_LENGTH = 512;
@@ -77,6 +78,7 @@ export function buildApp(ctx: HubContext): HubApp {
   registerTaskRoutes(app, ctx, auth);
   registerEventRoutes(app, auth, streams);
   registerAdminRoutes(app, ctx, auth, streams);
+  registerMcpEndpoint(app, ctx, auth);
   return {
     app,
     auth,

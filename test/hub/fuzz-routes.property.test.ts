@@ -429,7 +429,11 @@ describe('fuzzing every route', () => {
           ).toBe('502 system_unreachable');
         const after = storeSnapshot(env, query);
         if (answer.status >= 400) {
-          if (!head.startsWith('HEAD ')) {
+          // the MCP endpoint answers protocol errors the way MCP requires: a JSON-RPC error
+          // (authentication and framework errors before it keep the Hub's envelope)
+          const jsonRpc = /^[A-Z]+ \/mcp[?\s]/.test(head) ? jsonRpcError(answer.body) : null;
+          if (jsonRpc) expect(jsonRpc.code, answer.body.slice(0, 300)).toBeLessThan(0);
+          else if (!head.startsWith('HEAD ')) {
             expect(answer.headers['content-type'] ?? '').toContain('application/json');
             const envelope = HubErrorBodySchema.parse(JSON.parse(answer.body));
             expect(HUB_ERROR_CODES as readonly string[]).toContain(envelope.error);
@@ -457,6 +461,19 @@ describe('fuzzing every route', () => {
     expect([...seen.keys()].some((k) => k.startsWith('20'))).toBe(true);
   });
 });
+
+/** A JSON-RPC error response's error (null when the body is not one). */
+function jsonRpcError(text: string): { code: number; message: string } | null {
+  try {
+    const v = JSON.parse(text) as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } };
+    const e = v.error;
+    return v.jsonrpc === '2.0' && typeof e?.code === 'number' && typeof e.message === 'string'
+      ? { code: e.code, message: e.message }
+      : null;
+  } catch {
+    return null;
+  }
+}
 
 function safeCode(text: string): string | null {
   try {
