@@ -29,6 +29,8 @@ export type ArmedFault = (
   | { kind: 'rate_limit'; times: number; retryAfterSeconds?: number; retryAfterMs?: number }
   | { kind: 'server_unavailable'; times: number; status: 500 | 502 | 503 | 504 }
   | { kind: 'interrupt_stream'; afterChars: number }
+  /** The stream goes silent after `afterChars` characters of text (0: right after the headers), the connection left open. */
+  | { kind: 'stall_stream'; afterChars: number }
 ) & { match?: StepMatch };
 
 export interface ModeSpec {

@@ -4,7 +4,8 @@
  * providers document (./modes.ts): tool-call ids at most 40 characters and exactly as issued,
  * DeepSeek's reasoning passed back in tool-call turns, Qwen's thinking only when streaming, 429
  * with retry-after, and the ways real servers shape their streams (names repeated per chunk,
- * parallel calls interleaved by index, an error event mid-stream, whole completions only).
+ * parallel calls interleaved by index, an error event mid-stream, whole completions only), and a
+ * stream that goes silent with its connection left open (an armed `stall_stream` fault).
  *
  * `POST /v1/chat/completions` (SSE or one JSON completion), `GET /v1/models`. Every completion
  * request is logged with what the model was offered and how it was answered; the API key is never
@@ -41,7 +42,7 @@ import type {
   RequestRule,
 } from './types.js';
 import { replyChunks } from './wire/chunks.js';
-import { errorMidStream } from './wire/error-mid-stream.js';
+import { errorMidStream, textUpTo } from './wire/error-mid-stream.js';
 import { jsonCompletion } from './wire/json-completion.js';
 import { writeSse } from './wire/sse.js';
 
@@ -236,15 +237,40 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     let chunks = replyChunks(reply, { includeUsage: streamOptions?.include_usage === true, reasoningField });
     for (const quirk of modes.flatMap((m) => m.wire ?? [])) chunks = quirk(chunks, reply);
     const interrupt = reply.text.length > 0 ? takeFault(['interrupt_stream'], body) : null;
+    const stall = interrupt ? null : takeStall(reply, body);
     if (interrupt?.kind === 'interrupt_stream') chunks = errorMidStream(chunks, interrupt.afterChars);
-    else remember(reply);
+    else if (stall) {
+      chunks = textUpTo(chunks, stall.afterChars);
+      // never delivered whole: its step answers the next matching request (a client's retry)
+      if (entry && !entry.step.repeat) entry.used = false;
+    } else remember(reply);
     const pause = () =>
       opts.chunkDelayMs || scripted.chunkDelayMs
         ? sleep(scripted.chunkDelayMs ?? opts.chunkDelayMs)
         : Promise.resolve();
-    await writeSse(res, chunks, meta, async () => {
-      await pause();
-    });
+    await writeSse(
+      res,
+      chunks,
+      meta,
+      async () => {
+        await pause();
+      },
+      stall ? 'stall' : 'end',
+    );
+  }
+
+  /** An armed stall for this reply: one after some text needs a reply with that much text. */
+  function takeStall(reply: EmulatorReply, body: ChatRequestBody): { afterChars: number } | null {
+    const i = armed.findIndex(
+      (f) =>
+        f.kind === 'stall_stream' &&
+        reply.text.length >= f.afterChars &&
+        (!f.match || stepMatches({ match: f.match, reply: {} }, body)),
+    );
+    const f = armed[i];
+    if (f?.kind !== 'stall_stream') return null;
+    armed.splice(i, 1);
+    return f;
   }
 
   function takeFault(kinds: ArmedFault['kind'][], body: ChatRequestBody): ArmedFault | null {
@@ -253,7 +279,7 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     );
     if (i < 0) return null;
     const f = armed[i] as ArmedFault;
-    if (f.kind === 'interrupt_stream' || f.times <= 1) armed.splice(i, 1);
+    if (f.kind === 'interrupt_stream' || f.kind === 'stall_stream' || f.times <= 1) armed.splice(i, 1);
     else armed[i] = { ...f, times: f.times - 1 };
     return f;
   }

@@ -8,7 +8,9 @@
  * through `onRetry` and cut short by the signal. A retry repeats the model request only: tool calls
  * are executed by the turn, and only from a completed reply. 401/403/404 end at once with a code.
  * A stream that breaks after text arrived is not retried: the partial reply comes back marked
- * `interrupted`, its tool calls dropped.
+ * `interrupted`, its tool calls dropped. A stream that goes silent (nothing for `streamIdleMs`) is
+ * ended by the client: before any token it is retried like a timeout, after one it is interrupted
+ * (`model_stream_interrupted`, saying how long the provider was silent), the text shown so far kept.
  */
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { providerQuirks, type ProviderQuirks } from '../../src-shared/model-providers.js';
@@ -18,6 +20,7 @@ import {
   classifyFailure,
   isAbort,
   ModelRequestError,
+  ModelStreamStalledError,
   type ModelErrorCode,
   type RetryReason,
 } from './model/model-errors.js';
@@ -85,9 +88,14 @@ export interface ModelClient {
 }
 
 export interface ModelClientOptions {
+  /** Until the provider's answer starts (the SDK's timeout). */
   timeoutMs?: number;
+  /** Longest silence inside an open stream before the client ends it (default: `timeoutMs`). */
+  streamIdleMs?: number;
   retry?: Partial<RetryPolicy>;
 }
+
+const DEFAULT_TIMEOUT_MS = 120_000;
 
 export function quirksOf(s: ModelSettings): ProviderQuirks {
   return s.quirks ?? providerQuirks('custom', { stream: s.stream ?? true });
@@ -159,7 +167,7 @@ export function createModelClient(
     messages: ChatCompletionMessageParam[],
     req: ModelRequest,
   ): Promise<ModelReply> {
-    const client = sdkClient(s.baseUrl, s.apiKey, opts.timeoutMs ?? 120_000);
+    const client = sdkClient(s.baseUrl, s.apiKey, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const input = {
       model: s.model,
       messages,
@@ -179,20 +187,54 @@ export function createModelClient(
       onReasoning: (d, field) => req.onReasoningDelta?.(d, field),
     });
     const stream = await client.chat.completions.create(streamingRequest(input), { signal: req.signal });
+    const idleMs = opts.streamIdleMs ?? opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const idle = idleWatch(idleMs, () => stream.controller.abort());
     try {
-      for await (const chunk of stream) assembler.push(chunk);
+      for await (const chunk of stream) {
+        idle.touch();
+        assembler.push(chunk);
+      }
     } catch (err) {
-      if (req.signal.aborted || isAbort(err))
-        return { ...finished(assembler.result()), finishReason: 'cancelled' };
+      if (req.signal.aborted) return { ...finished(assembler.result()), finishReason: 'cancelled' };
+      if (idle.fired()) return stalled(assembler, idleMs);
+      if (isAbort(err)) return { ...finished(assembler.result()), finishReason: 'cancelled' };
       if (!assembler.tokensArrived()) throw err;
       return interrupted(assembler.result(), 'model_stream_interrupted', classifyFailure(err).detail);
+    } finally {
+      idle.stop();
     }
     const reply = assembler.result();
     if (req.signal.aborted) return { ...finished(reply), finishReason: 'cancelled' };
+    // The SDK ends the iteration quietly when its stream is aborted: the idle bound did that.
+    if (idle.fired()) return stalled(assembler, idleMs);
     if (reply.finishReason === null)
       return interrupted(reply, 'model_stream_incomplete', 'the stream ended without a finish reason');
     return finished(reply);
   }
+}
+
+/** A silent stream: retried (thrown) if nothing arrived yet, else what arrived, interrupted. */
+function stalled(
+  assembler: { tokensArrived(): boolean; result(): AssembledReply },
+  idleMs: number,
+): ModelReply {
+  const err = new ModelStreamStalledError(idleMs);
+  if (!assembler.tokensArrived()) throw err;
+  return interrupted(assembler.result(), 'model_stream_interrupted', err.message);
+}
+
+/** Calls `onIdle` once when `touch` has not been called for `ms`. */
+function idleWatch(ms: number, onIdle: () => void) {
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    onIdle();
+  }, ms);
+  return {
+    touch: () => void timer.refresh(),
+    stop: () => clearTimeout(timer),
+    fired: () => fired,
+  };
 }
 
 function finished(r: AssembledReply): ModelReply {

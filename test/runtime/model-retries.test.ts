@@ -2,12 +2,15 @@
  * Retries of model requests only, against the strict provider emulator: a 429 storm after the
  * model asked for a business write never repeats the write (the demo ledger counts it), waits are
  * the provider's own (retry-after-ms / retry-after) or a bounded backoff, each is recorded and
- * shown, Stop cuts a wait short, and 401/404 end the turn at once with a code.
+ * shown, Stop cuts a wait short, and 401/404 end the turn at once with a code. A stream that goes
+ * silent is ended by the client's idle bound: retried if nothing had arrived, else the turn ends
+ * with a code and the text shown so far is kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProviderEmulator, type ProviderEmulator } from '../../demo/provider-emulator/index.js';
 import { createDeskRuntimeFromDataDir } from '../../src-main/runtime/from-data-dir.js';
-import { createModelClient } from '../../src-main/runtime/model-client.js';
+import { createModelClient, type ModelClientOptions } from '../../src-main/runtime/model-client.js';
+import { ModelStreamStalledError } from '../../src-main/runtime/model/model-errors.js';
 import type { DeskRuntime, ModelSettings, RuntimeEvent } from '../../src-main/runtime/desk-runtime.js';
 import type { RetryPolicy } from '../../src-main/runtime/model/retry-policy.js';
 import { AUTH, startRuntimeTestEnv, type RuntimeTestEnv } from './fixtures/env.js';
@@ -34,6 +37,7 @@ async function setUp(
   tag: string,
   retry: Partial<RetryPolicy> = {},
   settings?: (e: ProviderEmulator) => ModelSettings,
+  client: Omit<ModelClientOptions, 'retry'> = {},
 ) {
   const description = `Storm-proof description (${tag}).`;
   const emu = await startProviderEmulator({
@@ -53,7 +57,7 @@ async function setUp(
     clientId: env.clientId,
     modelSettings: provider,
     secrets: () => [PROVIDER_KEY],
-    overrides: { model: createModelClient(provider, { retry }) },
+    overrides: { model: createModelClient(provider, { ...client, retry }) },
   });
   closers.push(() => runtime.close());
   runtime.subscribe((e) => events.push(e));
@@ -209,6 +213,65 @@ describe('other failures of a model request', () => {
       'connection',
       'connection',
       'connection',
+    ]);
+  });
+});
+
+describe('a stream that goes silent', () => {
+  const IDLE_MS = 400;
+
+  it('after some text: ended at the idle bound, the turn fails with a code, the text shown so far is kept, no call runs', async () => {
+    const t = await setUp('stall-mid', {}, undefined, { streamIdleMs: IDLE_MS });
+    t.emu.failNext({ kind: 'stall_stream', afterChars: 14 });
+    const turn = await t.ask();
+    expect(turn.outcome).toBe('failed');
+    expect([turn.error, turn.detail]).toEqual([
+      'model_stream_interrupted',
+      new ModelStreamStalledError(IDLE_MS).message,
+    ]);
+    // the silent request was the one making the edit: it was ended by the desk, never retried
+    const requests = t.emu.requests();
+    expect(requests).toHaveLength(2);
+    await until(() => t.emu.requests()[1]?.clientClosedEarly, 5_000); // the desk closed the silent stream
+    expect(writesWith(t.description)).toEqual([]);
+    const shown = t.events
+      .filter((e) => e.type === 'message.delta' && e.channel !== 'reasoning')
+      .map((e) => (e.type === 'message.delta' ? e.delta : ''))
+      .join('');
+    expect(shown).toBe('Editing the de');
+    const events = await t.runtime.archiveEvents(t.session.sessionId);
+    expect(events.filter((e) => e.kind === 'model_retry')).toEqual([]);
+    expect(
+      events.filter((e) => e.kind === 'tool_call').map((e) => e.kind === 'tool_call' && e.functionName),
+    ).toEqual(['search_tools', 'search_tools']);
+    expect(events.filter((e) => e.kind === 'assistant_message').at(-1)).toMatchObject({
+      finish: 'interrupted',
+      text: 'Editing the de',
+      interruption: {
+        code: 'model_stream_interrupted',
+        detail: new ModelStreamStalledError(IDLE_MS).message,
+      },
+    });
+    // the conversation goes on: the next message is answered
+    const again = await t.ask('Did stall-mid work?');
+    expect(again.outcome).toBe('completed');
+    expect(t.emu.refusals()).toEqual([]);
+  });
+
+  it('before any token: retried as a timeout, the same request answers, the write happens once', async () => {
+    const t = await setUp('stall-early', { baseDelayMs: 5 }, undefined, { streamIdleMs: IDLE_MS });
+    t.emu.failNext({ kind: 'stall_stream', afterChars: 0, match: { afterToolResultFor: 'search_tools' } });
+    const turn = await t.ask();
+    expect(turn.outcome).toBe('completed');
+    const requests = t.emu.requests();
+    expect(requests.map((q) => q.clientClosedEarly)).toEqual([false, true, false, false]);
+    expect(requests[2]?.matchedStep).toBe(requests[1]?.matchedStep);
+    expect(writesWith(t.description)).toHaveLength(1);
+    const retries = (await t.runtime.archiveEvents(t.session.sessionId)).filter(
+      (e) => e.kind === 'model_retry',
+    );
+    expect(retries.map((r) => r.kind === 'model_retry' && [r.reason, r.status, r.fromProvider])).toEqual([
+      ['timeout', null, false],
     ]);
   });
 });

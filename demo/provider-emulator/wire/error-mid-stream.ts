@@ -8,6 +8,17 @@ import type { WireChunk } from './chunks.js';
 export const MID_STREAM_ERROR = 'The server had an error while processing your request. Sorry about that!';
 
 export function errorMidStream(chunks: WireChunk[], afterChars: number): WireChunk[] {
+  return [
+    ...textUpTo(chunks, afterChars),
+    { error: { message: MID_STREAM_ERROR, type: 'server_error', param: null, code: null } },
+  ];
+}
+
+/**
+ * The chunks of a reply up to its first `afterChars` characters of text (role and reasoning
+ * included, no tool calls, no finish chunk): what a client has seen when the stream breaks there.
+ */
+export function textUpTo(chunks: WireChunk[], afterChars: number): WireChunk[] {
   const out: WireChunk[] = [];
   let seen = 0;
   for (const c of chunks) {
@@ -24,6 +35,5 @@ export function errorMidStream(chunks: WireChunk[], afterChars: number): WireChu
     if ('choices' in c && (c.choices[0]?.delta.tool_calls || c.choices[0]?.finish_reason)) break;
     out.push(c);
   }
-  out.push({ error: { message: MID_STREAM_ERROR, type: 'server_error', param: null, code: null } });
   return out;
 }

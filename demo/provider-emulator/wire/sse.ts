@@ -1,4 +1,8 @@
-/** Writes chunks as Server-Sent Events (`data: {…}` each, `data: [DONE]` after a stream that ended well). */
+/**
+ * Writes chunks as Server-Sent Events (`data: {…}` each, `data: [DONE]` after a stream that ended
+ * well). `ending: 'stall'` writes the chunks and then nothing more, leaving the connection open
+ * until the client (or the emulator's close) ends it: a provider that went silent mid-stream.
+ */
 import type { ServerResponse } from 'node:http';
 import type { WireChunk } from './chunks.js';
 
@@ -7,6 +11,7 @@ export async function writeSse(
   chunks: WireChunk[],
   meta: { id: string; created: number; model: string },
   pause: () => Promise<void>,
+  ending: 'end' | 'stall' = 'end',
 ): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
@@ -26,5 +31,6 @@ export async function writeSse(
     );
     await pause();
   }
+  if (ending === 'stall' && !failed) return;
   if (!res.destroyed) res.end(failed ? undefined : 'data: [DONE]\n\n');
 }

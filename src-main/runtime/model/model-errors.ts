@@ -39,6 +39,19 @@ export class ModelRequestError extends Error {
   }
 }
 
+/**
+ * The provider sent nothing for longer than the client's idle bound while a stream was open (the
+ * SDK's own timeout ends once the headers arrive, so a stream that goes silent would hang the turn).
+ */
+export class ModelStreamStalledError extends Error {
+  override name = 'ModelStreamStalledError';
+  constructor(readonly idleMs: number) {
+    super(
+      `the provider sent nothing for ${idleMs >= 1000 ? `${Math.round(idleMs / 1000)} s` : `${idleMs} ms`}`,
+    );
+  }
+}
+
 export interface ClassifiedFailure {
   /** Retry may help (only ever asked while no token has arrived). */
   retry: RetryReason | null;
@@ -74,6 +87,8 @@ function failure(
 }
 
 export function classifyFailure(err: unknown): ClassifiedFailure {
+  // Only ever raised before any token arrived: retried like a request that timed out.
+  if (err instanceof ModelStreamStalledError) return failure('model_timeout', 'timeout', err.message);
   if (err instanceof APIConnectionTimeoutError)
     return failure('model_timeout', 'timeout', 'the request timed out');
   if (err instanceof APIConnectionError)
