@@ -5,6 +5,7 @@
  * SQLite its writer thread group-commits, on PostgreSQL each is one transaction holding the task row.
  */
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { HubContext } from '../../src-hub/context.js';
 import { createEventBus } from '../../src-hub/events/bus.js';
 import { newId } from '../../src-hub/ids.js';
@@ -26,14 +27,24 @@ export interface PermitJob {
 
 export async function runPermitJob(job: PermitJob) {
   const store = await openStore(job.store);
+  // The calls it moves to `dispatching` belong to an instance holding a live lease (as a Hub's
+  // do), so the Hubs of the setup, sweeping for orphaned calls, leave them alone while it runs.
+  const instance = await store.registerInstance({
+    instance_id: `bench-permits-${process.pid}`,
+    host: hostname(),
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    lease_ms: 600_000,
+  });
   // what transitionInvocation needs of a Hub: the store, a clock, the bus, and an instance that may dispatch
   const ctx = {
     store,
     now: () => new Date(),
     bus: createEventBus(),
-    instance: { id: 'bench-permits', incarnation: 1 },
+    instance: { id: instance.instance_id, incarnation: instance.incarnation },
   } as unknown as HubContext;
   const states: Record<string, number> = {};
+  const commitsBefore = store.commitStats ? await store.commitStats() : null;
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date();
@@ -91,14 +102,26 @@ export async function runPermitJob(job: PermitJob) {
       states[key] = (states[key] ?? 0) + 1;
     });
     const task = await store.getTask(job.task_id);
+    const commits = commitsBefore && store.commitStats ? await store.commitStats() : null;
     return {
       ok: true as const,
       samples,
       wallMs,
       states,
-      extra: { writes_used: task?.writes_used ?? -1, permits_granted: task?.permits_granted ?? -1 },
+      extra: {
+        writes_used: task?.writes_used ?? -1,
+        permits_granted: task?.permits_granted ?? -1,
+        // SQLite: transactions (fsyncs) the permits took, i.e. how well group commit batched them
+        ...(commits && commitsBefore
+          ? {
+              commits: commits.batches - commitsBefore.batches,
+              committed_writes: commits.writes - commitsBefore.writes,
+            }
+          : {}),
+      },
     };
   } finally {
+    await store.stopInstance(instance.instance_id, instance.incarnation, new Date().toISOString());
     await store.close();
   }
 }
