@@ -73,6 +73,8 @@ export const HubConfigSchema = z
       })
       .strict()
       .optional(),
+    /** Host names the MCP endpoint /mcp answers to (DNS-rebinding protection; default loopback names). */
+    mcp_allowed_hosts: z.array(z.string().min(1).max(253)).min(1).max(32).optional(),
     /** Concurrent SSE streams one client may hold (default 16). */
     sse_max_streams_per_client: z.number().int().min(1).max(10_000).optional(),
     /** HTTP systems, and MCP servers (`kind: "mcp"`, docs/mcp.md). */

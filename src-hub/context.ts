@@ -103,6 +103,8 @@ export interface HubSettings {
   mcpMaxMessageBytes: number;
   /** Tools per page of `tools/list` on the Hub's own MCP endpoint (/mcp). */
   mcpEndpointPageSize: number;
+  /** Host names /mcp answers to (DNS-rebinding protection; loopback by default, port aside). */
+  mcpAllowedHosts: string[];
 }
 
 /** The running Hub process as the store knows it (HubStore.registerInstance). */

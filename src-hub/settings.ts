@@ -24,6 +24,7 @@ export const DEFAULT_SETTINGS: HubSettings = {
   mcpMaxPages: 100,
   mcpMaxMessageBytes: 8 * 1024 * 1024,
   mcpEndpointPageSize: 100,
+  mcpAllowedHosts: ['127.0.0.1', 'localhost', '[::1]'],
 };
 
 export function resolveSettings(
@@ -47,6 +48,7 @@ export function resolveSettings(
       ? { eventRetentionPerClient: config.event_retention_per_client }
       : {}),
     ...(config?.lease_ms ? { leaseMs: config.lease_ms } : {}),
+    ...(config?.mcp_allowed_hosts ? { mcpAllowedHosts: config.mcp_allowed_hosts } : {}),
     ...overrides,
   };
 }

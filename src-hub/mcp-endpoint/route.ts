@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HubContext } from '../context.js';
+import { HubError } from '../errors.js';
 import { type HubAuth, requireClientId } from '../http/auth.js';
 import { HUB_MCP_VERSION } from '../mcp/catalog.js';
 import { callGoverned, inspectCall, resumeCall } from './call.js';
@@ -56,6 +57,37 @@ function buildServer(ctx: HubContext, clientId: string): Server {
   return server;
 }
 
+const hostnameOf = (value: string, withScheme: boolean): string | null => {
+  try {
+    return new URL(withScheme ? value : `http://${value}`).hostname;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * DNS-rebinding protection: a web page must not reach the endpoint through a name that resolves
+ * to this machine, so the Host (and an Origin, when a browser sends one) must name an allowed host
+ * (settings.mcpAllowedHosts: loopback by default), port aside.
+ */
+function hostGuard(allowed: readonly string[]) {
+  return async (req: FastifyRequest) => {
+    const host = hostnameOf(req.headers.host ?? '', false);
+    if (host === null || !allowed.includes(host))
+      throw new HubError(
+        403,
+        'forbidden',
+        'the Host header does not name this Hub (DNS-rebinding protection)',
+      );
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const o = hostnameOf(origin, true);
+      if (o === null || !allowed.includes(o))
+        throw new HubError(403, 'forbidden', 'the Origin header is not allowed (DNS-rebinding protection)');
+    }
+  };
+}
+
 export function registerMcpEndpoint(app: FastifyInstance, ctx: HubContext, auth: HubAuth): void {
   const handle = async (req: FastifyRequest, reply: FastifyReply) => {
     const clientId = requireClientId(req);
@@ -72,6 +104,7 @@ export function registerMcpEndpoint(app: FastifyInstance, ctx: HubContext, auth:
     await server.connect(transport);
     await transport.handleRequest(req.raw, reply.raw, req.body);
   };
-  app.post('/mcp', { onRequest: auth.client }, handle);
-  app.get('/mcp', { onRequest: auth.client }, handle);
+  const onRequest = [hostGuard(ctx.settings.mcpAllowedHosts), auth.client];
+  app.post('/mcp', { onRequest }, handle);
+  app.get('/mcp', { onRequest }, handle);
 }

@@ -1,0 +1,62 @@
+// The operator CLI registers an MCP server (register-system --file) on the store directly: it
+// connects once, compiles the tools, stores them, and stops the server it started.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SystemSchema } from '../../../src-shared/hub-api.js';
+import { storeArgsFor } from '../store-mode.js';
+import { readLedger, testServer } from './helpers.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const cli = async (dataDir: string, args: string[]) =>
+  spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args, ...(await storeArgsFor(dataDir))],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+
+describe('npm run hub -- register-system (MCP)', () => {
+  it('registers an MCP server with its tools; a bad one is refused with its code', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
+    dirs.push(dataDir);
+    const ledger = join(dataDir, 'ledger.jsonl');
+    const file = join(dataDir, 'req.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ kind: 'mcp', system_id: 'notes', name: 'Notes', server: testServer(ledger) }),
+    );
+    const r = await cli(dataDir, ['register-system', '--file', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const sys = SystemSchema.parse(JSON.parse(r.stdout));
+    expect(sys).toMatchObject({ system_id: 'notes', kind: 'mcp' });
+    expect(sys.tool_count).toBeGreaterThanOrEqual(6);
+    // the CLI's one-off connection ended: the server it started is gone
+    const started = readLedger(ledger).filter((e) => e.event === 'started');
+    expect(started).toHaveLength(1);
+    expect(() => process.kill(started[0]!.pid, 0)).toThrow();
+
+    writeFileSync(
+      file,
+      JSON.stringify({
+        kind: 'mcp',
+        system_id: 'bad',
+        name: 'Bad',
+        server: testServer(ledger, { MODE: 'duplicate_name' }),
+      }),
+    );
+    const bad = await cli(dataDir, ['register-system', '--file', file]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^mcp_tools_invalid: /);
+  });
+});
