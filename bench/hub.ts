@@ -26,6 +26,7 @@ const run = await startBenchRun();
 const results = new Map<string, Summary>();
 const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
 const durability = new Map<string, string>();
+const commits = new Map<string, number>();
 const problems: string[] = [];
 try {
   // straight to the shop, from the load generator
@@ -70,6 +71,7 @@ try {
         for (const conc of CONCURRENCY) {
           // concurrency 1 talks to one instance; 16 spreads over every instance
           const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
+          const before = await hubs.commits();
           const r = await run.loadgen.run({
             kind: 'hub',
             urls,
@@ -78,6 +80,12 @@ try {
             concurrency: conc,
             invoke,
           });
+          const after = await hubs.commits();
+          if (before && after)
+            commits.set(
+              key(setup, kind, conc),
+              (after.writes - before.writes) / Math.max(1, after.batches - before.batches),
+            );
           if ((r.states.succeeded ?? 0) !== CALLS)
             problems.push(`${setup} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
           results.set(key(setup, kind, conc), r.summary);
@@ -157,6 +165,18 @@ try {
       floorRows,
     ),
   );
+  if (commits.size > 0) {
+    heading('Group commit at work (SQLite: store writes per transaction, i.e. per fsync)');
+    console.log(
+      table(
+        ['call', 'conc', 'writes per commit'],
+        [...commits].map(([k, v]) => {
+          const [, kind, conc] = k.split('|');
+          return [kind!, conc!, fmt(v)];
+        }),
+      ),
+    );
+  }
   console.log(`\nbusiness writes in the shop ledger: ${run.shop.ledger().length}`);
   if (problems.length > 0) console.log(`\ncalls that did not succeed: ${problems.join('; ')}`);
 } finally {

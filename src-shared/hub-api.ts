@@ -541,6 +541,8 @@ export const HubMetricsSchema = z.object({
   clients: z.record(z.string(), ClientMetricsSchema),
   /** Open SSE streams per client, now. */
   event_streams: z.record(z.string(), z.number().int()),
+  /** SQLite: transactions committed (one fsync each) and the writes they carried, since the store opened. */
+  store_commits: z.object({ batches: z.number().int(), writes: z.number().int() }).nullable().optional(),
 });
 export type HubMetrics = z.infer<typeof HubMetricsSchema>;
 

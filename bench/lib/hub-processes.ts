@@ -26,6 +26,8 @@ export interface BenchHubs {
   post(path: string, body: unknown, instance?: number): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   get(path: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   declaration(tool: string): Promise<Declaration>;
+  /** SQLite: transactions committed and writes they carried, summed over the instances (null on PostgreSQL). */
+  commits(): Promise<{ batches: number; writes: number } | null>;
   run(sessionId: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -167,6 +169,18 @@ export async function startHubs(
       const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool);
       if (!d) throw new Error(`no declaration ${tool}: ${JSON.stringify(r.body)}`);
       return d;
+    },
+    async commits() {
+      const total = { batches: 0, writes: 0 };
+      for (const url of urls) {
+        const m = (await fetch(`${url}/admin/v1/metrics`, {
+          headers: { authorization: `Bearer ${config.admin_token}` },
+        }).then((r) => r.json())) as { store_commits?: { batches: number; writes: number } | null };
+        if (!m.store_commits) return null;
+        total.batches += m.store_commits.batches;
+        total.writes += m.store_commits.writes;
+      }
+      return total;
     },
     async run(sessionId) {
       const r = await hubs.post('/agent/v1/runs', {

@@ -200,5 +200,6 @@ export function registerAdminRoutes(
     ...ctx.metrics.snapshot(),
     durability: ctx.store.durability,
     event_streams: streams.countByClient(),
+    store_commits: ctx.store.commitStats ? await ctx.store.commitStats() : null,
   }));
 }

@@ -104,12 +104,15 @@ export function createClientErrorHandler(logger: Logger) {
     socket.removeAllListeners('data');
     socket.pause();
     // A response still being produced for an earlier, complete request on this connection goes
-    // first. A timed-out request is itself the one in flight: it will never be answered otherwise.
+    // first. A timed-out request, or one whose body the parser refused (a bad chunk), is itself
+    // the one in flight: it will never be answered otherwise.
     const inFlight = (
-      socket as Socket & { _httpMessage?: (NodeJS.EventEmitter & { headersSent: boolean }) | null }
+      socket as Socket & {
+        _httpMessage?: (NodeJS.EventEmitter & { headersSent: boolean; req?: { complete: boolean } }) | null;
+      }
     )._httpMessage;
-    const timedOut = e.status === 408;
-    if (inFlight && (!timedOut || inFlight.headersSent))
+    const ownRequest = e.status === 408 || inFlight?.req?.complete === false;
+    if (inFlight && (!ownRequest || inFlight.headersSent))
       inFlight.once('finish', () => answerAndDrain(socket, e, null));
     else answerAndDrain(socket, e, null);
   };

@@ -5,12 +5,10 @@ export class ArchiveInputError extends Error {
   override name = 'ArchiveInputError';
 }
 
-export function isDuplicateEventId(err: unknown): boolean {
+/** A UNIQUE constraint refused the row; which one is for the caller to check in the data. */
+export function isUniqueViolation(err: unknown): boolean {
   return (
-    err instanceof Error &&
-    'code' in err &&
-    (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
-    err.message.includes('event_id')
+    err instanceof Error && 'code' in err && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE'
   );
 }
 

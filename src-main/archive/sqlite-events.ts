@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { redactPayload } from './redact.js';
-import { ArchiveInputError, isDuplicateEventId, reasonOf } from './sqlite-errors.js';
+import { ArchiveInputError, isUniqueViolation, reasonOf } from './sqlite-errors.js';
 import type {
   ArchiveGap,
   ArchiveStatusRecord,
@@ -83,6 +83,12 @@ export function createEventLog(db: Database.Database, opts: EventLogOptions): Ev
   const page = db.prepare<[string, number, number], EventRow>(
     'SELECT seq, event_id, turn_id, at, kind, payload FROM archive_events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
   );
+  const savedEventId = db.prepare<[string], { one: number }>(
+    'SELECT 1 AS one FROM archive_events WHERE event_id = ?',
+  );
+  /** The event is already stored: a unique violation whose event id is in the log (not the seq). */
+  const alreadySaved = (err: unknown, eventId: string) =>
+    isUniqueViolation(err) && savedEventId.get(eventId) !== undefined;
   const count = db.prepare<[string], { n: number }>(
     'SELECT COUNT(*) AS n FROM archive_events WHERE session_id = ?',
   );
@@ -111,7 +117,7 @@ export function createEventLog(db: Database.Database, opts: EventLogOptions): Ev
         write(sessionId, head.event);
       } catch (err) {
         if (err instanceof ArchiveInputError) throw err;
-        if (!isDuplicateEventId(err)) {
+        if (!alreadySaved(err, head.event.eventId)) {
           head.unsaved.reason = reasonOf(err);
           lastFailure.set(sessionId, head.unsaved.reason);
           return false;
@@ -173,7 +179,8 @@ export function createEventLog(db: Database.Database, opts: EventLogOptions): Ev
       lastFailure.delete(sessionId);
       return { saved: true, event: stored };
     } catch (err) {
-      if (isDuplicateEventId(err)) throw new ArchiveInputError(`event id ${event.eventId} already saved`);
+      if (alreadySaved(err, event.eventId))
+        throw new ArchiveInputError(`event id ${event.eventId} already saved`);
       const reason = reasonOf(err);
       entry.unsaved.reason = reason;
       lastFailure.set(sessionId, reason);

@@ -115,7 +115,8 @@ describe.skipIf(!pg)(
         }
       };
       const workers = Promise.all(Array.from({ length: 24 }, (_, w) => worker(w)));
-      await new Promise((res) => setTimeout(res, 600));
+      // the pause lands while permits are being granted on every instance (not before the first)
+      while (c.demo.shopA.ledger().length < 12) await new Promise((res) => setTimeout(res, 10));
       const paused = await call(agent, `${hub(2)}/agent/v1/tasks/${taskId}/pause`, c.desk, 'POST');
       const ackMs = Date.now();
       expect(paused.body.state).toBe('paused');

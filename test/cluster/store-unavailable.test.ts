@@ -2,7 +2,9 @@
 // nothing is sent; a call whose business request was already out has its answer recorded once the
 // database is back (never sent twice); the Hub serves again without a restart.
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pg from 'pg';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDemoSystems } from '../../demo/index.js';
 import { createHub } from '../../src-hub/index.js';
@@ -11,6 +13,27 @@ import { demoConfig, http, newInvocationId, opRequests, token } from '../hub/hel
 import { postgresCluster } from '../hub/store-mode.js';
 
 const available = postgresCluster() !== null;
+
+/** The Hub's warnings, as they are written; `untilLogged` waits for one (no fixed sleeps). */
+const logged: Array<Record<string, unknown>> = [];
+const logWaiters = new Set<() => void>();
+const logSink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n'))
+      if (line.trim()) logged.push(JSON.parse(line) as Record<string, unknown>);
+    for (const wake of logWaiters) wake();
+    done();
+  },
+});
+async function untilLogged(match: (line: Record<string, unknown>) => boolean): Promise<void> {
+  while (!logged.some(match)) {
+    await new Promise<void>((wake) => {
+      logWaiters.add(wake);
+      setTimeout(wake, 1_000).unref();
+    });
+    logWaiters.clear();
+  }
+}
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -35,6 +58,7 @@ describe.skipIf(!available)(
       const hub = await createHub({
         storeUrl: server.urlFor('hub'),
         config: demoConfig(demo, [{ client_id: 'desk', token: desk }]),
+        logger: pino({ level: 'warn' }, logSink),
       });
       cleanups.push(() => hub.close());
       const api = (method: string, path: string, body?: unknown) =>
@@ -83,12 +107,15 @@ describe.skipIf(!available)(
       expect(opRequests(demo.shopA)).toBe(2);
 
       // the database goes away while a business request is out: its answer is recorded once it is back
-      demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 800 });
+      demo.shopA.faults.set({ operation: 'update_product_content', kind: 'delay', delay_ms: 3_000 });
       const pending = invoke('answer in flight');
-      while (demo.shopA.requests().filter((r) => r.kind === 'operation').length < 3)
-        await new Promise((r) => setTimeout(r, 10));
+      // the request reached the shop, so its `dispatching` record is committed: now stop the database
+      while (opRequests(demo.shopA) < 3) await new Promise((r) => setTimeout(r, 10));
       server.stopServer();
-      await new Promise((r) => setTimeout(r, 1_500));
+      expect(demo.shopA.ledger(), 'the shop answered before PostgreSQL was down').toHaveLength(2);
+      // the shop answers while the database is down, and the Hub fails to record that answer
+      await untilLogged((line) => line.what === 'the outcome of a dispatched call');
+      expect(demo.shopA.ledger()).toHaveLength(3);
       server.startServer();
       const answered = await pending;
       expect(answered.status).toBe(201);

@@ -305,7 +305,18 @@ const header = fc.tuple(
 
 const framing = fc.oneof(
   { weight: 20, arbitrary: fc.constant('exact') },
-  { weight: 1, arbitrary: fc.constantFrom('shorter', 'invalid', 'double', 'chunked-and-length', 'longer') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'shorter',
+      'invalid',
+      'double',
+      'chunked-and-length',
+      'longer',
+      'chunked',
+      'bad-chunk',
+    ),
+  },
 );
 
 const request = fc.integer({ min: 0, max: 1_000_000 }).chain((i) => {
@@ -368,10 +379,13 @@ function tokenFor(kind: string): string | null {
   }
 }
 
+const chunk = (b: Buffer) =>
+  b.length === 0 ? b : Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+
 function toRaw(r: Request): { head: string; body: Buffer } {
   const q = r.query === '' ? '' : `?${r.query}`;
   const target = `${pathOf(r.route.url, r.params as string[], r.rawParams)}${q}`;
-  const body = Buffer.from(r.body, 'utf8');
+  let body = Buffer.from(r.body, 'utf8');
   const lines = [`${r.method} ${target} HTTP/1.1`, 'Host: 127.0.0.1'];
   const tok = tokenFor(r.authorization);
   if (tok !== null) lines.push(`Authorization: Bearer ${tok}`);
@@ -392,6 +406,15 @@ function toRaw(r: Request): { head: string; body: Buffer } {
       break;
     case 'chunked-and-length':
       lines.push(`Content-Length: ${body.length}`, 'Transfer-Encoding: chunked');
+      break;
+    case 'chunked':
+      lines.push('Transfer-Encoding: chunked');
+      body = Buffer.concat([chunk(body.subarray(0, 7)), chunk(body.subarray(7)), Buffer.from('0\r\n\r\n')]);
+      break;
+    case 'bad-chunk':
+      // a chunk size that is not hex: the parser refuses the body after the route has the request
+      lines.push('Transfer-Encoding: chunked');
+      body = Buffer.concat([Buffer.from('zz\r\n'), body, Buffer.from('\r\n0\r\n\r\n')]);
       break;
     default:
       if (body.length > 0 || r.method === 'POST') lines.push(`Content-Length: ${body.length}`);

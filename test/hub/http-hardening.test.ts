@@ -191,6 +191,25 @@ describe('framework errors in the envelope', () => {
     unchanged();
   });
 
+  it('a chunked body the parser refuses after the request reached a route: answered at once, not held open', async () => {
+    const post = (body: string) =>
+      rawExchange(
+        env.hub.url,
+        head(
+          `POST /agent/v1/tasks/${taskId}/pause HTTP/1.1`,
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n',
+        ),
+        body,
+        5_000,
+      );
+    for (const body of ['zz\r\n{}\r\n0\r\n\r\n', '2\r\n{}XX0\r\n\r\n', '2;\x01\r\n{}\r\n0\r\n\r\n']) {
+      const r = await post(body);
+      expect(r.end).toBe('closed');
+      expectEnvelope(r.status, r.body, 400, 'invalid_request');
+    }
+    unchanged();
+  });
+
   it('a client that never finishes its headers: 408 request_timeout', async () => {
     const r = await rawExchange(env.hub.url, 'GET /agent/v1/tasks HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expectEnvelope(r.status, r.body, 408, 'request_timeout');

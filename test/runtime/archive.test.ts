@@ -3,7 +3,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSqliteArchive, type NewArchiveEvent } from '../../src-main/archive/index.js';
+import {
+  ArchiveInputError,
+  createSqliteArchive,
+  type NewArchiveEvent,
+} from '../../src-main/archive/index.js';
 
 const tmpFile = () => join(mkdtempSync(join(tmpdir(), 'archive-')), 'archive.sqlite');
 let n = 0;
@@ -128,6 +132,29 @@ describe('sqlite conversation archive', () => {
     const b = createSqliteArchive({ file });
     expect(b.load('s1').events[0]?.payload.text).toBe('my key is [redacted]');
     b.close();
+  });
+
+  it('an event id already in the log is bad input when appended again, and a queued event found saved is not saved twice', () => {
+    const file = tmpFile();
+    const a = createSqliteArchive({ file, busyTimeoutMs: 0 });
+    const first = ev('user_message', { text: 'one' });
+    expect(a.append('s1', first).saved).toBe(true);
+    expect(() => a.append('s1', first)).toThrow(ArchiveInputError);
+    // a save whose acknowledgement was lost: the row is in the file, the archive still queues it
+    const blocker = new Database(file);
+    blocker.exec('BEGIN EXCLUSIVE');
+    const lost = ev('assistant_message', { text: 'two' });
+    expect(a.append('s1', lost).saved).toBe(false);
+    blocker
+      .prepare(
+        'INSERT INTO archive_events (session_id, seq, event_id, turn_id, at, kind, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run('s1', 2, lost.eventId, null, lost.at, lost.kind, JSON.stringify(lost.payload));
+    blocker.exec('COMMIT');
+    blocker.close();
+    expect(a.flush('s1').state).toBe('ready');
+    expect(a.load('s1').events.map((e) => e.payload.text)).toEqual(['one', 'two']);
+    a.close();
   });
 
   it('rejects oversized payloads as bad input without losing what was saved', () => {

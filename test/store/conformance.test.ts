@@ -334,6 +334,47 @@ for (const dialect of dialects()) {
         expect((await store.getTask(t.task_id))?.writes_used).toBe(0);
       });
 
+      it('a pause ordered after a permit is stamped no earlier than that permit', async () => {
+        await seedCatalog(store);
+        const t = task();
+        await store.createTask(t, audit);
+        // the permit's time was taken (by its Hub) after the pause's request time, but it committed first
+        const later = Date.parse(AT) + 5_000;
+        const granted = await store.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id, later) }),
+        );
+        expect(granted.kind).toBe('applied');
+        const paused = await store.changeTaskState({
+          task_id: t.task_id,
+          from: 'active',
+          to: 'paused',
+          at: AT,
+          audit: { ...audit, kind: 'task.paused' },
+        });
+        expect(paused?.paused_at).toBe(new Date(later).toISOString());
+        const permits = await store.listPermits(t.task_id);
+        expect(permits.every((p) => p.granted_at_ms <= Date.parse(paused!.paused_at!))).toBe(true);
+        const entry = (await store.listAudit({ task_id: t.task_id })).find((a) => a.kind === 'task.paused');
+        expect(entry?.at).toBe(new Date(later).toISOString());
+        // a pause with nothing granted after its request keeps the request's time
+        const resumed = await store.changeTaskState({
+          task_id: t.task_id,
+          from: 'paused',
+          to: 'active',
+          at: new Date(later + 1_000).toISOString(),
+          audit: { ...audit, kind: 'task.active' },
+        });
+        expect(resumed?.paused_at).toBeNull();
+        const again = await store.changeTaskState({
+          task_id: t.task_id,
+          from: 'active',
+          to: 'paused',
+          at: new Date(later + 2_000).toISOString(),
+          audit: { ...audit, kind: 'task.paused' },
+        });
+        expect(again?.paused_at).toBe(new Date(later + 2_000).toISOString());
+      });
+
       it('enrollment: the first task-bound call enrolls its session; a later call without the task is refused', async () => {
         await seedCatalog(store);
         const t = task();

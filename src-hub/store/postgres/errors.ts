@@ -33,11 +33,21 @@ const code = (err: unknown): string | undefined => {
 export function isUnavailable(err: unknown): boolean {
   if (err instanceof StoreUnavailableError) return true;
   const c = code(err);
-  if (c && UNAVAILABLE_CODES.has(c)) return true;
-  const message = String((err as { message?: unknown } | null)?.message ?? '');
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end/i.test(
-    message,
-  );
+  return c !== undefined && UNAVAILABLE_CODES.has(c);
+}
+
+/**
+ * What a failed pg call (connect or query) means. The server's errors carry a SQLSTATE and the
+ * socket's an errno code; the driver's own failures (connection terminated, client not queryable,
+ * connect timeout, pool ended) carry no code at all, and they all mean the connection is gone.
+ * Decided by the code and by where the error came from, never by its words.
+ */
+export function fromDriver(err: unknown): unknown {
+  const c = code(err);
+  if (err instanceof StoreUnavailableError || err instanceof StoreOperationError) return err;
+  if (c === undefined || UNAVAILABLE_CODES.has(c))
+    return new StoreUnavailableError('the PostgreSQL store is unavailable', err);
+  return err;
 }
 
 export const isRetryable = (err: unknown): boolean => code(err) === '40001' || code(err) === '40P01';

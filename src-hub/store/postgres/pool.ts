@@ -1,7 +1,10 @@
 /**
  * The connection pool of one Hub instance. BIGINT (counts, epoch milliseconds, seqs) is read as a
  * JavaScript number: every such value the Hub stores is far below 2^53. Errors of idle clients are
- * reported, never thrown (a restarted server must not crash the Hub).
+ * reported, never thrown (a restarted server must not crash the Hub). A checked-out client has no
+ * pool listener (pg-pool removes it while the client is lent), and pg emits 'error' on a client
+ * whose connection the server ends even when its query is also rejected: every client therefore
+ * carries a listener of its own for its whole life, so such an error is reported, not uncaught.
  */
 import pg, { type ClientConfig, type Pool } from 'pg';
 
@@ -32,6 +35,9 @@ export function clientConfig(url: string): ClientConfig {
 export function createPool(opts: PoolOptions): Pool {
   const pool = new pg.Pool({ ...clientConfig(opts.url), max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
   pool.on('error', (err) => opts.onIdleError(err));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined); // reported through the rejected query or the pool's 'error'
+  });
   return pool;
 }
 

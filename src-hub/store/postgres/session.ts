@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { Row, SqlSession, SqlValue } from '../sql/session.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { fromDriver } from './errors.js';
 
 interface Prepared {
   name: string;
@@ -37,7 +38,15 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   let appended = false;
   async function query(sql: string, params?: readonly SqlValue[]) {
     const p = prepare(sql);
-    return target.query<QueryResultRow>({ name: p.name, text: p.text, values: (params ?? []) as unknown[] });
+    try {
+      return await target.query<QueryResultRow>({
+        name: p.name,
+        text: p.text,
+        values: (params ?? []) as unknown[],
+      });
+    } catch (err) {
+      throw fromDriver(err);
+    }
   }
   async function all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
     return (await query(sql, params)).rows as T[];

@@ -14,7 +14,7 @@ import { ensureIdentity } from '../sql/ops/meta.js';
 import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
-import { isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { createEventSequencer } from './event-sequencer.js';
 import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
@@ -44,14 +44,17 @@ async function inTransaction<T>(
     try {
       client = await pool.connect();
     } catch (err) {
-      throw toStoreError(err);
+      throw toStoreError(fromDriver(err));
     }
+    const lent = client;
+    const statement = (text: string) =>
+      lent.query(text).catch((err: unknown) => Promise.reject(fromDriver(err)));
     let broken: Error | undefined;
     try {
-      await client.query(begin);
+      await statement(begin);
       const session = createPgSession(client);
       const value = await work(session);
-      await client.query('COMMIT');
+      await statement('COMMIT');
       return { value, session };
     } catch (err) {
       if (isUnavailable(err)) broken = err as Error;

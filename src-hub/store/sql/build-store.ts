@@ -8,7 +8,15 @@ import type { OpRunner } from './registry.js';
 
 export type StoreBase = Pick<
   HubStore,
-  'kind' | 'shared' | 'durability' | 'hubId' | 'tokenSalt' | 'close' | 'onEvents' | 'flushEvents'
+  | 'kind'
+  | 'shared'
+  | 'durability'
+  | 'hubId'
+  | 'tokenSalt'
+  | 'close'
+  | 'onEvents'
+  | 'flushEvents'
+  | 'commitStats'
 >;
 
 export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {

@@ -12,6 +12,7 @@ import { READ_OPS, SNAPSHOT_READS, type OpRunner } from '../sql/registry.js';
 import { runSync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
 import { STORE_RULES } from '../../store-rules.js';
+import { sqliteReadError } from './errors.js';
 import { openDatabase, SQLITE_DURABILITY } from './open.js';
 import { createSqliteSession } from './session.js';
 import { startSqliteWriter } from './writer/client.js';
@@ -48,7 +49,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
         const value = SNAPSHOT_READS.has(name) ? snapshot(op, args) : runSync(op(env, ...args));
         return Promise.resolve(value) as never;
       } catch (err) {
-        return Promise.reject(err as Error);
+        return Promise.reject(sqliteReadError(err));
       }
     },
     write: (name, ...args) => writer.write(name, args) as never,
@@ -61,6 +62,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     hubId: () => identity.hub_id,
     tokenSalt: () => identity.token_salt,
     flushEvents: async () => undefined, // an event has its seq when its transaction commits
+    commitStats: () => writer.stats(),
     close() {
       closed ??= writer.close().finally(() => {
         if (db.open) db.close();

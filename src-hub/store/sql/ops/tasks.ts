@@ -42,23 +42,41 @@ export function* listTasks({ sql }: OpEnv, clientId?: string): Step<TaskRecord[]
   return rows.map(toTask);
 }
 
-/** Compare-and-set of the task state (pause, continue, cancel); null when the task moved meanwhile. */
+/**
+ * Compare-and-set of the task state (pause, continue, cancel); null when the task moved meanwhile.
+ * A pause or cancel is stamped when it takes effect: it waits for the task row (a permit being
+ * granted holds it), so every permit it was ordered after is committed, and its time is never
+ * earlier than theirs (a permit's time is taken before its transaction, so one granted just ahead
+ * of a pause can carry a later time than the pause's request).
+ */
 export function* changeTaskState({ sql }: OpEnv, change: TaskChange): Step<TaskRecord | null> {
+  const current = yield* readTask(sql, change.task_id, sql.dialect.forUpdate);
+  if (!current || current.state !== change.from) return null;
+  let at = change.at;
+  if (change.to === 'paused' || change.to === 'cancelled') {
+    const last = yield* io(
+      sql.get<{ last: number | null }>('SELECT MAX(granted_at_ms) AS last FROM permits WHERE task_id = ?', [
+        change.task_id,
+      ]),
+    );
+    if (last?.last != null && Number(last.last) > Date.parse(at))
+      at = new Date(Number(last.last)).toISOString();
+  }
   const pausedAt = change.to === 'paused' ? '?' : change.to === 'active' ? 'NULL' : 'paused_at';
   const cancelledAt = change.to === 'cancelled' ? '?' : 'cancelled_at';
-  const stamps = [change.to === 'paused', change.to === 'cancelled'].filter(Boolean).map(() => change.at);
+  const stamps = [change.to === 'paused', change.to === 'cancelled'].filter(Boolean).map(() => at);
   const changed = yield* io(
     sql.run(
       `UPDATE tasks SET state = ?, updated_at = ?, paused_at = ${pausedAt}, cancelled_at = ${cancelledAt}
        WHERE task_id = ? AND state = ?`,
-      [change.to, change.at, ...stamps, change.task_id, change.from],
+      [change.to, at, ...stamps, change.task_id, change.from],
     ),
   );
   if (changed !== 1) return null;
   yield* insertAudit(
     sql,
     { ...change.audit, task_id: change.task_id, from_state: change.from, to_state: change.to },
-    change.at,
+    at,
   );
   return yield* readTask(sql, change.task_id);
 }

@@ -4,18 +4,21 @@
  * fails or exits, every waiting and later write is refused with StoreUnavailableError.
  */
 import { Worker } from 'node:worker_threads';
-import { StoreOperationError, StoreUnavailableError } from '../../errors.js';
+import { StoreUnavailableError } from '../../errors.js';
+import { toSqliteStoreError } from '../errors.js';
 import type { WriteOpName } from '../../sql/registry.js';
-import type { MainMessage, SerializedError, WriterMessage } from './protocol.js';
+import type { GroupCommitStats, MainMessage, SerializedError, WriterMessage } from './protocol.js';
 import type { WriterData } from './thread.js';
 
 export interface SqliteWriter {
   write(op: WriteOpName, args: unknown[]): Promise<unknown>;
+  /** Batches (transactions, fsyncs) and writes committed so far. */
+  stats(): Promise<GroupCommitStats>;
   /** Waits for every accepted write to be answered, then stops the thread. */
   close(): Promise<void>;
 }
 
-const revive = (e: SerializedError): Error => new StoreOperationError(e.message, e.code);
+const revive = (e: SerializedError): Error => toSqliteStoreError(e.message, e.code);
 
 async function spawnWriter(dataDir: string): Promise<Worker> {
   // A dynamic import keeps the writer module its own chunk in a bundled build, so the thread loads
@@ -38,6 +41,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
   let nextId = 1;
   let failure: StoreUnavailableError | null = null;
   let closing = false;
+  const statsWaiters: Array<(s: GroupCommitStats) => void> = [];
   const fail = (err: StoreUnavailableError) => {
     failure ??= err;
     for (const p of pending.values()) p.reject(failure);
@@ -56,6 +60,8 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
               if (a.ok) p.resolve(a.value);
               else p.reject(revive(a.error));
             }
+          } else if (m.kind === 'stats') {
+            for (const resolve of statsWaiters.splice(0)) resolve(m.stats);
           } else if (m.kind === 'fatal') {
             fail(new StoreUnavailableError(`the SQLite writer could not open the store: ${m.error.message}`));
           }
@@ -83,6 +89,13 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         post({ kind: 'write', request: { id, op, args } });
+      });
+    },
+    stats() {
+      if (failure) return Promise.reject(failure);
+      return new Promise((resolve) => {
+        statsWaiters.push(resolve);
+        post({ kind: 'stats' });
       });
     },
     async close() {

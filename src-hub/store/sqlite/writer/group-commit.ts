@@ -14,12 +14,13 @@ import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
-import { serializeError, type SerializedError, type WriteAnswer, type WriteRequest } from './protocol.js';
-
-export interface GroupCommitStats {
-  batches: number;
-  writes: number;
-}
+import {
+  serializeError,
+  type GroupCommitStats,
+  type SerializedError,
+  type WriteAnswer,
+  type WriteRequest,
+} from './protocol.js';
 
 type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 

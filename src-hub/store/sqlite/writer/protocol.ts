@@ -16,10 +16,19 @@ export interface SerializedError {
 export type WriteAnswer =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 
-export type WriterMessage =
-  { kind: 'ready' } | { kind: 'answers'; answers: WriteAnswer[] } | { kind: 'fatal'; error: SerializedError };
+/** How many transactions (batches) committed how many writes since the writer started. */
+export interface GroupCommitStats {
+  batches: number;
+  writes: number;
+}
 
-export type MainMessage = { kind: 'write'; request: WriteRequest } | { kind: 'close' };
+export type WriterMessage =
+  | { kind: 'ready' }
+  | { kind: 'answers'; answers: WriteAnswer[] }
+  | { kind: 'stats'; stats: GroupCommitStats }
+  | { kind: 'fatal'; error: SerializedError };
+
+export type MainMessage = { kind: 'write'; request: WriteRequest } | { kind: 'stats' } | { kind: 'close' };
 
 export function serializeError(err: unknown): SerializedError {
   const e = err as { name?: unknown; message?: unknown; code?: unknown };

@@ -38,8 +38,10 @@ function serve(port: MessagePort, data: WriterData): void {
   }
   const committer = createGroupCommitter(db, { sql: createSqliteSession(db), rules: STORE_RULES });
   let closing = false;
+  let statsAsked = false;
   const take = (m: MainMessage, batch: WriteRequest[]) => {
     if (m.kind === 'close') closing = true;
+    else if (m.kind === 'stats') statsAsked = true;
     else batch.push(m.request);
   };
   port.on('message', (first: MainMessage) => {
@@ -51,6 +53,10 @@ function serve(port: MessagePort, data: WriterData): void {
       take(next.message as MainMessage, batch);
     }
     if (batch.length > 0) post({ kind: 'answers', answers: committer.run(batch) });
+    if (statsAsked) {
+      statsAsked = false;
+      post({ kind: 'stats', stats: { ...committer.stats } });
+    }
     if (closing) {
       db.close();
       port.close();

@@ -1,0 +1,64 @@
+// A connection the server ends (an administrator's terminate, a restart) must never crash the Hub:
+// pg emits 'error' on a client that is lent out of the pool, where pg-pool keeps no listener, and
+// an unlistened 'error' is an uncaught exception. Every pooled client carries its own listener
+// (src-hub/store/postgres/pool.ts), and what the driver raises without a code is the store being
+// unavailable (errors.ts), not an internal error.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { fromDriver } from '../../src-hub/store/postgres/errors.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { StoreUnavailableError } from '../../src-hub/store/errors.js';
+import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+
+const available = postgresCluster() !== null;
+
+describe.skipIf(!available)(
+  `PostgreSQL connection loss${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
+  () => {
+    it('a lent client whose backend is terminated reports, never throws, and its next query is store_unavailable', async () => {
+      const url = await createTestDatabase();
+      const idleErrors: unknown[] = [];
+      const pool = createPool({ url, max: 2, onIdleError: (err) => idleErrors.push(err) });
+      const uncaught: unknown[] = [];
+      const onUncaught = (err: unknown) => uncaught.push(err);
+      process.on('uncaughtException', onUncaught);
+      try {
+        const lent = await pool.connect();
+        const pid = (await lent.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+        const errored = new Promise<Error>((resolve) => lent.once('error', resolve));
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        await admin.end();
+        const err = await errored;
+        expect((err as { code?: string }).code).toBe('57P01');
+        const next = await lent.query('SELECT 1').then(
+          () => null,
+          (e: unknown) => fromDriver(e),
+        );
+        expect(next).toBeInstanceOf(StoreUnavailableError);
+        lent.release(err);
+        // the pool still serves on a fresh connection
+        expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+        expect(uncaught).toEqual([]);
+      } finally {
+        process.off('uncaughtException', onUncaught);
+        await pool.end();
+      }
+    });
+
+    it('server errors keep their SQLSTATE; only connection failures are store_unavailable', () => {
+      const syntax = Object.assign(new Error('syntax error'), { code: '42601' });
+      expect(fromDriver(syntax)).toBe(syntax);
+      expect(fromDriver(Object.assign(new Error('x'), { code: '57P01' }))).toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      expect(fromDriver(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      expect(fromDriver(new Error('Connection terminated unexpectedly'))).toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    });
+  },
+);
