@@ -86,11 +86,16 @@ export function createEventSequencer(
       });
   };
 
+  // after stop()'s last pass the pool is being ended: a write that commits during shutdown leaves
+  // its events to the next pass of any instance (the timer of a sibling, or this one's next start)
+  let ended = false;
   const sequenceNow = () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      kick();
-    });
+    ended
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          waiting.push(resolve);
+          kick();
+        });
 
   const timer = setInterval(() => {
     if (!stopped) void sequenceNow();
@@ -103,6 +108,7 @@ export function createEventSequencer(
       stopped = true;
       clearInterval(timer);
       await sequenceNow();
+      ended = true;
     },
   };
 }
