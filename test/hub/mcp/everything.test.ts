@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- HTTP bodies in tests are untyped JSON */
 // The reference server @modelcontextprotocol/server-everything governed through the Hub (stdio):
 // its annotations read as hints (a read-only hint is a read, an unannotated tool a high-risk write
 // that needs approval), a long-running operation with progress completing within its timeout and
@@ -96,5 +97,42 @@ describe('tools/list paging', () => {
     expect(r.status, r.text).toBe(422);
     expect(r.body.error).toBe('mcp_tools_invalid');
     expect((await env.admin('GET', '/admin/v1/systems/loop')).status).toBe(404);
+  });
+});
+
+describe('recovery from an MCP task (server-everything simulate-research-query)', () => {
+  it('a task-augmented call past its timeout is unknown with its task id saved; resume reads the task and settles it', async () => {
+    await registerMcp(env, 'everything', everythingServer(), {
+      overlays: {
+        'simulate-research-query': { timeout_ms: 1_500, approval: { required: false }, risk_level: 'medium' },
+      },
+    });
+    const tools = McpToolListSchema.parse(
+      (await env.admin('GET', '/admin/v1/systems/everything/tools')).body,
+    );
+    expect(tools.tools.find((t) => t.tool === 'simulate-research-query')?.task_support).toBe('required');
+    const r = await env.invoke({
+      authRef: 'auth-everything',
+      tool: 'simulate-research-query',
+      args: { topic: 'governed calls' },
+    });
+    expect(r.body.state, r.text).toBe('unknown');
+    expect(r.body.reason_code).toBe('no_response_timeout');
+    const id = r.body.invocation_id as string;
+    const taskRow = env.sql<{ remote_task_id: string | null }>(
+      'SELECT remote_task_id FROM invocations WHERE invocation_id = ?',
+      id,
+    );
+    expect(taskRow[0]?.remote_task_id).toBeTruthy();
+    // the research takes four stages of a second: ask until the task has ended
+    let receipt: any;
+    for (let i = 0; i < 40; i++) {
+      receipt = (await env.agent('POST', `/agent/v1/invocations/${id}/resume`, {})).body.receipt;
+      if (receipt.state !== 'unknown') break;
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    expect(receipt.state).toBe('succeeded');
+    expect(receipt.reconciliation.at(-1)).toMatchObject({ source: 'task_status', outcome: 'succeeded' });
+    expect(JSON.stringify(receipt.result)).toContain('governed calls');
   });
 });

@@ -1,6 +1,7 @@
 // Registering MCP servers that cannot be governed: a huge tool list, a malformed schema, a
 // duplicated or invalid tool name, a server that never answers initialize — a coded error, nothing
 // stored, and the Hub answering other requests meanwhile. Secrets are never shown back.
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,20 @@ afterEach(async () => {
   await env.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+async function grant(systemId: string) {
+  const a = await env.admin('POST', '/admin/v1/authorizations', {
+    system_id: systemId,
+    account: 'acct',
+    on_behalf_of: 'operator@demo.local',
+    authorization_ref: `auth-${systemId}`,
+  });
+  expect(a.status, a.text).toBe(201);
+  expect(
+    (await env.admin('POST', `/admin/v1/authorizations/auth-${systemId}/grants`, { client_id: 'desk' }))
+      .status,
+  ).toBe(200);
+}
 
 const register = (systemId: string, server: Record<string, unknown>) =>
   env.admin('POST', '/admin/v1/systems', { kind: 'mcp', system_id: systemId, name: systemId, server });
@@ -86,6 +101,11 @@ describe('registering an MCP server that cannot be governed', () => {
       'withsecret',
     );
     expect(row[0]!.mcp_json).not.toContain(secret);
+    // …and the server the Hub started has it
+    await grant('withsecret');
+    const d = await env.invoke({ authRef: 'auth-withsecret', tool: 'env_digest', args: { name: 'API_KEY' } });
+    expect(d.body.state, d.text).toBe('succeeded');
+    expect(d.body.result.structuredContent.digest).toBe(createHash('sha256').update(secret).digest('hex'));
   });
 
   it('an MCP registration with unknown fields is refused before anything starts', async () => {
