@@ -27,7 +27,11 @@ export default defineConfig({
           // 3,000 raw HTTP cases against the HTTP layer, with a SQLite snapshot per case; on
           // PostgreSQL, http-hardening.test.ts checks that rejected input leaves the store unchanged
           exclude: ['test/hub/fuzz-routes.property.test.ts'],
-          env: { BAILING_TEST_STORE: 'postgres' },
+          // the Hubs on PostgreSQL need their secret key (test/hub/store-mode.ts TEST_SECRET_KEY)
+          env: {
+            BAILING_TEST_STORE: 'postgres',
+            BAILING_HUB_SECRET_KEY: 'dGVzdC1vbmx5LWh1Yi1zZWNyZXQta2V5LTAxMjM0NTY',
+          },
         },
       },
       {

@@ -34,6 +34,7 @@ try {
     const job = {
       kind: 'direct' as const,
       url: run.shop.url,
+      systemId: run.shop.systemId,
       secret: run.shop.secret,
       operation: run.operations[TOOL[kind]],
       write: kind === 'write',

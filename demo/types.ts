@@ -54,7 +54,13 @@ export interface LedgerEntry {
 
 export type RequestKind = 'operation' | 'lookup' | 'spec' | 'other';
 export type RequestAuth =
-  'valid' | 'signature_missing' | 'signature_invalid' | 'timestamp_expired' | 'not_required';
+  | 'valid'
+  | 'signature_missing'
+  | 'signature_invalid'
+  | 'timestamp_expired'
+  | 'audience_mismatch'
+  | 'nonce_reused'
+  | 'not_required';
 export type RequestOutcome =
   | 'pending'
   | 'answered'

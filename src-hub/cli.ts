@@ -10,6 +10,10 @@
  *     register-system --file REQUEST.json              an HTTP system or an MCP server (docs/mcp.md)
  *     list-tasks
  *     pause-task <task_id> | continue-task <task_id> | cancel-task <task_id>
+ *     rotate-secret-key [--secret-key-file FILE] [--new-secret-key-file FILE]   (the Hub stopped)
+ * The secret key sealing the business systems' secrets: BAILING_HUB_SECRET_KEY, --secret-key-file
+ * FILE (config `secret_key_file`, BAILING_HUB_SECRET_KEY_FILE), or a SQLite Hub's default
+ * `<data>/hub-secret.key`; it is never printed (docs/operations.md).
  * The admin token for the HTTP admin API comes from the config file (`admin_token`) or the
  * BAILING_HUB_ADMIN_TOKEN environment variable; it is never printed.
  */
@@ -22,6 +26,8 @@ import { loadConfigFile, type HubConfig } from './config.js';
 import { RegisterAnySystemRequestSchema } from '../src-shared/hub-api.js';
 import { registerMcpSystem } from './mcp/register.js';
 import { registerSystem } from './systems/service.js';
+import { prepareStoreSecrets, resolveSecretKey, rotateSecretKey } from './secrets/index.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { isPostgresUrl } from './store/open-store.js';
 import { createHub, openHubContext } from './index.js';
 import { changeTask, listTaskViews } from './tasks/service.js';
@@ -92,6 +98,7 @@ async function serve(p: Parsed): Promise<void> {
     host: p.flags.get('host') ?? '127.0.0.1',
     config,
     adminToken: process.env.BAILING_HUB_ADMIN_TOKEN || undefined,
+    ...(p.flags.get('secret-key-file') ? { secretKeyFile: p.flags.get('secret-key-file') } : {}),
     logger,
   });
   let stopping = false;
@@ -111,9 +118,60 @@ async function serve(p: Parsed): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-async function operator(p: Parsed): Promise<void> {
+/**
+ * A new secret key and every secret re-sealed under it. The Hub must be stopped: SQLite holds the
+ * data-directory lock for the whole rotation; PostgreSQL refuses while an instance holds a lease.
+ */
+async function rotateKey(p: Parsed): Promise<void> {
   const configPath = p.flags.get('config');
-  const { ctx } = await openHubContext(storeOf(p, configPath ? loadConfigFile(configPath) : undefined));
+  const config = configPath ? loadConfigFile(configPath) : undefined;
+  const where = storeOf(p, config);
+  const unlock = where.storeUrl ? () => undefined : lockDataDir(where.dataDir!);
+  try {
+    const { ctx } = await openHubContext({ ...where, config });
+    try {
+      const current = resolveSecretKey({
+        file: p.flags.get('secret-key-file') ?? config?.secret_key_file,
+        dataDir: where.storeUrl ? undefined : where.dataDir,
+      });
+      const newKeyFile = p.flags.get('new-secret-key-file');
+      const result = await rotateSecretKey({
+        store: ctx.store,
+        current,
+        ...(newKeyFile ? { newKeyFile } : {}),
+        actor: `operator:${process.env.USER ?? 'cli'}`,
+      });
+      print({
+        ...result,
+        next_step:
+          newKeyFile || current.source === 'env'
+            ? `start the Hub with the new key (--secret-key-file ${result.key_file}, or its content in BAILING_HUB_SECRET_KEY)`
+            : `the key file ${result.key_file} holds the new key; start the Hub as before`,
+      });
+    } finally {
+      await ctx.store.close();
+    }
+  } finally {
+    unlock();
+  }
+}
+
+async function operator(p: Parsed): Promise<void> {
+  if (p.command === 'rotate-secret-key') return rotateKey(p);
+  const configPath = p.flags.get('config');
+  const config = configPath ? loadConfigFile(configPath) : undefined;
+  const where = storeOf(p, config);
+  const { ctx } = await openHubContext(where);
+  // registering stores a secret: it is sealed under the Hub's secret key, which must open the store
+  if (p.command === 'register-system')
+    ctx.secrets = await prepareStoreSecrets(
+      ctx.store,
+      resolveSecretKey({
+        file: p.flags.get('secret-key-file') ?? config?.secret_key_file,
+        dataDir: where.storeUrl ? undefined : where.dataDir,
+      }),
+      { onMismatch: 'refuse', logger: pino({ level: 'silent' }) },
+    );
   const actor = `operator:${process.env.USER ?? 'cli'}`;
   const arg = (name: string) => {
     const v = p.positional[0];
@@ -196,13 +254,19 @@ const USAGE = `Bailing Hub
   npm run hub -- register-system --file REQUEST.json STORE   (an HTTP system, or an MCP server: docs/mcp.md)
   npm run hub -- list-tasks STORE
   npm run hub -- pause-task|continue-task|cancel-task <task_id> STORE
+  npm run hub -- rotate-secret-key STORE [--secret-key-file FILE] [--new-secret-key-file FILE]
 STORE is --data DIR (SQLite, one serving Hub per directory) or --store postgres://user@host:port/db
 (PostgreSQL, any number of Hubs; also config "store": {"url": ...} or BAILING_HUB_STORE_URL; the
 password from PGPASSWORD or ~/.pgpass). --instance names this Hub among those sharing a store.
-Admin token for the HTTP admin API: config "admin_token" or BAILING_HUB_ADMIN_TOKEN. See docs/hub-api.md.
+Admin token for the HTTP admin API: config "admin_token" or BAILING_HUB_ADMIN_TOKEN. The secret key
+sealing business systems' secrets: BAILING_HUB_SECRET_KEY, --secret-key-file FILE (config
+"secret_key_file", BAILING_HUB_SECRET_KEY_FILE), else (SQLite) <data>/hub-secret.key, made on first
+start. rotate-secret-key needs the Hub stopped. See docs/hub-api.md and docs/operations.md.
 `;
 
 async function main(): Promise<void> {
+  // Everything this process creates is its owner's only (files 0600, directories 0700).
+  process.umask(0o077);
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
     process.stdout.write(USAGE);

@@ -9,6 +9,8 @@ import { isHeaderSafe, ON_BEHALF_OF_RULE } from '../src-shared/header-value.js';
 import { RegisterMcpSystemRequestSchema, RegisterSystemRequestSchema } from '../src-shared/hub-api.js';
 import { hashToken, clientIdOfToken } from './auth/tokens.js';
 import type { HubContext } from './context.js';
+import { checkBaseUrl } from './dispatch/destination.js';
+import { HubError } from './errors.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
 import { registerMcpSystem } from './mcp/register.js';
 import { registerSystem } from './systems/service.js';
@@ -23,6 +25,8 @@ const bucket = z
 export const HubConfigSchema = z
   .object({
     admin_token: z.string().min(16).max(512).optional(),
+    /** The file holding the Hub's secret key (owner-only, outside the store; docs/operations.md). */
+    secret_key_file: z.string().min(1).max(4096).optional(),
     /** The store: absent = SQLite in the data directory; a postgres:// URL = PostgreSQL, shareable by several Hubs. */
     store: z
       .object({
@@ -130,6 +134,21 @@ export function loadConfigFile(path: string): HubConfig {
 
 export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<void> {
   const actor = 'config';
+  // a refused destination stops the start: nothing of the config is applied
+  for (const [i, s] of config.systems.entries()) {
+    const [field, refusal] =
+      s.kind === 'mcp'
+        ? s.server.transport === 'streamable_http'
+          ? ['server.url', checkBaseUrl(s.server.url, false)]
+          : ['', null]
+        : ['base_url', checkBaseUrl(s.base_url, s.allow_insecure_http ?? false)];
+    if (refusal)
+      throw new HubError(
+        400,
+        refusal.code,
+        `invalid Hub config: systems.${i}.${field} (${s.system_id}): ${refusal.message}`,
+      );
+  }
   for (const s of config.systems)
     await (
       s.kind === 'mcp'

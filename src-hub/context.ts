@@ -8,6 +8,7 @@ import type { EventBus } from './events/bus.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
 import type { Metrics } from './metrics.js';
 import type { McpSupervisor } from './mcp/supervisor.js';
+import type { SecretBox } from './secrets/index.js';
 import type { HubStore } from './store/types.js';
 import type { SchemaValidator } from './validation/ajv.js';
 
@@ -30,10 +31,12 @@ export interface BusinessEdge {
   /** `secret` null: an unsigned spec GET (the system's `spec_signing: unsigned`). */
   fetchSpec(input: {
     baseUrl: string;
+    systemId: string;
+    allowInsecureHttp: boolean;
     specPath: string;
     timeoutMs: number;
     secret: string | null;
-  }): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string }>;
+  }): Promise<{ ok: true; doc: unknown } | { ok: false; code: string; message: string; reason?: string }>;
   compileSpec(doc: unknown): {
     operations: CompiledOperation[];
     diagnostics: SpecDiagnostic[];
@@ -42,6 +45,8 @@ export interface BusinessEdge {
   approvalRequired(op: CompiledOperation, args: Record<string, unknown>): boolean;
   send(input: {
     baseUrl: string;
+    systemId: string;
+    allowInsecureHttp: boolean;
     secret: string;
     signedPath: SignedPathMode;
     op: CompiledOperation;
@@ -54,6 +59,8 @@ export interface BusinessEdge {
   }): Promise<SendResult>;
   lookup(input: {
     baseUrl: string;
+    systemId: string;
+    allowInsecureHttp: boolean;
     secret: string;
     signedPath: SignedPathMode;
     idempotencyKey: string;
@@ -131,4 +138,6 @@ export interface HubContext {
   instance: HubInstance | null;
   /** This process's connections to MCP servers (null: the operator CLI, which connects only to register). */
   mcp: McpSupervisor | null;
+  /** Seals secrets before they are stored and opens them right before use (src-hub/secrets). */
+  secrets: SecretBox;
 }

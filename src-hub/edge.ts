@@ -22,6 +22,8 @@ export function createBusinessEdge(): BusinessEdge {
       }
       return sendSigned({
         baseUrl: input.baseUrl,
+        systemId: input.systemId,
+        allowInsecureHttp: input.allowInsecureHttp,
         secret: input.secret,
         request,
         signedPath: input.signedPath,

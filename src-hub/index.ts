@@ -23,6 +23,13 @@ import { recoverOrphaned } from './invocations/recovery.js';
 import { startMcpSupervisor } from './mcp/start.js';
 import { createMetrics } from './metrics.js';
 import { resolveSettings } from './settings.js';
+import {
+  LOCKED_SECRET_BOX,
+  prepareStoreSecrets,
+  resolveSecretKey,
+  type OnKeyMismatch,
+} from './secrets/index.js';
+import { tightenTree } from '../src-shared/private-files.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { openStore } from './store/open-store.js';
 import type { HubStore } from './store/types.js';
@@ -49,6 +56,19 @@ export interface CreateHubOptions extends HubContextOptions {
   port?: number;
   /** Sets (or replaces) the admin token; only its salted hash is stored. */
   adminToken?: string;
+  /**
+   * The secret key that seals the business systems' secrets in the store (never kept in it): its
+   * text (base64url of 32 bytes) or bytes. Default: BAILING_HUB_SECRET_KEY, then `secretKeyFile`
+   * (or config `secret_key_file`, BAILING_HUB_SECRET_KEY_FILE), then — SQLite only —
+   * `<dataDir>/hub-secret.key`, made on first start (docs/operations.md).
+   */
+  secretKey?: string | Buffer;
+  secretKeyFile?: string;
+  /**
+   * A key that does not open the store's secrets: `refuse` to start (default), or drop what it
+   * cannot open (the desk's local Hub, whose systems come from its config at every start).
+   */
+  onSecretKeyMismatch?: OnKeyMismatch;
   /**
    * This process's name among the store's Hub instances (config `instance_id`). A restart with the
    * same name recovers its own earlier dispatches at once; without one, a PostgreSQL Hub gets a
@@ -108,6 +128,7 @@ export async function openHubContext(
     inflight: new Set(),
     instance: null,
     mcp: null,
+    secrets: LOCKED_SECRET_BOX,
   };
   return { ctx, abort: () => shutdown.abort() };
 }
@@ -116,6 +137,13 @@ export async function openHubContext(
 function lockFor(options: CreateHubOptions): () => void {
   if (options.store || storeUrlOf(options)) return () => undefined;
   if (!options.dataDir) throw new Error('createHub needs dataDir (SQLite) or storeUrl (PostgreSQL)');
+  // An existing data directory made with wider modes (an older Hub, another tool) is tightened.
+  tightenTree(options.dataDir, (path, kind, before) =>
+    (options.logger ?? pino({ level: 'silent' })).warn(
+      { path, kind, mode: before.toString(8).padStart(4, '0') },
+      'tightened to owner-only (0700 directories, 0600 files)',
+    ),
+  );
   return lockDataDir(options.dataDir);
 }
 
@@ -135,6 +163,21 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
   const { store, logger } = ctx;
   const stops: Array<() => void> = [];
   try {
+    const resolved = resolveSecretKey({
+      ...(options.secretKey !== undefined ? { given: options.secretKey } : {}),
+      file: options.secretKeyFile ?? options.config?.secret_key_file,
+      // an injected store (tests) keeps its default key file in the data directory given with it
+      dataDir: storeUrlOf(options) ? undefined : options.dataDir,
+    });
+    if (resolved.created)
+      logger.warn(
+        { file: resolved.file },
+        "made the Hub's secret key file beside its store; keep it out of the store's backups (docs/operations.md)",
+      );
+    ctx.secrets = await prepareStoreSecrets(store, resolved, {
+      onMismatch: options.onSecretKeyMismatch ?? 'refuse',
+      logger,
+    });
     const adminToken = options.adminToken ?? options.config?.admin_token;
     if (adminToken) await store.setMeta(ADMIN_TOKEN_META, hashToken(store.tokenSalt(), adminToken));
     const instance = await registerInstance(

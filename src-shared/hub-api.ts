@@ -62,6 +62,9 @@ export const HUB_ERROR_CODES = [
   'task_state_conflict', // 409 transition not allowed (e.g. continue a cancelled task)
   'spec_invalid', // 422 refresh produced an invalid spec; the previous spec is kept
   'system_unreachable', // 502 could not fetch the spec
+  'url_scheme_refused', // 400 a base URL that is not http(s), or carries a user name or password
+  'insecure_http_refused', // 400 plain http to a host that is not loopback without allow_insecure_http
+  'destination_refused', // 400 a link-local, cloud-metadata, unspecified or multicast address
   'internal_error', // 500
   'unsupported_media_type', // 415 request body is not application/json (added by the Hub issue)
   'already_exists', // 409 a client, authorization or system id is already taken (added by the Hub issue)
@@ -445,6 +448,8 @@ export const SystemSchema = z.object({
   spec_signing: z.enum(SPEC_SIGNING_MODES),
   signed_path: z.enum(SIGNED_PATH_MODES),
   allow_insecure_http: z.boolean(),
+  /** Worded warnings about the system (e.g. plain http to another machine); empty when none. */
+  warnings: z.array(z.string()),
   spec_revision: z.string().nullable(),
   tool_count: z.number().int(),
   diagnostics: z.array(SpecDiagnosticSchema),

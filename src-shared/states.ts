@@ -268,6 +268,13 @@ export const NOT_SENT_REASON_CODES = [
    * `initialize`, or its session was gone): the `tools/call` was never written (docs/mcp.md).
    */
   'not_sent_not_connected',
+  /** The system's signing secret could not be opened with the Hub's secret key (docs/operations.md). */
+  'not_sent_credentials_unavailable',
+  /**
+   * The destination is refused: the host resolved to a link-local or cloud-metadata address, or
+   * plain http to a host that is not loopback without the system's `allow_insecure_http`.
+   */
+  'not_sent_destination_refused',
 ] as const;
 export type NotSentReasonCode = (typeof NOT_SENT_REASON_CODES)[number];
 

@@ -67,6 +67,8 @@ export async function startBenchRun(): Promise<BenchRun> {
   const edge = createBusinessEdge();
   const spec = await edge.fetchSpec({
     baseUrl: shop.url,
+    systemId: shop.systemId,
+    allowInsecureHttp: false,
     specPath: '/.well-known/bailing/tools.json',
     timeoutMs: 10_000,
     secret: shop.secret,

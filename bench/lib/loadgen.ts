@@ -30,6 +30,7 @@ export type LoadJob =
   | {
       kind: 'direct';
       url: string;
+      systemId: string;
       secret: string;
       operation: CompiledOperation;
       write: boolean;
@@ -112,6 +113,8 @@ async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<Loa
   const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
     const r = await sendSigned({
       baseUrl: job.url,
+      systemId: job.systemId,
+      allowInsecureHttp: false,
       secret: job.secret,
       request: buildRequest(job.operation, args(job.write)),
       signedPath: 'operation',

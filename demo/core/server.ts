@@ -8,6 +8,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../src-shared/digest.js';
 import { SIGNATURE_HEADERS } from '../../src-shared/signing.js';
 import type { DemoSystemHandle, FaultSpec, RequestKind, RequestLogEntry, SpecVariant } from '../types.js';
+import { createNonceCache, type SignatureV2Failure } from '../../src-shared/signing-v2.js';
 import { checkSignature, header } from './auth.js';
 import { registerControlRoutes } from './control-routes.js';
 import { createFaultRegistry } from './faults.js';
@@ -39,16 +40,19 @@ interface RouteConfig {
   operation?: string;
 }
 
-const SIGNATURE_MESSAGES = {
-  signature_missing: 'request signature headers are missing',
+const SIGNATURE_MESSAGES: Record<SignatureV2Failure, string> = {
+  signature_missing: 'signature v2 headers are missing or malformed (a v1 signature alone is not accepted)',
   signature_invalid: 'request signature does not match',
   timestamp_expired: 'request timestamp is outside the accepted window',
-} as const;
+  audience_mismatch: 'the request was signed for another system',
+  nonce_reused: 'this request was already received (its nonce was seen within the window)',
+};
 
 export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSystemHandle> {
   if (def.secret.length < 16) throw new Error('demo system secret must be at least 16 characters');
   const nowSeconds = def.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const records = createSystemRecords();
+  const verifier = { systemId: def.systemId, secret: def.secret, nonces: createNonceCache() };
   const faults = createFaultRegistry();
   let variant: SpecVariant = 'v1';
   let closing = false;
@@ -145,7 +149,7 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
         rawBody: rawBodyOf(request),
         headers: request.headers,
       },
-      def.secret,
+      verifier,
       nowSeconds(),
     );
     const entry = logs.get(request);

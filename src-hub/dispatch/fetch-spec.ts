@@ -11,10 +11,28 @@ export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
 export const MAX_SPEC_BYTES = 4 * 1024 * 1024;
 
 export type FetchSpecResult =
-  { ok: true; doc: unknown } | { ok: false; code: 'system_unreachable' | 'spec_invalid'; message: string };
+  | { ok: true; doc: unknown }
+  | {
+      ok: false;
+      code: 'system_unreachable' | 'spec_invalid';
+      message: string;
+      /** The exact transport reason, for the Hub's log only (never in an answer). */
+      reason?: string;
+    };
+
+/**
+ * One wording for every way a connection can fail: a refused, filtered, reset or non-HTTP port all
+ * read alike, so registration cannot be used to learn which ports of a host answer what. The exact
+ * reason goes to the Hub's log. A refused destination is policy, not the network: it is said.
+ */
+const NO_ANSWER = 'the system did not answer (no connection, no answer in time, or not HTTP)';
 
 export interface FetchSpecInput {
   baseUrl: string;
+  /** The system id it is (being) registered under (signature v2's audience). */
+  systemId: string;
+  /** The admin allowed plain http to a host that is not loopback (destination.ts). */
+  allowInsecureHttp: boolean;
   specPath?: string;
   timeoutMs?: number;
   /** The signing secret when the spec GET is signed; null for `spec_signing: unsigned`. */
@@ -35,6 +53,7 @@ export async function fetchSpec(input: FetchSpecInput): Promise<FetchSpecResult>
       ? {}
       : signedHeaders({
           secret: input.secret,
+          audience: input.systemId,
           method: 'GET',
           pathWithQuery: target,
           body: '',
@@ -48,6 +67,7 @@ export async function fetchSpec(input: FetchSpecInput): Promise<FetchSpecResult>
     method: 'GET',
     headers,
     body: '',
+    allowInsecureHttp: input.allowInsecureHttp,
     timeoutMs: input.timeoutMs ?? 10_000,
     maxBodyBytes: MAX_SPEC_BYTES,
   });
@@ -55,7 +75,11 @@ export async function fetchSpec(input: FetchSpecInput): Promise<FetchSpecResult>
     return {
       ok: false,
       code: 'system_unreachable',
-      message: `spec fetch failed (${result.reason}): ${result.detail}`,
+      message:
+        result.kind === 'not_sent' && result.reason === 'destination_refused'
+          ? `spec fetch refused: ${result.detail}`
+          : `spec fetch failed: ${NO_ANSWER}`,
+      reason: `${result.kind}:${result.reason}`,
     };
   }
   if (result.status < 200 || result.status >= 300) {

@@ -11,6 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { jsonTextDeeperThan, MAX_BUSINESS_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { isHeaderSafe } from '../../src-shared/header-value.js';
+import { checkBaseUrl, guardedLookup } from './destination.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -25,7 +26,9 @@ export type NotSentReason =
   | 'connect_failed'
   | 'connect_timeout'
   | 'tls_failed'
-  | 'aborted';
+  | 'aborted'
+  | 'credentials_unavailable'
+  | 'destination_refused';
 
 export type DispatchResult =
   | { kind: 'response'; status: number; body: unknown; body_bytes: number; truncated: boolean }
@@ -39,6 +42,8 @@ export interface HttpExchangeInput {
   method: string;
   headers: Record<string, string>;
   body: string;
+  /** Plain http to a host that is not loopback was allowed by the admin (destination.ts). */
+  allowInsecureHttp: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
   maxBodyBytes?: number;
@@ -52,6 +57,7 @@ function beforeWriteReason(
   isHttps: boolean,
   tcpConnected: boolean,
 ): NotSentReason {
+  if (err.code === 'EDESTINATIONREFUSED') return 'destination_refused';
   if (DNS_CODES.has(err.code ?? '') || err.syscall === 'getaddrinfo') return 'dns_failed';
   if (isHttps && tcpConnected) return 'tls_failed';
   if (err.code === 'ECONNREFUSED') return 'connect_refused';
@@ -77,6 +83,26 @@ function decodeBody(buf: Buffer, truncated: boolean, contentType: string | undef
   return text;
 }
 
+/**
+ * Details worded without the address, port or the OS's own text: which ports answer what is not
+ * told to anyone reading a receipt or a registration error (the reason code stays exact).
+ */
+const NOT_SENT_WORDS: Record<NotSentReason, string> = {
+  invalid_header: 'a header value cannot be sent',
+  invalid_request: 'the request could not be built',
+  dns_failed: "the business system's host name did not resolve",
+  connect_refused: 'the connection was refused',
+  connect_failed: 'no connection could be made',
+  connect_timeout: 'no connection within the timeout',
+  tls_failed: 'the TLS handshake failed',
+  aborted: 'aborted before connecting',
+  credentials_unavailable: 'the signing secret is unavailable',
+  destination_refused: 'the destination address is refused',
+};
+
+const errCode = (err: NodeJS.ErrnoException) =>
+  /^[A-Z0-9_]{2,40}$/.test(err.code ?? '') ? (err.code as string) : 'error';
+
 export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> {
   const maxBody = input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return new Promise<DispatchResult>((resolve) => {
@@ -100,6 +126,11 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
 
     if (input.signal?.aborted) {
       notSent('aborted', 'aborted before sending');
+      return;
+    }
+    const refusal = checkBaseUrl(input.origin.href, input.allowInsecureHttp);
+    if (refusal) {
+      notSent('destination_refused', `${refusal.message}; nothing was sent`);
       return;
     }
     const badHeader = Object.entries(input.headers).find(([, v]) => v !== '' && !isHeaderSafe(v));
@@ -129,6 +160,8 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
         path: input.target,
         headers,
         agent: false, // a fresh connection per call: a stale pooled socket must never look like a lost answer
+        // every address a name resolves to is checked before connecting (destination.ts)
+        lookup: guardedLookup({ loopbackOnly: !isHttps && !input.allowInsecureHttp }),
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
@@ -169,9 +202,12 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
 
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (settled) return;
-      const what = `${err.code ?? 'error'}: ${err.message}`;
-      if (writable) noResponse('connection_lost', what);
-      else notSent(beforeWriteReason(err, isHttps, tcpConnected), what);
+      if (writable)
+        noResponse('connection_lost', `the connection broke after the request was sent (${errCode(err)})`);
+      else {
+        const reason = beforeWriteReason(err, isHttps, tcpConnected);
+        notSent(reason, `${NOT_SENT_WORDS[reason]} (${errCode(err)})`);
+      }
     });
 
     req.on('response', (res) => {

@@ -10,6 +10,10 @@ export { requestTarget } from './signed-path.js';
 
 export interface SendSignedInput {
   baseUrl: string;
+  /** The system id the Hub registered the system under (signature v2's audience). */
+  systemId: string;
+  /** The admin allowed plain http to a host that is not loopback (destination.ts). */
+  allowInsecureHttp: boolean;
   secret: string;
   request: BuiltRequest;
   /** Which path the signature covers (the system's `signed_path`). */
@@ -32,6 +36,7 @@ export async function sendSigned(input: SendSignedInput): Promise<DispatchResult
   const target = requestTarget(origin, input.request.pathWithQuery);
   const headers = signedHeaders({
     secret: input.secret,
+    audience: input.systemId,
     method: input.request.method,
     pathWithQuery: signedPathOf(input.signedPath, origin, input.request.pathWithQuery),
     body: input.request.body,
@@ -45,6 +50,7 @@ export async function sendSigned(input: SendSignedInput): Promise<DispatchResult
     method: input.request.method,
     headers,
     body: input.request.body,
+    allowInsecureHttp: input.allowInsecureHttp,
     timeoutMs: input.timeoutMs,
     signal: input.signal,
     maxBodyBytes: input.maxBodyBytes,

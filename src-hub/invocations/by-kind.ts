@@ -7,7 +7,10 @@
 import type { HubContext, LookupResult, SendResult } from '../context.js';
 import { dispatchMcp } from '../mcp/dispatch.js';
 import { recoverMcp } from '../mcp/recover.js';
+import { openSigningSecret } from '../secrets/system-secret.js';
 import type { AuthorizationRecord, InvocationRecord, SystemRecord } from '../store/types.js';
+
+const UNOPENED = "the system's signing secret cannot be opened with the Hub's secret key";
 
 export function sendByKind(
   ctx: HubContext,
@@ -19,10 +22,15 @@ export function sendByKind(
   switch (system.kind) {
     case 'mcp':
       return dispatchMcp(ctx, system, rec, hooks.onTaskCreated);
-    case 'http':
+    case 'http': {
+      const secret = openSigningSecret(ctx, system);
+      if (secret === null)
+        return Promise.resolve({ kind: 'not_sent', reason: 'credentials_unavailable', detail: UNOPENED });
       return ctx.edge.send({
         baseUrl: system.base_url,
-        secret: system.signing_secret,
+        systemId: system.system_id,
+        allowInsecureHttp: system.allow_insecure_http,
+        secret,
         signedPath: system.signed_path,
         op: rec.operation,
         args: rec.arguments,
@@ -32,6 +40,7 @@ export function sendByKind(
         timeoutMs: rec.operation.timeout_ms,
         signal: ctx.shutdown,
       });
+    }
   }
 }
 
@@ -71,9 +80,13 @@ export async function checkByKind(
       return r;
     }
     case 'http': {
+      const secret = openSigningSecret(ctx, system);
+      if (secret === null) return { source: 'none', outcome: 'unavailable', detail: UNOPENED };
       const r: LookupResult = await ctx.edge.lookup({
         baseUrl: system.base_url,
-        secret: system.signing_secret,
+        systemId: system.system_id,
+        allowInsecureHttp: system.allow_insecure_http,
+        secret,
         signedPath: system.signed_path,
         idempotencyKey: rec.invocation_id,
         onBehalfOf: auth.on_behalf_of,

@@ -10,7 +10,7 @@ import type { AuditInput, SystemRecord } from '../store/types.js';
 import { compileCatalog, compileMcpTools, type McpCompileResult } from './compile.js';
 import { connectServer, McpConnectError, type McpConnection } from './connect.js';
 import { listAllTools } from './list-tools.js';
-import { decodeMcpSecrets } from './secrets.js';
+import { openMcpSecrets } from './secrets.js';
 import type { McpSecrets, McpServerSettings, McpToolSource } from './types.js';
 import { specRefreshedAudit } from '../systems/refreshed-audit.js';
 
@@ -53,7 +53,12 @@ async function connectionForRefresh(
       throw new HubError(502, 'mcp_server_unreachable', `${sys.system_id}: ${c.notConnected}`);
     return { conn: c, done: async () => undefined };
   }
-  const conn = await openConnection(ctx, sys.system_id, sys.mcp!, decodeMcpSecrets(sys.signing_secret));
+  const conn = await openConnection(
+    ctx,
+    sys.system_id,
+    sys.mcp!,
+    openMcpSecrets(ctx.secrets, sys.system_id, sys.signing_secret),
+  );
   return { conn, done: () => conn.close() };
 }
 

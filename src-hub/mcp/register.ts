@@ -11,7 +11,7 @@ import { conflict, HubError } from '../errors.js';
 import { systemView } from '../systems/view.js';
 import { openConnection, readCatalog, refreshMcpCatalog, writeCatalog } from './catalog.js';
 import type { McpCompileResult } from './compile.js';
-import { encodeMcpSecrets } from './secrets.js';
+import { sealMcpSecrets } from './secrets.js';
 import { splitServerConfig } from './settings.js';
 import { specRefreshedAudit } from '../systems/refreshed-audit.js';
 
@@ -53,7 +53,7 @@ export async function registerMcpSystem(
         name: req.name,
         base_url: settings.url ?? '',
         spec_path: '',
-        signing_secret: encodeMcpSecrets(secrets),
+        signing_secret: sealMcpSecrets(ctx.secrets, req.system_id, secrets),
         spec_signing: 'unsigned',
         signed_path: 'operation',
         allow_insecure_http: false,

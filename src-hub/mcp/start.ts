@@ -7,6 +7,7 @@
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
 import { HUB_MCP_VERSION, limitsOf, refreshMcpCatalog } from './catalog.js';
+import { openMcpSecrets } from './secrets.js';
 import { createMcpSupervisor, type McpSupervisor } from './supervisor.js';
 
 export function startMcpSupervisor(ctx: HubContext): McpSupervisor {
@@ -31,6 +32,7 @@ export function startMcpSupervisor(ctx: HubContext): McpSupervisor {
       void p.finally(() => ctx.inflight.delete(p));
     },
     log: (event, detail) => ctx.logger.info({ event, ...detail }, event),
+    openSecrets: (s) => openMcpSecrets(ctx.secrets, s.system_id, s.signing_secret),
   });
   ctx.mcp = supervisor;
   return supervisor;

@@ -11,7 +11,7 @@ import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { McpConnectionState } from '../../src-shared/states.js';
 import type { SystemRecord } from '../store/types.js';
 import { connectServer, McpConnectError, type McpConnection, type McpLimits } from './connect.js';
-import { decodeMcpSecrets } from './secrets.js';
+import type { McpSecrets } from './types.js';
 
 export interface McpLiveState {
   connection: McpConnectionState | null;
@@ -41,6 +41,8 @@ export interface SupervisorDeps {
   /** The server's tools may have changed (list_changed, or a reconnection). */
   onToolsChanged(systemId: string): void;
   log(event: string, detail: Record<string, unknown>): void;
+  /** The server's secrets, opened right before connecting (sealed in the store: src-hub/secrets). */
+  openSecrets(system: SystemRecord): McpSecrets;
   /** Pause before reconnecting after `attempt` failures (ms). */
   backoffMs?: (attempt: number) => number;
 }
@@ -97,7 +99,7 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
     const systemId = system.system_id;
     const p = connectServer({
       settings: system.mcp!,
-      secrets: decodeMcpSecrets(system.signing_secret),
+      secrets: deps.openSecrets(system),
       limits: deps.limits,
       hubVersion: deps.hubVersion,
       onToolsChanged: () => {

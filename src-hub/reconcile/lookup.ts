@@ -16,6 +16,8 @@ export const LOOKUP_PATH_PREFIX = '/.well-known/bailing/operations/';
 
 export interface LookupInput {
   baseUrl: string;
+  systemId: string;
+  allowInsecureHttp: boolean;
   secret: string;
   /** The system's `signed_path`: the look-up is signed like a call. */
   signedPath: SignedPathMode;
@@ -42,6 +44,8 @@ const LookupBodySchema = z.object({
 export async function lookupOperation(input: LookupInput): Promise<LookupResult> {
   const answer = await sendSigned({
     baseUrl: input.baseUrl,
+    systemId: input.systemId,
+    allowInsecureHttp: input.allowInsecureHttp,
     secret: input.secret,
     request: {
       method: 'GET',

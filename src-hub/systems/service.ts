@@ -5,8 +5,11 @@
  */
 import type { HubSystem, RegisterSystemRequest } from '../../src-shared/hub-api.js';
 import type { HubContext } from '../context.js';
+import { checkBaseUrl, insecureHttpWarning } from '../dispatch/destination.js';
 import { conflict, HubError, notFound } from '../errors.js';
 import { refreshMcpSystem } from '../mcp/register.js';
+import { SECRET_CONTEXTS } from '../secrets/index.js';
+import { openSigningSecret } from '../secrets/system-secret.js';
 import type { SystemRecord } from '../store/types.js';
 import { systemView } from './view.js';
 import { specRefreshedAudit } from './refreshed-audit.js';
@@ -24,19 +27,30 @@ export async function registerSystem(
   const existing = await ctx.store.getSystem(req.system_id);
   if (existing && existing.kind !== 'http')
     throw conflict('system_kind_mismatch', `system ${req.system_id} is an MCP server; choose another id`);
+  const refusal = checkBaseUrl(req.base_url, req.allow_insecure_http ?? false);
+  if (refusal) throw new HubError(400, refusal.code, `${refusal.message}; nothing was registered`);
+  if (req.allow_insecure_http && insecureHttpWarning(req.base_url))
+    ctx.logger.warn(
+      { system_id: req.system_id },
+      'registered with allow_insecure_http: its requests and signatures travel in clear',
+    );
   const specPath = req.spec_path ?? DEFAULT_SPEC_PATH;
   const specSigning = req.spec_signing ?? 'signed';
   const fetched = await ctx.edge.fetchSpec({
     baseUrl: req.base_url,
+    systemId: req.system_id,
+    allowInsecureHttp: req.allow_insecure_http ?? false,
     specPath,
     timeoutMs: ctx.settings.specTimeoutMs,
     secret: specSigning === 'signed' ? req.signing_secret : null,
   });
+  if (!fetched.ok && fetched.reason)
+    ctx.logger.warn({ system_id: req.system_id, reason: fetched.reason }, 'spec fetch failed');
   if (!fetched.ok && opts.requireSpec) {
     throw new HubError(
       502,
       'system_unreachable',
-      `could not fetch ${specPath} from ${req.base_url}: ${fetched.message}; nothing was registered`,
+      `could not fetch ${specPath} from the system's base URL: ${fetched.message}; nothing was registered`,
     );
   }
   const sys = await ctx.store.upsertSystem(
@@ -45,7 +59,10 @@ export async function registerSystem(
       name: req.name,
       base_url: req.base_url,
       spec_path: specPath,
-      signing_secret: req.signing_secret,
+      signing_secret: ctx.secrets.seal(
+        SECRET_CONTEXTS.systemSigningSecret(req.system_id),
+        req.signing_secret,
+      ),
       spec_signing: specSigning,
       signed_path: req.signed_path ?? 'operation',
       allow_insecure_http: req.allow_insecure_http ?? false,
@@ -71,11 +88,23 @@ export async function refreshSystem(ctx: HubContext, systemId: string, actor: st
   const sys = await ctx.store.getSystem(systemId);
   if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
   if (sys.kind === 'mcp') return refreshMcpSystem(ctx, systemId, actor);
+  let secret: string | null = null;
+  if (sys.spec_signing === 'signed') {
+    secret = openSigningSecret(ctx, sys);
+    if (secret === null)
+      throw new HubError(
+        502,
+        'system_unreachable',
+        `the signing secret of ${systemId} cannot be opened with the Hub's secret key; register the system again. The previous spec is kept`,
+      );
+  }
   const fetched = await ctx.edge.fetchSpec({
     baseUrl: sys.base_url,
+    systemId: sys.system_id,
+    allowInsecureHttp: sys.allow_insecure_http,
     specPath: sys.spec_path,
     timeoutMs: ctx.settings.specTimeoutMs,
-    secret: sys.spec_signing === 'signed' ? sys.signing_secret : null,
+    secret,
   });
   if (!fetched.ok) {
     throw new HubError(

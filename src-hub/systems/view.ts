@@ -2,10 +2,12 @@
 import type { HubSystem } from '../../src-shared/hub-api.js';
 import type { HubContext } from '../context.js';
 import { serverView } from '../mcp/settings.js';
+import { insecureHttpWarning } from '../dispatch/destination.js';
 import type { SystemRecord } from '../store/types.js';
 
 export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubSystem> {
   const ops = await ctx.store.currentOperations([s.system_id]);
+  const insecure = s.allow_insecure_http ? insecureHttpWarning(s.base_url) : null;
   return {
     system_id: s.system_id,
     name: s.name,
@@ -14,6 +16,7 @@ export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubS
     spec_signing: s.spec_signing,
     signed_path: s.signed_path,
     allow_insecure_http: s.allow_insecure_http,
+    warnings: insecure ? [insecure] : [],
     spec_revision: s.spec_revision,
     tool_count: ops.length,
     diagnostics: s.diagnostics,

@@ -11,6 +11,9 @@ import { createMainWindow, registerAppScheme, serveRenderer } from './window.js'
 
 const log = (msg: string) => console.error(`[bailing] ${msg}`);
 
+// Everything this process creates (data folder, Chromium's profile) is its owner's only.
+process.umask(0o077);
+
 // BAILING_DATA_DIR overrides the OS user-data folder (tests, portable use). Chromium's profile and
 // the single-instance lock then live inside it too, so the lock guards that data folder: two
 // launches on one folder cannot both write its journal, two on different folders do not collide.

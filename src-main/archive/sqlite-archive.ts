@@ -4,7 +4,7 @@
  * shown, unsaved ones queued in order) and the attachment space (./sqlite-attachments.ts).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, ensurePrivateFile } from '../../src-shared/private-files.js';
 import { dirname } from 'node:path';
 import { createAttachmentRows } from './sqlite-attachments.js';
 import { createEventLog } from './sqlite-events.js';
@@ -58,7 +58,9 @@ CREATE INDEX IF NOT EXISTS archive_attachments_by_session ON archive_attachments
 `;
 
 function openArchive(opts: SqliteArchiveOptions): Database.Database {
-  mkdirSync(dirname(opts.file), { recursive: true });
+  ensurePrivateDir(dirname(opts.file));
+  // 0600 before SQLite opens it: its -wal and -shm files take the database file's mode
+  ensurePrivateFile(opts.file);
   const db = new Database(opts.file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

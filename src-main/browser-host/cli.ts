@@ -24,6 +24,8 @@ function arg(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
+  // Everything this process creates is its owner's only (files 0600, directories 0700).
+  process.umask(0o077);
   const dataDir = resolve(arg('data') ?? process.env.BAILING_DATA_DIR ?? resolve(root, '.data'));
   const staticDir = resolve(arg('static') ?? resolve(root, 'out/renderer'));
   const port = Number(arg('port') ?? process.env.BAILING_PORT ?? 0);

@@ -7,7 +7,7 @@
  * operator's client and authorizations, and a first conversation with that scope.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { ensurePrivateDir, modeText, tightenTree } from '../../src-shared/private-files.js';
 import { join } from 'node:path';
 import { createHubAdminClient, createHubClient } from '../hub-client/index.js';
 import { createCallRouter, type CallRouter } from '../handlers/call-router.js';
@@ -272,7 +272,13 @@ function wireCalls(
 export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? (() => {});
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  // A data folder made by an older version or another tool is tightened, and each change is said.
+  const tightened = (path: string, kind: 'file' | 'directory', before: number) =>
+    log(
+      `Tightened ${kind} ${path} from ${modeText(before)} to owner-only (${kind === 'file' ? '0600' : '0700'}).`,
+    );
+  ensurePrivateDir(opts.dataDir, tightened);
+  tightenTree(opts.dataDir, tightened);
   const keychain = opts.keychain ?? (await createKeychain({ sessionOnlyFallback: true }));
   const ks = keychain.status();
   if (ks.state === 'unavailable')

@@ -10,7 +10,7 @@
  * this launch only: the saved settings are not changed. There is deliberately no variable carrying
  * the token itself (environments are inherited by child processes and visible to the same user).
  */
-import { closeSync, fstatSync, openSync, readSync, constants as fsConstants } from 'node:fs';
+import { PrivateFileError, readOwnerOnlyFile } from '../../src-shared/private-files.js';
 
 export interface LaunchHub {
   url: string;
@@ -47,56 +47,26 @@ export function launchHubFromEnv(
     );
   return {
     url: parsed.toString().replace(/\/$/, ''),
-    token: readTokenFile(file, deps.uid === undefined ? currentUid() : deps.uid),
+    token: readTokenFile(file, deps.uid),
   };
 }
 
-function currentUid(): number | null {
-  return typeof process.getuid === 'function' ? process.getuid() : null;
-}
-
-function readTokenFile(path: string, uid: number | null): string {
-  let fd: number;
+function readTokenFile(path: string, uid: number | null | undefined): string {
+  let token: string;
   try {
-    // O_NOFOLLOW: the checked file is the file read (no symlink swapped in between).
-    fd = openSync(path, fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0));
+    token = readOwnerOnlyFile(path, {
+      label: 'BAILING_HUB_TOKEN_FILE',
+      maxBytes: MAX_TOKEN_FILE_BYTES,
+      ...(uid === undefined ? {} : { uid }),
+    });
   } catch (err) {
+    if (err instanceof PrivateFileError) throw new LaunchHubError(err.message);
+    throw err;
+  }
+  if (token.length === 0) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE is empty.');
+  if ([...token].some((ch) => ch.trim() === '' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
     throw new LaunchHubError(
-      `BAILING_HUB_TOKEN_FILE cannot be opened (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+      'BAILING_HUB_TOKEN_FILE must hold one token (no spaces, line breaks or control characters inside).',
     );
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE is not a regular file.');
-    if (process.platform !== 'win32') {
-      if ((st.mode & 0o077) !== 0) {
-        throw new LaunchHubError(
-          `BAILING_HUB_TOKEN_FILE must be readable by its owner only (mode 0600); it is ${(st.mode & 0o777).toString(8).padStart(4, '0')}.`,
-        );
-      }
-      if (uid !== null && st.uid !== uid)
-        throw new LaunchHubError('BAILING_HUB_TOKEN_FILE must be owned by the user running the app.');
-    }
-    if (st.size > MAX_TOKEN_FILE_BYTES)
-      throw new LaunchHubError(`BAILING_HUB_TOKEN_FILE is larger than ${MAX_TOKEN_FILE_BYTES} bytes.`);
-    const buf = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
-    let n = 0;
-    for (;;) {
-      const r = readSync(fd, buf, n, buf.length - n, null);
-      if (r === 0) break;
-      n += r;
-      if (n > MAX_TOKEN_FILE_BYTES)
-        throw new LaunchHubError(`BAILING_HUB_TOKEN_FILE is larger than ${MAX_TOKEN_FILE_BYTES} bytes.`);
-    }
-    const token = buf.subarray(0, n).toString('utf8').trim();
-    buf.fill(0);
-    if (token.length === 0) throw new LaunchHubError('BAILING_HUB_TOKEN_FILE is empty.');
-    if ([...token].some((ch) => ch.trim() === '' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
-      throw new LaunchHubError(
-        'BAILING_HUB_TOKEN_FILE must hold one token (no spaces, line breaks or control characters inside).',
-      );
-    return token;
-  } finally {
-    closeSync(fd);
-  }
+  return token;
 }

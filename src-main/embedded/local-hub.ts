@@ -3,7 +3,10 @@
  * inventory, and a Hub config (applied idempotently at every start) that registers the systems,
  * the operator's client and its three authorizations. The demo systems get fresh signing secrets
  * at every launch; the config hands them to the Hub in-process, so they are never written by us.
- * The admin and client tokens come from the keychain (made on first start).
+ * The admin and client tokens come from the keychain (made on first start), and so does the Hub's
+ * secret key, which seals the systems' signing secrets in its store (never beside it). When the
+ * keychain keeps secrets for this session only, the key is new at every start: what the previous
+ * key sealed is dropped and the config registers the systems again.
  */
 import { randomBytes } from 'node:crypto';
 import { startDemoSystems, DEMO_CONFIG, type DemoSystems } from '../../demo/index.js';
@@ -52,6 +55,9 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
     `${KEYCHAIN_ACCOUNTS.hubClientToken}:${opts.clientId}`,
     () => `bdc_${opts.clientId}.${secretPart()}`,
   );
+  const secretKey = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubSecretKey}:${opts.clientId}`, () =>
+    randomBytes(32).toString('base64url'),
+  );
   const demo = await startDemoSystems();
   try {
     const byId = new Map(demo.all().map((s) => [s.systemId, s]));
@@ -79,7 +85,14 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
     };
     let hub: Hub;
     try {
-      hub = await createHub({ dataDir: opts.dataDir, port: opts.port ?? 0, adminToken, config });
+      hub = await createHub({
+        dataDir: opts.dataDir,
+        port: opts.port ?? 0,
+        adminToken,
+        config,
+        secretKey,
+        onSecretKeyMismatch: 'drop_unreadable',
+      });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new Error(

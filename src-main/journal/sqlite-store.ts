@@ -8,6 +8,7 @@
  * entry is recognized by identity; anything else is compared by its serialized form.
  */
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../../src-shared/private-files.js';
 import { JournalError } from './errors.js';
 import {
   JOURNAL_SCHEMA_V1,
@@ -211,6 +212,8 @@ function applyPlan(
 export function createSqliteInvocationStore(options: SqliteInvocationStoreOptions): InvocationStore {
   let db: Database.Database;
   try {
+    // 0600 before SQLite opens it: its -wal and -shm files take the database file's mode
+    ensurePrivateFile(options.path);
     db = new Database(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

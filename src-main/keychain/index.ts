@@ -14,6 +14,8 @@ export const KEYCHAIN_ACCOUNTS = {
   hubAdminToken: 'hub-admin-token',
   remoteHubClientToken: 'remote-hub-client-token',
   modelApiKey: 'model-api-key',
+  /** The embedded Hub's secret key (it seals the business systems' secrets in the Hub's store). */
+  hubSecretKey: 'hub-secret-key',
 } as const;
 
 /** The subset of keytar used here (an injectable backend for tests and alternative stores). */

@@ -7,7 +7,7 @@
  *   <dataDir>/scopes.sqlite       fixed session scopes
  *   <dataDir>/invocations.sqlite  invocation journal, bailing.agent-invocations.v2
  */
-import { mkdirSync, chmodSync } from 'node:fs';
+import { ensurePrivateDir } from '../../src-shared/private-files.js';
 import { join } from 'node:path';
 import { createSqliteArchive } from '../archive/index.js';
 import { createHubClient, type HubClient } from '../hub-client/index.js';
@@ -42,12 +42,7 @@ export interface DataDirRuntime {
 }
 
 export async function createDeskRuntimeFromDataDir(opts: DataDirRuntimeOptions): Promise<DataDirRuntime> {
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  try {
-    chmodSync(opts.dataDir, 0o700);
-  } catch {
-    // best effort (e.g. a directory owned by someone else)
-  }
+  ensurePrivateDir(opts.dataDir);
   const hubClient = createHubClient({
     baseUrl: opts.hubUrl,
     token: opts.hubToken,

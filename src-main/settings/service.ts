@@ -244,9 +244,10 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     },
     secrets: () => [...known],
     async loadSecrets() {
+      // Both are masked from the start, before any text or attachment is checked — the remote Hub
+      // token also while the desk runs on its local Hub (the operator may paste it anywhere).
       await storedKey(baseUrl()).catch(() => null);
-      if (current.hub.mode === 'remote')
-        remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken).catch(() => null));
+      remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken).catch(() => null));
     },
     modelProvider: {
       async get(): Promise<ModelSettings> {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
+import { KEYCHAIN_ACCOUNTS } from '../../src-main/keychain/index.js';
 import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
@@ -55,7 +56,14 @@ describe('Hub gone mid-session', () => {
     // Local views still answer: the conversation and the idle panel do not need the Hub.
     expect((await d.call('listSessions', {}, ctx)).ok).toBe(true);
 
-    revived = await createHub({ dataDir: join(desk.dir, 'data', 'hub'), port, adminToken: local.adminToken });
+    // the same Hub again: its store opens only with the secret key the desk keeps in its keychain
+    const secretKey = await desk.keychain.get(`${KEYCHAIN_ACCOUNTS.hubSecretKey}:${local.clientId}`);
+    revived = await createHub({
+      dataDir: join(desk.dir, 'data', 'hub'),
+      port,
+      adminToken: local.adminToken,
+      ...(secretKey ? { secretKey } : {}),
+    });
     await waitFor(() => desk.root.gateway.connection().state === 'connected', 15_000, 'reconnection');
     expect(events.at(-1)?.state).toBe('connected');
     const after = (await d.call('listTasks', {}, ctx)) as CallResult<'listTasks'>;

@@ -179,6 +179,25 @@ describe('provider presets and the key that follows its origin', () => {
     expect(archived).toContain('hello, my key is [redacted]');
     expect(JSON.stringify(b.requests())).not.toContain(fresh);
   });
+
+  it('a remote Hub token saved in Settings is masked before any attachment is checked, also back on the local Hub', async () => {
+    const hubToken = 'bdc_remote.just-saved-hub-token-000999888';
+    await value('setHubSettings', {
+      mode: 'remote',
+      url: 'http://127.0.0.2:7001/',
+      client_token: hubToken,
+      session_only: true,
+    });
+    await value('setHubSettings', { mode: 'local' });
+    const refused = await call('sendMessage', {
+      session_id: sessionId(),
+      text: 'the attached file has my settings',
+      attachments: [{ name: 'hub.txt', media_type: 'text/plain', text: `token=${hubToken}` }],
+    });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'attachment_contains_secret' } });
+    if (!refused.ok) expect(refused.error.message).not.toContain(hubToken);
+    expect(JSON.stringify(await desk.root.runtime.archiveEvents(sessionId()))).not.toContain(hubToken);
+  });
 });
 
 describe('Test connection', () => {

@@ -4,10 +4,12 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { composeDesk, type ComposedDesk } from '../../src-main/embedded/composition-root.js';
-import { createKeychain } from '../../src-main/keychain/index.js';
+import { createKeychain, type Keychain } from '../../src-main/keychain/index.js';
 
 export interface TestDesk {
   root: ComposedDesk;
+  /** The desk's (session-only) keychain: its tokens and its Hub's secret key. */
+  keychain: Keychain;
   dir: string;
   staticDir: string;
   cleanup(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
   return {
     root,
+    keychain,
     dir,
     staticDir,
     async cleanup() {

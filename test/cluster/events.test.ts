@@ -10,7 +10,7 @@ import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import { demoConfig, http, newInvocationId, token } from '../hub/helpers.js';
 import { openEventStream } from '../hub/sse-reader.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { createTestDatabase, postgresCluster, TEST_SECRET_KEY } from '../hub/store-mode.js';
 
 const pg = postgresCluster();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -34,6 +34,7 @@ describe.skipIf(!pg)(
         // no store poll: only a notification can tell these streams about another instance's events
         const hub = await createHub({
           storeUrl,
+          secretKey: TEST_SECRET_KEY,
           config,
           instanceId: `hub-${n}`,
           settings: { eventPollMs: 600_000 },

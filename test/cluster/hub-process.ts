@@ -9,6 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import type { HubConfig } from '../../src-hub/index.js';
+import { TEST_SECRET_KEY } from '../hub/store-mode.js';
 
 const root = resolve(import.meta.dirname, '../..');
 let bundled: Promise<string> | null = null;
@@ -61,7 +62,7 @@ export async function spawnHubProcess(
   const proc = spawn(process.execPath, [cli, '--port', '0', ...storeArgs, '--config', configPath], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HUB_LOG_LEVEL: 'info' },
+    env: { ...process.env, HUB_LOG_LEVEL: 'info', BAILING_HUB_SECRET_KEY: TEST_SECRET_KEY },
   });
   let out = '';
   const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));

@@ -10,7 +10,7 @@ import { startDemoSystems } from '../../demo/index.js';
 import { createHub } from '../../src-hub/index.js';
 import { startPrivatePostgres } from '../../scripts/private-postgres.js';
 import { demoConfig, http, newInvocationId, opRequests, token } from '../hub/helpers.js';
-import { postgresCluster } from '../hub/store-mode.js';
+import { postgresCluster, TEST_SECRET_KEY } from '../hub/store-mode.js';
 
 const available = postgresCluster() !== null;
 
@@ -57,6 +57,7 @@ describe.skipIf(!available)(
       const desk = token('desk');
       const hub = await createHub({
         storeUrl: server.urlFor('hub'),
+        secretKey: TEST_SECRET_KEY,
         config: demoConfig(demo, [{ client_id: 'desk', token: desk }]),
         logger: pino({ level: 'warn' }, logSink),
       });

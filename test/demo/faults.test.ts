@@ -29,6 +29,8 @@ describe('demo fault injection', () => {
   const send = (key: string, title: string, timeoutMs = 5000, signal?: AbortSignal) =>
     sendSigned({
       baseUrl: shop.url,
+      systemId: shop.systemId,
+      allowInsecureHttp: false,
       secret: shop.secret,
       request: buildRequest(contentOp, { product_id: 42, title }),
       signedPath: 'operation',
@@ -41,6 +43,8 @@ describe('demo fault injection', () => {
   const lookup = (key: string) =>
     lookupOperation({
       baseUrl: shop.url,
+      systemId: shop.systemId,
+      allowInsecureHttp: false,
       secret: shop.secret,
       signedPath: 'operation',
       idempotencyKey: key,
@@ -208,6 +212,8 @@ describe('demo fault injection', () => {
     const calls = Array.from({ length: 7 }, () =>
       sendSigned({
         baseUrl: shop.url,
+        systemId: shop.systemId,
+        allowInsecureHttp: false,
         secret: shop.secret,
         request: { method: 'GET', pathWithQuery: '/products/42', body: '' },
         signedPath: 'operation',

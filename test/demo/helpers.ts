@@ -1,5 +1,6 @@
 /** Test helpers: raw signed requests to demo systems, so signature failures can be crafted on purpose. */
 import { computeSignature, SIGNATURE_HEADERS } from '../../src-shared/signing.js';
+import { signatureV2Headers } from '../../src-hub/dispatch/sign-v2.js';
 import type { DemoSystemHandle } from '../../demo/index.js';
 
 export const SUBJECT = 'operator@demo.local';
@@ -18,6 +19,11 @@ export interface RawCall {
   /** Sign this path but send `path`. */
   signedPath?: string;
   omitSignature?: boolean;
+  /** Only BailingHub's v1 signature, as a system built for BailingHub receives it. */
+  v1Only?: boolean;
+  /** v2's audience (default: the system's own id) and nonce (default: a fresh one). */
+  audience?: string;
+  nonce?: string;
 }
 
 export interface RawAnswer {
@@ -26,7 +32,10 @@ export interface RawAnswer {
   headers: Headers;
 }
 
-export async function call(system: Pick<DemoSystemHandle, 'url' | 'secret'>, c: RawCall): Promise<RawAnswer> {
+export async function call(
+  system: Pick<DemoSystemHandle, 'url' | 'secret' | 'systemId'>,
+  c: RawCall,
+): Promise<RawAnswer> {
   const body = c.body ?? '';
   const ts = c.timestamp ?? Math.floor(Date.now() / 1000);
   const jobId = c.jobId ?? 'run-test';
@@ -46,6 +55,22 @@ export async function call(system: Pick<DemoSystemHandle, 'url' | 'secret'>, c: 
       onBehalfOf,
       jobId,
     });
+    if (!c.v1Only)
+      Object.assign(
+        headers,
+        signatureV2Headers({
+          secret: c.secret ?? system.secret,
+          audience: c.audience ?? system.systemId,
+          method: c.method,
+          pathWithQuery: c.signedPath ?? c.path,
+          body: c.signedBody ?? body,
+          onBehalfOf,
+          jobId,
+          idempotencyKey: c.key ?? null,
+          timestamp: ts,
+          ...(c.nonce ? { nonce: c.nonce } : {}),
+        }),
+      );
   }
   if (c.key) headers[SIGNATURE_HEADERS.idempotencyKey] = c.key;
   if (body !== '') headers['content-type'] = 'application/json';

@@ -108,6 +108,13 @@ describe('a request that never left is not_dispatched and spends nothing', () =>
     await expectNotSent(await write('auth-shop-b', 'refused'), 'not_sent_connect_refused');
   });
 
+  it('a base URL moved to a metadata address or to plain http off loopback: not_sent_destination_refused', async () => {
+    await moveShopB('http://169.254.169.254');
+    await expectNotSent(await write('auth-shop-b', 'metadata'), 'not_sent_destination_refused');
+    await moveShopB('http://192.0.2.10:8080');
+    await expectNotSent(await write('auth-shop-b', 'cleartext'), 'not_sent_destination_refused');
+  });
+
   it('a failed TLS handshake: not_sent_tls_failed', async () => {
     const t = await tcpServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 x\r\n\r\n')));
     closers.push(t.close);
@@ -130,7 +137,7 @@ describe('a request that never left is not_dispatched and spends nothing', () =>
     const m = await env.admin('GET', '/admin/v1/metrics');
     expect(m.body.clients.desk.dispatches).toBe(0);
     const v = await taskView(taskId);
-    expect(v.counts.not_dispatched).toBe(5);
+    expect(v.counts.not_dispatched).toBe(7);
     expect(v.unresolved).toEqual([]);
   });
 

@@ -14,6 +14,12 @@ import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type { HubStore } from '../../src-hub/store/types.js';
 
+/**
+ * The secret key of the Hubs the tests run on PostgreSQL (every instance sharing a database needs
+ * the same one; a SQLite Hub makes its own key file). Test-only: never a real key.
+ */
+export const TEST_SECRET_KEY = 'dGVzdC1vbmx5LWh1Yi1zZWNyZXQta2V5LTAxMjM0NTY';
+
 export const storeMode: 'sqlite' | 'postgres' =
   process.env.BAILING_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 

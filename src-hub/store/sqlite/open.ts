@@ -1,7 +1,7 @@
 /** Opens the Hub's SQLite file (WAL, synchronous=FULL) and applies/verifies the numbered migrations. */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDir, ensurePrivateFile } from '../../../src-shared/private-files.js';
 import {
   type AppliedMigration,
   migrationChecksum,
@@ -33,7 +33,9 @@ export function openDatabase(
   dataDir: string,
   migrations: readonly Migration[] = SQLITE_MIGRATIONS,
 ): Database.Database {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dataDir);
+  // made 0600 before SQLite opens it: its -wal and -shm files take the database file's mode
+  ensurePrivateFile(sqliteFile(dataDir));
   const db = connect(dataDir);
   try {
     migrate(db, migrations);

@@ -3,6 +3,7 @@
  * A scope is fixed: saving a different scope under the same revision, or an older revision, is refused.
  */
 import Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../../../src-shared/private-files.js';
 import type { ScopeStore, SessionScope } from '../invocation-ports.js';
 import { SessionScopeSchema } from './schema.js';
 
@@ -23,6 +24,8 @@ export interface SqliteScopeStore extends ScopeStore {
 export function createSqliteScopeStore(options: { path: string }): SqliteScopeStore {
   let db: Database.Database;
   try {
+    // 0600 before SQLite opens it: its -wal and -shm files take the database file's mode
+    ensurePrivateFile(options.path);
     db = new Database(options.path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

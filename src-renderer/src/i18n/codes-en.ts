@@ -43,6 +43,12 @@ export const enCodes = {
   'code.task_state_conflict': 'The task cannot move to that state from its current one.',
   'code.spec_invalid': 'The business system’s specification is invalid; the previous one is kept.',
   'code.system_unreachable': 'The business system could not be reached.',
+  'code.url_scheme_refused':
+    'The business system’s address is refused: only http and https addresses, without a user name or password.',
+  'code.insecure_http_refused':
+    'Plain http is allowed only to this computer: use https, or the administrator must allow insecure http for this system.',
+  'code.destination_refused':
+    'The business system’s address is refused: link-local and cloud-metadata addresses are never called.',
   'code.internal_error': 'The Hub hit an internal error.',
   'code.unsupported_media_type': 'The Hub accepts only JSON request bodies.',
   'code.already_exists': 'That id is already taken.',
@@ -100,6 +106,10 @@ export const enCodes = {
     'Not sent: the Hub could not read its database just before sending. Nothing was sent and nothing was spent.',
   'code.not_sent_not_connected':
     'Not sent: the MCP server was not connected (it could not be started or reached). Nothing was sent and nothing was spent.',
+  'code.not_sent_credentials_unavailable':
+    'Not sent: the Hub cannot open this business system’s signing secret with its secret key; the administrator must register the system again. Nothing was sent and nothing was spent.',
+  'code.not_sent_destination_refused':
+    'Not sent: the business system’s address is refused (a link-local or cloud-metadata address, or plain http to another machine without the administrator’s permission). Nothing was sent and nothing was spent.',
 
   // Receipt reason codes that reach a card as feedback (not dispatched, resume refused).
   'code.arguments_invalid': 'The arguments do not satisfy the tool’s schema or rules; nothing was sent.',

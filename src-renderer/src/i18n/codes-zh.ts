@@ -33,6 +33,10 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.task_state_conflict': '任务无法从当前状态转到该状态。',
   'code.spec_invalid': '业务系统的规格无效，保留之前的规格。',
   'code.system_unreachable': '无法连接业务系统。',
+  'code.url_scheme_refused': '业务系统的地址被拒绝：只接受 http 和 https 地址，且不能包含用户名或密码。',
+  'code.insecure_http_refused':
+    '明文 http 只允许连接本机：请使用 https，或由管理员为该系统允许不安全的 http。',
+  'code.destination_refused': '业务系统的地址被拒绝：链路本地地址和云元数据地址一律不调用。',
   'code.internal_error': 'Hub 发生内部错误。',
   'code.unsupported_media_type': 'Hub 只接受 JSON 格式的请求内容。',
   'code.already_exists': '该编号已被占用。',
@@ -76,6 +80,10 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
     '未发送：Hub 在发送前无法读取其数据库。未发送任何内容，也未消耗任何额度。',
   'code.not_sent_not_connected':
     '未发送：MCP 服务器未连接（无法启动或访问）。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_credentials_unavailable':
+    '未发送：Hub 无法用其密钥打开该业务系统的签名密钥，需由管理员重新登记该系统。未发送任何内容，也未消耗任何额度。',
+  'code.not_sent_destination_refused':
+    '未发送：业务系统的地址被拒绝（链路本地地址或云元数据地址，或未经管理员允许以明文 http 连接其他机器）。未发送任何内容，也未消耗任何额度。',
 
   'code.arguments_invalid': '参数不符合工具的结构或规则，未发送任何内容。',
   'code.approval_mismatch': '审批所覆盖的参数与本次调用不完全一致。',

@@ -6,6 +6,8 @@ import { lookupOperation } from '../../../src-hub/reconcile/lookup.js';
 import { closedPort, rawServer, type RawServer } from './servers.js';
 
 const base = {
+  systemId: 'shop-a',
+  allowInsecureHttp: false,
   onBehalfOf: 'operator@demo.local',
   jobId: 'run-lookup',
   timeoutMs: 3000,
@@ -101,6 +103,8 @@ describe('lookupOperation against misbehaving systems', () => {
   const lookup = (url: string, key = 'key-00000001', timeoutMs = 3000) =>
     lookupOperation({
       baseUrl: url,
+      systemId: 'sys-test',
+      allowInsecureHttp: false,
       secret: 'x'.repeat(20),
       idempotencyKey: key,
       onBehalfOf: 'o',

@@ -16,6 +16,8 @@ afterEach(async () => {
 const send = (baseUrl: string, onBehalfOf = 'operator@x', timeoutMs = 5000) =>
   sendSigned({
     baseUrl,
+    systemId: 'sys-test',
+    allowInsecureHttp: false,
     secret: 'not-sent-test-secret-0001',
     request: { method: 'POST', pathWithQuery: '/refunds', body: '{"amount":1}' },
     signedPath: 'operation',
@@ -41,6 +43,7 @@ describe('not_sent: the request never left', () => {
     open.push(s);
     const r = await httpExchange({
       origin: new URL(s.url),
+      allowInsecureHttp: false,
       target: '/x',
       method: 'GET',
       headers: { 'bad header': 'v' },

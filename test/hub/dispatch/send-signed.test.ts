@@ -23,6 +23,8 @@ describe('sendSigned', () => {
   const send = (baseUrl: string, extra: Partial<Parameters<typeof sendSigned>[0]> = {}) =>
     sendSigned({
       baseUrl,
+      systemId: 'sys-test',
+      allowInsecureHttp: false,
       secret: SECRET,
       request,
       signedPath: 'full',
@@ -160,7 +162,9 @@ describe('fetchSpec', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.1.0","paths":{}}'),
     );
     servers.push(s);
-    expect(await fetchSpec({ baseUrl: s.url, secret: null })).toEqual({
+    expect(
+      await fetchSpec({ systemId: 'sys-test', allowInsecureHttp: false, baseUrl: s.url, secret: null }),
+    ).toEqual({
       ok: true,
       doc: { openapi: '3.1.0', paths: {} },
     });
@@ -171,24 +175,56 @@ describe('fetchSpec', () => {
   it('honours a custom spec path', async () => {
     const s = await rawServer((_req, res) => res.end('{"openapi":"3.0.3","paths":{}}'));
     servers.push(s);
-    expect((await fetchSpec({ baseUrl: s.url, specPath: '/openapi.json', secret: null })).ok).toBe(true);
+    expect(
+      (
+        await fetchSpec({
+          systemId: 'sys-test',
+          allowInsecureHttp: false,
+          baseUrl: s.url,
+          specPath: '/openapi.json',
+          secret: null,
+        })
+      ).ok,
+    ).toBe(true);
     expect(s.hits[0]?.url).toBe('/openapi.json');
   });
 
   it('system_unreachable for a closed port, a timeout or an HTTP error', async () => {
-    expect(await fetchSpec({ baseUrl: await closedPort(), secret: null })).toMatchObject({
+    expect(
+      await fetchSpec({
+        systemId: 'sys-test',
+        allowInsecureHttp: false,
+        baseUrl: await closedPort(),
+        secret: null,
+      }),
+    ).toMatchObject({
       ok: false,
       code: 'system_unreachable',
     });
     const hang = await rawServer(() => undefined);
     servers.push(hang);
-    expect(await fetchSpec({ baseUrl: hang.url, timeoutMs: 150, secret: null })).toMatchObject({
+    expect(
+      await fetchSpec({
+        systemId: 'sys-test',
+        allowInsecureHttp: false,
+        baseUrl: hang.url,
+        timeoutMs: 150,
+        secret: null,
+      }),
+    ).toMatchObject({
       ok: false,
       code: 'system_unreachable',
     });
     const notFound = await rawServer((_req, res) => res.writeHead(404).end('{}'));
     servers.push(notFound);
-    expect(await fetchSpec({ baseUrl: notFound.url, secret: null })).toMatchObject({
+    expect(
+      await fetchSpec({
+        systemId: 'sys-test',
+        allowInsecureHttp: false,
+        baseUrl: notFound.url,
+        secret: null,
+      }),
+    ).toMatchObject({
       ok: false,
       code: 'system_unreachable',
     });
@@ -200,7 +236,9 @@ describe('fetchSpec', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(body),
       );
       servers.push(s);
-      expect(await fetchSpec({ baseUrl: s.url, secret: null })).toMatchObject({
+      expect(
+        await fetchSpec({ systemId: 'sys-test', allowInsecureHttp: false, baseUrl: s.url, secret: null }),
+      ).toMatchObject({
         ok: false,
         code: 'spec_invalid',
       });

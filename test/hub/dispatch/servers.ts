@@ -69,7 +69,7 @@ export async function tcpServer(
 }
 
 /** A host name that never resolves (RFC 6761 reserves .invalid). */
-export const UNRESOLVABLE_URL = 'http://no-such-business-system.invalid:8080';
+export const UNRESOLVABLE_URL = 'https://no-such-business-system.invalid:8080';
 
 /**
  * An address whose TCP connections never complete: a listener in another process with a backlog

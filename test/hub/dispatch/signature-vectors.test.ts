@@ -40,11 +40,16 @@ const EXPECTED = {
   spec: 'sha256=d9f62c5e7fa396b5baae7c9548ad70ec3ac371e29fd1f452c7d11e83f7a5fd47',
 };
 
+/** The v1 headers of a signed set (v2's are beside them: signature-v2.test.ts). */
+const v1Only = (h: Record<string, string>) =>
+  Object.fromEntries(Object.entries(h).filter(([k]) => !k.startsWith('x-bailing-v2-')));
+
 describe('v1 signature test vectors', () => {
   const request = buildRequest(VECTOR.op, VECTOR.args);
   const sign = (mode: 'operation' | 'full') =>
     signedHeaders({
       secret: VECTOR.secret,
+      audience: 'erp',
       method: request.method,
       pathWithQuery: signedPathOf(mode, new URL(VECTOR.baseUrl), request.pathWithQuery),
       body: request.body,
@@ -63,7 +68,7 @@ describe('v1 signature test vectors', () => {
     expect(signedPathOf('operation', new URL(VECTOR.baseUrl), request.pathWithQuery)).toBe(
       EXPECTED.pathWithQuery,
     );
-    expect(sign('operation')).toEqual({
+    expect(v1Only(sign('operation'))).toEqual({
       'x-bailing-timestamp': '1782912000',
       'x-bailing-signature': EXPECTED.operation,
       'x-bailing-on-behalf-of': 'ops@erp.example.com',
@@ -82,6 +87,7 @@ describe('v1 signature test vectors', () => {
   it('the spec GET is signed over the path it is sent to, with empty body, subject and job id', () => {
     const h = signedHeaders({
       secret: VECTOR.secret,
+      audience: 'erp',
       method: 'GET',
       pathWithQuery: '/openapi/.well-known/bailing/tools.json',
       body: '',
@@ -90,7 +96,7 @@ describe('v1 signature test vectors', () => {
       idempotencyKey: null,
       nowSeconds: VECTOR.timestamp,
     });
-    expect(h).toEqual({ 'x-bailing-timestamp': '1782912000', 'x-bailing-signature': EXPECTED.spec });
+    expect(v1Only(h)).toEqual({ 'x-bailing-timestamp': '1782912000', 'x-bailing-signature': EXPECTED.spec });
   });
 });
 
@@ -120,6 +126,8 @@ describe('on the wire, under a base-URL prefix', () => {
       servers.push(s);
       const r = await sendSigned({
         baseUrl: `${s.url}/openapi`,
+        systemId: 'erp',
+        allowInsecureHttp: false,
         secret: VECTOR.secret,
         request: buildRequest(VECTOR.op, VECTOR.args),
         signedPath: mode,
@@ -145,13 +153,31 @@ describe('on the wire, under a base-URL prefix', () => {
   it('a signed spec GET verifies over the path as sent; an unsigned one carries no signature', async () => {
     const s = await rawServer((_req, res) => res.end('{"openapi":"3.0.0","paths":{}}'));
     servers.push(s);
-    expect((await fetchSpec({ baseUrl: `${s.url}/openapi`, secret: VECTOR.secret })).ok).toBe(true);
+    expect(
+      (
+        await fetchSpec({
+          systemId: 'erp',
+          allowInsecureHttp: false,
+          baseUrl: `${s.url}/openapi`,
+          secret: VECTOR.secret,
+        })
+      ).ok,
+    ).toBe(true);
     const hit = s.hits[0]!;
     expect(hit.url).toBe('/openapi/.well-known/bailing/tools.json');
     expect(hit.headers['x-bailing-on-behalf-of']).toBeUndefined();
     expect(hit.headers['x-bailing-job-id']).toBeUndefined();
     expect(verify(hit, hit.url, '', '')).toEqual({ ok: true });
-    expect((await fetchSpec({ baseUrl: `${s.url}/openapi`, secret: null })).ok).toBe(true);
+    expect(
+      (
+        await fetchSpec({
+          systemId: 'erp',
+          allowInsecureHttp: false,
+          baseUrl: `${s.url}/openapi`,
+          secret: null,
+        })
+      ).ok,
+    ).toBe(true);
     expect(s.hits[1]?.headers['x-bailing-signature']).toBeUndefined();
   });
 });

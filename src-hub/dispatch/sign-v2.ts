@@ -1,0 +1,40 @@
+/**
+ * The v2 signature headers of one business request (src-shared/signing-v2.ts): a fresh nonce, the
+ * system id as the audience, and the idempotency key inside the signed text.
+ */
+import { computeSignatureV2, newNonce, SIGNATURE_V2_HEADERS } from '../../src-shared/signing-v2.js';
+
+export interface SignV2Input {
+  secret: string;
+  /** The system id the Hub registered the system under. */
+  audience: string;
+  method: string;
+  /** The same path v1 covers (the system's `signed_path`, signed-path.ts). */
+  pathWithQuery: string;
+  body: string;
+  onBehalfOf: string;
+  jobId: string;
+  idempotencyKey: string | null;
+  timestamp: number;
+  nonce?: string;
+}
+
+export function signatureV2Headers(input: SignV2Input): Record<string, string> {
+  const nonce = input.nonce ?? newNonce();
+  return {
+    [SIGNATURE_V2_HEADERS.timestamp]: String(input.timestamp),
+    [SIGNATURE_V2_HEADERS.nonce]: nonce,
+    [SIGNATURE_V2_HEADERS.audience]: input.audience,
+    [SIGNATURE_V2_HEADERS.signature]: computeSignatureV2(input.secret, {
+      timestamp: input.timestamp,
+      nonce,
+      audience: input.audience,
+      method: input.method,
+      pathWithQuery: input.pathWithQuery,
+      body: input.body,
+      onBehalfOf: input.onBehalfOf,
+      jobId: input.jobId,
+      idempotencyKey: input.idempotencyKey ?? '',
+    }),
+  };
+}
