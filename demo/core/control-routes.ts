@@ -1,8 +1,13 @@
 /**
  * Unsigned demo control routes under /__demo/ (loopback demo only, never part of a real system):
  * read the ledger, request log and state; set and clear faults; switch the spec variant.
+ *
+ * Guarded like the browser host: the Host header must name the address the system listens on (a
+ * DNS-rebound name is 421 `misdirected`), a browser's Origin must be the system's own (403
+ * `forbidden_origin`), and a body must be `application/json` (415 `unsupported_media_type`), so a
+ * web page cannot set faults with a simple cross-origin `text/plain` POST.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   FaultSpecSchema,
@@ -49,29 +54,51 @@ function parseBody<T>(request: FastifyRequest, schema: z.ZodType<T>): Parsed<T> 
   return { ok: true, value: result.data };
 }
 
-export function registerControlRoutes(app: FastifyInstance, surface: ControlSurface): void {
-  app.get('/__demo/ledger', async () => ({ ledger: surface.ledger() }));
-  app.get('/__demo/requests', async () => ({
+/** The `host:port` the system answers to, known once it listens. */
+export type OwnAddress = () => string | null;
+
+function guard(own: OwnAddress) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const host = own();
+    if (host === null || request.headers.host !== host)
+      return reply.code(421).send(errorBody('misdirected', 'Wrong Host header.'));
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}`)
+      return reply.code(403).send(errorBody('forbidden_origin', 'Cross-origin requests are refused.'));
+    if (request.method === 'POST') {
+      const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type !== 'application/json')
+        return reply
+          .code(415)
+          .send(errorBody('unsupported_media_type', 'The body must be application/json.'));
+    }
+  };
+}
+
+export function registerControlRoutes(app: FastifyInstance, surface: ControlSurface, own: OwnAddress): void {
+  const onRequest = guard(own);
+  app.get('/__demo/ledger', { onRequest }, async () => ({ ledger: surface.ledger() }));
+  app.get('/__demo/requests', { onRequest }, async () => ({
     requests: surface.requests(),
     concurrency: surface.concurrency(),
   }));
-  app.get('/__demo/state', async () => ({
+  app.get('/__demo/state', { onRequest }, async () => ({
     state: surface.state(),
     spec_variant: surface.getVariant(),
     faults: surface.faults.list(),
     concurrency: surface.concurrency(),
   }));
-  app.post('/__demo/faults', async (request, reply) => {
+  app.post('/__demo/faults', { onRequest }, async (request, reply) => {
     const parsed = parseBody(request, FaultSpecSchema);
     if (!parsed.ok) return reply.code(parsed.status).send(parsed.body);
     surface.faults.set(parsed.value);
     return { faults: surface.faults.list() };
   });
-  app.delete('/__demo/faults', async () => {
+  app.delete('/__demo/faults', { onRequest }, async () => {
     surface.faults.clear();
     return { faults: surface.faults.list() };
   });
-  app.post('/__demo/spec', async (request, reply) => {
+  app.post('/__demo/spec', { onRequest }, async (request, reply) => {
     const parsed = parseBody(request, SpecVariantRequestSchema);
     if (!parsed.ok) return reply.code(parsed.status).send(parsed.body);
     surface.setVariant(parsed.value.variant);

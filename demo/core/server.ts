@@ -381,21 +381,27 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     return spec();
   });
 
-  registerControlRoutes(app, {
-    ledger: () => records.ledger(),
-    requests: () => records.requests(),
-    concurrency: () => records.concurrency(),
-    state: () => def.state(),
-    faults,
-    getVariant: () => variant,
-    setVariant: (v) => {
-      variant = v;
+  let ownAddress: string | null = null;
+  registerControlRoutes(
+    app,
+    {
+      ledger: () => records.ledger(),
+      requests: () => records.requests(),
+      concurrency: () => records.concurrency(),
+      state: () => def.state(),
+      faults,
+      getVariant: () => variant,
+      setVariant: (v) => {
+        variant = v;
+      },
     },
-  });
+    () => ownAddress,
+  );
 
   await app.listen({ port: def.port ?? 0, host: def.host ?? '127.0.0.1' });
   const address = app.server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  ownAddress = `${hostForUrl}:${address.port}`;
 
   return {
     systemId: def.systemId,

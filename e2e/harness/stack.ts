@@ -306,7 +306,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async setFault(system, fault) {
       await json(
-        await fetch(`${systemUrls[system]}/__demo/faults`, { method: 'POST', body: JSON.stringify(fault) }),
+        await fetch(`${systemUrls[system]}/__demo/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(fault),
+        }),
         'set fault',
       );
     },

@@ -69,9 +69,19 @@ const electron = vi.hoisted(() => {
       shell: { openExternal: vi.fn() },
       protocol: { registerSchemesAsPrivileged: vi.fn(), handle: vi.fn() },
       session: {
-        defaultSession: { webRequest: { onHeadersReceived: vi.fn() }, setPermissionRequestHandler: vi.fn() },
+        defaultSession: {
+          webRequest: { onHeadersReceived: vi.fn() },
+          setPermissionRequestHandler: vi.fn(),
+          setPermissionCheckHandler: vi.fn(),
+        },
       },
-      net: { fetch: vi.fn() },
+      net: {
+        fetch: vi.fn((url: string) =>
+          Promise.resolve(
+            new Response(`file ${url}`, { status: 200, headers: { 'content-type': 'text/html' } }),
+          ),
+        ),
+      },
     },
   };
 });
@@ -197,5 +207,70 @@ describe('the app window', () => {
     expect(prevented).toHaveBeenCalledTimes(1);
     expect(rec.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
     expect(rec.openHandler?.({ url: 'javascript:alert(1)' })).toEqual({ action: 'deny' });
+  });
+});
+
+describe('the app protocol and the session', () => {
+  it("the protocol handler's own Response carries the CSP and the other headers, also on a refusal", async () => {
+    const { appProtocolHandler } = await import('../../src-main/app/window.js');
+    const { contentSecurityPolicy } = await import('../../src-main/browser-host/csp.js');
+    const handle = appProtocolHandler('/opt/bailing/renderer');
+    const index = await handle(new Request(`${APP_ORIGIN}/index.html`));
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toBe(contentSecurityPolicy("'none'"));
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(index.headers.get('content-type')).toBe('text/html');
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await index.text()).toBe('file file:///opt/bailing/renderer/index.html');
+    for (const url of ['app://elsewhere/index.html', `${APP_ORIGIN}/%E0%A4%A`]) {
+      const refused = await handle(new Request(url));
+      expect(refused.status, url).toBe(404);
+      expect(refused.headers.get('content-security-policy'), url).toBe(contentSecurityPolicy("'none'"));
+    }
+  });
+
+  it('denies every permission request and every permission check', async () => {
+    const { serveRenderer } = await import('../../src-main/app/window.js');
+    serveRenderer('/opt/bailing/renderer');
+    const s = electron.module.session.defaultSession;
+    const check = s.setPermissionCheckHandler.mock.calls.at(-1)?.[0] as (...a: unknown[]) => boolean;
+    for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'hid', 'serial'])
+      expect(check(null, permission, APP_ORIGIN, {})).toBe(false);
+    const request = s.setPermissionRequestHandler.mock.calls.at(-1)?.[0] as (...a: unknown[]) => void;
+    const answer = vi.fn();
+    request(null, 'media', answer);
+    expect(answer).toHaveBeenCalledWith(false);
+  });
+
+  it('hands only allow-listed https links to the system browser', async () => {
+    const { createMainWindow } = await import('../../src-main/app/window.js');
+    createMainWindow('/x/preload.cjs');
+    const rec = electron.windows.at(-1);
+    const open = electron.module.shell.openExternal;
+    open.mockClear();
+    for (const url of [
+      'https://platform.openai.com/docs',
+      'https://openrouter.ai/keys',
+      'https://api-docs.deepseek.com/',
+    ])
+      expect(rec?.openHandler?.({ url })).toEqual({ action: 'deny' });
+    expect(open.mock.calls.map((c) => c[0])).toEqual([
+      'https://platform.openai.com/docs',
+      'https://openrouter.ai/keys',
+      'https://api-docs.deepseek.com/',
+    ]);
+    open.mockClear();
+    for (const url of [
+      'https://evil.example/',
+      'http://platform.openai.com/',
+      'file:///etc/passwd',
+      'smb://host/share',
+      'ms-settings:privacy',
+      'https://user:pw@openai.com/',
+      'https://openai.com.evil.example/',
+      'https://openai.com:8443/',
+    ])
+      expect(rec?.openHandler?.({ url })).toEqual({ action: 'deny' });
+    expect(open).not.toHaveBeenCalled();
   });
 });

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInventory, startShop, type DemoSystemHandle } from '../../demo/index.js';
 import { call, json } from './helpers.js';
@@ -109,5 +110,75 @@ describe('demo control routes over HTTP', () => {
     expect(v2).not.toBe(v1);
     await post(`${shop.url}/__demo/spec`, json({ variant: 'v1' }));
     expect(await (await fetch(`${shop.url}/.well-known/bailing/tools.json`)).text()).toBe(v1);
+  });
+
+  /** A raw request with headers fetch would not let a test set (Host), as a browser or a rebound name would send them. */
+  const raw = (url: string, method: string, headers: Record<string, string>, body = '') =>
+    new Promise<{ status: number; error: string }>((resolve, reject) => {
+      const req = http.request(url, { method, headers }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, error: (JSON.parse(text) as { error: string }).error }),
+        );
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  it("a web page's cross-origin text/plain POST is refused and sets no fault", async () => {
+    const fault = json({ operation: 'update_product_content', kind: 'fail_before_commit', times: 'once' });
+    const host = new URL(shop.url).host;
+    // what a page on another site can send without a preflight: text/plain, its own Origin
+    const simple = await raw(
+      `${shop.url}/__demo/faults`,
+      'POST',
+      {
+        host,
+        origin: 'https://attacker.example',
+        'content-type': 'text/plain;charset=UTF-8',
+      },
+      fault,
+    );
+    expect(simple.status).toBe(403);
+    expect(simple.error).toBe('forbidden_origin');
+    // the same from no browser at all, still text/plain: refused on the content type
+    const plain = await raw(
+      `${shop.url}/__demo/faults`,
+      'POST',
+      { host, 'content-type': 'text/plain' },
+      fault,
+    );
+    expect(plain).toEqual({ status: 415, error: 'unsupported_media_type' });
+    // a DNS-rebound name (the page's own origin, pointing at 127.0.0.1): refused on the Host
+    const rebound = await raw(
+      `${shop.url}/__demo/faults`,
+      'POST',
+      {
+        host: `attacker.example:${new URL(shop.url).port}`,
+        origin: `http://attacker.example:${new URL(shop.url).port}`,
+        'content-type': 'application/json',
+      },
+      fault,
+    );
+    expect(rebound).toEqual({ status: 421, error: 'misdirected' });
+    const readRebound = await raw(`${shop.url}/__demo/ledger`, 'GET', { host: 'attacker.example' });
+    expect(readRebound).toEqual({ status: 421, error: 'misdirected' });
+    const clearCross = await raw(`${shop.url}/__demo/faults`, 'DELETE', { host, origin: 'null' });
+    expect(clearCross).toEqual({ status: 403, error: 'forbidden_origin' });
+    expect(shop.faults.list()).toEqual([]);
+    // its own origin with JSON is what the tests and tools use
+    const own = await raw(
+      `${shop.url}/__demo/faults`,
+      'POST',
+      {
+        host,
+        origin: `http://${host}`,
+        'content-type': 'application/json',
+      },
+      fault,
+    );
+    expect(own.status).toBe(200);
+    shop.faults.clear();
   });
 });

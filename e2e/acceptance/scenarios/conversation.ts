@@ -127,6 +127,7 @@ async function scenario1(app: AppUnderTest): Promise<void> {
   // Shop A publishes a new spec (descriptions up to 5000 characters); the Hub re-reads it.
   const r = await fetch(`${stack.systemUrls['shop-a']}/__demo/spec`, {
     method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ variant: 'v2' }),
   });
   expect(r.ok).toBe(true);
