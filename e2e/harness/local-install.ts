@@ -19,7 +19,9 @@ export interface LocalInstall {
   clientId: string;
   clientToken: string;
   adminToken: string;
-  /** Removes the two keychain entries (the data folder is the caller's). */
+  /** The local Hub's secret key the app made in the keychain (null before its first start). */
+  hubSecretKey(): Promise<string | null>;
+  /** Removes the keychain entries (the data folder is the caller's). */
   forget(): Promise<void>;
 }
 
@@ -51,8 +53,10 @@ export async function seedLocalInstall(deskDir: string, name: string): Promise<L
     clientId,
     clientToken,
     adminToken,
+    hubSecretKey: () => keychain.get(`${KEYCHAIN_ACCOUNTS.hubSecretKey}:${clientId}`),
     async forget() {
-      for (const a of accounts) await keychain.delete(a).catch(() => undefined);
+      for (const a of [...accounts, `${KEYCHAIN_ACCOUNTS.hubSecretKey}:${clientId}`])
+        await keychain.delete(a).catch(() => undefined);
     },
   };
 }

@@ -13,6 +13,7 @@
  * again after the restart.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { assertDataDirsPrivate } from './data-scan.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/server.js';
@@ -69,6 +70,7 @@ export async function startLocalStack(opts: {
     BAILING_MODEL_API_KEY: 'sk-e2e-scripted',
   };
   const procs: ChildProc[] = [];
+  const launchTokens: Record<string, string> = {};
 
   const stack: LocalStack = {
     dir,
@@ -94,6 +96,7 @@ export async function startLocalStack(opts: {
         origin: u.origin,
         token: new URLSearchParams(u.hash.slice(1)).get('token') ?? '',
       };
+      launchTokens[`launch_token:${Object.keys(launchTokens).length}`] = stack.host.token;
       return stack.host;
     },
     async killHost() {
@@ -146,8 +149,20 @@ export async function startLocalStack(opts: {
     async close() {
       for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);
       await model.close();
-      await install.forget();
-      if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1')) rmSync(dir, { recursive: true, force: true });
+      const hubKey = await install.hubSecretKey().catch(() => null);
+      try {
+        assertDataDirsPrivate([desk], {
+          admin_token: adminToken,
+          client_token: install.clientToken,
+          model_key: modelEnv.BAILING_MODEL_API_KEY,
+          ...(hubKey ? { hub_secret_key: hubKey } : {}),
+          ...launchTokens,
+        });
+      } finally {
+        await install.forget();
+        if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1'))
+          rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
   return stack;

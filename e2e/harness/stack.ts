@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { assertDataDirsPrivate } from './data-scan.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startScriptedModel, type ScriptedModel } from '../../demo/scripted-model/server.js';
@@ -213,6 +214,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   mkdirSync(join(dir, 'desk'), { recursive: true });
 
   const proxy = await startHubProxy({ target: () => hubDirectUrl });
+  const launchTokens: Record<string, string> = {};
 
   const stack: Stack = {
     dir,
@@ -261,6 +263,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const u = new URL(url);
       const token = new URLSearchParams(u.hash.slice(1)).get('token') ?? '';
       stack.host = { proc, url, origin: u.origin, token };
+      launchTokens[`launch_token:${Object.keys(launchTokens).length}`] = token;
       return stack.host;
     },
     async killHost() {
@@ -321,7 +324,20 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       for (const p of procs.reverse()) await p.stop(5_000).catch(() => undefined);
       await proxy.close();
       await model.close();
-      if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1')) rmSync(dir, { recursive: true, force: true });
+      try {
+        assertDataDirsPrivate([join(dir, 'hub'), join(dir, 'desk')], {
+          ...Object.fromEntries(
+            systemsDoc.systems.map((s) => [`signing_secret:${s.system_id}`, s.signing_secret]),
+          ),
+          client_token: clientToken,
+          admin_token: adminToken,
+          model_key: modelEnv.BAILING_MODEL_API_KEY,
+          ...launchTokens,
+        });
+      } finally {
+        if (!(opts.keep ?? process.env.BAILING_E2E_KEEP === '1'))
+          rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
   try {

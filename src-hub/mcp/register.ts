@@ -7,6 +7,7 @@
  */
 import type { HubSystem, RegisterMcpSystemRequest } from '../../src-shared/hub-api.js';
 import type { HubContext } from '../context.js';
+import { checkBaseUrl } from '../dispatch/destination.js';
 import { conflict, HubError } from '../errors.js';
 import { systemView } from '../systems/view.js';
 import { openConnection, readCatalog, refreshMcpCatalog, writeCatalog } from './catalog.js';
@@ -24,6 +25,9 @@ export async function registerMcpSystem(
   const existing = await ctx.store.getSystem(req.system_id);
   if (existing && existing.kind !== 'mcp')
     throw conflict('system_kind_mismatch', `system ${req.system_id} is an HTTP system; choose another id`);
+  // a server at a URL follows the same destination policy as an HTTP system (its bearer token travels)
+  const refusal = req.server.transport === 'streamable_http' ? checkBaseUrl(req.server.url, false) : null;
+  if (refusal) throw new HubError(400, refusal.code, `${refusal.message}; nothing was registered`);
   const { settings, secrets } = splitServerConfig(req.server, req.default_timeout_ms);
   const overlays = req.overlays ?? existing?.mcp_overlays ?? {};
 

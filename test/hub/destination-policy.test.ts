@@ -60,6 +60,23 @@ describe('registration refuses destinations with worded codes; nothing is regist
       expect((await env.admin('GET', '/admin/v1/systems/probe')).status).toBe(404);
     });
 
+  it('an MCP server at a URL follows the same policy (its bearer token would travel)', async () => {
+    for (const [url, code] of [
+      ['http://169.254.169.254/mcp', 'destination_refused'],
+      ['http://mcp.example.com/mcp', 'insecure_http_refused'],
+      ['file:///tmp/mcp.sock', 'url_scheme_refused'],
+    ] as const) {
+      const r = await env.admin('POST', '/admin/v1/systems', {
+        kind: 'mcp',
+        system_id: 'probe-mcp',
+        name: 'Probe MCP',
+        server: { transport: 'streamable_http', url, bearer_token: 'probe-bearer-token-0001' },
+      });
+      expect({ url, status: r.status, error: r.body.error }).toEqual({ url, status: 400, error: code });
+    }
+    expect((await env.admin('GET', '/admin/v1/systems/probe-mcp')).status).toBe(404);
+  });
+
   it('allow_insecure_http does not open link-local or metadata addresses', async () => {
     const r = await register('http://169.254.169.254/', { allow_insecure_http: true });
     expect(r.body.error).toBe('destination_refused');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub, type Hub } from '../../src-hub/index.js';
+import { KEYCHAIN_ACCOUNTS } from '../../src-main/keychain/index.js';
 import { bootstrap } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
@@ -83,7 +84,14 @@ describe('renderer over the real handlers', () => {
     });
     expect(screen.getByRole('button', { name: 'Pause' })).toHaveProperty('disabled', true);
     expect(useApp.getState().hub?.state).toBe('disconnected');
-    revived = await createHub({ dataDir: join(desk.dir, 'data', 'hub'), port, adminToken: local.adminToken });
+    // the same Hub again: its store opens only with the secret key the desk keeps in its keychain
+    const secretKey = await desk.keychain.get(`${KEYCHAIN_ACCOUNTS.hubSecretKey}:${local.clientId}`);
+    revived = await createHub({
+      dataDir: join(desk.dir, 'data', 'hub'),
+      port,
+      adminToken: local.adminToken,
+      ...(secretKey ? { secretKey } : {}),
+    });
     await waitFor(() => expect(screen.queryByTestId('hub-banner')).toBeNull(), { timeout: 15_000 });
     expect(screen.getByRole('button', { name: 'Pause' })).toHaveProperty('disabled', false);
   });
