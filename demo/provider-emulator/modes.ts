@@ -29,7 +29,10 @@ export type ArmedFault = (
   | { kind: 'rate_limit'; times: number; retryAfterSeconds?: number; retryAfterMs?: number }
   | { kind: 'server_unavailable'; times: number; status: 500 | 502 | 503 | 504 }
   | { kind: 'interrupt_stream'; afterChars: number }
-  /** The stream goes silent after `afterChars` characters of text (0: right after the headers), the connection left open. */
+  /**
+   * The stream goes silent after `afterChars` characters of text (0: right after the headers), the
+   * connection left open; a whole completion stops halfway through its JSON.
+   */
   | { kind: 'stall_stream'; afterChars: number }
 ) & { match?: StepMatch };
 

@@ -220,17 +220,22 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     const thinking = modes.find((m) => m.thinking)?.thinking;
     const reasoningField = thinking?.field ?? 'reasoning_content';
     if (!body.stream) {
+      const completion = jsonCompletion(reply, {
+        ...meta,
+        reasoningField,
+        finishStop: modes.some((m) => m.finishStop),
+        omitIds: modes.some((m) => m.noCallIds),
+      });
+      if (takeStall(reply, body)) {
+        // the headers and half the completion, then silence with the connection open
+        const text = JSON.stringify(completion);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.write(text.slice(0, Math.floor(text.length / 2)));
+        if (entry && !entry.step.repeat) entry.used = false;
+        return;
+      }
       remember(reply);
-      sendJson(
-        res,
-        200,
-        jsonCompletion(reply, {
-          ...meta,
-          reasoningField,
-          finishStop: modes.some((m) => m.finishStop),
-          omitIds: modes.some((m) => m.noCallIds),
-        }),
-      );
+      sendJson(res, 200, completion);
       return;
     }
     const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
@@ -259,7 +264,10 @@ export async function startProviderEmulator(opts: ProviderEmulatorOptions = {}):
     );
   }
 
-  /** An armed stall for this reply: one after some text needs a reply with that much text. */
+  /**
+   * An armed stall for this reply: one after some text needs a reply with that much text (a whole
+   * completion stalls halfway through its JSON whatever `afterChars` says).
+   */
   function takeStall(reply: EmulatorReply, body: ChatRequestBody): { afterChars: number } | null {
     const i = armed.findIndex(
       (f) =>

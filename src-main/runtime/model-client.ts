@@ -11,7 +11,9 @@
  * `interrupted`, its tool calls dropped. A stream that goes silent (nothing for `streamIdleMs`) is
  * ended by the client: before any token it is retried like a timeout, after one it is interrupted
  * (`model_stream_interrupted`, saying how long the provider was silent), the text shown so far kept.
+ * A whole (non-streaming) completion must arrive completely within the request timeout.
  */
+import { APIConnectionTimeoutError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { providerQuirks, type ProviderQuirks } from '../../src-shared/model-providers.js';
 import type { MessageFinishState } from '../../src-shared/states.js';
@@ -88,7 +90,7 @@ export interface ModelClient {
 }
 
 export interface ModelClientOptions {
-  /** Until the provider's answer starts (the SDK's timeout). */
+  /** Until the provider's answer starts (the SDK's timeout); a whole completion's last byte too. */
   timeoutMs?: number;
   /** Longest silence inside an open stream before the client ends it (default: `timeoutMs`). */
   streamIdleMs?: number;
@@ -161,6 +163,32 @@ export function createModelClient(
     }
   }
 
+  /**
+   * A whole completion within `timeoutMs` from the request to its last byte: the SDK's own timeout
+   * stops counting once the headers arrive, and a body that never completes would hang the turn.
+   * Past the bound it fails as a timeout (retried: nothing of it was shown).
+   */
+  async function wholeCompletion(
+    client: ReturnType<typeof sdkClient>,
+    body: ReturnType<typeof wholeRequest>,
+    signal: AbortSignal,
+  ) {
+    const ms = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), ms);
+    try {
+      return await client.chat.completions.create(body, {
+        signal: AbortSignal.any([signal, deadline.signal]),
+      });
+    } catch (err) {
+      if (deadline.signal.aborted && !signal.aborted)
+        throw new APIConnectionTimeoutError({ message: `the reply did not complete within ${ms} ms` });
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function attempt(
     s: ModelSettings,
     quirks: ProviderQuirks,
@@ -176,7 +204,7 @@ export function createModelClient(
       ...(s.temperature !== undefined ? { temperature: s.temperature } : {}),
     };
     if (!quirks.stream) {
-      const r = await client.chat.completions.create(wholeRequest(input), { signal: req.signal });
+      const r = await wholeCompletion(client, wholeRequest(input), req.signal);
       const reply = replyOfCompletion(r);
       if (reply.reasoning?.text) req.onReasoningDelta?.(reply.reasoning.text, reply.reasoning.field);
       if (reply.text) req.onDelta?.(reply.text);

@@ -258,6 +258,28 @@ describe('a stream that goes silent', () => {
     expect(t.emu.refusals()).toEqual([]);
   });
 
+  it('a whole completion whose body stops halfway: retried as a timeout at the request bound, then the turn completes, one write', async () => {
+    const t = await setUp(
+      'stall-whole',
+      { baseDelayMs: 5 },
+      (e) => emulatorSettings(e, MODE_QUIRKS['non-streaming']),
+      { timeoutMs: 1_000 },
+    );
+    t.emu.failNext({ kind: 'stall_stream', afterChars: 0, match: { afterToolResultFor: 'search_tools' } });
+    const turn = await t.ask();
+    expect(turn.outcome).toBe('completed');
+    const requests = t.emu.requests();
+    expect(requests.every((q) => !q.stream)).toBe(true);
+    expect(requests.map((q) => q.clientClosedEarly)).toEqual([false, true, false, false]);
+    expect(writesWith(t.description)).toHaveLength(1);
+    const retries = (await t.runtime.archiveEvents(t.session.sessionId)).filter(
+      (e) => e.kind === 'model_retry',
+    );
+    expect(retries.map((r) => r.kind === 'model_retry' && [r.reason, r.status, r.fromProvider])).toEqual([
+      ['timeout', null, false],
+    ]);
+  });
+
   it('before any token: retried as a timeout, the same request answers, the write happens once', async () => {
     const t = await setUp('stall-early', { baseDelayMs: 5 }, undefined, { streamIdleMs: IDLE_MS });
     t.emu.failNext({ kind: 'stall_stream', afterChars: 0, match: { afterToolResultFor: 'search_tools' } });
