@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const benches = ['hub', 'tasks', 'journal', 'runtime', 'hub-client-conn', 'ui'] as const;
+const benches = ['hub', 'tasks', 'mcp', 'journal', 'runtime', 'hub-client-conn', 'ui'] as const;
 const failed: string[] = [];
 
 for (const name of benches) {
