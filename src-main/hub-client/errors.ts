@@ -45,6 +45,21 @@ export class HubClientError extends Error {
   }
 }
 
+/**
+ * The code each kind of failure is reported under when the Hub gave none of its own (an `http`
+ * failure without a well-formed error body is `hub_http_error`): one table, so no code is built
+ * from a kind's name.
+ */
+export const HUB_FAILURE_CODES = {
+  http: 'hub_http_error',
+  invalid_response: 'hub_invalid_response',
+  timeout: 'hub_timeout',
+  aborted: 'hub_aborted',
+  network: 'hub_network',
+  invalid_request: 'hub_invalid_request',
+} as const satisfies Record<HubClientErrorKind, string>;
+export type HubFailureCode = (typeof HUB_FAILURE_CODES)[HubClientErrorKind];
+
 export function isHubClientError(err: unknown): err is HubClientError {
   return err instanceof HubClientError;
 }

@@ -1,9 +1,11 @@
 export {
   HubClientError,
+  HUB_FAILURE_CODES,
   isHubClientError,
   isAuthoritativeNotFound,
   isOutcomeUnknown,
   type HubClientErrorKind,
+  type HubFailureCode,
 } from './errors.js';
 export { createHubClient, type HubClient, type HubClientOptions } from './agent-client.js';
 export {

@@ -1,6 +1,6 @@
 /** Feedback for the model and the host: categories, codes and next actions of docs/journal.md#failure-rules-and-feedback. */
 import type { Feedback, ScopeCheck } from '../invocation-ports.js';
-import { HubClientError, isAuthoritativeNotFound } from '../../hub-client/index.js';
+import { HUB_FAILURE_CODES, HubClientError, isAuthoritativeNotFound } from '../../hub-client/index.js';
 import { journalCodeOf } from '../../journal/index.js';
 
 export function storageFeedback(err: unknown, invocationId?: string): Feedback {
@@ -94,8 +94,8 @@ export function outcomeUnknownFeedback(err: unknown, invocationId: string): Feed
   const code =
     err instanceof HubClientError
       ? err.kind === 'http'
-        ? (err.code ?? 'hub_http_error')
-        : `hub_${err.kind}`
+        ? (err.code ?? HUB_FAILURE_CODES.http)
+        : HUB_FAILURE_CODES[err.kind]
       : 'hub_error';
   const status = err instanceof HubClientError && err.kind === 'http' && !err.code ? err.status : null;
   return {

@@ -6,7 +6,7 @@
  */
 import type { Authorization } from '../../../src-shared/hub-api.js';
 import type { RuntimeHubPort } from '../hub-port.js';
-import { HubClientError } from '../../hub-client/index.js';
+import { HUB_FAILURE_CODES, HubClientError } from '../../hub-client/index.js';
 import type { ScopeCheck, SessionScope } from '../invocation-ports.js';
 
 export function checkMembers(scope: SessionScope, authorizations: Authorization[]): ScopeCheck {
@@ -37,8 +37,7 @@ export async function revalidateScopeWith(
     list = await hub.listAuthorizations({ signal: opts.signal });
   } catch (err) {
     if (err instanceof HubClientError) {
-      const why = err.kind === 'http' ? 'hub_http_error' : `hub_${err.kind}`;
-      return { state: 'offline', reason: why };
+      return { state: 'offline', reason: HUB_FAILURE_CODES[err.kind] };
     }
     return { state: 'offline', reason: 'hub_unreachable' };
   }
