@@ -30,9 +30,10 @@ export async function runPermitJob(job: PermitJob) {
   // The calls it moves to `dispatching` belong to an instance holding a live lease (as a Hub's
   // do), so the Hubs of the setup, sweeping for orphaned calls, leave them alone. The lease is
   // left to outlive the setup (its store is thrown away after it): stopping it would have the
-  // Hubs recover these calls during the next measurement.
+  // Hubs recover these calls during the next measurement. One id per job: a reused id would be a
+  // new incarnation of it, which orphans the last job's calls.
   const instance = await store.registerInstance({
-    instance_id: `bench-permits-${process.pid}`,
+    instance_id: `bench-permits-${randomUUID().slice(0, 8)}`,
     host: hostname(),
     pid: process.pid,
     started_at: new Date().toISOString(),
