@@ -83,6 +83,15 @@ describe('MCP dispatch faults', () => {
     expect(calls('hang', id)).toHaveLength(1);
   });
 
+  it('an overlay rate limit is the operation rate limit: the second call in the window is refused, not sent', async () => {
+    await register({}, { slow_write: { rate_limit: { count: 1, window: '1m' } } });
+    const first = await env.invoke({ authRef: 'auth-notes', tool: 'slow_write', args: { note: 'r1' } });
+    expect(first.body.state, first.text).toBe('succeeded');
+    const second = await env.invoke({ authRef: 'auth-notes', tool: 'slow_write', args: { note: 'r2' } });
+    expect(second.body).toMatchObject({ state: 'not_dispatched', reason_code: 'rate_limited' });
+    expect(calls('slow_write')).toHaveLength(1);
+  });
+
   it('isError: true is failed (business_rejected)', async () => {
     await register();
     const r = await env.invoke({ authRef: 'auth-notes', tool: 'reject', args: { note: 'd' } });

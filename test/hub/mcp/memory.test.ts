@@ -115,6 +115,18 @@ describe('server-memory as a business system', () => {
     });
     expect(held.body.state).toBe('awaiting_approval');
     expect(graph().some((e) => e.name === 'Held')).toBe(false);
+    // approving executes nothing; resume sends it once
+    const approvalId = held.body.approval.approval_id as string;
+    const decided = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, {
+      decision_id: `d-${approvalId}`,
+      decision: 'approve',
+    });
+    expect(decided.status, decided.text).toBe(200);
+    expect(graph().some((e) => e.name === 'Held')).toBe(false);
+    const resumed = await env.agent('POST', `/agent/v1/invocations/${held.body.invocation_id}/resume`, {});
+    expect(resumed.body.receipt.state, resumed.text).toBe('succeeded');
+    await env.agent('POST', `/agent/v1/invocations/${held.body.invocation_id}/resume`, {});
+    expect(graph().filter((e) => e.name === 'Held')).toHaveLength(1);
 
     // clearing the overlay goes back to the annotations
     const del = await env.admin('POST', '/admin/v1/systems/memory/tools/create_entities/overlay/clear', {});
@@ -125,13 +137,46 @@ describe('server-memory as a business system', () => {
     );
   });
 
-  it('a read-only overlay on a write tool makes it a read', async () => {
-    const put = await env.admin('POST', '/admin/v1/systems/memory/tools/search_nodes/overlay', {
+  it('the overlay decides what spends write budget: a read-only overlay spends none, a write overlay on a read-hinted tool does', async () => {
+    const read = await env.admin('POST', '/admin/v1/systems/memory/tools/read_graph/overlay', {
       effect: 'read',
       risk_level: 'low',
     });
-    expect(put.status, put.text).toBe(200);
-    const d = await env.declaration('auth-memory', 'search_nodes');
-    expect(d.effect).toBe('read');
+    expect(read.status, read.text).toBe(200);
+    // the operator does not trust search_nodes' readOnlyHint: governed as a write
+    const write = await env.admin('POST', '/admin/v1/systems/memory/tools/search_nodes/overlay', {
+      effect: 'write',
+      risk_level: 'low',
+    });
+    expect(write.status, write.text).toBe(200);
+    expect((await env.declaration('auth-memory', 'read_graph')).effect).toBe('read');
+    expect((await env.declaration('auth-memory', 'search_nodes')).effect).toBe('write');
+    const task = await env.agent('POST', '/agent/v1/tasks', {
+      title: 'reads and one write',
+      authorizations: [{ authorization_ref: 'auth-memory', tools: ['read_graph', 'search_nodes'] }],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
+    const taskId = task.body.task_id as string;
+    for (let i = 0; i < 3; i++) {
+      const r = await env.invoke({ authRef: 'auth-memory', tool: 'read_graph', taskId, args: {} });
+      expect(r.body.state, r.text).toBe('succeeded');
+    }
+    expect((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body.writes_used).toBe(0);
+    const s1 = await env.invoke({
+      authRef: 'auth-memory',
+      tool: 'search_nodes',
+      taskId,
+      args: { query: 'a' },
+    });
+    expect(s1.body.state, s1.text).toBe('succeeded');
+    const s2 = await env.invoke({
+      authRef: 'auth-memory',
+      tool: 'search_nodes',
+      taskId,
+      args: { query: 'b' },
+    });
+    expect(s2.body).toMatchObject({ state: 'not_dispatched', reason_code: 'budget_exhausted' });
+    expect((await env.agent('GET', `/agent/v1/tasks/${taskId}`)).body.writes_used).toBe(1);
   });
 });
