@@ -33,6 +33,7 @@ export const api: BailingApi = {
   restoreJournal: (input) => invoke('restoreJournal', input),
   inspectInvocation: (input) => invoke('inspectInvocation', input),
   resumeInvocation: (input) => invoke('resumeInvocation', input),
+  attestInvocation: (input) => invoke('attestInvocation', input),
   listUnresolved: (input) => invoke('listUnresolved', input),
   listAuthorizations: (input) => invoke('listAuthorizations', input),
   searchTools: (input) => invoke('searchTools', input),

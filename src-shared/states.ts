@@ -407,6 +407,27 @@ export type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];
 export const BUSINESS_OPERATION_STATUSES = ['succeeded', 'failed'] as const;
 export type BusinessOperationStatus = (typeof BUSINESS_OPERATION_STATUSES)[number];
 
+/** The operator's actions on one original call: read it, continue or reconcile it, or settle it from what they checked. */
+export const RECOVERY_ACTIONS = ['inspect', 'resume', 'attest'] as const;
+export type RecoveryAction = (typeof RECOVERY_ACTIONS)[number];
+
+/**
+ * Why a sent call ended as it did: a receipt's `reason_code` on `failed`, `unknown` and
+ * `unverified` (and `operator_attested` on a call a person settled). The UI words each of them.
+ */
+export const OUTCOME_REASON_CODES = [
+  'business_rejected',
+  'business_server_error',
+  'no_response_timeout',
+  'no_response_connection_lost',
+  'no_response_aborted',
+  'lookup_not_found',
+  'lookup_unavailable',
+  'hub_restarted',
+  'hub_instance_lost',
+  OPERATOR_ATTESTED,
+] as const;
+
 /** What the Hub did on a resume. */
 export const RESUME_ACTIONS = ['dispatched', 'reconciled', 'unchanged', 'refused'] as const;
 export type ResumeAction = (typeof RESUME_ACTIONS)[number];

@@ -1,56 +1,16 @@
 /**
  * Rebuilds the visible conversation from persisted archive events (after a restart the archive is
- * the whole truth of what was said). Each call card ends in its last known state: the state the
- * card had when its result was recorded, then any later receipt (late answer, inspect, resume).
- * Archives written before results carried their state fall back to the journal's
- * `last_known_state` for the call's invocation id; without either, the state is derived from the
- * recorded feedback, and a sent call with no evidence is `unknown` (never success, never "did not happen").
+ * the whole truth of what was said). Call cards are rebuilt by the runtime's card fold
+ * (src-main/runtime/tool-calls/card-rebuild.ts), the same one an inspect, resume or attest after a
+ * reopen uses, so a card reads the same whichever way it reached the UI.
  */
 import type { ConversationItem } from '../../src-shared/ipc/views.js';
-import { INVOCATION_STATES, type InvocationState } from '../../src-shared/states.js';
-import type { Feedback, InvocationStatusEntry } from '../runtime/invocation-ports.js';
+import type { InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import type { ArchiveEvent, ToolCallCard } from '../runtime/desk-runtime.js';
-import { newCard } from '../runtime/tool-calls/cards.js';
+import { createCardFold } from '../runtime/tool-calls/card-rebuild.js';
 import { assistantItem, retryItem, toolCallItem, usageItem, userMessageItem } from './views.js';
 
-type ResultEvent = Extract<ArchiveEvent, { kind: 'tool_result' }>;
-
-const isInvocationState = (s: string): s is InvocationState =>
-  (INVOCATION_STATES as readonly string[]).includes(s);
-
-/** The state of a call whose result event carries none (older archives). */
-export function legacyResultState(
-  e: Pick<ResultEvent, 'invocation_id' | 'feedback'>,
-  journal: ReadonlyMap<string, InvocationStatusEntry['last_known_state']>,
-): ToolCallCard['state'] {
-  const fromFeedback = (f: Feedback | null): ToolCallCard['state'] | null => {
-    if (!f) return null;
-    if (f.category === 'not_dispatched') return 'not_dispatched';
-    if (f.category === 'invocation_outcome_unknown')
-      return f.original_outcome === 'unverified' ? 'unverified' : 'unknown';
-    return null;
-  };
-  if (e.invocation_id === null) {
-    // Nothing reached the Hub: a built-in that answered, or a refusal on the host.
-    if (e.feedback === null) return 'succeeded';
-    return fromFeedback(e.feedback) ?? 'refused';
-  }
-  const known = journal.get(e.invocation_id);
-  if (known !== undefined && known !== 'pending_dispatch' && isInvocationState(known)) return known;
-  // A result with an id but no usable journal state: only the feedback can say more.
-  return fromFeedback(e.feedback) ?? 'unknown';
-}
-
-/** Feedback shown on a call whose turn ended without its result being recorded (the host stopped mid-call). */
-export const INTERRUPTED_FEEDBACK: Feedback = {
-  category: 'invocation_outcome_unknown',
-  code: 'interrupted',
-  message:
-    'The app stopped while this call was in progress, so its result was not recorded here. It may have been sent: see Needs attention and inspect the original call; do not send it again.',
-  next_action: 'inspect_original',
-  retryable: false,
-  original_outcome: 'unknown',
-};
+export { INTERRUPTED_FEEDBACK, legacyResultState } from '../runtime/tool-calls/card-rebuild.js';
 
 export function conversationItems(
   events: readonly ArchiveEvent[],
@@ -59,22 +19,21 @@ export function conversationItems(
 ): ConversationItem[] {
   const journal = new Map(journalEntries.map((j) => [j.invocation_id, j.last_known_state]));
   const items: ConversationItem[] = [];
-  const cards = new Map<string, { card: ToolCallCard; index: number }>();
-  const byInvocation = new Map<string, string>();
+  const index = new Map<string, number>();
+  const fold = createCardFold(journal);
   const put = (card: ToolCallCard) => {
-    const existing = cards.get(card.callId);
-    if (existing) {
-      existing.card = card;
-      items[existing.index] = toolCallItem(card);
-    } else {
-      cards.set(card.callId, { card, index: items.length });
+    const at = index.get(card.callId);
+    if (at === undefined) {
+      index.set(card.callId, items.length);
       items.push(toolCallItem(card));
-    }
-    // The first card of an id is the original call; a later inspect/resume call naming it must not take it over.
-    if (card.invocation_id && !byInvocation.has(card.invocation_id))
-      byInvocation.set(card.invocation_id, card.callId);
+    } else items[at] = toolCallItem(card);
   };
   for (const e of events) {
+    const card = fold.apply(e);
+    if (card) {
+      put(card);
+      continue;
+    }
     switch (e.kind) {
       case 'user_message':
         items.push(userMessageItem(e));
@@ -87,44 +46,6 @@ export function conversationItems(
       case 'model_retry':
         items.push(retryItem(e));
         break;
-      case 'tool_call':
-        put(
-          newCard({
-            sessionId: e.sessionId,
-            turnId: e.turnId,
-            callId: e.callId,
-            at: e.at,
-            functionName: e.functionName,
-            target: e.target,
-          }),
-        );
-        break;
-      case 'tool_result': {
-        const prev = cards.get(e.callId);
-        if (!prev) break;
-        put({
-          ...prev.card,
-          invocation_id: e.invocation_id ?? prev.card.invocation_id,
-          feedback: e.feedback,
-          effect: e.effect ?? prev.card.effect,
-          state: e.state ?? legacyResultState(e, journal),
-        });
-        break;
-      }
-      case 'receipt': {
-        const callId = e.callId ?? byInvocation.get(e.invocation_id);
-        const prev = callId ? cards.get(callId) : undefined;
-        if (!prev) break;
-        put({
-          ...prev.card,
-          invocation_id: e.invocation_id,
-          state: e.state,
-          effect: e.receipt.effect,
-          receipt: e.receipt,
-          late: prev.card.late || e.late,
-        });
-        break;
-      }
       case 'turn_ended': {
         const usage = usageItem(e);
         if (usage) items.push(usage);
@@ -142,15 +63,8 @@ export function conversationItems(
     }
   }
   // A call without a recorded result outside the running turn was interrupted (a crash): its
-  // outcome is unknown, never "Checking" forever and never "did not happen".
-  for (const c of cards.values()) {
-    if (
-      c.card.state === 'validating' &&
-      (c.card.turnId === null || c.card.turnId !== (opts.activeTurnId ?? null))
-    ) {
-      put({ ...c.card, state: 'unknown', feedback: INTERRUPTED_FEEDBACK });
-    }
-  }
+  // outcome is unknown (or what the journal knows), never "Checking" forever and never "did not happen".
+  for (const card of fold.settleInterrupted(opts.activeTurnId ?? null)) put(card);
   return items;
 }
 
@@ -168,6 +82,7 @@ export const NOTICE_CODES = [
   'turn_refused',
   'invocation_inspected',
   'resume_requested',
+  'attestation_recorded',
   'journal_restore_requested',
 ] as const;
 export type NoticeCode = (typeof NOTICE_CODES)[number];
@@ -228,6 +143,13 @@ export function controlNotice(
       ...base,
       text: `Resume requested for${id}.`,
       code: 'resume_requested',
+      invocation_id: invocationId,
+    };
+  if (e.action === 'attest')
+    return {
+      ...base,
+      text: `Attestation recorded for${id}.`,
+      code: 'attestation_recorded',
       invocation_id: invocationId,
     };
   if (e.action === 'restore')

@@ -136,6 +136,16 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       await requireSession(input.session_id);
       return actionView(await runtime.resumeInvocation(input.session_id, input.invocation_id));
     },
+    async attestInvocation(input) {
+      await requireSession(input.session_id);
+      needHub();
+      return actionView(
+        await runtime.attestInvocation(input.session_id, input.invocation_id, {
+          outcome: input.outcome,
+          note: input.note,
+        }),
+      );
+    },
     async listUnresolved() {
       return { items: await listUnresolved({ runtime, hub }) };
     },

@@ -16,7 +16,13 @@ import type {
   ToolCallCard,
 } from '../runtime/desk-runtime.js';
 import { ATTACHMENT_MEDIA_TYPES, MAX_REASONING_CHARS } from '../../src-shared/ipc/views.js';
-import { canResume } from '../../src-shared/states.js';
+import { canResume, isAttestable } from '../../src-shared/states.js';
+import {
+  boundedJsonText,
+  keyArguments,
+  MAX_CARD_ARGUMENTS_CHARS,
+  receiptFacts,
+} from '../../src-shared/call-view.js';
 
 export function sessionView(s: SessionSummary): SessionView {
   return {
@@ -64,9 +70,15 @@ export function feedbackView(f: Feedback | null): FeedbackView | null {
     : null;
 }
 
-/** A call card as the conversation shows it: the same item live, after a manual run and after a reopen. */
+/**
+ * A call card as the conversation shows it: the same item live, after a manual run and after a
+ * reopen — its arguments, what came back (or why not) and, when a person settled it, their
+ * attestation (src-shared/call-view.ts).
+ */
 export function toolCallItem(card: ToolCallCard): Extract<ConversationItem, { kind: 'tool_call' }> {
   const t = card.target;
+  const args = card.masked ? null : card.arguments;
+  const facts = card.receipt ? receiptFacts(card.receipt, card.masked) : null;
   return {
     kind: 'tool_call',
     id: card.callId,
@@ -89,6 +101,14 @@ export function toolCallItem(card: ToolCallCard): Extract<ConversationItem, { ki
       unsaved: false,
       state: card.state,
     }),
+    can_attest: card.invocation_id !== null && t !== null && isAttestable(card.state),
+    arguments_json: args ? boundedJsonText(args, MAX_CARD_ARGUMENTS_CHARS).text : null,
+    key_arguments: keyArguments(args),
+    result_json: facts?.result_json ?? null,
+    result_truncated: facts?.result_truncated ?? false,
+    masked: card.masked,
+    reason: facts?.reason ?? null,
+    settlement: facts?.settlement ?? null,
   };
 }
 

@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import {
+  AttestRequestSchema,
+  AttestResponseSchema,
   AuthorizationListSchema,
   CreateRunRequestSchema,
   CreateTaskRequestSchema,
@@ -15,6 +17,8 @@ import {
   TaskViewSchema,
   ToolSearchRequestSchema,
   ToolSearchResponseSchema,
+  type AttestRequest,
+  type AttestResponse,
   type Authorization,
   type CreateRunRequest,
   type CreateTaskRequest,
@@ -54,6 +58,8 @@ export interface HubClient {
   getInvocation(invocationId: string, opts?: CallOptions): Promise<Receipt>;
   /** Resume with the original id and an empty body. */
   resumeInvocation(invocationId: string, opts?: CallOptions): Promise<ResumeResponse>;
+  /** The operator's attestation of an unresolved call: settles it from what they checked; sends nothing. */
+  attestInvocation(invocationId: string, req: AttestRequest, opts?: CallOptions): Promise<AttestResponse>;
   createTask(req: CreateTaskRequest, opts?: CallOptions): Promise<TaskView>;
   listTasks(opts?: CallOptions): Promise<TaskView[]>;
   getTask(taskId: string, opts?: CallOptions): Promise<TaskView>;
@@ -124,6 +130,10 @@ export function createHubClient(options: HubClientOptions): HubClient {
     getInvocation: (id, opts) => get(`/agent/v1/invocations/${enc(id)}`, ReceiptSchema, opts),
     resumeInvocation: (id, opts) =>
       post(`/agent/v1/invocations/${enc(id)}/resume`, {}, ResumeResponseSchema, opts),
+    attestInvocation: async (id, req, opts) => {
+      const path = `/agent/v1/invocations/${enc(id)}/attest`;
+      return post(path, checkRequest(AttestRequestSchema, req, 'POST', path), AttestResponseSchema, opts);
+    },
     createTask: async (req, opts) =>
       post(
         '/agent/v1/tasks',

@@ -25,6 +25,7 @@ const KINDS: readonly ArchiveEventKind[] = [
   'turn_started',
   'turn_ended',
   'model_retry',
+  'call_sent',
 ];
 
 /** Stored row -> DTO. Rows of unknown kind are dropped by the caller's gap check (they are reported, not hidden). */

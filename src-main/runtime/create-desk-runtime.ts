@@ -271,6 +271,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     restoreJournal: (sessionId) => recovery.journalStatus(sessionId, true),
     inspectInvocation: (sessionId, id) => recovery.act(sessionId, id, 'inspect'),
     resumeInvocation: (sessionId, id) => recovery.act(sessionId, id, 'resume'),
+    attestInvocation: (sessionId, id, attestation) => recovery.act(sessionId, id, 'attest', attestation),
     searchTools: async (sessionId, query) => operator.search(await sessions.get(sessionId), query),
     cachedDeclarations: async (sessionId) => operator.cached(await sessions.get(sessionId)),
     runToolManually: async (sessionId, functionName, args) =>

@@ -16,11 +16,12 @@ import type {
   JournalState,
   MessageFinishState,
   ModelRetryReason,
+  RecoveryAction,
   SessionAvailability,
   TurnOutcome,
   TurnState,
 } from '../../src-shared/states.js';
-import type { Authorization, Receipt } from '../../src-shared/hub-api.js';
+import type { AttestRequest, Authorization, Receipt } from '../../src-shared/hub-api.js';
 import type {
   Feedback,
   InvocationActionEnvelope,
@@ -111,7 +112,8 @@ export type ArchiveEventKind =
   | 'control'
   | 'turn_started'
   | 'turn_ended'
-  | 'model_retry';
+  | 'model_retry'
+  | 'call_sent';
 
 /** Tokens the provider reported (absent when it did not). */
 export interface TokenUsage {
@@ -175,6 +177,18 @@ export type ArchiveEventPayload =
       /** Raw argument text as the model sent it (bounded); null for audit-sensitive tools. */
       argumentsText: string | null;
       target: ToolTarget | null; // null for search/inspect/resume/unknown functions
+      /** The declaration is audit-sensitive: arguments and result are not kept for the card (absent in older archives). */
+      sensitive?: boolean;
+    }
+  | {
+      /**
+       * The call's dispatch fence is saved and its request is about to leave: from here on it may
+       * have been sent. Recorded before the request is handed to the Hub, so a conversation
+       * reopened after a crash knows the call's invocation id (absent in older archives).
+       */
+      kind: 'call_sent';
+      callId: string;
+      invocation_id: string;
     }
   | {
       kind: 'tool_result';
@@ -188,6 +202,12 @@ export type ArchiveEventPayload =
       state?: ToolCallCard['state'];
       /** The declaration's effect (null for built-in functions); absent in older archives. */
       effect?: 'read' | 'write' | null;
+      /**
+       * The Hub's receipt the call ended with (its result nulled for an audit-sensitive operation),
+       * so a reopened conversation shows the card's result without asking the Hub (absent in older
+       * archives and for calls that got no receipt).
+       */
+      receipt?: Receipt | null;
     }
   | {
       kind: 'receipt';
@@ -199,8 +219,7 @@ export type ArchiveEventPayload =
     }
   | {
       kind: 'control';
-      action:
-        'cancel_turn' | 'open_session' | 'inspect' | 'resume' | 'restore' | 'manual_tool_run' | 'scope_check';
+      action: 'cancel_turn' | 'open_session' | RecoveryAction | 'restore' | 'manual_tool_run' | 'scope_check';
       detail: Record<string, unknown>;
     }
   | { kind: 'turn_started'; turnId: string }
@@ -284,6 +303,10 @@ export interface ToolCallCard {
   at: string;
   functionName: string;
   target: ToolTarget | null;
+  /** The arguments the call was made with (null when masked, absent or not an object). */
+  arguments: Record<string, unknown> | null;
+  /** An audit-sensitive operation: its arguments and result are not shown. */
+  masked: boolean;
   effect: 'read' | 'write' | null;
   invocation_id: string | null;
   /** Hub state, or a host-side phase before a receipt exists. */
@@ -377,6 +400,15 @@ export interface DeskRuntime {
   restoreJournal(sessionId: string): Promise<InvocationStatus>;
   inspectInvocation(sessionId: string, invocationId: string): Promise<InvocationActionEnvelope>;
   resumeInvocation(sessionId: string, invocationId: string): Promise<InvocationActionEnvelope>;
+  /**
+   * The operator's attestation of an unresolved call (what they checked in the business system):
+   * the Hub settles it and sends nothing; the card and Needs attention follow (docs/hub-api.md, attest).
+   */
+  attestInvocation(
+    sessionId: string,
+    invocationId: string,
+    attestation: AttestRequest,
+  ): Promise<InvocationActionEnvelope>;
   // operator tools without a model
   searchTools(sessionId: string, query: string): Promise<DeclarationView[]>;
   cachedDeclarations(sessionId: string): Promise<DeclarationView[]>;

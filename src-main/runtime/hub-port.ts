@@ -16,6 +16,7 @@ export type RuntimeHubPort = Pick<
   | 'invoke'
   | 'getInvocation'
   | 'resumeInvocation'
+  | 'attestInvocation'
 >;
 
 /** A refusal the Hub answered with its public code (e.g. declaration_changed, authorization_revoked). */

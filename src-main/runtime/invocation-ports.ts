@@ -9,9 +9,10 @@ import type {
   InvocationState,
   JournalEntryState,
   JournalState,
+  RecoveryAction,
   ScopeCheckState,
 } from '../../src-shared/states.js';
-import type { Declaration, Receipt } from '../../src-shared/hub-api.js';
+import type { AttestRequest, Declaration, Receipt } from '../../src-shared/hub-api.js';
 
 // ---------- session scope (fixed at session creation) ----------
 
@@ -96,13 +97,16 @@ export interface InvocationStatus {
   lock?: { owner: string; pid: number; since: string } | null;
 }
 
-// ---------- remote actions (inspect / resume) ----------
+// ---------- remote actions (inspect / resume / attest) ----------
+
+/** The operator's recovery actions on one original call (attest: record what they checked; sends nothing). */
+export type InvocationAction = RecoveryAction;
 
 export interface InvocationActionEnvelope {
   schema: 'bailing.agent-session-invocation-action.v1';
   /** `ready` = the interface returned normally; NOT that the business action succeeded. */
   state: JournalState;
-  action: 'inspect' | 'resume';
+  action: InvocationAction;
   invocation_id: string;
   /** Whether the runtime submitted resume to the Hub client; not whether the business action ran. */
   resume_dispatched: boolean;
@@ -169,6 +173,17 @@ export interface InvocationRuntime {
   resumeSessionInvocation(
     session: SessionHandle,
     invocationId: string,
+    opts?: { signal?: AbortSignal },
+  ): Promise<InvocationActionEnvelope>;
+  /**
+   * The operator's attestation of an unresolved call (unknown / unverified): the Hub settles it
+   * from what they checked in the business system and sends nothing; the journal records the new
+   * state like any receipt.
+   */
+  attestSessionInvocation(
+    session: SessionHandle,
+    invocationId: string,
+    attestation: AttestRequest,
     opts?: { signal?: AbortSignal },
   ): Promise<InvocationActionEnvelope>;
   /** Whole-scope revalidation against the Hub: every member must be active at its original revision. */

@@ -10,6 +10,7 @@
  * (invariant 8, docs/design.md#invariants). A member the Hub reports revoked or rebound comes back
  * as a value on the call's outcome (`scopeBlock`) and blocks the whole scope here.
  */
+import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ArgumentValidator } from './argument-validation.js';
 import type { RuntimeHubPort } from './hub-port.js';
 import type { InvocationRuntime } from './invocation-ports.js';
@@ -131,6 +132,7 @@ async function route(
   updateCard(ctx.recorder, session, turn, call, {
     target: targetOf(entry.declaration),
     effect: entry.declaration.effect,
+    masked: entry.declaration.audit_sensitive,
   });
   return governedCall(ctx, session, turn, call, entry, parsed.value);
 }
@@ -157,7 +159,7 @@ function recordResult(
       callId: call.callId,
       invocation_id: outcome.receipt.invocation_id,
       state: outcome.receipt.state,
-      receipt: outcome.receipt,
+      receipt: archivedReceipt(outcome.receipt, final.masked),
       late: true,
     });
   } else {
@@ -168,11 +170,17 @@ function recordResult(
       content: outcome.content,
       feedback: outcome.feedback,
       invocation_id: outcome.invocation_id,
-      // So a reopened conversation shows the card exactly as it ended (the receipt is not archived twice).
+      // So a reopened conversation shows the card exactly as it ended, its result included.
       state: final.state,
       effect: final.effect,
+      receipt: outcome.receipt ? archivedReceipt(outcome.receipt, final.masked) : null,
     });
   }
+}
+
+/** The receipt as the archive keeps it: an audit-sensitive operation's result is not kept for the card. */
+function archivedReceipt(receipt: Receipt, masked: boolean): Receipt {
+  return masked ? { ...receipt, result: null, result_truncated: false } : receipt;
 }
 
 export function createToolExecutor(deps: ToolExecutorDeps): ToolExecutor {

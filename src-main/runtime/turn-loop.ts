@@ -162,6 +162,7 @@ function recordToolCalls(
       functionName: c.name,
       argumentsText: sensitive ? null : c.argumentsText.slice(0, 64_000),
       target: entry ? targetOf(entry.declaration) : null,
+      ...(sensitive ? { sensitive: true } : {}),
     });
   });
   return recorded.every((r) => r !== null);

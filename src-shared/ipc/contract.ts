@@ -3,10 +3,15 @@
  * zod schema. Both transports (Electron IPC through the preload, and the browser host's
  * WebSocket) carry exactly this table and hand it to one handler table in the main process.
  */
-import { TURN_STATES } from '../states.js';
+import { ATTESTATION_OUTCOMES, TURN_STATES } from '../states.js';
 import { z } from 'zod';
 import type { AppErrorData } from '../errors.js';
-import { CreateTaskRequestSchema, RateWindowSchema, HubEventSchema } from '../hub-api.js';
+import {
+  AttestRequestSchema,
+  CreateTaskRequestSchema,
+  RateWindowSchema,
+  HubEventSchema,
+} from '../hub-api.js';
 import {
   AppInfoSchema,
   ApprovalViewSchema,
@@ -122,6 +127,15 @@ export const CALLS = {
   ),
   inspectInvocation: call(InvocationRef, InvocationActionViewSchema),
   resumeInvocation: call(InvocationRef, InvocationActionViewSchema),
+  /**
+   * The operator's attestation of a call whose result is not known: what they checked in the
+   * business system ("it happened" / "it did not happen") and a note. The Hub settles the call and
+   * sends nothing (docs/hub-api.md, attest).
+   */
+  attestInvocation: call(
+    InvocationRef.extend({ outcome: z.enum(ATTESTATION_OUTCOMES), note: AttestRequestSchema.shape.note }),
+    InvocationActionViewSchema,
+  ),
   listUnresolved: call(Empty, z.strictObject({ items: z.array(UnresolvedItemSchema) })),
 
   listAuthorizations: call(Empty, z.strictObject({ authorizations: z.array(AuthorizationSchema) })),

@@ -11,8 +11,11 @@ import {
   ReceiptSchema,
   TaskViewSchema,
 } from '../hub-api.js';
+import { MAX_CARD_ARGUMENTS_CHARS, MAX_CARD_RESULT_CHARS, MAX_KEY_ARGUMENTS } from '../call-view.js';
 import {
   ARCHIVE_STATES,
+  ATTESTATION_OUTCOMES,
+  RECOVERY_ACTIONS,
   CARD_STATES,
   HUB_CONNECTION_STATES,
   JOURNAL_STATES,
@@ -147,6 +150,34 @@ export const ConversationItemSchema = z.discriminatedUnion('kind', [
     feedback: FeedbackViewSchema.nullable(),
     can_inspect: z.boolean(),
     can_resume: z.boolean(),
+    /** Attest is offered: the result is not known (unknown / unverified) and the call's record is saved. */
+    can_attest: z.boolean().optional(),
+    /** The arguments as sent, as pretty JSON (bounded; null when masked or unknown). See src-shared/call-view.ts. */
+    arguments_json: z.string().max(MAX_CARD_ARGUMENTS_CHARS).nullable().optional(),
+    /** Up to three scalar arguments that tell cards of one tool apart (the card's one-line summary). */
+    key_arguments: z
+      .array(z.strictObject({ name: z.string().max(200), value: z.string().max(100) }))
+      .max(MAX_KEY_ARGUMENTS)
+      .optional(),
+    /** What came back, as pretty JSON (bounded); null before a result or when masked. */
+    result_json: z.string().max(MAX_CARD_RESULT_CHARS).nullable().optional(),
+    result_truncated: z.boolean().optional(),
+    /** Audit-sensitive operation: arguments and result are not shown (as the Hub keeps them out of its audit). */
+    masked: z.boolean().optional(),
+    /** Why a sent call ended as it did (the receipt's reason code and the Hub's words), when it says more than the state. */
+    reason: z
+      .strictObject({ code: z.string().max(100), message: z.string().max(2000).nullable() })
+      .nullable()
+      .optional(),
+    /** Settled by a person: the operator's attestation (what they found, their note, when). */
+    settlement: z
+      .strictObject({
+        outcome: z.enum(ATTESTATION_OUTCOMES),
+        note: z.string().max(2000),
+        at: z.string(),
+      })
+      .nullable()
+      .optional(),
   }),
   z.strictObject({
     kind: z.literal('notice'),
@@ -331,7 +362,7 @@ export const ToolViewSchema = z.strictObject({
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
 export const InvocationActionViewSchema = z.strictObject({
-  action: z.enum(['inspect', 'resume']),
+  action: z.enum(RECOVERY_ACTIONS),
   invocation_id: z.string(),
   journal_state: JournalStateSchema,
   resume_dispatched: z.boolean(),

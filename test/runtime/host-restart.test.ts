@@ -234,8 +234,12 @@ describe('host killed and restarted on the same data directory', () => {
       'tool_result',
       'assistant_message',
       'tool_call',
+      // The fence was saved and the request was on its way: the archive knows the call's id.
+      'call_sent',
     ]);
     const entry = opened.journal.entries[0]!;
+    const sent = opened.events.at(-1);
+    expect(sent?.kind === 'call_sent' && sent.invocation_id).toBe(entry.invocation_id);
     expect(opened.journal.entries).toHaveLength(1);
     expect(entry).toMatchObject({
       authorization_ref: AUTH.shopB,

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { InvocationStore } from '../../journal/index.js';
 import { withRecordValidation } from '../../journal/index.js';
 import type { InvocationRuntime, ScopeCheck, ScopeStore, SessionScope } from '../invocation-ports.js';
+import { attestInvocation } from '../recovery/attest.js';
 import { inspectInvocation, resumeInvocation } from '../recovery/remote.js';
 import { sessionStatus } from '../recovery/status.js';
 import { revalidateScopeWith } from '../scope/revalidate.js';
@@ -88,6 +89,8 @@ export function createInvocationRuntime(deps: InvocationRuntimeDeps): Invocation
     restoreSessionInvocations: (sessionId) => sessionStatus(ctx, sessionId, { restore: true }),
     inspectSessionInvocation: (session, id, opts) => inspectInvocation(ctx, session, id, opts),
     resumeSessionInvocation: (session, id, opts) => resumeInvocation(ctx, session, id, opts),
+    attestSessionInvocation: (session, id, attestation, opts) =>
+      attestInvocation(ctx, session, id, attestation, opts),
     revalidateScope: (scope, opts) => ctx.revalidate(scope, opts?.signal),
   };
 }

@@ -14,7 +14,12 @@
 import type { Receipt } from '../../../src-shared/hub-api.js';
 import { isAuthoritativeNotFound } from '../../hub-client/index.js';
 import type { JournalEntry } from '../../journal/index.js';
-import type { Feedback, InvocationActionEnvelope, SessionHandle } from '../invocation-ports.js';
+import type {
+  Feedback,
+  InvocationAction,
+  InvocationActionEnvelope,
+  SessionHandle,
+} from '../invocation-ports.js';
 import { isResumable, type JournalState } from '../../../src-shared/states.js';
 import type { RuntimeContext } from '../invocations/context.js';
 import { bindingMatchesScope, outcomeKey, receiptMatchesEntry, withReceipt } from '../invocations/entries.js';
@@ -30,18 +35,18 @@ import {
   unsupportedFeedback,
 } from './feedback.js';
 
-interface Prepared {
+export interface Prepared {
   journal: SessionJournal;
   entry: JournalEntry;
 }
 
-function journalState(journal: SessionJournal, fallback: JournalState): JournalState {
+export function journalState(journal: SessionJournal, fallback: JournalState): JournalState {
   if (journal.hasStore && (journal.loadError || journal.unsaved.size > 0)) return 'storage_error';
   return fallback;
 }
 
-function envelope(
-  action: 'inspect' | 'resume',
+export function envelope(
+  action: InvocationAction,
   invocationId: string,
   journal: SessionJournal,
   state: JournalState,
@@ -59,11 +64,11 @@ function envelope(
   };
 }
 
-async function prepare(
+export async function prepare(
   ctx: RuntimeContext,
   session: SessionHandle,
   invocationId: string,
-  action: 'inspect' | 'resume',
+  action: InvocationAction,
 ): Promise<Prepared | InvocationActionEnvelope> {
   const journal = ctx.journal(session.sessionId);
   const fail = (state: JournalState, feedback: Feedback) =>
@@ -103,7 +108,7 @@ async function prepare(
 }
 
 /** Record a receipt read from the Hub, only when it changes the entry's last state/digest/deadline. */
-async function record(
+export async function record(
   ctx: RuntimeContext,
   journal: SessionJournal,
   entry: JournalEntry,

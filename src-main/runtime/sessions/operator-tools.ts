@@ -103,6 +103,7 @@ export function createOperatorTools(deps: OperatorToolsDeps): OperatorTools {
         functionName,
         argumentsText: entry?.declaration.audit_sensitive ? null : call.argumentsText.slice(0, 64_000),
         target: entry ? targetOf(entry.declaration) : null,
+        ...(entry?.declaration.audit_sensitive ? { sensitive: true } : {}),
       });
       await deps.executor.execute(s, turn, call);
       const card = s.cards.get(call.callId);

@@ -3,7 +3,11 @@
  * restore, and inspect / resume of one original call. Each reads or acts on the original call only;
  * a session bound to another Hub connection than the current one asks nothing at all.
  */
+import type { AttestRequest } from '../../../src-shared/hub-api.js';
+import type { RecoveryAction } from '../../../src-shared/states.js';
+import { AppError } from '../../../src-shared/errors.js';
 import { redactPayload } from '../../archive/index.js';
+import { rebuildCardOf } from '../tool-calls/card-rebuild.js';
 import { handleOf } from '../tool-calls/targets.js';
 import type { RuntimeEvents } from '../runtime-events.js';
 import type { InvocationActionEnvelope, InvocationRuntime, InvocationStatus } from '../invocation-ports.js';
@@ -12,7 +16,7 @@ import { connectionKeyOf, type HubConnectionInfo } from '../scope-builder.js';
 import type { ScopeAvailability } from './scope-availability.js';
 import type { SessionRegistry } from './session-registry.js';
 
-export type RecoveryAction = 'inspect' | 'resume';
+export type { RecoveryAction };
 
 export interface RecoveryActionsDeps {
   invocations: InvocationRuntime;
@@ -27,7 +31,13 @@ export interface RecoveryActionsDeps {
 export interface RecoveryActions {
   /** The journal status (or, with `restore`, the result of flushing unsaved records), also emitted. */
   journalStatus(sessionId: string, restore: boolean): Promise<InvocationStatus>;
-  act(sessionId: string, invocationId: string, action: RecoveryAction): Promise<InvocationActionEnvelope>;
+  /** Inspect, resume or (with the operator's attestation) attest one original call. */
+  act(
+    sessionId: string,
+    invocationId: string,
+    action: RecoveryAction,
+    attestation?: AttestRequest,
+  ): Promise<InvocationActionEnvelope>;
 }
 
 /**
@@ -89,6 +99,22 @@ export function createRecoveryActions(deps: RecoveryActionsDeps): RecoveryAction
   const redacted = (env: InvocationActionEnvelope) =>
     redactPayload(env, deps.secrets()) as InvocationActionEnvelope;
 
+  /**
+   * The original call's card after its receipt changed: the card a reopened conversation shows,
+   * rebuilt from the session's events the same way, handed to the UI by the one card route — so an
+   * inspect, resume or attest from anywhere (Needs attention too) updates the open conversation live.
+   */
+  const emitCard = async (s: LiveSession, invocationId: string) => {
+    const live = [...s.cards.values()].find((c) => c.invocation_id === invocationId);
+    if (live && s.activeTurn && live.turnId === s.activeTurn.turnId) return; // its turn shows it
+    const status = await deps.invocations.getSessionInvocationStatus(s.sessionId).catch(() => null);
+    const journal = new Map((status?.entries ?? []).map((e) => [e.invocation_id, e.last_known_state]));
+    const card = rebuildCardOf(s.events, invocationId, journal, s.activeTurn?.turnId ?? null);
+    if (!card) return;
+    if (s.cards.has(card.callId)) s.cards.set(card.callId, card);
+    deps.recorder.emit({ type: 'tool.card', card: redactPayload(card, deps.secrets()) as typeof card });
+  };
+
   return {
     async journalStatus(sessionId, restore) {
       const raw = restore
@@ -99,19 +125,30 @@ export function createRecoveryActions(deps: RecoveryActionsDeps): RecoveryAction
       return status;
     },
 
-    async act(sessionId, invocationId, action) {
+    async act(sessionId, invocationId, action, attestation) {
+      if (action === 'attest' && !attestation)
+        throw new AppError('invalid_payload', 'an attestation needs its outcome and note');
       const s = await deps.sessions.get(sessionId);
       if (onAnotherConnection(s, deps.connection)) {
         const status = await deps.invocations.getSessionInvocationStatus(sessionId);
         return redacted(anotherConnectionEnvelope(status, action, invocationId));
       }
       await deps.scope.ensure(s);
-      deps.recorder.record(s, null, { kind: 'control', action, detail: { invocation_id: invocationId } });
+      deps.recorder.record(s, null, {
+        kind: 'control',
+        action,
+        detail: {
+          invocation_id: invocationId,
+          ...(attestation ? { outcome: attestation.outcome, note: attestation.note } : {}),
+        },
+      });
       const handle = handleOf(s, null);
       const env =
         action === 'inspect'
           ? await deps.invocations.inspectSessionInvocation(handle, invocationId)
-          : await deps.invocations.resumeSessionInvocation(handle, invocationId);
+          : action === 'resume'
+            ? await deps.invocations.resumeSessionInvocation(handle, invocationId)
+            : await deps.invocations.attestSessionInvocation(handle, invocationId, attestation!);
       if (env.receipt) {
         deps.recorder.record(s, null, {
           kind: 'receipt',
@@ -121,6 +158,7 @@ export function createRecoveryActions(deps: RecoveryActionsDeps): RecoveryAction
           receipt: env.receipt,
           late: false,
         });
+        await emitCard(s, env.receipt.invocation_id);
       }
       return redacted(env);
     },

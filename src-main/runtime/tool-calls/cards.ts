@@ -1,18 +1,28 @@
 /**
  * The call card of a tool call: kept on the session and emitted (a copy) on every change. This is
  * the one route a card takes to the UI (the relay turns each `tool.card` into a conversation item);
- * a reopened conversation rebuilds the same card from the archive (handlers/conversation.ts).
+ * a reopened conversation rebuilds the same card from the archive with the fold below
+ * (./card-rebuild.ts), and an inspect / resume / attest after a reopen emits the card rebuilt the
+ * same way.
  */
+import { parseArguments } from '../../../src-shared/call-view.js';
 import type { ToolCallCard } from '../desk-runtime.js';
 import type { LiveSession, Recorder, TurnContext } from '../live-session.js';
 import type { ExecutableCall } from './outcome.js';
 
-/** A card as a call starts: its identity, checking, nothing known yet. */
+/** A card as a call starts: its identity and arguments, checking, nothing known yet. */
 export function newCard(
-  fields: Pick<ToolCallCard, 'sessionId' | 'turnId' | 'callId' | 'at' | 'functionName' | 'target'>,
+  fields: Pick<ToolCallCard, 'sessionId' | 'turnId' | 'callId' | 'at' | 'functionName' | 'target'> & {
+    /** The argument text the call was made with (null when not kept: an audit-sensitive operation). */
+    argumentsText?: string | null;
+    masked?: boolean;
+  },
 ): ToolCallCard {
+  const { argumentsText, masked, ...identity } = fields;
   return {
-    ...fields,
+    ...identity,
+    arguments: masked ? null : parseArguments(argumentsText),
+    masked: masked ?? false,
     effect: null,
     invocation_id: null,
     state: 'validating',
@@ -39,9 +49,11 @@ export function updateCard(
         at: callTime(session, call.callId),
         functionName: call.name,
         target: null,
+        argumentsText: call.argumentsText,
       })),
     ...patch,
   };
+  if (next.masked) next.arguments = null;
   session.cards.set(call.callId, next);
   recorder.emit({ type: 'tool.card', card: structuredClone(next) });
   return next;

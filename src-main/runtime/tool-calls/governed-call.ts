@@ -188,8 +188,15 @@ export async function governedCall(
       hostCallId: call.callId,
     },
     {
-      onSent: (invocationId) =>
-        updateCard(ctx.recorder, session, turn, call, { state: 'dispatching', invocation_id: invocationId }),
+      onSent: (invocationId) => {
+        // Archived before the request leaves, so a conversation reopened after a crash knows the id.
+        ctx.recorder.record(session, turn.turnId, {
+          kind: 'call_sent',
+          callId: call.callId,
+          invocation_id: invocationId,
+        });
+        updateCard(ctx.recorder, session, turn, call, { state: 'dispatching', invocation_id: invocationId });
+      },
     },
   );
   return outcomeOfGoverned(session, call, entry, outcome);

@@ -7,13 +7,14 @@ import type { LiveSession, TurnContext } from '../live-session.js';
 import { boundedJson, INVOCATION_ID_SCHEMA, receiptForModel } from '../model-tools.js';
 import type { ToolCallContext } from './context.js';
 import { refuse, type Outcome } from './outcome.js';
+import type { RecoveryAction } from '../../../src-shared/states.js';
 import { handleOf } from './targets.js';
 
 export async function recoveryCall(
   ctx: ToolCallContext,
   session: LiveSession,
   turn: TurnContext,
-  action: 'inspect' | 'resume',
+  action: Exclude<RecoveryAction, 'attest'>,
   args: unknown,
 ): Promise<Outcome> {
   const check = ctx.validator.checkPlain('builtin:invocation_id', INVOCATION_ID_SCHEMA, args);
@@ -67,7 +68,11 @@ export async function recoveryCall(
   };
 }
 
-function recoveryContent(env: InvocationActionEnvelope, action: 'inspect' | 'resume', id: string): string {
+function recoveryContent(
+  env: InvocationActionEnvelope,
+  action: Exclude<RecoveryAction, 'attest'>,
+  id: string,
+): string {
   if (env.receipt)
     return receiptForModel(env.receipt, env.feedback, {
       action,
