@@ -34,6 +34,7 @@ export const api: BailingApi = {
   inspectInvocation: (input) => invoke('inspectInvocation', input),
   resumeInvocation: (input) => invoke('resumeInvocation', input),
   attestInvocation: (input) => invoke('attestInvocation', input),
+  testHubConnection: (input) => invoke('testHubConnection', input),
   listUnresolved: (input) => invoke('listUnresolved', input),
   listAuthorizations: (input) => invoke('listAuthorizations', input),
   searchTools: (input) => invoke('searchTools', input),

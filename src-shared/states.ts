@@ -203,6 +203,30 @@ export function isProblemState(state: string): boolean {
   return (CARD_PROBLEM_STATES as readonly string[]).includes(state);
 }
 
+/**
+ * How a card state is shown at a glance (colour and icon together, never colour alone): still in
+ * progress or waiting, done, failed or refused, or a result that needs a person to check it.
+ */
+export const CARD_TONES = ['pending', 'done', 'failed', 'check'] as const;
+export type CardTone = (typeof CARD_TONES)[number];
+export const CARD_STATE_TONES: Readonly<Record<CardState, CardTone>> = {
+  validating: 'pending',
+  pending_dispatch: 'pending',
+  refused: 'failed',
+  not_dispatched: 'failed',
+  awaiting_approval: 'pending',
+  approved: 'pending',
+  denied: 'failed',
+  dispatching: 'pending',
+  succeeded: 'done',
+  failed: 'failed',
+  unknown: 'check',
+  unverified: 'check',
+};
+export function cardTone(state: string): CardTone {
+  return (CARD_STATE_TONES as Record<string, CardTone>)[state] ?? 'check';
+}
+
 /** What the Hub knows about whether a request reached the business system. */
 export const DISPATCH_EVIDENCE = ['none', 'attempted', 'confirmed'] as const;
 export type DispatchEvidence = (typeof DISPATCH_EVIDENCE)[number];
@@ -370,6 +394,25 @@ export type ConnectionTestStepState = (typeof CONNECTION_TEST_STEP_STATES)[numbe
 /** The desktop app's connection to the Hub (its event stream). */
 export const HUB_CONNECTION_STATES = ['connected', 'connecting', 'disconnected'] as const;
 export type HubConnectionState = (typeof HUB_CONNECTION_STATES)[number];
+
+/**
+ * Why the chosen Hub cannot be used at all this launch (the app opens offline and says so, with
+ * a way to Settings): a remote Hub without its URL or client token (e.g. a token kept for one
+ * session only), or a remote Hub that did not answer when the app started and has never been met.
+ */
+export const HUB_PROBLEMS = ['remote_not_configured', 'remote_unreachable'] as const;
+export type HubProblem = (typeof HUB_PROBLEMS)[number];
+
+/** Settings' Test connection for a remote Hub: what the address and the token turned out to be. */
+export const HUB_TEST_STATES = [
+  'ok',
+  'unreachable',
+  'not_a_hub',
+  'no_token',
+  'unauthorized',
+  'failed',
+] as const;
+export type HubTestState = (typeof HUB_TEST_STATES)[number];
 
 /** The Hub client's event stream (SSE). */
 export const EVENT_STREAM_STATES = ['open', 'reconnecting', 'closed'] as const;

@@ -30,6 +30,7 @@ const items: UnresolvedItem[] = Array.from({ length: n }, (_, i) => ({
   unsaved_reason: i % 97 === 0 ? 'invocation_store_unavailable' : null,
   can_inspect: true,
   can_resume: i % 5 === 1 || i % 5 === 2,
+  can_attest: false,
   updated_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
 }));
 

@@ -1,12 +1,13 @@
 // The operator's first steps, shared by the browser smoke suite and the Electron suite:
 // see the demo conversation, create a task, pause it, continue it.
 import { expect, type Page } from '@playwright/test';
+import { en } from '../../src-renderer/src/i18n/en.js';
 
 export async function seeDemoConversation(page: Page): Promise<void> {
   await expect(page.getByTestId('conversation-title')).toHaveText('Demo: shops and inventory');
   await expect(page.getByTestId('hub-state')).toContainText('Hub connected');
-  await expect(page.getByTestId('journal-state')).toContainText('ready');
-  await expect(page.getByTestId('archive-state')).toContainText('ready');
+  await expect(page.getByTestId('journal-state')).toContainText(en['journalState.ready']);
+  await expect(page.getByTestId('archive-state')).toContainText(en['archiveState.ready']);
 }
 
 export async function createTask(page: Page, title: string): Promise<void> {

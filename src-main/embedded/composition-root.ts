@@ -18,6 +18,9 @@ import { startRelay } from '../handlers/relay.js';
 import { createHandlerTable } from '../handlers/table.js';
 import { createKeychain, type Keychain } from '../keychain/index.js';
 import { createDeskRuntimeFromDataDir } from '../runtime/from-data-dir.js';
+import type { HubProblem } from '../../src-shared/states.js';
+import { isHubClientError } from '../hub-client/index.js';
+import { testHubConnection } from '../hub-client/connection-test.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import {
   createSettingsFileStore,
@@ -88,6 +91,7 @@ async function openSettings(
   store.save(file);
 
   const settings = createSettingsService({
+    testHubConnection,
     store,
     keychain,
     dataDir: opts.dataDir,
@@ -113,7 +117,17 @@ interface HubAccess {
   clientId: string;
   hubId: string | undefined;
   adminToken: string | null;
+  /** The chosen Hub cannot be used this launch: the app opens offline and says why. */
+  problem: HubProblem | null;
 }
+
+/**
+ * The Hub id a launch without a usable Hub runs under: it matches no real Hub, so no conversation
+ * bound to one is asked anything (they read as bound to another connection), and nothing is sent.
+ */
+const NO_HUB_ID = 'hub-unavailable-this-launch';
+/** Never contacted (the gateway of a launch without a usable Hub asks nothing); the discard port. */
+const NO_HUB_URL = 'http://127.0.0.1:9';
 
 async function connectHub(
   opts: DeskOptions,
@@ -132,6 +146,7 @@ async function connectHub(
       clientId,
       hubId: undefined,
       adminToken: null,
+      problem: null,
     };
   }
   if (file.hub.mode === 'local') {
@@ -155,15 +170,24 @@ async function connectHub(
       clientId: local.clientId,
       hubId: local.hubId,
       adminToken: local.adminToken,
+      problem: null,
     };
   }
   const url = file.hub.remote_url;
   // The token is used only for the origin it was entered for.
   const token = await settings.remoteHubToken();
+  // Without both (e.g. a token kept for one session only, gone after a restart) the app still
+  // opens: offline, saying why, with Settings a click away (never a refusal to start).
   if (!url || !token)
-    throw new Error(
-      'A remote Hub is chosen but its URL or client token is not configured; choose the local Hub or set both in settings.',
-    );
+    return {
+      local: null,
+      url: NO_HUB_URL,
+      token: '',
+      clientId: 'remote-client',
+      hubId: NO_HUB_ID,
+      adminToken: null,
+      problem: 'remote_not_configured',
+    };
   return {
     local: null,
     url,
@@ -171,6 +195,7 @@ async function connectHub(
     clientId: clientIdOfToken(token) ?? 'remote-client',
     hubId: file.hub.remote_hub_id ?? undefined,
     adminToken: null,
+    problem: null,
   };
 }
 
@@ -204,6 +229,31 @@ async function startRuntime(
     }
   }
   return made.runtime;
+}
+
+/**
+ * The runtime, also when a remote Hub never met before does not answer at start: then the app
+ * opens offline under no Hub (the problem says why) instead of refusing to start. A remote Hub
+ * already met (its id remembered) needs no answer to start: it reconnects when it comes back.
+ */
+async function startRuntimeOrOffline(
+  opts: DeskOptions,
+  env: NodeJS.ProcessEnv,
+  hub: HubAccess,
+  settings: DeskSettings,
+  rememberHubId: boolean,
+  log: (msg: string) => void,
+): Promise<{ runtime: DeskRuntime; hub: HubAccess }> {
+  try {
+    return { runtime: await startRuntime(opts, env, hub, settings, rememberHubId), hub };
+  } catch (err) {
+    const unreachable =
+      hub.local === null && isHubClientError(err) && (err.kind === 'network' || err.kind === 'timeout');
+    if (!unreachable) throw err;
+    log(`The remote Hub at ${hub.url} did not answer; opening offline.`);
+    const offline: HubAccess = { ...hub, hubId: NO_HUB_ID, problem: 'remote_unreachable' };
+    return { runtime: await startRuntime(opts, env, offline, settings, false), hub: offline };
+  }
 }
 
 /** The embedded default's first conversation, with the operator's three authorizations (made once). */
@@ -247,6 +297,7 @@ function wireCalls(
     admin,
     mode,
     url: hub.url,
+    problem: hub.problem,
     ...(opts.reconnectDelayMs !== undefined ? { reconnectDelayMs: opts.reconnectDelayMs } : {}),
   });
   const bus = createEventBus({ onInvalid: (name, message) => log(`event ${name} refused: ${message}`) });
@@ -292,18 +343,20 @@ export async function composeDesk(opts: DeskOptions): Promise<ComposedDesk> {
     );
 
   const { settings, file, mode, firstStart } = await openSettings(opts, env, keychain, launch);
-  const hub = await connectHub(opts, file, settings, keychain, launch);
+  const access = await connectHub(opts, file, settings, keychain, launch);
   let runtime: DeskRuntime;
+  let hub: HubAccess;
   try {
-    runtime = await startRuntime(
+    ({ runtime, hub } = await startRuntimeOrOffline(
       opts,
       env,
-      hub,
+      access,
       settings,
-      !launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id,
-    );
+      !launch && file.hub.mode === 'remote' && !file.hub.remote_hub_id && access.problem === null,
+      log,
+    ));
   } catch (err) {
-    await hub.local?.close();
+    await access.local?.close();
     throw err;
   }
   const defaultSessionId = await ensureDemoSession(runtime, hub.local, settings, log, firstStart);

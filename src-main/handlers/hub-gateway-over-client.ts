@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Approval, Receipt } from '../../src-shared/hub-api.js';
 import type { HubConnection } from '../../src-shared/ipc/views.js';
+import type { HubProblem } from '../../src-shared/states.js';
 import type { HubAdminClient, HubClient } from '../hub-client/index.js';
 import { isHubClientError } from '../hub-client/index.js';
 import { AppError } from '../../src-shared/errors.js';
@@ -19,6 +20,8 @@ export interface HubGatewayDeps {
   admin: HubAdminClient | null;
   mode: 'local' | 'remote';
   url: string;
+  /** The chosen Hub cannot be used this launch: offline from the start, nothing is asked of it. */
+  problem?: HubProblem | null;
   reconnectDelayMs?: number;
   maxReceipts?: number;
   now?: () => Date;
@@ -29,13 +32,15 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
   const listeners = new Set<(e: HubGatewayEvent) => void>();
   const receipts = new Map<string, Receipt>();
   const maxReceipts = deps.maxReceipts ?? 50_000;
+  const problem = deps.problem ?? null;
   let conn: HubConnection = {
-    state: 'connecting',
+    state: problem ? 'disconnected' : 'connecting',
     mode: deps.mode,
-    url: deps.url,
-    reason: null,
+    url: problem === 'remote_not_configured' ? null : deps.url,
+    reason: problem ? 'The chosen Hub cannot be used this launch; fix it in Settings.' : null,
     since: now().toISOString(),
     can_approve: deps.admin !== null,
+    problem,
   };
   const emit = (e: HubGatewayEvent) => {
     for (const l of [...listeners]) l(e);
@@ -82,30 +87,34 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
       .catch(() => {});
   };
 
-  const sub = deps.client.subscribeEvents({
-    reconnectDelayMs: deps.reconnectDelayMs ?? 1000,
-    onStatus: (s) => {
-      if (s === 'open') {
-        setState('connected', null);
-        refreshApprovals();
-      } else if (s === 'reconnecting') setState('disconnected', 'The Hub stopped answering; reconnecting.');
-      else setState('disconnected', 'The Hub connection was closed.');
-    },
-    onError: () => {},
-    onEvent: (e) => {
-      if (e.type === 'invocation.changed') {
-        remember(e.receipt);
-        emit({ type: 'invocation', receipt: e.receipt });
-        if (e.receipt.approval) refreshApprovals();
-      } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
-      else if (e.type === 'authorization.changed')
-        emit({ type: 'authorization', authorization: e.authorization });
-      else resync();
-    },
-  });
+  const sub = problem
+    ? null
+    : deps.client.subscribeEvents({
+        reconnectDelayMs: deps.reconnectDelayMs ?? 1000,
+        onStatus: (s) => {
+          if (s === 'open') {
+            setState('connected', null);
+            refreshApprovals();
+          } else if (s === 'reconnecting')
+            setState('disconnected', 'The Hub stopped answering; reconnecting.');
+          else setState('disconnected', 'The Hub connection was closed.');
+        },
+        onError: () => {},
+        onEvent: (e) => {
+          if (e.type === 'invocation.changed') {
+            remember(e.receipt);
+            emit({ type: 'invocation', receipt: e.receipt });
+            if (e.receipt.approval) refreshApprovals();
+          } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
+          else if (e.type === 'authorization.changed')
+            emit({ type: 'authorization', authorization: e.authorization });
+          else resync();
+        },
+      });
 
   /** Calls the Hub; a failure to reach it marks the connection down (the stream reconnects). */
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (problem) throw new AppError('hub_unavailable', 'The chosen Hub cannot be used this launch.');
     try {
       return await fn();
     } catch (err) {
@@ -158,6 +167,7 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     async executionState(id) {
       const seen = receipts.get(id);
       if (seen) return seen.state;
+      if (problem) return null;
       try {
         const r = await deps.client.getInvocation(id);
         remember(r);
@@ -172,8 +182,8 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     },
     async close() {
       if (approvalsTimer) clearTimeout(approvalsTimer);
-      sub.close();
-      await sub.done.catch(() => {});
+      sub?.close();
+      await sub?.done.catch(() => {});
     },
   };
 }

@@ -221,6 +221,9 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async testModelConnection(input) {
       return settings.testModel(input);
     },
+    async testHubConnection(input) {
+      return settings.testHub(input);
+    },
     async clearModelKey() {
       return settings.clearModelKey();
     },

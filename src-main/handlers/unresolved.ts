@@ -8,7 +8,7 @@
  * (`pending_dispatch`): the explicit resume asks the Hub with the original id and yields the
  * authoritative answer (e.g. `invocation_not_found` -> unverified); it never sends a replacement invoke.
  */
-import { canResume, isUnresolved, type InvocationState } from '../../src-shared/states.js';
+import { canResume, isAttestable, isUnresolved, type InvocationState } from '../../src-shared/states.js';
 import type { UnresolvedItem } from '../../src-shared/ipc/views.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import type { HubGateway } from './hub-gateway.js';
@@ -56,6 +56,8 @@ export async function listUnresolved(deps: {
           unsaved: u !== undefined,
           state: effective ?? e.last_known_state,
         }),
+        // A person may settle a call whose result is not known; a saved fence is resumed first.
+        can_attest: u === undefined && effective !== null && isAttestable(effective),
         updated_at: receipt?.updated_at ?? u?.since ?? s.updatedAt,
       });
     }
@@ -75,6 +77,7 @@ export async function listUnresolved(deps: {
         unsaved_reason: u.reason,
         can_inspect: true,
         can_resume: false,
+        can_attest: false,
         updated_at: u.since,
       });
     }

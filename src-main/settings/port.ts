@@ -1,6 +1,6 @@
 /** What the handler table needs from settings (the port the handlers use; implemented by ./service.ts). */
 import type { CallInput } from '../../src-shared/ipc/contract.js';
-import type { ConnectionTestView, SettingsView } from '../../src-shared/ipc/views.js';
+import type { ConnectionTestView, HubTestView, SettingsView } from '../../src-shared/ipc/views.js';
 
 export interface SettingsService {
   view(): Promise<SettingsView>;
@@ -9,4 +9,6 @@ export interface SettingsService {
   clearModelKey(): Promise<SettingsView>;
   /** Settings' Test connection with the form's values (nothing saved). */
   testModel(input: CallInput<'testModelConnection'>): Promise<ConnectionTestView>;
+  /** Settings' Test connection for a remote Hub (nothing saved). */
+  testHub(input: CallInput<'testHubConnection'>): Promise<HubTestView>;
 }

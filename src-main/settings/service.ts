@@ -7,7 +7,7 @@
  * `secrets()`, so the runtime masks it from the moment it is known.
  */
 import type { CallInput } from '../../src-shared/ipc/contract.js';
-import type { ConnectionTestView, SettingsView } from '../../src-shared/ipc/views.js';
+import type { ConnectionTestView, HubTestView, SettingsView } from '../../src-shared/ipc/views.js';
 import {
   MODEL_PROVIDER_PRESETS,
   originOf,
@@ -37,6 +37,12 @@ export interface SettingsServiceDeps {
   /** The Hub mode this run actually uses (a saved change applies at the next start). */
   runningMode: 'local' | 'remote';
   initial: SettingsFile;
+  /** Settings' Test connection for a Hub (src-main/hub-client/connection-test.ts, injected: settings reach no Hub themselves). */
+  testHubConnection: (input: {
+    url: string;
+    token: string | null;
+    tokenUsed: HubTestView['token_used'];
+  }) => Promise<HubTestView>;
   /** Model defaults from the environment (e.g. tests pointing at a model server); the key stays in memory. */
   envModel?: EnvModel;
 }
@@ -236,6 +242,19 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         model_listed: result.modelListed,
         key_used: input.api_key ? 'entered' : stored ? 'stored' : 'none',
       };
+    },
+    async testHub(input) {
+      if (input.token) remember(input.token);
+      const stored =
+        input.token || !secretFits(tokenOrigin(), input.url)
+          ? null
+          : remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken).catch(() => null));
+      const token = input.token ?? stored;
+      return deps.testHubConnection({
+        url: input.url,
+        token,
+        tokenUsed: input.token ? 'entered' : stored ? 'stored' : 'none',
+      });
     },
     modelConfigured: () => Boolean(baseUrl() && (saved().model ?? env.model)),
     async remoteHubToken() {

@@ -19,6 +19,7 @@ import {
   AttachmentViewSchema,
   AuthorizationSchema,
   ConnectionTestViewSchema,
+  HubTestViewSchema,
   ConversationItemSchema,
   HubConnectionSchema,
   IdSchema,
@@ -215,6 +216,15 @@ export const CALLS = {
     ConnectionTestViewSchema,
   ),
   clearModelKey: call(Empty, SettingsViewSchema),
+  /**
+   * Settings' Test connection for a remote Hub with the form's values (not saved): GET /health,
+   * then the token's authorizations. Sends the token typed in the form, else the stored one only if
+   * the URL is on its origin, else none.
+   */
+  testHubConnection: call(
+    z.strictObject({ url: z.string().url().max(2000), token: z.string().min(1).max(4096).optional() }),
+    HubTestViewSchema,
+  ),
 } as const;
 
 export type CallName = keyof typeof CALLS;

@@ -18,6 +18,8 @@ import {
   RECOVERY_ACTIONS,
   CARD_STATES,
   HUB_CONNECTION_STATES,
+  HUB_PROBLEMS,
+  HUB_TEST_STATES,
   JOURNAL_STATES,
   KEYCHAIN_STATES,
   CONNECTION_TEST_LIST_STATES,
@@ -241,6 +243,8 @@ export const UnresolvedItemSchema = z.strictObject({
   unsaved_reason: z.string().nullable(),
   can_inspect: z.boolean(),
   can_resume: z.boolean(),
+  /** Record what the operator checked is offered: the Hub's state says the result is not known. */
+  can_attest: z.boolean(),
   updated_at: z.string(),
 });
 export type UnresolvedItem = z.infer<typeof UnresolvedItemSchema>;
@@ -275,6 +279,8 @@ export const HubConnectionSchema = z.strictObject({
   reason: z.string().nullable(),
   since: z.string(),
   can_approve: z.boolean(),
+  /** The chosen Hub cannot be used this launch (the app runs offline until it is fixed in Settings). */
+  problem: z.enum(HUB_PROBLEMS).nullable().optional(),
 });
 export type HubConnection = z.infer<typeof HubConnectionSchema>;
 
@@ -334,6 +340,17 @@ export const ConnectionTestViewSchema = z.strictObject({
   key_used: z.enum(['entered', 'stored', 'none']),
 });
 export type ConnectionTestView = z.infer<typeof ConnectionTestViewSchema>;
+
+/** Settings' Test connection for a remote Hub (src-main/settings/hub-test.ts). */
+export const HubTestViewSchema = z.strictObject({
+  state: z.enum(HUB_TEST_STATES),
+  hub_id: z.string().max(300).nullable(),
+  /** How many authorizations the token is granted (null when not asked). */
+  authorizations: z.number().int().nullable(),
+  /** Which token the test sent: the one typed in the form, the stored one (same origin only), or none. */
+  token_used: z.enum(['entered', 'stored', 'none']),
+});
+export type HubTestView = z.infer<typeof HubTestViewSchema>;
 
 export const AppInfoSchema = z.strictObject({
   version: z.string(),

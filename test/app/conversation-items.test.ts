@@ -331,3 +331,108 @@ describe('conversation notices', () => {
     expect(conversationItems([c])).toEqual([controlNotice(c)]);
   });
 });
+
+describe('cards rebuilt from the archive show what the call was and what came back', () => {
+  const callWith = (callId: string, argumentsText: string | null, sensitive?: boolean): ArchiveEvent => ({
+    ...base(),
+    kind: 'tool_call',
+    callId,
+    functionName: 'auth_shop_a__get_product',
+    argumentsText,
+    target,
+    ...(sensitive ? { sensitive } : {}),
+  });
+  const receiptOf = (over: Record<string, unknown>) =>
+    ({
+      state: 'succeeded',
+      effect: 'read',
+      reason_code: null,
+      reason_message: null,
+      result: { title: 'Walnut cutting board' },
+      result_truncated: false,
+      reconciliation: [],
+      ...over,
+    }) as never;
+
+  it('arguments, key arguments and the result, with no Hub request', () => {
+    const items = conversationItems([
+      callWith('r1', '{"product_id":42,"channel":"web","note":"x"}'),
+      result('r1', 'inv_r1', { state: 'succeeded', effect: 'read', receipt: receiptOf({}) }),
+    ]);
+    const card = items.find((i) => i.kind === 'tool_call');
+    expect(ConversationItemSchema.parse(card)).toMatchObject({
+      arguments_json: JSON.stringify({ product_id: 42, channel: 'web', note: 'x' }, null, 2),
+      key_arguments: [
+        { name: 'product_id', value: '42' },
+        { name: 'channel', value: 'web' },
+        { name: 'note', value: 'x' },
+      ],
+      result_json: JSON.stringify({ title: 'Walnut cutting board' }, null, 2),
+      masked: false,
+    });
+  });
+
+  it('an audit-sensitive call shows neither its arguments nor its result', () => {
+    const items = conversationItems([
+      callWith('m1', null, true),
+      result('m1', 'inv_m1', { state: 'succeeded', effect: 'write', receipt: receiptOf({ result: null }) }),
+    ]);
+    const card = items.find((i) => i.kind === 'tool_call');
+    expect(card).toMatchObject({ masked: true, arguments_json: null, result_json: null, key_arguments: [] });
+  });
+
+  it('a call the host stopped during keeps its invocation id (call_sent) and offers Inspect and Resume', () => {
+    const items = conversationItems(
+      [
+        call('k1'),
+        { ...base(), kind: 'call_sent', callId: 'k1', invocation_id: 'inv_k1' },
+        { ...base(), turnId: 't2', kind: 'turn_started' },
+      ],
+      [entry('inv_k1', 'pending_dispatch')],
+      { activeTurnId: null },
+    );
+    const card = items.find((i) => i.kind === 'tool_call');
+    expect(card).toMatchObject({
+      invocation_id: 'inv_k1',
+      state: 'unknown',
+      can_inspect: true,
+      can_resume: true,
+      can_attest: true,
+    });
+  });
+
+  it('a call settled by a person says so, with their note', () => {
+    const items = conversationItems([
+      call('p1'),
+      result('p1', 'inv_p1', { state: 'unknown', effect: 'write' }),
+      {
+        ...base(),
+        kind: 'receipt',
+        callId: null,
+        invocation_id: 'inv_p1',
+        state: 'succeeded',
+        late: false,
+        receipt: receiptOf({
+          effect: 'write',
+          result: null,
+          reason_code: 'operator_attested',
+          reconciliation: [
+            {
+              source: 'operator_attested',
+              outcome: 'succeeded',
+              detail: 'Seen in the shop.',
+              checked_at: '2026-01-01T01:00:00Z',
+            },
+          ],
+        }),
+      },
+    ]);
+    const card = items.find((i) => i.kind === 'tool_call');
+    expect(card).toMatchObject({
+      state: 'succeeded',
+      can_attest: false,
+      settlement: { outcome: 'succeeded', note: 'Seen in the shop.', at: '2026-01-01T01:00:00Z' },
+      reason: null,
+    });
+  });
+});

@@ -10,6 +10,7 @@ import { createHub, type Hub } from '../../src-hub/index.js';
 import { KEYCHAIN_ACCOUNTS } from '../../src-main/keychain/index.js';
 import { bootstrap } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useTasks } from '../../src-renderer/src/store/tasks.js';
 import { startTestDesk, type TestDesk } from '../app/support.js';
@@ -38,8 +39,10 @@ describe('renderer over the real handlers', () => {
       'textContent',
       'Demo: shops and inventory',
     );
-    await waitFor(() => expect(screen.getByTestId('journal-state').textContent).toContain('ready'));
-    expect(screen.getByTestId('archive-state').textContent).toContain('ready');
+    await waitFor(() =>
+      expect(screen.getByTestId('journal-state').textContent).toContain(en['journalState.ready']),
+    );
+    expect(screen.getByTestId('archive-state').textContent).toContain(en['archiveState.ready']);
     expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
   });
 

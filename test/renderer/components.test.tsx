@@ -5,6 +5,8 @@ import { act, cleanup, render, screen } from '@testing-library/react';
 import React from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageView, UnresolvedItem } from '../../src-shared/ipc/views.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
+import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { HubBanner } from '../../src-renderer/src/components/Banners.js';
 import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
 import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
@@ -70,6 +72,7 @@ const item = (i: number, over: Partial<UnresolvedItem> = {}): UnresolvedItem => 
   unsaved_reason: null,
   can_inspect: true,
   can_resume: true,
+  can_attest: true,
   updated_at: '2026-01-01T00:00:00.000Z',
   ...over,
 });
@@ -83,8 +86,9 @@ describe('IdlePanel', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBeLessThan(100);
     expect(rows[0]?.textContent).toContain('Result needs checking');
-    expect(rows[0]?.textContent).toContain('Journal: ready');
-    expect(rows[0]?.textContent).toContain('Archive: ready');
+    expect(rows[0]?.textContent).toContain(`Journal: ${en['journalState.ready']}`);
+    expect(rows[0]?.textContent).toContain(`Archive: ${en['archiveState.ready']}`);
+    expect(rows[0]?.textContent).not.toMatch(/\bready\b/);
   });
 
   it('shows an unsaved record in red with its reason, and Resume only where eligible', () => {
@@ -94,8 +98,9 @@ describe('IdlePanel', () => {
         unsaved_reason: 'invocation_store_unavailable',
         journal_state: 'storage_error',
         can_resume: false,
+        can_attest: false,
       }),
-      item(2, { hub_state: 'awaiting_approval', can_resume: false }),
+      item(2, { hub_state: 'awaiting_approval', can_resume: false, can_attest: false }),
     ]);
     render(<IdlePanel />);
     const [first, second] = screen.getAllByTestId('idle-row');
@@ -103,24 +108,31 @@ describe('IdlePanel', () => {
     expect(first?.textContent).toContain(
       'Unsaved: the local invocation journal cannot be saved or read (invocation_store_unavailable)',
     );
-    expect(first?.textContent).toContain('Journal: storage_error');
-    expect(first?.querySelectorAll('button').length).toBe(1); // Inspect only
+    expect(first?.textContent).toContain(`Journal: ${en['journalState.storage_error']}`);
+    expect(first?.textContent).not.toContain('storage_error');
+    expect(first?.querySelectorAll('.idle-actions button').length).toBe(1); // Inspect only
     expect(second?.textContent).toContain('Awaiting approval');
     expect(second?.className).not.toContain('state-bad');
   });
 });
 
 describe('IdlePanel: a saved fence the Hub never answered', () => {
-  it('leads with "Result needs checking", keeps pending_dispatch in the detail, and offers Resume', () => {
-    useUnresolved
-      .getState()
-      .set([item(3, { hub_state: null, journal_entry_state: 'pending_dispatch', can_resume: true })]);
+  it('leads with "Result needs checking", words the saved fence (never the raw pending_dispatch), and offers Resume', () => {
+    useUnresolved.getState().set([
+      item(3, {
+        hub_state: null,
+        journal_entry_state: 'pending_dispatch',
+        can_resume: true,
+        can_attest: false,
+      }),
+    ]);
     render(<IdlePanel />);
     const [row] = screen.getAllByTestId('idle-row');
     expect(row?.textContent).toContain('Result needs checking');
     expect(row?.textContent).not.toContain('Saving before dispatch');
-    expect(row?.textContent).toContain('pending_dispatch');
-    expect(row?.querySelectorAll('button').length).toBe(2); // Inspect and Resume
+    expect(row?.textContent).not.toContain('pending_dispatch');
+    expect(row?.textContent).toContain(en['idle.fenceSaved']);
+    expect(row?.querySelectorAll('.idle-actions button').length).toBe(2); // Inspect and Resume
   });
 });
 
@@ -176,5 +188,31 @@ describe('HubBanner and languages', () => {
       }),
     );
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('an unusable Hub: says why in words (both languages) and offers Settings', () => {
+    for (const lang of ['en', 'zh'] as const) {
+      act(() =>
+        useApp.setState({
+          hub: {
+            state: 'disconnected',
+            mode: 'remote',
+            url: null,
+            reason: 'x',
+            since: 'x',
+            can_approve: false,
+            problem: 'remote_not_configured',
+          },
+          lang,
+          view: 'conversations',
+        }),
+      );
+      render(<HubBanner />);
+      const words = lang === 'en' ? en : zh;
+      expect(screen.getByRole('alert').textContent).toContain(words['hub.problem.remote_not_configured']);
+      act(() => screen.getByRole('button', { name: words['hub.openSettings'] }).click());
+      expect(useApp.getState().view).toBe('settings');
+      cleanup();
+    }
   });
 });

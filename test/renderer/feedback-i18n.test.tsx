@@ -484,6 +484,7 @@ const unresolved = (over: Partial<UnresolvedItem> = {}): UnresolvedItem => ({
   unsaved_reason: null,
   can_inspect: true,
   can_resume: true,
+  can_attest: true,
   updated_at: T0,
   ...over,
 });
@@ -652,6 +653,7 @@ describe('conversation notices', () => {
       ev({ kind: 'turn_ended', turnId: 't3', outcome: 'refused', error: null }),
       ev({ kind: 'control', action: 'inspect', detail: { invocation_id: 'inv_abc_123' } }),
       ev({ kind: 'control', action: 'resume', detail: { invocation_id: 'inv_abc_123' } }),
+      ev({ kind: 'control', action: 'attest', detail: { invocation_id: 'inv_abc_123' } }),
       ev({ kind: 'control', action: 'restore', detail: {} }),
       ev({
         kind: 'turn_ended',
@@ -672,18 +674,20 @@ describe('conversation notices', () => {
       '本轮被拒绝。',
       '已查看调用 inv_abc_123。',
       '已请求继续执行调用 inv_abc_123。',
+      '已记录您对调用 inv_abc_123 的核查结论；未发送任何内容。',
       '已请求恢复本地调用日志。',
       '本轮的某个运行无法在 Hub 上结束。原始信息：run_7: hub_timeout',
     ]);
     cleanup();
     // English shows the sentences the notices always had.
     useApp.setState({ lang: 'en' });
-    expect(show(items).slice(0, 6)).toEqual([
+    expect(show(items).slice(0, 7)).toEqual([
       'Turn cancelled.',
       'Turn failed.',
       'Turn refused.',
       'Inspected inv_abc_123.',
       'Resume requested for inv_abc_123.',
+      'Your check was recorded for inv_abc_123; nothing was sent.',
       'Journal restore requested.',
     ]);
   });

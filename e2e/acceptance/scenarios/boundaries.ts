@@ -6,6 +6,7 @@
  * the host's journal file, so the host's CAS save fails (busy) exactly as a stuck storage would.
  */
 import Database from 'better-sqlite3';
+import { en } from '../../../src-renderer/src/i18n/en.js';
 import { expect } from '@playwright/test';
 import type { Script } from '../../../demo/scripted-model/script.js';
 import type { AppUnderTest } from '../support/stack-fixture.js';
@@ -79,7 +80,7 @@ async function scenario8(app: AppUnderTest): Promise<void> {
     expect(await stack.ledger('shop-a')).toEqual([]);
     // The error is visible, and it stays.
     const journalCell = page.getByTestId('journal-state');
-    await expect(journalCell).toContainText('storage_error');
+    await expect(journalCell).toContainText(en['journalState.storage_error']);
     await expect(journalCell.getByRole('alert')).toContainText('Storage failed');
     await screenshot(page, '08-journal-storage-error');
 
@@ -87,7 +88,7 @@ async function scenario8(app: AppUnderTest): Promise<void> {
     lock.exec('COMMIT');
     locked = false;
     await journalCell.getByRole('button', { name: 'Retry saving the journal' }).click();
-    await expect(journalCell).toContainText('ready');
+    await expect(journalCell).toContainText(en['journalState.ready']);
     await expect(journalCell.getByRole('alert')).toHaveCount(0);
     // The record is kept, with its original id, and still nothing was sent.
     expect(readJournal(desk).some((r) => r.invocation_id === id)).toBe(true);

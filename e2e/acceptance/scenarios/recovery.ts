@@ -7,6 +7,7 @@
  *  7. fence saved, crash before the request reached the Hub: Resume gets the authoritative
  *     invocation_not_found, the UI shows unverified with "inspect original", no automatic retry.
  */
+import { en } from '../../../src-renderer/src/i18n/en.js';
 import { expect, type Locator, type Page } from '@playwright/test';
 import type { Script } from '../../../demo/scripted-model/script.js';
 import type { AppUnderTest } from '../support/stack-fixture.js';
@@ -147,7 +148,9 @@ async function scenario7(app: AppUnderTest): Promise<void> {
 
   await goTo(page, 'Needs attention');
   const row = idleRow(page, id);
-  await expect(row).toContainText('pending_dispatch');
+  // The saved fence is worded, never the raw journal code.
+  await expect(row.getByTestId('idle-journal-entry')).toHaveText(en['idle.fenceSaved']);
+  await expect(row).not.toContainText('pending_dispatch');
   // docs/design.md#resume: an explicit resume of the saved fence is how the operator gets the authoritative answer.
   const resume = row.getByRole('button', { name: 'Resume' });
   await expect(

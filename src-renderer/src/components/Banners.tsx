@@ -9,14 +9,25 @@ export function HubBanner(): React.JSX.Element | null {
   const link = useApp((s) => s.hostLink);
   // Without the app host the Hub's state is not known here; the host banner speaks instead.
   if (!hub || hub.state === 'connected' || link !== 'open') return null;
-  const text = hub.state === 'connecting' ? t('hub.connecting') : t('hub.disconnected');
+  const problem = hub.problem ?? null;
+  const text = problem
+    ? t(`hub.problem.${problem}`)
+    : hub.state === 'connecting'
+      ? t('hub.connecting')
+      : t('hub.disconnected');
   return (
     <div
       className={`banner ${hub.state === 'disconnected' ? 'banner-error' : 'banner-info'}`}
       role="alert"
       data-testid="hub-banner"
+      data-problem={problem ?? undefined}
     >
-      {text}
+      {text}{' '}
+      {(problem || hub.mode === 'remote') && (
+        <button type="button" onClick={() => useApp.getState().setView('settings')}>
+          {t('hub.openSettings')}
+        </button>
+      )}
     </div>
   );
 }

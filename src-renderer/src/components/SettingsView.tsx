@@ -1,6 +1,6 @@
 /** Settings: Hub (local or remote URL + token), model (base URL, model, key), keychain and journal store. */
 import React, { useEffect, useState } from 'react';
-import { errorText } from '../api-client.js';
+import { call, errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
@@ -15,6 +15,9 @@ export function SettingsView(): React.JSX.Element {
   const [token, setToken] = useState('');
   const [sessionOnly, setSessionOnly] = useState(false);
   const [msg, setMsg] = useState<string | null>(null);
+  const [hubMsg, setHubMsg] = useState<string | null>(null);
+  const [hubTest, setHubTest] = useState<{ ok: boolean; text: string } | null>(null);
+  const [testing, setTesting] = useState(false);
   useEffect(() => {
     if (!settings) return;
     setMode(settings.hub.mode);
@@ -22,6 +25,20 @@ export function SettingsView(): React.JSX.Element {
   }, [settings]);
   if (!settings) return <p className="muted">{t('app.loading')}</p>;
   const keychainDown = settings.keychain.state === 'unavailable';
+  const testHub = () => {
+    setTesting(true);
+    setHubTest(null);
+    call('testHubConnection', { url, ...(token ? { token } : {}) })
+      .then(
+        (r) =>
+          setHubTest({
+            ok: r.state === 'ok',
+            text: `${t(`hubTest.${r.state}`, { count: r.authorizations ?? 0 })} ${t(`hubTest.token.${r.token_used}`)}`,
+          }),
+        (e: unknown) => setHubTest({ ok: false, text: t('common.error', { message: errorText(e) }) }),
+      )
+      .finally(() => setTesting(false));
+  };
   const done = (p: Promise<void>) =>
     p.then(
       () => {
@@ -55,8 +72,10 @@ export function SettingsView(): React.JSX.Element {
         aria-label={t('settings.hub')}
         onSubmit={(e) => {
           e.preventDefault();
-          done(
-            useSettings.getState().saveHub(
+          setHubMsg(null);
+          void useSettings
+            .getState()
+            .saveHub(
               mode === 'local'
                 ? { mode }
                 : {
@@ -65,8 +84,14 @@ export function SettingsView(): React.JSX.Element {
                     ...(token ? { client_token: token } : {}),
                     ...(sessionOnly ? { session_only: true } : {}),
                   },
-            ),
-          );
+            )
+            .then(
+              () => {
+                setHubMsg(t('settings.saved'));
+                setToken('');
+              },
+              (err: unknown) => setHubMsg(t('common.error', { message: errorText(err) })),
+            );
         }}
       >
         <fieldset>
@@ -114,7 +139,24 @@ export function SettingsView(): React.JSX.Element {
           )}
         </fieldset>
         {settings.hub.restart_required && <p role="status">{t('settings.restart')}</p>}
-        <button type="submit">{t('settings.saveHub')}</button>
+        <div className="row">
+          <button type="submit">{t('settings.saveHub')}</button>
+          {mode === 'remote' && (
+            <button type="button" onClick={testHub} disabled={testing || url.trim() === ''}>
+              {t('settings.testConnection')}
+            </button>
+          )}
+          {hubMsg && (
+            <span role="status" data-testid="hub-save-status">
+              {hubMsg}
+            </span>
+          )}
+        </div>
+        {hubTest && (
+          <p role="status" className={hubTest.ok ? 'state-ok' : 'state-bad'} data-testid="hub-test-result">
+            {hubTest.text}
+          </p>
+        )}
       </form>
 
       <ModelSettingsForm
@@ -126,7 +168,8 @@ export function SettingsView(): React.JSX.Element {
       <h3>{t('settings.journal')}</h3>
       {current ? (
         <p className={current.journal.state === 'storage_error' ? 'state-bad' : 'state-ok'}>
-          {t('storage.journal')}: {current.journal.state} · {t('storage.archive')}: {current.archive.state}
+          {t('storage.journal')}: {t(`journalState.${current.journal.state}`)} · {t('storage.archive')}:{' '}
+          {t(`archiveState.${current.archive.state}`)}
         </p>
       ) : (
         <p className="muted">—</p>

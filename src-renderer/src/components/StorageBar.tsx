@@ -27,7 +27,7 @@ export function StorageBar({
   return (
     <div className="storage-bar" aria-label={`${t('storage.journal')} / ${t('storage.archive')}`}>
       <div className={`storage-cell ${jBad ? 'state-bad' : 'state-ok'}`} data-testid="journal-state">
-        <strong>{t('storage.journal')}</strong> {storage.journal.state}
+        <strong>{t('storage.journal')}</strong> {t(`journalState.${storage.journal.state}`)}
         {storage.journal.unsaved_records > 0 && (
           <span> · {t('storage.unsaved', { count: storage.journal.unsaved_records })}</span>
         )}
@@ -45,7 +45,7 @@ export function StorageBar({
         )}
       </div>
       <div className={`storage-cell ${aBad ? 'state-bad' : 'state-ok'}`} data-testid="archive-state">
-        <strong>{t('storage.archive')}</strong> {storage.archive.state}
+        <strong>{t('storage.archive')}</strong> {t(`archiveState.${storage.archive.state}`)}
         {storage.archive.unsaved_events > 0 && (
           <span> · {t('storage.unsaved', { count: storage.archive.unsaved_events })}</span>
         )}

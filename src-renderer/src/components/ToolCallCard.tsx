@@ -1,40 +1,65 @@
-/** One tool call: tool, system and account, state label, invocation id, Inspect / Resume when eligible. */
+/**
+ * One tool call: a one-line summary (state, tool · system · key arguments), the arguments and the
+ * result inline and collapsible (kept in the archive, so they are there after a reload without
+ * asking the Hub), why it ended as it did, who settled it, and the invocation id with Inspect /
+ * Resume / Record what I checked where they apply.
+ */
 import React, { useState } from 'react';
 import type { ConversationItem, InvocationActionView } from '../../../src-shared/ipc/views.js';
-import { isProblemState } from '../../../src-shared/states.js';
+import { cardTone } from '../../../src-shared/states.js';
 import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { actionState, dispatchText, nextActionText } from '../logic/action-state.js';
 import { FeedbackText } from './CodedText.js';
 import { hubUsable, useApp } from '../store/app.js';
+import { useCardPanel } from '../store/card-panels.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
+import { AttestForm } from './AttestForm.js';
+import { StateBadge } from './StateBadge.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
 
 export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: string }): React.JSX.Element {
   const t = useT();
-  const label = useStateLabel();
   const usable = useApp(hubUsable);
   const [result, setResult] = useState<InvocationActionView | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [busy, setBusy] = useState(false);
+  const [argsOpen, setArgsOpen] = useCardPanel(item.id, 'arguments');
+  const [resultOpen, setResultOpen] = useCardPanel(item.id, 'result');
   const act = (action: 'inspectInvocation' | 'resumeInvocation') => {
-    if (!item.invocation_id) return;
+    if (!item.invocation_id || busy) return;
     setBusy(true);
     setError(null);
     call(action, { session_id: sessionId, invocation_id: item.invocation_id })
       .then(setResult, (e: unknown) => setError(caught(e)))
       .finally(() => setBusy(false));
   };
+  const toolName = item.tool ?? item.function_name;
+  const keyArgs = item.key_arguments ?? [];
   return (
     <article
-      className="tool-card"
-      aria-label={`${t('card.tool')} ${item.tool ?? item.function_name}`}
+      className={`tool-card tone-${cardTone(item.state)}`}
+      aria-label={`${t('card.tool')} ${toolName}`}
       data-testid="tool-card"
+      data-state={item.state}
     >
+      <header className="card-head">
+        <StateBadge state={item.state} testId="tool-card-state" />
+        <span className="card-summary" data-testid="tool-card-summary">
+          <strong>{toolName}</strong>
+          {item.system_id && <> · {item.system_name ?? item.system_id}</>}
+          {keyArgs.map((a) => (
+            <span key={a.name} className="key-arg">
+              {' '}
+              · {a.name} <span className="key-value">{a.value}</span>
+            </span>
+          ))}
+        </span>
+      </header>
       <dl>
         <dt>{t('card.tool')}</dt>
-        <dd>{item.tool ?? item.function_name}</dd>
+        <dd>{toolName}</dd>
         {item.system_id && (
           <>
             <dt>{t('card.system')}</dt>
@@ -43,19 +68,54 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
             <dd>{item.account}</dd>
           </>
         )}
-        <dt>{t('card.state')}</dt>
-        <dd className={isProblemState(item.state) ? 'state-bad' : 'state-ok'} data-testid="tool-card-state">
-          {label(item.state)}
-        </dd>
         {item.invocation_id && (
           <>
             <dt>{t('card.invocation')}</dt>
             <dd>
-              <code>{item.invocation_id}</code>
+              <code data-testid="tool-card-invocation">{item.invocation_id}</code>
             </dd>
           </>
         )}
       </dl>
+      {item.masked && <p className="muted">{t('card.masked')}</p>}
+      {item.arguments_json && (
+        <details
+          open={argsOpen}
+          onToggle={(e) => setArgsOpen(e.currentTarget.open)}
+          data-testid="tool-card-arguments"
+        >
+          <summary>{t('card.arguments')}</summary>
+          <pre>{item.arguments_json}</pre>
+        </details>
+      )}
+      {item.result_json && (
+        <details
+          open={resultOpen}
+          onToggle={(e) => setResultOpen(e.currentTarget.open)}
+          data-testid="tool-card-result"
+        >
+          <summary>{item.result_truncated ? t('card.resultCut') : t('card.result')}</summary>
+          <pre>{item.result_json}</pre>
+        </details>
+      )}
+      {item.settlement && (
+        <p className="settlement" data-testid="tool-card-settlement">
+          {t(`card.settled.${item.settlement.outcome}`)}{' '}
+          {item.settlement.note && t('card.settledNote', { note: item.settlement.note })}
+        </p>
+      )}
+      {item.reason && (
+        <p className="muted" data-testid="tool-card-reason">
+          <FeedbackText
+            feedback={{
+              category: 'outcome',
+              code: item.reason.code,
+              message: item.reason.message ?? item.reason.code,
+              detail: item.reason.message,
+            }}
+          />
+        </p>
+      )}
       {item.late && <p className="muted">{t('card.late')}</p>}
       {item.feedback && (
         <p className={item.feedback.category === 'storage_error' ? 'state-bad' : 'muted'}>
@@ -72,6 +132,9 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
           <button type="button" onClick={() => act('resumeInvocation')} disabled={busy || !usable}>
             {t('card.resume')}
           </button>
+        )}
+        {item.can_attest && item.invocation_id && (
+          <AttestForm sessionId={sessionId} invocationId={item.invocation_id} onDone={setResult} />
         )}
       </div>
       {result && <ActionResult result={result} />}
@@ -91,7 +154,7 @@ export function ActionResult({ result }: { result: InvocationActionView }): Reac
         <strong data-testid="action-state">{shown.state ? label(shown.state) : '—'}</strong>
         {shown.source === 'feedback' && ` (${t('card.from_feedback')})`}
         {result.receipt && ` · ${t('card.dispatch')}: ${dispatchText(result.receipt.dispatch, t)}`}
-        {` · ${t('storage.journal')}: ${result.journal_state}`}
+        {` · ${t('storage.journal')}: ${t(`journalState.${result.journal_state}`)}`}
       </div>
       {result.feedback && (
         <div>

@@ -61,6 +61,15 @@ export const enCodes = {
   'code.invocation_not_attestable':
     'Only a call whose result is not known (Result needs checking, Unverified) can be settled by what you checked; this one is not open any more.',
   'code.operator_attested': 'Settled by an operator who checked the business system.',
+  'code.business_rejected': 'The business system refused the request.',
+  'code.business_server_error': 'The business system answered with a server error.',
+  'code.no_response_timeout': 'The business system did not answer in time.',
+  'code.no_response_connection_lost': 'The connection to the business system was lost before it answered.',
+  'code.no_response_aborted': 'The request was stopped before the business system answered.',
+  'code.lookup_not_found': 'The business system has no record of this request.',
+  'code.lookup_unavailable': 'The business system could not be asked about this request.',
+  'code.hub_restarted': 'The Hub restarted while this call was in progress.',
+  'code.hub_instance_lost': 'The Hub instance handling this call stopped while it was in progress.',
   'code.store_unavailable':
     'The Hub cannot reach its database right now; check the call later (repeating it with the same id never sends it twice).',
   'code.mcp_server_unreachable':
@@ -196,6 +205,7 @@ export const enCodes = {
   'notice.turn_refused': 'Turn refused.',
   'notice.invocation_inspected': 'Inspected {invocation_id}.',
   'notice.resume_requested': 'Resume requested for {invocation_id}.',
+  'notice.attestation_recorded': 'Your check was recorded for {invocation_id}; nothing was sent.',
   'notice.journal_restore_requested': 'Journal restore requested.',
 
   // Errors of calls to the main process (src-shared/errors.ts APP_ERROR_CODES, the transports'

@@ -48,6 +48,15 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.invocation_not_attestable':
     '只有结果未知（结果待核查、无法核实）的调用才能按您的核查结论结案；此调用已不再待处理。',
   'code.operator_attested': '由核查了业务系统的操作员结案。',
+  'code.business_rejected': '业务系统拒绝了该请求。',
+  'code.business_server_error': '业务系统返回了服务器错误。',
+  'code.no_response_timeout': '业务系统未在规定时间内答复。',
+  'code.no_response_connection_lost': '业务系统答复前与其连接中断。',
+  'code.no_response_aborted': '业务系统答复前请求被中止。',
+  'code.lookup_not_found': '业务系统没有此请求的记录。',
+  'code.lookup_unavailable': '无法向业务系统查询此请求。',
+  'code.hub_restarted': '此调用进行期间 Hub 重启了。',
+  'code.hub_instance_lost': '处理此调用的 Hub 实例在进行中停止了。',
   'code.store_unavailable':
     'Hub 暂时无法访问其数据库；请稍后检查该调用（使用相同编号重复调用绝不会发送两次）。',
   'code.mcp_server_unreachable': '无法启动或连接该 MCP 服务器，或其未及时应答；未注册任何内容。',
@@ -150,6 +159,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'notice.turn_refused': '本轮被拒绝。',
   'notice.invocation_inspected': '已查看调用 {invocation_id}。',
   'notice.resume_requested': '已请求继续执行调用 {invocation_id}。',
+  'notice.attestation_recorded': '已记录您对调用 {invocation_id} 的核查结论；未发送任何内容。',
   'notice.journal_restore_requested': '已请求恢复本地调用日志。',
 
   'apiError.unknown_channel': '接口约定中没有这个调用。',

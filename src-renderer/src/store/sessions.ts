@@ -1,7 +1,8 @@
 /** Conversations: the list, the open conversation's items (upserted by id), storage and turn state. */
 import { create } from 'zustand';
 import type { Receipt } from '../../../src-shared/hub-api.js';
-import { canResume } from '../../../src-shared/states.js';
+import { canResume, isAttestable } from '../../../src-shared/states.js';
+import { receiptFacts } from '../../../src-shared/call-view.js';
 import type { ConversationItem, SessionSummary, StorageView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
 import { buildSendInput, type PendingAttachment } from '../logic/attachments.js';
@@ -39,6 +40,39 @@ export function upsertItem(items: ConversationItem[], item: ConversationItem): C
   const next = items.slice();
   next[i] = item;
   return next;
+}
+
+type ToolCallItem = Extract<ConversationItem, { kind: 'tool_call' }>;
+
+/**
+ * A card after a live receipt of its call: its state, result, reason and settlement, derived the
+ * way the main process derives them (src-shared/call-view.ts). Unchanged (the same object) when
+ * the receipt says nothing new.
+ */
+export function withReceipt(it: ToolCallItem, r: Receipt): ToolCallItem {
+  const facts = receiptFacts(r, it.masked ?? false);
+  if (
+    it.state === facts.state &&
+    (it.result_json ?? null) === facts.result_json &&
+    (it.settlement ?? null)?.at === facts.settlement?.at
+  )
+    return it;
+  const targetKnown = it.authorization_ref !== null;
+  return {
+    ...it,
+    state: facts.state,
+    can_resume: canResume({
+      invocationId: it.invocation_id,
+      targetKnown,
+      unsaved: false,
+      state: facts.state,
+    }),
+    can_attest: targetKnown && isAttestable(facts.state),
+    result_json: facts.result_json ?? it.result_json ?? null,
+    result_truncated: facts.result_json ? facts.result_truncated : (it.result_truncated ?? false),
+    reason: facts.reason,
+    settlement: facts.settlement,
+  };
 }
 
 const emptyConversation: Conversation = { items: [], storage: null, loaded: false };
@@ -112,16 +146,11 @@ export const useSessions = create<SessionsState>((set, get) => ({
       if (!c) return s;
       let changed = false;
       const items = c.items.map((it) => {
-        if (it.kind !== 'tool_call' || it.invocation_id !== r.invocation_id || it.state === r.state)
-          return it;
+        if (it.kind !== 'tool_call' || it.invocation_id !== r.invocation_id) return it;
+        const next = withReceipt(it, r);
+        if (next === it) return it;
         changed = true;
-        const can_resume = canResume({
-          invocationId: it.invocation_id,
-          targetKnown: it.authorization_ref !== null,
-          unsaved: false,
-          state: r.state,
-        });
-        return { ...it, state: r.state, can_resume };
+        return next;
       });
       return changed ? { conversations: { ...s.conversations, [r.agent_session_id]: { ...c, items } } } : s;
     });

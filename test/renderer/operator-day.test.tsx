@@ -1,0 +1,223 @@
+// The operator's day in the renderer, against the real main-process handlers, Hub and demo systems
+// (in process): a read's arguments and result on its card without Inspect, kept across a view
+// switch and a reopened conversation; the manual runner never pre-selects a write, shows a write's
+// exact request and sends it once however often Confirm is clicked, and clears the form after it.
+// Words are looked up in the catalog by code, never typed in English here.
+// @vitest-environment jsdom
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { userEvent } from '@testing-library/user-event';
+import React from 'react';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolView } from '../../src-shared/ipc/views.js';
+import { bootstrap } from '../../src-renderer/src/bootstrap.js';
+import { App } from '../../src-renderer/src/components/App.js';
+import { call } from '../../src-renderer/src/api-client.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
+import { stateLabel } from '../../src-renderer/src/i18n/index.js';
+import { useApp } from '../../src-renderer/src/store/app.js';
+import { useSessions } from '../../src-renderer/src/store/sessions.js';
+import { startTestDesk, type TestDesk } from '../app/support.js';
+import { inProcessApi } from './support/in-process-api.js';
+
+let desk: TestDesk;
+let unwire: () => void = () => {};
+
+beforeAll(async () => {
+  desk = await startTestDesk();
+  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
+  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
+}, 120_000);
+afterAll(async () => {
+  cleanup();
+  unwire();
+  await desk?.cleanup();
+}, 120_000);
+
+const runner = () => screen.getByRole('region', { name: en['manual.title'] });
+const cardsOf = (tool: string) =>
+  screen
+    .queryAllByTestId('tool-card')
+    .filter((c) => within(c).queryByTestId('tool-card-summary')?.textContent?.startsWith(tool));
+const nav = (name: string) =>
+  within(screen.getByRole('navigation', { name: en['nav.main'] })).getByRole('button', {
+    name: new RegExp(`^${name}`),
+  });
+
+async function searchTools(
+  user: ReturnType<typeof userEvent.setup>,
+  query: string,
+): Promise<HTMLSelectElement> {
+  const form = runner();
+  const input = within(form).getByLabelText(en['manual.query']);
+  await user.clear(input);
+  await user.type(input, query);
+  await user.click(within(form).getByRole('button', { name: en['manual.search'] }));
+  return (await within(runner()).findByLabelText(en['manual.tool'], {
+    selector: 'select',
+  })) as HTMLSelectElement;
+}
+
+describe("the operator's day in the renderer", () => {
+  it('a search for a read never pre-selects a write', async () => {
+    const user = userEvent.setup();
+    render(<App />);
+    await screen.findByTestId('conversation-title', {}, { timeout: 10_000 });
+    const sessionId = useSessions.getState().currentId ?? '';
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'inventory stock' });
+    expect(tools.some((t) => t.effect === 'write')).toBe(true); // the query finds writes too
+    const select = await searchTools(user, 'inventory stock');
+    const chosen = tools.find((t) => t.function_name === select.value);
+    expect(chosen?.effect).toBe('read');
+  });
+
+  it("shows a read's arguments and result on its card, after a view switch and a reopen too", async () => {
+    const user = userEvent.setup();
+    const select = await searchTools(user, 'product details');
+    const sessionId = useSessions.getState().currentId ?? '';
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'product details' });
+    const read = tools.find(
+      (t: ToolView) => t.tool === 'get_product' && t.authorization_ref === 'auth-shop-a',
+    );
+    expect(read).toBeDefined();
+    await user.selectOptions(select, read?.function_name ?? '');
+    await user.type(within(runner()).getByLabelText(/^product_id/), '42');
+    await user.click(within(runner()).getByRole('button', { name: en['manual.run'] }));
+
+    await waitFor(() => expect(cardsOf('get_product')).toHaveLength(1), { timeout: 15_000 });
+    const card = () => cardsOf('get_product')[0]!;
+    await waitFor(() =>
+      expect(within(card()).getByTestId('tool-card-state').textContent).toBe(stateLabel('succeeded', 'en')),
+    );
+    expect(within(card()).getByTestId('tool-card-summary').textContent).toContain('product_id 42');
+    const result = () => within(card()).getByTestId('tool-card-result') as HTMLDetailsElement;
+    expect(result().open).toBe(true);
+    expect(result().textContent).toContain('Walnut cutting board');
+    const args = () => within(card()).getByTestId('tool-card-arguments') as HTMLDetailsElement;
+    expect(args().open).toBe(false);
+    expect(args().textContent).toContain('"product_id": 42');
+    // No Inspect was needed: the card shows what came back.
+    expect(screen.queryAllByRole('status').filter((s) => s.className === 'action-result')).toHaveLength(0);
+
+    await user.click(within(args()).getByText(en['card.arguments']));
+    await waitFor(() => expect(args().open).toBe(true));
+    await user.click(nav(en['nav.tasks']));
+    expect(cardsOf('get_product')).toHaveLength(0);
+    await user.click(nav(en['nav.conversations']));
+    await waitFor(() => expect(cardsOf('get_product')).toHaveLength(1));
+    expect(result().textContent).toContain('Walnut cutting board');
+    expect(args().open).toBe(true); // what the operator opened stays open
+
+    // A reload: the conversation is read again from the archive, its cards with their results.
+    await act(async () => {
+      useSessions.setState({ conversations: {} });
+      await useSessions.getState().open(sessionId);
+    });
+    await waitFor(() => expect(cardsOf('get_product')).toHaveLength(1));
+    expect(result().textContent).toContain('Walnut cutting board');
+  });
+
+  it('a write shows its exact request, needs Confirm, is sent once on a double click, and the form is cleared', async () => {
+    const user = userEvent.setup();
+    const shopA = desk.root.local?.demo.shopA;
+    if (!shopA) throw new Error('no demo shop');
+    const sessionId = useSessions.getState().currentId ?? '';
+    const select = await searchTools(user, 'edit product description');
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'edit product description' });
+    const write = tools.find(
+      (t: ToolView) => t.tool === 'update_product_content' && t.authorization_ref === 'auth-shop-a',
+    );
+    expect(write?.effect).toBe('write');
+    expect(select.value).not.toBe(write?.function_name);
+    await user.selectOptions(select, write?.function_name ?? '');
+    await user.type(within(runner()).getByLabelText(/^product_id/), '13');
+    await user.type(within(runner()).getByLabelText(/^description/), 'Stonewashed linen towel.');
+    const ledger0 = shopA.ledger().length;
+
+    // The first click only shows the request.
+    expect(within(runner()).queryByRole('button', { name: en['manual.run'] })).toBeNull();
+    await user.click(within(runner()).getByRole('button', { name: en['manual.review'] }));
+    const preview = within(runner()).getByTestId('write-preview');
+    expect(within(preview).getByTestId('write-preview-arguments').textContent).toBe(
+      JSON.stringify({ product_id: 13, description: 'Stonewashed linen towel.' }, null, 2),
+    );
+    expect(preview.textContent).toContain(write?.system_name ?? '?');
+    expect(preview.textContent).toContain(write?.account ?? '?');
+    expect(within(preview).getByTestId('write-preview-task').textContent).toBe(en['manual.previewNoTask']);
+    expect(shopA.ledger().length).toBe(ledger0);
+
+    await user.dblClick(within(preview).getByRole('button', { name: en['manual.confirmWrite'] }));
+    await within(runner()).findByTestId('write-sent', {}, { timeout: 15_000 });
+    await waitFor(() => expect(shopA.ledger().length).toBe(ledger0 + 1));
+    // The form is cleared: a further click cannot send the same write again.
+    expect((within(runner()).getByLabelText(/^product_id/) as HTMLInputElement).value).toBe('');
+    expect(within(runner()).queryByTestId('write-preview')).toBeNull();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(shopA.ledger().length).toBe(ledger0 + 1);
+    await waitFor(() => expect(cardsOf('update_product_content')).toHaveLength(1));
+  });
+
+  it('a call whose result is not known has its id and next steps on the card; what the operator checked settles it', async () => {
+    const user = userEvent.setup();
+    const shopA = desk.root.local?.demo.shopA;
+    if (!shopA) throw new Error('no demo shop');
+    const sessionId = useSessions.getState().currentId ?? '';
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'edit product description' });
+    const write = tools.find(
+      (t: ToolView) => t.tool === 'update_product_content' && t.authorization_ref === 'auth-shop-a',
+    );
+    shopA.faults.set({ operation: 'update_product_content', kind: 'drop_after_commit', times: 'once' });
+    const ledger0 = shopA.ledger().length;
+    const run = await call('runToolManually', {
+      session_id: sessionId,
+      function_name: write?.function_name ?? '',
+      arguments: { product_id: 7, description: 'Blue-rim enamel mug.' },
+    });
+    const id = run.item.kind === 'tool_call' ? (run.item.invocation_id ?? '') : '';
+    expect(id).not.toBe('');
+    expect(shopA.ledger().length).toBe(ledger0 + 1); // the shop did it; its answer was lost
+
+    const card = () => screen.getAllByTestId('tool-card').find((c) => c.textContent?.includes(id))!;
+    await waitFor(() => expect(card()).toBeDefined());
+    expect(within(card()).getByTestId('tool-card-state').textContent).toBe(stateLabel('unknown', 'en'));
+    expect(within(card()).getByTestId('tool-card-invocation').textContent).toBe(id);
+    expect(within(card()).getByRole('button', { name: en['card.inspect'] })).toBeDefined();
+    expect(within(card()).getByRole('button', { name: en['card.resume'] })).toBeDefined();
+
+    // The operator looked in the shop and found the edit there.
+    await user.click(within(card()).getByRole('button', { name: en['card.attest'] }));
+    const form = within(card()).getByTestId('attest-form');
+    const confirm = within(form).getByRole('button', { name: en['attest.confirm'] });
+    expect(confirm).toHaveProperty('disabled', true); // nothing chosen yet
+    await user.click(within(form).getByLabelText(en['attest.succeeded']));
+    await user.click(confirm);
+    expect(within(form).getByRole('alert').textContent).toContain(en['attest.noteRequired']);
+    await user.type(within(form).getByLabelText(en['attest.note']), 'Product 7 shows the new description.');
+    await user.click(within(form).getByRole('button', { name: en['attest.confirm'] }));
+
+    await waitFor(() =>
+      expect(within(card()).getByTestId('tool-card-state').textContent).toBe(stateLabel('succeeded', 'en')),
+    );
+    expect(within(card()).getByTestId('tool-card-settlement').textContent).toContain(
+      en['card.settled.succeeded'],
+    );
+    expect(within(card()).getByTestId('tool-card-settlement').textContent).toContain(
+      'Product 7 shows the new description.',
+    );
+    expect(within(card()).queryByRole('button', { name: en['card.attest'] })).toBeNull();
+    expect(shopA.ledger().length).toBe(ledger0 + 1); // nothing was sent
+    // Reopened from the archive, the card still says a person settled it.
+    await act(async () => {
+      useSessions.setState({ conversations: {} });
+      await useSessions.getState().open(sessionId);
+    });
+    await waitFor(() => expect(within(card()).getByTestId('tool-card-settlement')).toBeDefined());
+  });
+
+  it('words every card state in Chinese and shows the state with an icon per tone', async () => {
+    act(() => useApp.setState({ lang: 'zh' }));
+    const card = cardsOf('get_product')[0]!;
+    expect(within(card).getByTestId('tool-card-state').textContent).toBe(stateLabel('succeeded', 'zh'));
+    expect(card.querySelector('.state-icon')?.getAttribute('aria-label')).toBe('已完成');
+    act(() => useApp.setState({ lang: 'en' }));
+  });
+});
