@@ -35,6 +35,7 @@ export const api: BailingApi = {
   resumeInvocation: (input) => invoke('resumeInvocation', input),
   attestInvocation: (input) => invoke('attestInvocation', input),
   testHubConnection: (input) => invoke('testHubConnection', input),
+  setPreferences: (input) => invoke('setPreferences', input),
   listUnresolved: (input) => invoke('listUnresolved', input),
   listAuthorizations: (input) => invoke('listAuthorizations', input),
   searchTools: (input) => invoke('searchTools', input),

@@ -3,6 +3,7 @@
  * only through the router, which has already checked the sender and validated the input.
  */
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
+import type { InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import { AppError } from './errors.js';
 import type { HubGateway } from './hub-gateway.js';
 import type { SettingsService } from '../settings/index.js';
@@ -65,7 +66,8 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       const opened = await runtime.openSession(input.session_id);
       return {
         session: sessionView(opened.session),
-        items: conversationItems(opened.events, opened.journal.entries, {
+        // The same state Needs attention leads with: the Hub's last receipt seen, else the journal's.
+        items: conversationItems(opened.events, withLastReceipts(opened.journal.entries, hub), {
           activeTurnId: opened.session.activeTurnId,
         }),
         storage: storageView(opened.journal, opened.archive),
@@ -221,6 +223,9 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async testModelConnection(input) {
       return settings.testModel(input);
     },
+    async setPreferences(input) {
+      return settings.setPreferences(input);
+    },
     async testHubConnection(input) {
       return settings.testHub(input);
     },
@@ -231,3 +236,14 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
 }
 
 export { storageView };
+
+/** Journal entries with the state of the last Hub receipt seen on the live stream, where there is one. */
+function withLastReceipts(
+  entries: readonly InvocationStatusEntry[],
+  hub: Pick<HubGateway, 'lastReceipt'>,
+): InvocationStatusEntry[] {
+  return entries.map((e) => {
+    const r = hub.lastReceipt(e.invocation_id);
+    return r ? { ...e, last_known_state: r.state } : e;
+  });
+}

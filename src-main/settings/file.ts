@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { z } from 'zod';
 import { SecretClearedSchema } from '../../src-shared/ipc/views.js';
 import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../../src-shared/model-providers.js';
+import { UI_LANGUAGES, UI_THEMES } from '../../src-shared/preferences.js';
 
 export const SettingsFileSchema = z.strictObject({
   schema: z.literal('bailing.desk-settings.v1'),
@@ -36,6 +37,8 @@ export const SettingsFileSchema = z.strictObject({
     /** The key was removed because the base URL moved to another origin: it must be entered again. */
     key_cleared: SecretClearedSchema.nullable().optional(),
   }),
+  /** Language and theme the operator chose (absent until they choose). */
+  ui: z.strictObject({ lang: z.enum(UI_LANGUAGES), theme: z.enum(UI_THEMES) }).optional(),
   /** The embedded default, created on first start with no settings. */
   embedded: z
     .strictObject({

@@ -9,6 +9,8 @@ export interface SettingsService {
   clearModelKey(): Promise<SettingsView>;
   /** Settings' Test connection with the form's values (nothing saved). */
   testModel(input: CallInput<'testModelConnection'>): Promise<ConnectionTestView>;
+  /** Language and theme, kept in the settings file. */
+  setPreferences(input: CallInput<'setPreferences'>): Promise<SettingsView>;
   /** Settings' Test connection for a remote Hub (nothing saved). */
   testHub(input: CallInput<'testHubConnection'>): Promise<HubTestView>;
 }

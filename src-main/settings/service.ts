@@ -161,6 +161,7 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
       },
       keychain: { state: ks.state, reason: ks.reason, session_only: ks.sessionOnly },
       data_dir: deps.dataDir,
+      preferences: current.ui ?? null,
     };
   };
 
@@ -242,6 +243,10 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         model_listed: result.modelListed,
         key_used: input.api_key ? 'entered' : stored ? 'stored' : 'none',
       };
+    },
+    async setPreferences(input) {
+      update((s) => ({ ...s, ui: { lang: input.lang, theme: input.theme } }));
+      return view();
     },
     async testHub(input) {
       if (input.token) remember(input.token);

@@ -25,6 +25,8 @@ export async function loadAll(): Promise<void> {
   const info = await call('getAppInfo', {});
   useApp.getState().setInfo(info);
   useSettings.setState({ settings: info.settings });
+  const prefs = info.settings.preferences;
+  if (prefs) useApp.setState({ lang: prefs.lang, theme: prefs.theme });
   await useSessions.getState().load();
   const first = info.default_session_id ?? useSessions.getState().sessions[0]?.session_id ?? null;
   if (first) quiet(useSessions.getState().open(first));

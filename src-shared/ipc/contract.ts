@@ -4,6 +4,7 @@
  * WebSocket) carry exactly this table and hand it to one handler table in the main process.
  */
 import { ATTESTATION_OUTCOMES, TURN_STATES } from '../states.js';
+import { UI_LANGUAGES, UI_THEMES } from '../preferences.js';
 import { z } from 'zod';
 import type { AppErrorData } from '../errors.js';
 import {
@@ -216,6 +217,11 @@ export const CALLS = {
     ConnectionTestViewSchema,
   ),
   clearModelKey: call(Empty, SettingsViewSchema),
+  /** The operator's language and theme, kept in the settings file (they survive reloads and restarts). */
+  setPreferences: call(
+    z.strictObject({ lang: z.enum(UI_LANGUAGES), theme: z.enum(UI_THEMES) }),
+    SettingsViewSchema,
+  ),
   /**
    * Settings' Test connection for a remote Hub with the form's values (not saved): GET /health,
    * then the token's authorizations. Sends the token typed in the form, else the stored one only if

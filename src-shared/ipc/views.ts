@@ -12,6 +12,7 @@ import {
   TaskViewSchema,
 } from '../hub-api.js';
 import { MAX_CARD_ARGUMENTS_CHARS, MAX_CARD_RESULT_CHARS, MAX_KEY_ARGUMENTS } from '../call-view.js';
+import { UI_LANGUAGES, UI_THEMES } from '../preferences.js';
 import {
   ARCHIVE_STATES,
   ATTESTATION_OUTCOMES,
@@ -312,6 +313,11 @@ export const SettingsViewSchema = z.strictObject({
   }),
   keychain: KeychainViewSchema,
   data_dir: z.string(),
+  /** Language and theme (null until the operator chose; the app's defaults apply). */
+  preferences: z
+    .strictObject({ lang: z.enum(UI_LANGUAGES), theme: z.enum(UI_THEMES) })
+    .nullable()
+    .optional(),
 });
 export type SettingsView = z.infer<typeof SettingsViewSchema>;
 

@@ -9,10 +9,11 @@ import { userEvent } from '@testing-library/user-event';
 import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolView } from '../../src-shared/ipc/views.js';
-import { bootstrap } from '../../src-renderer/src/bootstrap.js';
+import { bootstrap, loadAll } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { call } from '../../src-renderer/src/api-client.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
+import { zh as zhWords } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
@@ -219,5 +220,31 @@ describe("the operator's day in the renderer", () => {
     expect(within(card).getByTestId('tool-card-state').textContent).toBe(stateLabel('succeeded', 'zh'));
     expect(card.querySelector('.state-icon')?.getAttribute('aria-label')).toBe('已完成');
     act(() => useApp.setState({ lang: 'en' }));
+  });
+
+  it('keeps the language and theme the operator chose in the settings file (a reload finds them)', async () => {
+    const user = userEvent.setup();
+    await user.selectOptions(screen.getByLabelText(en['lang.label']), 'zh');
+    await user.click(
+      screen.getByRole('button', { name: zhWords['theme.toggle'].replace('{mode}', zhWords['theme.dark']) }),
+    );
+    await waitFor(async () => {
+      const info = await call('getAppInfo', {});
+      expect(info.settings.preferences).toEqual({ lang: 'zh', theme: 'dark' });
+    });
+    // A reload: the app's state starts from its defaults and takes the saved choice.
+    act(() => useApp.setState({ lang: 'en', theme: 'light' }));
+    await act(async () => {
+      await loadAll();
+    });
+    expect(useApp.getState()).toMatchObject({ lang: 'zh', theme: 'dark' });
+    expect(document.documentElement.dataset.theme).toBe('dark');
+    await user.selectOptions(screen.getByLabelText(zhWords['lang.label']), 'en');
+    await user.click(
+      screen.getByRole('button', { name: en['theme.toggle'].replace('{mode}', en['theme.light']) }),
+    );
+    await waitFor(async () =>
+      expect((await call('getAppInfo', {})).settings.preferences).toEqual({ lang: 'en', theme: 'light' }),
+    );
   });
 });

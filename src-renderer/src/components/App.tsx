@@ -3,6 +3,7 @@ import React, { useEffect } from 'react';
 import { useT } from '../i18n/use-t.js';
 import { useApp, type View } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
+import { choosePreferences } from '../store/preferences.js';
 import { useUnresolved } from '../store/unresolved.js';
 import { ApprovalsView } from './ApprovalsView.js';
 import { HostBanner, HubBanner } from './Banners.js';
@@ -71,7 +72,7 @@ export function App(): React.JSX.Element {
           <span className="visually-hidden">{t('lang.label')}</span>
           <select
             value={lang}
-            onChange={(e) => useApp.getState().setLang(e.target.value === 'zh' ? 'zh' : 'en')}
+            onChange={(e) => choosePreferences({ lang: e.target.value === 'zh' ? 'zh' : 'en' })}
             aria-label={t('lang.label')}
           >
             <option value="en">English</option>
@@ -80,7 +81,7 @@ export function App(): React.JSX.Element {
         </label>
         <button
           type="button"
-          onClick={() => useApp.getState().setTheme(theme === 'light' ? 'dark' : 'light')}
+          onClick={() => choosePreferences({ theme: theme === 'light' ? 'dark' : 'light' })}
         >
           {t('theme.toggle', { mode: t(theme === 'light' ? 'theme.dark' : 'theme.light') })}
         </button>

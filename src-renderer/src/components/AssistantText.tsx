@@ -8,6 +8,7 @@ import type { ConversationItem } from '../../../src-shared/ipc/views.js';
 import { useT } from '../i18n/use-t.js';
 import { noticeWords } from '../logic/feedback-text.js';
 import { useApp } from '../store/app.js';
+import { MarkdownText } from './MarkdownText.js';
 
 type Item = Extract<ConversationItem, { kind: 'assistant_text' }>;
 
@@ -32,9 +33,9 @@ export function AssistantText({ item }: { item: Item }): React.JSX.Element {
         </details>
       )}
       {(item.text.length > 0 || !item.reasoning) && (
-        <p aria-busy={item.streaming}>
-          <strong>{t('conv.assistant')}:</strong> {item.text}
-        </p>
+        <div aria-busy={item.streaming} className="assistant-text">
+          <strong>{t('conv.assistant')}:</strong> <MarkdownText text={item.text} />
+        </div>
       )}
       {broke && (
         <p className="state-bad" role="status" data-testid="reply-interrupted">

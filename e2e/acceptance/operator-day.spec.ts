@@ -1,0 +1,253 @@
+/**
+ * The operator's day, in Chromium through the browser host, with no model: every step through the
+ * screen, every word looked up in the app's catalogue by its code (never typed in English here).
+ *  1. a read's arguments and result on its card without Inspect, also after a reload;
+ *  2. a write shows its exact request and needs Confirm; a double click sends one request (ledger);
+ *  3. the host SIGKILLed while a write was at the shop: after the restart the card has the
+ *     invocation id and its actions, the card and Needs attention agree, exactly one write;
+ *  4. a lost acknowledgement across a reopen: the card and Needs attention agree ("Result needs
+ *     checking"); what the operator checked in the shop, recorded in Needs attention, settles the
+ *     call (nothing sent) and the open conversation follows without a reload;
+ *  5. the remote Hub unreachable at start: the app opens offline, says why, Settings a click away.
+ */
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { en } from '../../src-renderer/src/i18n/en.js';
+import { stateLabel } from '../../src-renderer/src/i18n/index.js';
+import { receipt, dispatchCount } from './support/checks.js';
+import { startApp, type AppUnderTest } from './support/stack-fixture.js';
+import { screenshot } from './support/ui.js';
+
+test.describe.configure({ mode: 'serial', timeout: 180_000 });
+
+let app: AppUnderTest;
+test.beforeAll(async ({ browser }) => {
+  app = await startApp(browser, 'operator-day');
+});
+test.afterAll(async () => {
+  await app?.close();
+});
+
+const TITLE = 'Operator day';
+const label = (state: string) => stateLabel(state, 'en');
+
+async function goTo(page: Page, key: 'nav.conversations' | 'nav.idle' | 'nav.settings'): Promise<void> {
+  await page
+    .getByRole('navigation', { name: en['nav.main'] })
+    .getByRole('button', { name: new RegExp(`^${en[key]}`) })
+    .click();
+}
+
+async function openConversation(page: Page): Promise<void> {
+  await goTo(page, 'nav.conversations');
+  await page
+    .getByRole('navigation', { name: en['sessions.title'] })
+    .getByRole('button', { name: TITLE, exact: true })
+    .click();
+  await expect(page.getByTestId('conversation-title')).toHaveText(TITLE);
+}
+
+const runner = (page: Page) => page.getByRole('region', { name: en['manual.title'] });
+
+async function chooseTool(page: Page, query: string, tool: string): Promise<void> {
+  const r = runner(page);
+  await r.getByLabel(en['manual.query']).fill(query);
+  await r.getByRole('button', { name: en['manual.search'] }).click();
+  const select = r.locator('select').first();
+  const pick = () =>
+    select.evaluate(
+      (el: HTMLSelectElement, want: string) =>
+        [...el.options].find((o) => (o.textContent ?? '').startsWith(want))?.value ?? '',
+      `${tool} — Shop A`,
+    );
+  await expect.poll(pick).not.toBe('');
+  await select.selectOption(await pick());
+}
+
+async function reviewWrite(page: Page, productId: number, description: string): Promise<Locator> {
+  await chooseTool(page, 'edit product description', 'update_product_content');
+  const r = runner(page);
+  await r.getByLabel(/^product_id/).fill(String(productId));
+  await r.getByLabel(/^description/).fill(description);
+  await r.getByRole('button', { name: en['manual.review'] }).click();
+  return r.getByTestId('write-preview');
+}
+
+function card(page: Page, invocationId: string): Locator {
+  return page
+    .getByRole('log', { name: en['conv.items'] })
+    .getByTestId('tool-card')
+    .filter({ has: page.getByTestId('tool-card-invocation').filter({ hasText: invocationId }) });
+}
+
+const idleRow = (page: Page, invocationId: string) =>
+  page.getByTestId('idle-row').filter({ hasText: invocationId });
+
+test('1. a read shows its arguments and result on its card, also after a reload', async () => {
+  const page = app.page;
+  await goTo(page, 'nav.conversations');
+  await page.getByRole('button', { name: en['sessions.new'] }).click();
+  const form = page.getByRole('form', { name: en['sessions.new'] });
+  await form.getByLabel(en['sessions.newTitle']).fill(TITLE);
+  const boxes = form.getByRole('group', { name: en['sessions.scope'] }).getByRole('checkbox');
+  await expect(boxes.first()).toBeVisible();
+  for (let i = 0; i < (await boxes.count()); i++) {
+    const text = (await boxes.nth(i).locator('xpath=..').innerText()).trim();
+    await boxes.nth(i).setChecked(text.startsWith('Shop A'));
+  }
+  await form.getByRole('button', { name: en['sessions.create'] }).click();
+  await expect(page.getByTestId('conversation-title')).toHaveText(TITLE);
+
+  await chooseTool(page, 'product details', 'get_product');
+  await runner(page)
+    .getByLabel(/^product_id/)
+    .fill('42');
+  await runner(page).getByRole('button', { name: en['manual.run'] }).click();
+  const read = page.getByTestId('tool-card').filter({ has: page.getByText('product_id 42') });
+  await expect(read.getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  await expect(read.getByTestId('tool-card-summary')).toContainText('get_product');
+  await expect(read.getByTestId('tool-card-result')).toContainText('"product_id": 42');
+  await expect(read.getByTestId('tool-card-result').locator('pre')).toBeVisible();
+  const resultText = await read.getByTestId('tool-card-result').locator('pre').innerText();
+  await screenshot(page, 'operator-01-read-result');
+
+  await page.reload();
+  await expect(page.locator('.app[data-ready="true"]')).toBeVisible({ timeout: 30_000 });
+  await openConversation(page);
+  const again = page.getByTestId('tool-card').filter({ has: page.getByText('product_id 42') });
+  await expect(again.getByTestId('tool-card-result').locator('pre')).toHaveText(resultText);
+});
+
+test('2. a write shows its exact request, needs Confirm, and a double click sends one request', async () => {
+  const page = app.page;
+  const before = await app.stack.ledger('shop-a');
+  const preview = await reviewWrite(page, 13, 'Stonewashed linen towel, 50 x 70 cm.');
+  await expect(preview.getByTestId('write-preview-arguments')).toHaveText(
+    JSON.stringify({ product_id: 13, description: 'Stonewashed linen towel, 50 x 70 cm.' }, null, 2),
+  );
+  await expect(preview).toContainText('Shop A');
+  expect(await app.stack.ledger('shop-a')).toEqual(before); // nothing sent before the confirm
+  await screenshot(page, 'operator-02-write-preview');
+
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).dblclick();
+  await expect(runner(page).getByTestId('write-sent')).toBeVisible();
+  await expect.poll(async () => (await app.stack.ledger('shop-a')).length).toBe(before.length + 1);
+  await expect(runner(page).getByLabel(/^product_id/)).toHaveValue('');
+  await page.waitForTimeout(1000);
+  const after = await app.stack.ledger('shop-a');
+  expect(after).toHaveLength(before.length + 1);
+  const key = after.at(-1)?.idempotency_key ?? '';
+  expect(await dispatchCount(app.stack, key)).toBe(1);
+});
+
+test('3. SIGKILL mid-write: after the restart the card has its id and actions and agrees with Needs attention; one write', async () => {
+  const { stack } = app;
+  let page = app.page;
+  // The shop takes its time: the host is killed while the request is at the shop.
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'delay',
+    delay_ms: 6000,
+    times: 'once',
+  });
+  const preview = await reviewWrite(page, 7, 'Blue-rim enamel mug.');
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+  const atShop = async () =>
+    (await stack.requests('shop-a')).filter((r) => r.kind === 'operation' && r.fault === 'delay').at(-1)
+      ?.idempotency_key ?? '';
+  await expect.poll(atShop, { timeout: 30_000 }).not.toBe('');
+  const id = await atShop();
+  await app.kill();
+  await app.start();
+  page = app.page;
+
+  await openConversation(page);
+  const c = card(page, id);
+  // The card has the call's id from the archive (written before the request left) and its actions;
+  // the Hub's answer, arriving on the live stream after the restart, brings it to Completed.
+  await expect(c.getByRole('button', { name: en['card.inspect'] })).toBeVisible();
+  await expect(c.getByTestId('tool-card-state')).toHaveText(label('succeeded'), { timeout: 30_000 });
+  await screenshot(page, 'operator-03-after-crash-card');
+
+  // Needs attention still lists it (the journal has no answer recorded yet) and says the same.
+  await goTo(page, 'nav.idle');
+  const row = idleRow(page, id);
+  await expect(row.getByTestId('idle-state')).toHaveText(label('succeeded'));
+  await expect(row.getByTestId('idle-journal-entry')).toHaveText(en['idle.fenceSaved']);
+  await expect(row).not.toContainText('pending_dispatch');
+  await row.getByRole('button', { name: en['card.inspect'] }).click();
+  await expect(idleRow(page, id)).toHaveCount(0);
+
+  await goTo(page, 'nav.conversations');
+  await expect(c.getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  await expect(c.getByTestId('tool-card-result')).toContainText('Blue-rim enamel mug.');
+  expect(await dispatchCount(stack, id)).toBe(1);
+  expect((await stack.ledger('shop-a')).filter((e) => e.idempotency_key === id)).toHaveLength(1);
+});
+
+test('4. a lost acknowledgement across a reopen: the operator checks the shop and records it; the call is settled by a person, nothing sent', async () => {
+  const { stack } = app;
+  let page = app.page;
+  await openConversation(page);
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'drop_after_commit',
+    times: 'once',
+  });
+  const before = (await stack.ledger('shop-a')).length;
+  const preview = await reviewWrite(page, 12, 'Hand-thrown stoneware bowl.');
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+  await expect.poll(async () => (await stack.ledger('shop-a')).length).toBe(before + 1);
+  const id = (await stack.ledger('shop-a')).at(-1)?.idempotency_key ?? '';
+  await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('unknown'));
+
+  await app.reopen();
+  page = app.page;
+  await openConversation(page);
+  await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('unknown'));
+  await goTo(page, 'nav.idle');
+  const row = idleRow(page, id);
+  await expect(row.getByTestId('idle-state')).toHaveText(label('unknown'));
+
+  // The operator looked in the shop: the new description is there. They record it.
+  await row.getByRole('button', { name: en['card.attest'] }).click();
+  const form = row.getByTestId('attest-form');
+  await form.getByLabel(en['attest.succeeded']).check();
+  await form.getByLabel(en['attest.note']).fill('Product 12 shows the new description in the shop.');
+  await screenshot(page, 'operator-04-attest-form');
+  await form.getByRole('button', { name: en['attest.confirm'] }).click();
+  await expect(idleRow(page, id)).toHaveCount(0);
+  expect((await receipt(stack, id))?.state).toBe('succeeded');
+  expect((await receipt(stack, id))?.reason_code).toBe('operator_attested');
+
+  await goTo(page, 'nav.conversations');
+  const c = card(page, id);
+  await expect(c.getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  await expect(c.getByTestId('tool-card-settlement')).toContainText(en['card.settled.succeeded']);
+  await expect(c.getByTestId('tool-card-settlement')).toContainText('Product 12 shows the new description');
+  expect((await stack.ledger('shop-a')).length).toBe(before + 1);
+  expect(await dispatchCount(stack, id)).toBe(1); // nothing was sent again
+  await screenshot(page, 'operator-04-settled-by-person');
+});
+
+test('5. the remote Hub unreachable at start: the app opens offline, says why, and Settings is one click away', async () => {
+  const { stack } = app;
+  const page = app.page;
+  await app.kill();
+  await stack.killHub();
+  const host = await stack.startHost();
+  await page.goto(host.url);
+  await expect(page.locator('.app[data-ready="true"]')).toBeVisible({ timeout: 30_000 });
+  const banner = page.getByTestId('hub-banner');
+  await expect(banner).toHaveAttribute('data-problem', 'remote_unreachable');
+  await expect(banner).toContainText(en['hub.problem.remote_unreachable']);
+  await screenshot(page, 'operator-05-offline');
+  await banner.getByRole('button', { name: en['hub.openSettings'] }).click();
+  await expect(page.getByRole('heading', { name: en['settings.title'] })).toBeVisible();
+  // The conversations are still there to read.
+  await openConversation(page);
+  await expect(page.getByTestId('tool-card').first()).toBeVisible();
+
+  await stack.startHub();
+  await app.reopen();
+  await expect(app.page.getByTestId('hub-state')).toContainText(en['hub.connected']);
+});
