@@ -17,6 +17,7 @@ import { zh as zhWords } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
+import { useTasks } from '../../src-renderer/src/store/tasks.js';
 import { startTestDesk, type TestDesk } from '../app/support.js';
 import { inProcessApi } from './support/in-process-api.js';
 
@@ -245,6 +246,42 @@ describe("the operator's day in the renderer", () => {
     );
     await waitFor(async () =>
       expect((await call('getAppInfo', {})).settings.preferences).toEqual({ lang: 'en', theme: 'light' }),
+    );
+  });
+
+  it('a task: its timeline is current on the first visit, and Cancel asks first and says it is final', async () => {
+    const user = userEvent.setup();
+    await act(async () => {
+      await useTasks.getState().create({
+        title: 'Day task',
+        authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
+        write_budget: 3,
+        in_flight_limit: 1,
+      });
+    });
+    // A load of the app: the task list is read again, the panel opens on the first task.
+    act(() => useTasks.setState({ tasks: {}, selectedId: null, timeline: [] }));
+    await act(async () => {
+      await useTasks.getState().load();
+    });
+    await user.click(nav(en['nav.tasks']));
+    const detail = await screen.findByTestId('task-detail');
+    await waitFor(() =>
+      expect(within(detail).getByRole('list', { name: en['timeline.list'] })).toBeDefined(),
+    );
+    expect(detail.textContent).not.toContain(en['task.timelineEmpty']);
+
+    await user.click(within(detail).getByRole('button', { name: en['task.cancel'] }));
+    const confirm = within(detail).getByTestId('cancel-confirm');
+    expect(confirm.textContent).toContain(en['task.cancelFinal']);
+    expect(within(detail).getByTestId('task-state').textContent).toBe(en['task.state.active']);
+    await user.click(within(confirm).getByRole('button', { name: en['task.cancelKeep'] }));
+    expect(within(detail).queryByTestId('cancel-confirm')).toBeNull();
+    expect(within(detail).getByTestId('task-state').textContent).toBe(en['task.state.active']);
+    await user.click(within(detail).getByRole('button', { name: en['task.cancel'] }));
+    await user.click(within(detail).getByRole('button', { name: en['task.cancelConfirm'] }));
+    await waitFor(() =>
+      expect(within(detail).getByTestId('task-state').textContent).toBe(en['task.state.cancelled']),
     );
   });
 });

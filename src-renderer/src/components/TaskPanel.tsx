@@ -60,6 +60,14 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
   const timeline = useTasks((s) => s.timeline);
   const [error, setError] = useState<ShownError | null>(null);
   const [newConv, setNewConv] = useState(false);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  // The timeline is read when the task is shown, so a first visit after a load is current too.
+  useEffect(() => {
+    void useTasks
+      .getState()
+      .loadTimeline()
+      .catch(() => {});
+  }, [task.task_id]);
   const control = (action: 'pause' | 'continue' | 'cancel') => {
     setError(null);
     useTasks
@@ -116,7 +124,7 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
           </button>
         )}
         {task.state !== 'cancelled' && (
-          <button type="button" className="danger" onClick={() => control('cancel')} disabled={!usable}>
+          <button type="button" className="danger" onClick={() => setConfirmCancel(true)} disabled={!usable}>
             {t('task.cancel')}
           </button>
         )}
@@ -126,6 +134,32 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
           </button>
         )}
       </div>
+      {confirmCancel && task.state !== 'cancelled' && (
+        <div
+          className="card state-bad"
+          role="alertdialog"
+          aria-label={t('task.cancel')}
+          data-testid="cancel-confirm"
+        >
+          <p>{t('task.cancelFinal')}</p>
+          <div className="row">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                setConfirmCancel(false);
+                control('cancel');
+              }}
+              disabled={!usable}
+            >
+              {t('task.cancelConfirm')}
+            </button>
+            <button type="button" onClick={() => setConfirmCancel(false)}>
+              {t('task.cancelKeep')}
+            </button>
+          </div>
+        </div>
+      )}
       {newConv && (
         <NewSessionForm
           taskId={task.task_id}

@@ -191,6 +191,10 @@ export const en = {
   'task.pause': 'Pause',
   'task.continue': 'Continue',
   'task.cancel': 'Cancel task',
+  'task.cancelFinal':
+    'Cancelling is final: the task cannot be continued, no further call is dispatched under it, and nothing already done is undone.',
+  'task.cancelConfirm': 'Cancel the task for good',
+  'task.cancelKeep': 'Keep the task',
   'task.writes': 'Writes: {used} used, {left} left of {budget}',
   'task.inFlightNow': 'In flight: {n} of {limit}',
   'task.counts': 'Calls by state',
