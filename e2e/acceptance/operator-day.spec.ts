@@ -251,13 +251,6 @@ test('5. language and theme survive a reload, and no English is left on the Chin
       .filter((f) => f.length >= 12),
     ...['Result needs checking', 'Unverified', 'Completed', 'Running', 'pending_dispatch', 'interrupted:'],
   ];
-  const views = [
-    en['nav.conversations'],
-    en['nav.tasks'],
-    en['nav.idle'],
-    en['nav.approvals'],
-    en['nav.settings'],
-  ];
   const zhViews = ['nav.conversations', 'nav.tasks', 'nav.idle', 'nav.approvals', 'nav.settings'] as const;
   for (const key of zhViews) {
     await page
