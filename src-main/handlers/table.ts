@@ -36,6 +36,11 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     if (!found) throw new AppError('session_not_found', 'No such conversation.');
     return found;
   };
+  /** Authorization ref -> the business system's name, for views that would otherwise show the ref. */
+  const systemNames = async (): Promise<Map<string, string>> => {
+    const auths = await hub.listAuthorizations().catch(() => []);
+    return new Map(auths.map((a) => [a.authorization_ref, a.system_name]));
+  };
 
   return {
     async getAppInfo(_input, ctx) {
@@ -198,8 +203,14 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       if (!hub.canApprove()) return { can_approve: false, approvals: [] };
       needHub();
       const approvals = await hub.listApprovals();
+      const systems = await systemNames();
       const withExecution = await Promise.all(
-        approvals.map(async (a) => ({ ...a, execution_state: await hub.executionState(a.invocation_id) })),
+        approvals.map(async (a) => ({
+          ...a,
+          execution_state: await hub.executionState(a.invocation_id),
+          system_name: systems.get(a.authorization_ref) ?? null,
+          session_id: hub.lastReceipt(a.invocation_id)?.agent_session_id ?? null,
+        })),
       );
       return { can_approve: true, approvals: withExecution };
     },
@@ -208,7 +219,12 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
         throw new AppError('not_permitted', 'The connected credential may not decide approvals.');
       needHub();
       const a = await hub.decideApproval(input.approval_id, input.decision);
-      return { ...a, execution_state: await hub.executionState(a.invocation_id) };
+      return {
+        ...a,
+        execution_state: await hub.executionState(a.invocation_id),
+        system_name: (await systemNames()).get(a.authorization_ref) ?? null,
+        session_id: hub.lastReceipt(a.invocation_id)?.agent_session_id ?? null,
+      };
     },
 
     async getSettings() {

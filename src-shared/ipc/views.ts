@@ -398,6 +398,10 @@ export type InvocationActionView = z.infer<typeof InvocationActionViewSchema>;
 /** An approval and, as a separate fact, what is known about the call's execution. */
 export const ApprovalViewSchema = ApprovalSchema.extend({
   execution_state: InvocationStateSchema.nullable(),
+  /** The business system's name ("Shop A (homeware)"), null when the Hub did not say. */
+  system_name: z.string().nullable().optional(),
+  /** The conversation the call belongs to, when this desk has seen its receipt. */
+  session_id: z.string().nullable().optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 

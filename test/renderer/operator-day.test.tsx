@@ -284,4 +284,40 @@ describe("the operator's day in the renderer", () => {
       expect(within(detail).getByTestId('task-state').textContent).toBe(en['task.state.cancelled']),
     );
   });
+
+  it('approvals: the system by name, Resume for an approved call, and a link to its conversation', async () => {
+    const user = userEvent.setup();
+    const shopA = desk.root.local?.demo.shopA;
+    if (!shopA) throw new Error('no demo shop');
+    const sessionId = useSessions.getState().currentId ?? '';
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'update product price' });
+    const edit = tools.find(
+      (t: ToolView) => t.tool === 'update_product' && t.authorization_ref === 'auth-shop-a',
+    );
+    const run = await call('runToolManually', {
+      session_id: sessionId,
+      function_name: edit?.function_name ?? '',
+      arguments: { product_id: 42, price: 2500 },
+    });
+    expect(run.item).toMatchObject({ kind: 'tool_call', state: 'awaiting_approval' });
+    const id = run.item.kind === 'tool_call' ? (run.item.invocation_id ?? '') : '';
+    const ledger0 = shopA.ledger().length;
+    await user.click(nav(en['nav.approvals']));
+    const row = () => screen.getAllByTestId('approval').find((r) => r.textContent?.includes(id))!;
+    await waitFor(() => expect(row()).toBeDefined());
+    expect(within(row()).getByTestId('approval-system').textContent).toBe('Shop A (homeware)');
+    expect(row().textContent).not.toContain('auth-shop-a');
+    await user.click(within(row()).getByRole('button', { name: en['approvals.approve'] }));
+    const approved = en['approvals.approval'].replace('{state}', en['approvalState.approved']);
+    await waitFor(() => expect(row().textContent).toContain(approved), { timeout: 10_000 });
+    await within(row()).findByRole('button', { name: en['card.resume'] }, {}, { timeout: 10_000 });
+    expect(shopA.ledger().length).toBe(ledger0); // approving ran nothing
+    await user.click(within(row()).getByRole('button', { name: en['card.resume'] }));
+    await waitFor(() => expect(shopA.ledger().filter((l) => l.idempotency_key === id)).toHaveLength(1), {
+      timeout: 10_000,
+    });
+    await user.click(within(row()).getByRole('button', { name: en['idle.openConversation'] }));
+    await waitFor(() => expect(useApp.getState().view).toBe('conversations'));
+    expect(useSessions.getState().currentId).toBe(sessionId);
+  });
 });

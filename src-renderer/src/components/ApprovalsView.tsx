@@ -1,6 +1,9 @@
 /** Approvals: approval and execution are shown as two separate facts; approving runs nothing. */
 import React, { useState } from 'react';
-import type { ApprovalView } from '../../../src-shared/ipc/views.js';
+import type { ApprovalView, InvocationActionView } from '../../../src-shared/ipc/views.js';
+import { call } from '../api-client.js';
+import { useSessions } from '../store/sessions.js';
+import { ActionResult } from './ToolCallCard.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
@@ -36,6 +39,23 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
   const usable = useApp(hubUsable);
   const execution = approval.execution_state;
   const [error, setError] = useState<ShownError | null>(null);
+  const [result, setResult] = useState<InvocationActionView | null>(null);
+  const [busy, setBusy] = useState(false);
+  const sessionId = approval.session_id ?? null;
+  const known = useSessions((s) => sessionId !== null && s.sessions.some((x) => x.session_id === sessionId));
+  const resume = () => {
+    if (!sessionId || busy) return;
+    setBusy(true);
+    setError(null);
+    call('resumeInvocation', { session_id: sessionId, invocation_id: approval.invocation_id })
+      .then(setResult, (e: unknown) => setError(caught(e)))
+      .finally(() => setBusy(false));
+  };
+  const openConversation = () => {
+    if (!sessionId) return;
+    useApp.getState().setView('conversations');
+    void useSessions.getState().open(sessionId);
+  };
   const decide = (d: 'approve' | 'deny') => {
     setError(null);
     useApprovals
@@ -46,8 +66,18 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
   return (
     <li className="card" data-testid="approval">
       <div>
-        <strong>{approval.tool}</strong> · {approval.authorization_ref} ·{' '}
+        <strong>{approval.tool}</strong> ·{' '}
+        <span data-testid="approval-system">{approval.system_name ?? approval.authorization_ref}</span> ·{' '}
         <code>{approval.invocation_id}</code>
+        {known && (
+          <>
+            {' '}
+            ·{' '}
+            <button type="button" className="link" onClick={openConversation}>
+              {t('idle.openConversation')}
+            </button>
+          </>
+        )}
       </div>
       {approval.prompt && <p>{approval.prompt}</p>}
       {approval.arguments_preview && <pre>{JSON.stringify(approval.arguments_preview, null, 2)}</pre>}
@@ -65,6 +95,14 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
           </button>
         </div>
       )}
+      {known && execution === 'approved' && (
+        <div className="row">
+          <button type="button" onClick={resume} disabled={!usable || busy}>
+            {t('card.resume')}
+          </button>
+        </div>
+      )}
+      {result && <ActionResult result={result} />}
       {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </li>
   );
