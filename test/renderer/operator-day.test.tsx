@@ -310,7 +310,7 @@ describe("the operator's day in the renderer", () => {
     await user.click(within(row()).getByRole('button', { name: en['approvals.approve'] }));
     const approved = en['approvals.approval'].replace('{state}', en['approvalState.approved']);
     await waitFor(() => expect(row().textContent).toContain(approved), { timeout: 10_000 });
-    await within(row()).findByRole('button', { name: en['card.resume'] }, {}, { timeout: 10_000 });
+    await within(row()).findByRole('button', { name: en['card.resume'] }, { timeout: 10_000 });
     expect(shopA.ledger().length).toBe(ledger0); // approving ran nothing
     await user.click(within(row()).getByRole('button', { name: en['card.resume'] }));
     await waitFor(() => expect(shopA.ledger().filter((l) => l.idempotency_key === id)).toHaveLength(1), {
