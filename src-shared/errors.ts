@@ -17,6 +17,7 @@ export const APP_ERROR_CODES = [
   'host_unavailable',
   'launch_token_rejected',
   'launch_token_missing',
+  'launch_link_used',
   // The handlers.
   'not_found',
   'session_not_found',

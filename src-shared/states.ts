@@ -426,6 +426,8 @@ export const HOST_LINK_STATES = [
   'unreachable',
   'rejected',
   'no_token',
+  /** The access link was already used (by another tab or window): it opens the app once. */
+  'link_used',
 ] as const;
 export type HostLinkState = (typeof HOST_LINK_STATES)[number];
 

@@ -1,7 +1,7 @@
 /**
  * A Node client for the browser host's WebSocket (the same frames the renderer sends), for the
  * chaos harness and for scenario checks that read the host's state directly. Sends the Origin the
- * host expects and the per-launch token.
+ * host expects and the launch's session cookie (got by spending the link's one-time code).
  */
 import WebSocket from 'ws';
 
@@ -27,9 +27,28 @@ export class HostCallError extends Error {
   }
 }
 
-export async function connectHost(host: { origin: string; token: string }): Promise<HostClient> {
-  const wsUrl = `${host.origin.replace(/^http/, 'ws')}/ws?token=${encodeURIComponent(host.token)}`;
-  const ws = new WebSocket(wsUrl, { origin: host.origin });
+/**
+ * Spends the launch link's one-time code for the session cookie, as the page does (so a page can no
+ * longer open that link: use this only where no page opens it, e.g. the chaos harness).
+ */
+export async function exchangeLaunchCode(host: { origin: string; token: string }): Promise<string> {
+  const r = await fetch(`${host.origin}/session`, {
+    method: 'POST',
+    headers: { origin: host.origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: host.token }),
+  });
+  const cookie = r.headers.get('set-cookie')?.split(';')[0];
+  if (r.status !== 200 || !cookie) throw new Error(`the host refused the launch code: HTTP ${r.status}`);
+  return cookie;
+}
+
+export async function connectHost(
+  host: { origin: string; token: string },
+  cookie?: string,
+): Promise<HostClient> {
+  const session = cookie ?? (await exchangeLaunchCode(host));
+  const wsUrl = `${host.origin.replace(/^http/, 'ws')}/ws`;
+  const ws = new WebSocket(wsUrl, { origin: host.origin, headers: { cookie: session } });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('error', reject);

@@ -45,9 +45,10 @@ async function main(): Promise<void> {
     port,
     log: (m) => console.error(`[bailing] ${m}`),
   });
+  // The link is printed once, on stdout (scripts/start.mjs shows it); it opens the app once.
   console.log(`BAILING_URL=${host.url}`);
   console.error(
-    `[bailing] Open ${host.url} in a browser (the link carries this launch's access token). Data: ${dataDir}`,
+    `[bailing] Serving on ${host.origin}; open the link printed on standard output (it works once). Data: ${dataDir}`,
   );
 
   let stopping = false;

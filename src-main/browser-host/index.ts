@@ -1,16 +1,18 @@
 /**
  * The browser host: serves the renderer build on 127.0.0.1 and carries the IPC contract over a
- * WebSocket to the same router (and so the same handler table) Electron uses. A per-launch
- * token (given to the browser in the URL fragment) is checked in constant time on the WebSocket
- * upgrade, with an Origin check and a Host check against DNS rebinding.
+ * WebSocket to the same router (and so the same handler table) Electron uses. The printed link
+ * carries a one-time code (URL fragment) that the page exchanges once, `POST /session`, for this
+ * launch's session cookie (HttpOnly, SameSite=Strict, host-only; ./launch-session.ts); the WebSocket
+ * upgrade presents the cookie, checked in constant time, with an Origin check and a Host check
+ * against DNS rebinding. A second exchange of the same code is 410 `launch_link_used`.
  *
- * A wrong Host, Origin or path is refused with an HTTP status. A request from the right page with
- * a token that is not this launch's (a tab from an earlier launch) is accepted and closed at once
- * with WS_CLOSE_LAUNCH_TOKEN_REJECTED before any frame is read or sent, because a browser cannot
- * see the status of a refused upgrade and would otherwise take it for "host unreachable" and
- * retry forever. Old tokens are never accepted: there is no list of them, only this launch's.
+ * A wrong Host, Origin or path is refused with an HTTP status. A request from the right page
+ * without this launch's cookie is accepted and closed at once before any frame is read or sent —
+ * WS_CLOSE_LAUNCH_TOKEN_REJECTED when it carries another launch's cookie (a tab from an earlier
+ * launch), WS_CLOSE_SESSION_MISSING when it carries none — because a browser cannot see the status
+ * of a refused upgrade and would otherwise take it for "host unreachable" and retry forever.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -18,15 +20,17 @@ import { MAX_PAYLOAD_BYTES } from '../../src-shared/ipc/contract.js';
 import type { CallRouter } from '../handlers/call-router.js';
 import type { EventBus } from '../handlers/event-bus.js';
 import { contentSecurityPolicy } from './csp.js';
+import { createLaunchSession } from './launch-session.js';
 import {
   WS_CLOSE_LAUNCH_TOKEN_REJECTED,
   WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON,
+  WS_CLOSE_SESSION_MISSING,
+  WS_CLOSE_SESSION_MISSING_REASON,
   WS_HELLO_FRAME,
   WS_MAX_FRAME_BYTES,
   WsCallFrameSchema,
 } from './protocol.js';
 import { readStatic } from './static-files.js';
-import { newLaunchToken, tokenMatches } from './token.js';
 
 export interface BrowserHostOptions {
   router: CallRouter;
@@ -35,16 +39,24 @@ export interface BrowserHostOptions {
   staticDir: string;
   host?: string;
   port?: number;
+  /** The link's one-time code (default: a fresh random one). */
   token?: string;
+  /** The launch's session credential (default: fresh); given with `token`, the same launch again. */
+  sessionSecret?: string;
   log?: (msg: string) => void;
 }
 
 export interface BrowserHost {
-  /** Open this in the browser (the token is in the fragment, never sent to the server in a request line). */
+  /** Open this once in the browser (its one-time code is in the fragment, never in a request line). */
   url: string;
   origin: string;
   port: number;
+  /** The link's one-time code. */
   token: string;
+  /** The Cookie header a non-browser client of this launch sends (tests and harnesses in-process). */
+  sessionCookie: string;
+  /** The session credential (in-process only: to serve the same launch again, `sessionSecret`). */
+  sessionSecret: string;
   clients(): number;
   /** Connections closed because their token was not this launch's (WS_CLOSE_LAUNCH_TOKEN_REJECTED). */
   rejectedConnections(): number;
@@ -53,7 +65,10 @@ export interface BrowserHost {
 
 export async function startBrowserHost(opts: BrowserHostOptions): Promise<BrowserHost> {
   const host = opts.host ?? '127.0.0.1';
-  const token = opts.token ?? newLaunchToken();
+  const session = createLaunchSession({
+    ...(opts.token ? { code: opts.token } : {}),
+    ...(opts.sessionSecret ? { secret: opts.sessionSecret } : {}),
+  });
   const log = opts.log ?? (() => {});
   let origin = '';
   let hostHeader = '';
@@ -68,6 +83,7 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
           .end(JSON.stringify({ error: 'misdirected', message: 'Wrong Host header.' }));
         return;
       }
+      if (req.method === 'POST' && (req.url ?? '') === '/session') return exchange(req, res);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res
           .writeHead(405, { 'content-type': 'application/json' })
@@ -99,6 +115,48 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     });
   });
 
+  const answer = (res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}) =>
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+      .end(JSON.stringify(body));
+
+  /** The page spends the link's one-time code for the session cookie (same origin, JSON only). */
+  const exchange = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers.origin !== origin)
+      return answer(res, 403, { error: 'forbidden_origin', message: 'Cross-origin requests are refused.' });
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json')
+      return answer(res, 415, {
+        error: 'unsupported_media_type',
+        message: 'The body must be application/json.',
+      });
+    let raw = '';
+    for await (const chunk of req) {
+      raw += (chunk as Buffer).toString('utf8');
+      if (raw.length > 1024) return answer(res, 413, { error: 'payload_too_large', message: 'Too large.' });
+    }
+    let code: unknown;
+    try {
+      code = (JSON.parse(raw) as { code?: unknown }).code;
+    } catch {
+      return answer(res, 400, { error: 'invalid_payload', message: 'Not JSON.' });
+    }
+    const outcome = session.exchange(code);
+    if (outcome === 'ok') return answer(res, 200, { ok: true }, { 'set-cookie': session.setCookie() });
+    if (outcome === 'used') {
+      log('browser host: a link already opened was opened again; refused (it works once)');
+      return answer(res, 410, {
+        error: 'launch_link_used',
+        message:
+          'This link was already used to open Bailing Desk. Use the window that is already open, or restart Bailing Desk for a new link.',
+      });
+    }
+    return answer(res, 403, {
+      error: 'launch_link_invalid',
+      message: 'This link is not from the running Bailing Desk. Open the link it printed when it started.',
+    });
+  };
+
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_FRAME_BYTES });
 
   const refuse = (socket: Duplex, status: number, code: string) => {
@@ -113,15 +171,20 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
     if (url.pathname !== '/ws') return refuse(socket, 404, 'not_found');
     if (req.headers.host !== hostHeader) return refuse(socket, 421, 'misdirected');
     if (req.headers.origin !== origin) return refuse(socket, 403, 'forbidden_origin');
-    if (!tokenMatches(token, url.searchParams.get('token'))) {
+    const presented = session.authorized(req.headers.cookie);
+    if (presented !== 'ok') {
       rejectedTokens += 1;
       // Logged once per launch (a page does not retry after this close; other clients might).
       if (rejectedTokens === 1)
         log(
-          "browser host: a page presented a token that is not this launch's (a tab from an earlier launch?); told it so and closed it",
+          presented === 'other'
+            ? "browser host: a page presented a session that is not this launch's (a tab from an earlier launch?); told it so and closed it"
+            : "browser host: a page connected without this launch's session (not opened through the printed link); told it so and closed it",
         );
       wss.handleUpgrade(req, socket, head, (ws) =>
-        ws.close(WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON),
+        presented === 'other'
+          ? ws.close(WS_CLOSE_LAUNCH_TOKEN_REJECTED, WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON)
+          : ws.close(WS_CLOSE_SESSION_MISSING, WS_CLOSE_SESSION_MISSING_REASON),
       );
       return;
     }
@@ -200,10 +263,12 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
   origin = `http://${hostHeader}`;
 
   return {
-    url: `${origin}/#token=${token}`,
+    url: `${origin}/#token=${session.code}`,
     origin,
     port,
-    token,
+    token: session.code,
+    sessionCookie: session.cookieHeader(),
+    sessionSecret: session.secret,
     clients: () => sockets.size,
     rejectedConnections: () => rejectedTokens,
     async close() {

@@ -26,3 +26,10 @@ export const WS_HELLO_FRAME = { hello: 'bailing.browser-host.v1' } as const;
  */
 export const WS_CLOSE_LAUNCH_TOKEN_REJECTED = 4401;
 export const WS_CLOSE_LAUNCH_TOKEN_REJECTED_REASON = 'launch_token_rejected';
+
+/**
+ * Close code for a WebSocket from the right page that carries no session at all: the page was not
+ * opened through the printed link (or its cookie is gone). The renderer says to open the link.
+ */
+export const WS_CLOSE_SESSION_MISSING = 4403;
+export const WS_CLOSE_SESSION_MISSING_REASON = 'launch_session_missing';

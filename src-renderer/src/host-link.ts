@@ -12,7 +12,7 @@ import type { Transport } from './transport/index.js';
 
 const explainedByBanner = (): boolean => {
   const link = useApp.getState().hostLink;
-  return link === 'rejected' || link === 'no_token';
+  return link === 'rejected' || link === 'no_token' || link === 'link_used';
 };
 
 export async function startRenderer(transport: Pick<Transport, 'api' | 'onStatus'>): Promise<() => void> {

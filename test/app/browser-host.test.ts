@@ -1,5 +1,6 @@
-// The browser host over a real desk: token and Origin checks on the WebSocket upgrade (a token that
-// is not this launch's: see browser-host-relaunch.test.ts), malformed,
+// The browser host over a real desk: the access link's one-time code exchanged once for the session
+// cookie, cookie and Origin checks on the WebSocket upgrade (a session that is not this launch's:
+// see browser-host-relaunch.test.ts), malformed,
 // oversized and unknown calls refused with coded errors while nothing changes, live events, and no
 // secret in anything sent to the renderer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,9 +36,13 @@ interface Client {
   raw(text: string): Promise<Record<string, unknown>>;
 }
 
-function upgrade(url: string, origin: string): Promise<{ ws: WebSocket } | { status: number }> {
+function upgrade(
+  url: string,
+  origin: string,
+  cookie: string | null = host.sessionCookie,
+): Promise<{ ws: WebSocket } | { status: number }> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: { origin } });
+    const ws = new WebSocket(url, { headers: { origin, ...(cookie ? { cookie } : {}) } });
     ws.once('open', () => resolve({ ws }));
     ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
     ws.once('error', () => resolve({ status: -1 }));
@@ -45,9 +50,9 @@ function upgrade(url: string, origin: string): Promise<{ ws: WebSocket } | { sta
 }
 
 /** The close code of a socket that was accepted and closed before it received any frame (-1 otherwise). */
-function closedWithoutFrames(url: string, origin: string): Promise<number> {
+function closedWithoutFrames(url: string, origin: string, cookie: string | null): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: { origin } });
+    const ws = new WebSocket(url, { headers: { origin, ...(cookie ? { cookie } : {}) } });
     let frames = 0;
     ws.on('message', () => (frames += 1));
     ws.once('close', (code) => resolve(frames === 0 ? code : -1));
@@ -57,7 +62,7 @@ function closedWithoutFrames(url: string, origin: string): Promise<number> {
 }
 
 async function connect(): Promise<Client> {
-  const r = await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, host.origin);
+  const r = await upgrade(`ws://127.0.0.1:${host.port}/ws`, host.origin);
   if (!('ws' in r)) throw new Error(`upgrade refused: ${r.status}`);
   const ws = r.ws;
   const frames: Array<Record<string, unknown>> = [];
@@ -94,20 +99,17 @@ async function connect(): Promise<Client> {
 }
 
 describe('browser host: access control on the WebSocket upgrade', () => {
-  it('refuses a missing or wrong token, a wrong Origin and a wrong path', async () => {
-    // From the right page, a missing or wrong token is closed at once with the "not this launch"
+  it('refuses no session, another session, the link code itself, a wrong Origin and a wrong path', async () => {
+    // From the right page, no session or another launch's session is closed at once with its own
     // code (the browser cannot see an HTTP status); no frame is sent (browser-host-relaunch.test.ts).
-    expect(await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws`, host.origin)).toBe(4401);
-    expect(
-      await closedWithoutFrames(`ws://127.0.0.1:${host.port}/ws?token=${'x'.repeat(43)}`, host.origin),
-    ).toBe(4401);
-    expect(
-      await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, 'http://evil.example'),
-    ).toEqual({ status: 403 });
-    expect(await upgrade(`ws://127.0.0.1:${host.port}/other?token=${host.token}`, host.origin)).toEqual({
-      status: 404,
-    });
-    const ok = await upgrade(`ws://127.0.0.1:${host.port}/ws?token=${host.token}`, host.origin);
+    const ws = `ws://127.0.0.1:${host.port}/ws`;
+    expect(await closedWithoutFrames(ws, host.origin, null)).toBe(4403);
+    expect(await closedWithoutFrames(ws, host.origin, `bailing_session=${'x'.repeat(43)}`)).toBe(4401);
+    // the link's code is no credential for the socket (it is only exchanged, once, for the cookie)
+    expect(await closedWithoutFrames(`${ws}?token=${host.token}`, host.origin, null)).toBe(4403);
+    expect(await upgrade(ws, 'http://evil.example')).toEqual({ status: 403 });
+    expect(await upgrade(`ws://127.0.0.1:${host.port}/other`, host.origin)).toEqual({ status: 404 });
+    const ok = await upgrade(ws, host.origin);
     expect('ws' in ok).toBe(true);
     if ('ws' in ok) ok.ws.close();
   });
@@ -241,13 +243,14 @@ describe('the renderer transport shim over the browser host', () => {
     const { subscriptionNameOf } = await import('../../src-shared/ipc/api.js');
     const { EVENT_NAMES } = await import('../../src-shared/ipc/contract.js');
     const origin = host.origin;
+    const cookie = host.sessionCookie;
     class OriginWebSocket extends WebSocket {
       constructor(url: string) {
-        super(url, { headers: { origin } });
+        super(url, { headers: { origin, cookie } });
       }
     }
     const t = createWsTransport({
-      url: `ws://127.0.0.1:${host.port}/ws?token=${host.token}`,
+      url: `ws://127.0.0.1:${host.port}/ws`,
       WebSocketImpl: OriginWebSocket as never,
     });
     try {
@@ -260,5 +263,41 @@ describe('the renderer transport shim over the browser host', () => {
     } finally {
       t.close();
     }
+  });
+});
+
+describe('the access link opens the app once', () => {
+  const exchange = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${host.origin}/session`, {
+      method: 'POST',
+      headers: { origin: host.origin, 'content-type': 'application/json', ...headers },
+      body,
+    });
+
+  it('its code buys the session cookie once (HttpOnly, SameSite=Strict, host-only); again it is 410 with words', async () => {
+    const code = host.token;
+    expect((await exchange(JSON.stringify({ code }), { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await exchange(JSON.stringify({ code }), { 'content-type': 'text/plain' })).status).toBe(415);
+    const wrong = await exchange(JSON.stringify({ code: 'y'.repeat(43) }));
+    expect(wrong.status).toBe(403);
+    expect(((await wrong.json()) as { error: string }).error).toBe('launch_link_invalid');
+
+    const first = await exchange(JSON.stringify({ code }));
+    expect(first.status).toBe(200);
+    const setCookie = first.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^bailing_session=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    expect(setCookie).not.toContain(code);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    // the cookie it set is what opens the socket
+    const ok = await upgrade(`ws://127.0.0.1:${host.port}/ws`, host.origin, setCookie.split(';')[0]!);
+    expect('ws' in ok).toBe(true);
+    if ('ws' in ok) ok.ws.close();
+
+    const second = await exchange(JSON.stringify({ code }));
+    expect(second.status).toBe(410);
+    const body = (await second.json()) as { error: string; message: string };
+    expect(body.error).toBe('launch_link_used');
+    expect(body.message).toContain('already open');
+    expect(second.headers.get('set-cookie')).toBeNull();
   });
 });

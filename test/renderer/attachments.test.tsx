@@ -60,13 +60,14 @@ beforeAll(async () => {
     staticDir: desk.staticDir,
   });
   const origin = host.origin;
+  const cookie = host.sessionCookie;
   class OriginWebSocket extends WebSocket {
     constructor(url: string) {
-      super(url, { headers: { origin } });
+      super(url, { headers: { origin, cookie } });
     }
   }
   const transport = createWsTransport({
-    url: `ws://127.0.0.1:${host.port}/ws?token=${encodeURIComponent(host.token)}`,
+    url: `ws://127.0.0.1:${host.port}/ws`,
     WebSocketImpl: OriginWebSocket as never,
   });
   const unwire = await startRenderer(transport);

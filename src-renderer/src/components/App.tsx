@@ -25,7 +25,7 @@ export function App(): React.JSX.Element {
   const hub = useApp((s) => s.hub);
   const hostLink = useApp((s) => s.hostLink);
   // A refused or missing access link: the host banner says what to do; nothing is starting.
-  const linkDead = hostLink === 'rejected' || hostLink === 'no_token';
+  const linkDead = hostLink === 'rejected' || hostLink === 'no_token' || hostLink === 'link_used';
   const idleCount = useUnresolved((s) => s.items.length);
   const pending = useApprovals((s) => s.approvals.filter((a) => a.state === 'pending').length);
   useEffect(() => {

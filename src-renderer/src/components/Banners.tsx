@@ -47,9 +47,11 @@ export function HostBanner({ address }: { address?: string }): React.JSX.Element
       ? t('app.hostRejected')
       : link === 'no_token'
         ? t('app.noToken')
-        : link === 'unreachable'
-          ? t('app.hostUnreachable', { address: address ?? window.location.host })
-          : t('app.hostDown');
+        : link === 'link_used'
+          ? t('app.linkUsed')
+          : link === 'unreachable'
+            ? t('app.hostUnreachable', { address: address ?? window.location.host })
+            : t('app.hostDown');
   return (
     <div className="banner banner-error" role="alert" data-testid="host-banner" data-link={link}>
       {text}

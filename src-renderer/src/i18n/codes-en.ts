@@ -229,6 +229,8 @@ export const enCodes = {
   'apiError.launch_token_rejected':
     'The app host refused this window: its access link is from an earlier launch.',
   'apiError.launch_token_missing': 'This page was opened without its access link.',
+  'apiError.launch_link_used':
+    'This access link was already used; use the window already open, or restart Bailing Desk.',
   'apiError.session_not_found': 'No such conversation.',
   'apiError.attachment_not_found': 'No such attachment in this conversation.',
   'apiError.turn_in_progress': 'A turn is already running in this conversation.',

@@ -179,6 +179,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'apiError.host_unavailable': '应用主进程未连接。',
   'apiError.launch_token_rejected': '应用主进程拒绝了此窗口：它的访问链接来自之前的一次启动。',
   'apiError.launch_token_missing': '此页面打开时没有带上访问链接。',
+  'apiError.launch_link_used': '此访问链接已被使用；请使用已打开的窗口，或重新启动百灵工作台。',
   'apiError.session_not_found': '没有这个会话。',
   'apiError.attachment_not_found': '这个会话中没有这个附件。',
   'apiError.turn_in_progress': '此会话中已有一轮对话正在进行。',

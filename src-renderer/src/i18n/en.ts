@@ -9,6 +9,8 @@ export const en = {
     'The app host at {address} is still not answering; retrying every few seconds. If Bailing Desk was restarted, it may be on another port: open the link it printed when it started.',
   'app.hostRejected':
     'This Bailing Desk window belongs to an earlier launch of the app. The app has been restarted since, and each launch has its own access link, so the running app does not accept this window. Open the link the app printed when it started again (the line BAILING_URL=…). This window sends nothing more and does not retry.',
+  'app.linkUsed':
+    'This link has already been used to open Bailing Desk: it opens the app once. Use the Bailing Desk window that is already open (reloading it is fine), or restart Bailing Desk for a new link. This window sends nothing and does not retry.',
   'app.noToken':
     'This page was opened without its access link. Open the link Bailing Desk printed when it started (the line BAILING_URL=…, ending in #token=…).',
   'nav.conversations': 'Conversations',

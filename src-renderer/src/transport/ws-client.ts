@@ -1,6 +1,7 @@
 /**
- * The browser transport: the same BailingApi over the browser host's WebSocket. The per-launch
- * token comes from the URL fragment (kept in sessionStorage for reloads of this tab).
+ * The browser transport: the same BailingApi over the browser host's WebSocket. The upgrade carries
+ * this launch's session cookie, which the page got by exchanging its link's one-time code
+ * (./index.ts); `opening` is that exchange: a link already used is `link_used` (nothing to try).
  *
  * The link is `open` only once the host's hello frame arrives. When the socket drops, calls fail at
  * once with `host_unavailable` and the socket reconnects by itself with a growing delay
@@ -20,14 +21,16 @@ import {
   type EventName,
 } from '../../../src-shared/ipc/contract.js';
 
-/** Same number as src-main/browser-host/protocol.ts (a test checks they agree). */
+/** Same numbers as src-main/browser-host/protocol.ts (a test checks they agree). */
 export const WS_CLOSE_LAUNCH_TOKEN_REJECTED = 4401;
+export const WS_CLOSE_SESSION_MISSING = 4403;
 export const HELLO = 'bailing.browser-host.v1';
 
 /**
  * open: connected. reconnecting: lost, retrying. unreachable: still no answer after several
  * attempts (still retrying). rejected: the host answered and refused this page's launch token
- * (no retry). no_token: the page was opened without an access link (nothing to try).
+ * (no retry). no_token: the page was opened without an access link (nothing to try). link_used:
+ * the access link was already used, by another tab or window (nothing to try).
  */
 export type LinkState = Exclude<HostLinkState, 'connecting'>;
 
@@ -41,7 +44,9 @@ export interface WsTransport {
 }
 
 export interface WsTransportOptions {
-  url: string; // ws://127.0.0.1:PORT/ws?token=...
+  url: string; // ws://127.0.0.1:PORT/ws (the session cookie goes with the upgrade)
+  /** The link's code exchange before the first connection: `link_used` connects nothing. */
+  opening?: Promise<'connect' | 'link_used'>;
   WebSocketImpl?: typeof WebSocket;
   /** First reconnect delay; it doubles per failed attempt up to maxReconnectDelayMs. */
   reconnectDelayMs?: number;
@@ -55,6 +60,14 @@ export interface WsTransportOptions {
 const REJECTED_ERROR: AppErrorData = {
   code: 'launch_token_rejected',
   message: 'The app host refused this window: its access link is from an earlier launch.',
+};
+const MISSING_ERROR: AppErrorData = {
+  code: 'launch_token_missing',
+  message: 'This page was opened without its access link.',
+};
+const LINK_USED_ERROR: AppErrorData = {
+  code: 'launch_link_used',
+  message: 'This access link was already used; use the window already open, or restart the app.',
 };
 
 export function createWsTransport(opts: WsTransportOptions): WsTransport {
@@ -134,11 +147,12 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     };
     ws.onclose = (ev: CloseEvent) => {
       if (socket === ws) socket = null;
-      if (ev.code === WS_CLOSE_LAUNCH_TOKEN_REJECTED) {
-        // The host is up and said no: retrying with the same token can never succeed.
+      if (ev.code === WS_CLOSE_LAUNCH_TOKEN_REJECTED || ev.code === WS_CLOSE_SESSION_MISSING) {
+        // The host is up and said no: retrying without a new link can never succeed.
         closed = true;
-        setState('rejected');
-        failPending(REJECTED_ERROR);
+        const missing = ev.code === WS_CLOSE_SESSION_MISSING;
+        setState(missing ? 'no_token' : 'rejected');
+        failPending(missing ? MISSING_ERROR : REJECTED_ERROR);
         return;
       }
       failPending({ code: 'host_unavailable', message: 'The app host connection closed.' });
@@ -154,14 +168,10 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     state === 'rejected'
       ? { ok: false, error: REJECTED_ERROR }
       : state === 'no_token'
-        ? {
-            ok: false,
-            error: {
-              code: 'launch_token_missing',
-              message: 'This page was opened without its access link.',
-            },
-          }
-        : { ok: false, error: { code: 'host_unavailable', message: 'The app host is not connected.' } };
+        ? { ok: false, error: MISSING_ERROR }
+        : state === 'link_used'
+          ? { ok: false, error: LINK_USED_ERROR }
+          : { ok: false, error: { code: 'host_unavailable', message: 'The app host is not connected.' } };
 
   const invoke = async <K extends CallName>(name: K, input: unknown): Promise<CallResult<K>> => {
     if (state === 'connecting' || state === 'reconnecting' || state === 'unreachable') {
@@ -199,13 +209,19 @@ export function createWsTransport(opts: WsTransportOptions): WsTransport {
     ]),
   ) as unknown as EventFunctions;
 
-  if (/[?&]token=(&|$)/.test(opts.url) || !/[?&]token=/.test(opts.url)) {
-    // No token at all: there is nothing the host could accept, so do not knock.
-    closed = true;
-    state = 'no_token';
-  } else {
-    connect();
-  }
+  if (opts.opening)
+    void opts.opening.then(
+      (verdict) => {
+        if (verdict === 'link_used') {
+          // The link's code was spent by another tab: nothing this page could present.
+          closed = true;
+          setState('link_used');
+          failPending(LINK_USED_ERROR);
+        } else connect();
+      },
+      () => connect(),
+    );
+  else connect();
 
   return {
     api: { ...(calls as unknown as Omit<BailingApi, keyof EventFunctions>), ...subs } as BailingApi,
