@@ -102,7 +102,8 @@ export async function startBrowserHost(opts: BrowserHostOptions): Promise<Browse
       }
       res.writeHead(200, {
         'content-type': file.type,
-        'content-security-policy': contentSecurityPolicy(`ws://${hostHeader}`),
+        // 'self': the page spends its link's code with one same-origin POST /session
+        'content-security-policy': contentSecurityPolicy(`'self' ws://${hostHeader}`),
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
         'cross-origin-opener-policy': 'same-origin',

@@ -120,7 +120,7 @@ describe('browser host: access control on the WebSocket upgrade', () => {
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
-    expect(csp).toContain(`connect-src ws://127.0.0.1:${host.port}`);
+    expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${host.port}`);
     const traversal = await fetch(`${host.origin}/assets/..%2f..%2fpackage.json`);
     expect(traversal.status).toBe(404);
     const rebinding = await new Promise<number>((resolve) => {
