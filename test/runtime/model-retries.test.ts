@@ -177,7 +177,7 @@ describe('other failures of a model request', () => {
     ]);
   });
 
-  it('401 (wrong key) and 404 (no such model) fail at once with a code, no retry, nothing run', async () => {
+  it('401 (wrong key), 404 (no such model) and 403 (forbidden) fail at once with a code, no retry, nothing run', async () => {
     const wrongKey = await setUp('bad-key', {}, (e) => ({
       ...emulatorSettings(e, MODE_QUIRKS['openai-strict']),
       apiKey: 'sk-not-the-right-key-000',
@@ -196,6 +196,20 @@ describe('other failures of a model request', () => {
     expect(b.detail).toMatch(/^The model `gpt-missing` does not exist/);
     expect(noModel.emu.requests()).toHaveLength(1);
     expect(writesWith(noModel.description)).toEqual([]);
+    const forbidden = await setUp('forbidden');
+    forbidden.emu.setScript([
+      {
+        match: { userIncludes: 'forbidden' },
+        reply: { httpError: { status: 403, message: 'This key may not use the model.' } },
+      },
+    ]);
+    const c = await forbidden.ask();
+    expect([c.outcome, c.error, c.detail]).toEqual([
+      'failed',
+      'model_forbidden',
+      'This key may not use the model.',
+    ]);
+    expect(forbidden.emu.requests()).toHaveLength(1);
   });
 
   it('a provider that cannot be reached: retried with backoff, then model_unreachable', async () => {
