@@ -48,7 +48,7 @@ describe('server-everything', () => {
 
   it('a long-running operation with progress succeeds within its timeout and is unknown past it', async () => {
     await registerMcp(env, 'everything', everythingServer(), {
-      overlays: { 'trigger-long-running-operation': { timeout_ms: 800 } },
+      overlays: { 'trigger-long-running-operation': { timeout_ms: 2_500 } },
     });
     const ok = await env.invoke({
       authRef: 'auth-everything',
@@ -60,7 +60,7 @@ describe('server-everything', () => {
     const late = await env.invoke({
       authRef: 'auth-everything',
       tool: 'trigger-long-running-operation',
-      args: { duration: 3, steps: 3 },
+      args: { duration: 6, steps: 3 },
     });
     expect(late.body.state, late.text).toBe('unknown');
     expect(late.body.reason_code).toBe('no_response_timeout');
@@ -104,7 +104,8 @@ describe('recovery from an MCP task (server-everything simulate-research-query)'
   it('a task-augmented call past its timeout is unknown with its task id saved; resume reads the task and settles it', async () => {
     await registerMcp(env, 'everything', everythingServer(), {
       overlays: {
-        'simulate-research-query': { timeout_ms: 1_500, approval: { required: false }, risk_level: 'medium' },
+        // the research takes four stages of a second: 2.5 s is well inside it, and room for a busy machine
+        'simulate-research-query': { timeout_ms: 2_500, approval: { required: false }, risk_level: 'medium' },
       },
     });
     const tools = McpToolListSchema.parse(
