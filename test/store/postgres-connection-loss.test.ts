@@ -3,6 +3,7 @@
 // an unlistened 'error' is an uncaught exception. Every pooled client carries its own listener
 // (src-hub/store/postgres/pool.ts), and what the driver raises without a code is the store being
 // unavailable (errors.ts), not an internal error.
+import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { fromDriver } from '../../src-hub/store/postgres/errors.js';
@@ -44,6 +45,53 @@ describe.skipIf(!available)(
       } finally {
         process.off('uncaughtException', onUncaught);
         await pool.end();
+      }
+    });
+
+    it('waiting for a busy connection past the connect bound is load, not an unavailable store', async () => {
+      const url = await createTestDatabase();
+      const pool = createPool({
+        url,
+        max: 1,
+        onIdleError: () => undefined,
+        connectTimeoutMs: 300,
+        queueWaitMs: 20_000,
+      });
+      try {
+        const lent = await pool.connect();
+        const queued = pool.query<{ one: number }>('SELECT 1 AS one');
+        // the only connection stays lent for well past the connect bound
+        await new Promise((r) => setTimeout(r, 900));
+        lent.release();
+        expect((await queued).rows[0]?.one).toBe(1);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('a server that accepts the connection and never answers is store_unavailable at the connect bound', async () => {
+      const sockets: Socket[] = [];
+      const silent = createServer((s) => sockets.push(s));
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      const port = (silent.address() as { port: number }).port;
+      const pool = createPool({
+        url: `postgres://hub@127.0.0.1:${port}/hub`,
+        onIdleError: () => undefined,
+        connectTimeoutMs: 300,
+        queueWaitMs: 20_000,
+      });
+      try {
+        const started = Date.now();
+        const failure = await pool.query('SELECT 1').then(
+          () => null,
+          (e: unknown) => fromDriver(e),
+        );
+        expect(failure).toBeInstanceOf(StoreUnavailableError);
+        expect(Date.now() - started).toBeLessThan(15_000); // the connect bound, not the queue's
+      } finally {
+        await pool.end();
+        for (const s of sockets) s.destroy();
+        silent.close();
       }
     });
 

@@ -15,13 +15,27 @@ export interface PoolOptions {
   /** Connections of this instance (default 10). */
   max?: number;
   onIdleError(err: unknown): void;
+  /** Bounds of the two waits (below); tests shorten them. */
+  connectTimeoutMs?: number;
+  queueWaitMs?: number;
 }
+
+/** How long connecting to the server may take before the store counts as unavailable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How long a transaction may wait for one of the instance's connections. pg-pool uses one
+ * `connectionTimeoutMillis` for both waits; a busy Hub whose transactions queue for a few seconds
+ * (all connections waiting on one task's row lock) is loaded, not cut off from its store, so the
+ * queue gets the longer bound and each new connection keeps its own short one (ConnectingClient
+ * in createPool).
+ */
+const QUEUE_WAIT_MS = 30_000;
 
 export function clientConfig(url: string): ClientConfig {
   return {
     connectionString: url,
     application_name: 'bailing-hub',
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -33,7 +47,19 @@ export function clientConfig(url: string): ClientConfig {
 }
 
 export function createPool(opts: PoolOptions): Pool {
-  const pool = new pg.Pool({ ...clientConfig(opts.url), max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
+  const connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  class ConnectingClient extends pg.Client {
+    constructor(config?: ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const pool = new pg.Pool({
+    ...clientConfig(opts.url),
+    Client: ConnectingClient,
+    connectionTimeoutMillis: opts.queueWaitMs ?? QUEUE_WAIT_MS,
+    max: opts.max ?? 10,
+    idleTimeoutMillis: 30_000,
+  });
   pool.on('error', (err) => opts.onIdleError(err));
   pool.on('connect', (client) => {
     client.on('error', () => undefined); // reported through the rejected query or the pool's 'error'
