@@ -320,4 +320,66 @@ describe("the operator's day in the renderer", () => {
     await waitFor(() => expect(useApp.getState().view).toBe('conversations'));
     expect(useSessions.getState().currentId).toBe(sessionId);
   });
+
+  it("a conversation under a task: exactly the task's authorizations, its title and boundary in the header, only its tools and fields offered", async () => {
+    const user = userEvent.setup();
+    await act(async () => {
+      await useTasks.getState().create({
+        title: 'Boundary task',
+        authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
+        write_budget: 4,
+        in_flight_limit: 1,
+        constraints: [
+          {
+            authorization_ref: 'auth-shop-a',
+            tool: 'update_product_content',
+            schema: {
+              type: 'object',
+              properties: { product_id: { enum: [13] } },
+              propertyNames: { enum: ['product_id', 'description'] },
+            },
+            description: 'Description only for product 13',
+          },
+        ],
+      });
+    });
+    await user.click(nav(en['nav.tasks']));
+    const detail = await screen.findByTestId('task-detail');
+    await waitFor(() =>
+      expect(within(detail).getByTestId('task-boundary').textContent).toContain('Shop A (homeware)'),
+    );
+    expect(within(detail).getByTestId('task-boundary').textContent).toContain('update_product_content');
+    expect(within(detail).getByTestId('task-boundary').textContent).toContain(
+      'Description only for product 13',
+    );
+    await user.click(within(detail).getByRole('button', { name: en['task.startConversation'] }));
+    const form = within(detail).getByRole('form', { name: en['sessions.new'] });
+    const boxes = () =>
+      within(within(form).getByRole('group', { name: en['sessions.scope'] })).getAllByRole('checkbox');
+    await waitFor(() => expect(boxes().length).toBeGreaterThan(1));
+    await waitFor(() =>
+      expect(
+        boxes()
+          .filter((b) => (b as HTMLInputElement).checked)
+          .map((b) => b.parentElement?.textContent ?? ''),
+      ).toEqual([expect.stringMatching(/^Shop A/)]),
+    );
+    await user.type(within(form).getByLabelText(en['sessions.newTitle']), 'Under the task');
+    await user.click(within(form).getByRole('button', { name: en['sessions.create'] }));
+    await waitFor(() => expect(screen.getByTestId('conversation-title').textContent).toBe('Under the task'));
+    const header = screen.getByTestId('conversation-title').closest('header')!;
+    expect(header.textContent).toContain('Boundary task');
+    expect(header.textContent).not.toContain(useTasks.getState().selectedId ?? '?');
+    expect(within(header).getByTestId('task-boundary-budget').textContent).toContain('4');
+
+    const select = await searchTools(user, 'product');
+    const offered = [...select.options].map((o) => o.value).filter((v) => v !== '');
+    expect(offered).toHaveLength(1); // only the task's one tool, no other tool of the shop
+    await user.selectOptions(select, offered[0]!);
+    const labels = within(runner())
+      .getAllByRole('textbox')
+      .map((el) => el.closest('label')?.textContent ?? '');
+    expect(labels.some((l) => l.startsWith('description'))).toBe(true);
+    expect(labels.some((l) => l.startsWith('title'))).toBe(false);
+  });
 });

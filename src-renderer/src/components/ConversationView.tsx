@@ -1,5 +1,5 @@
 /** The open conversation: scope, storage state, streamed messages, tool call cards, composer (with attachments). */
-import React, { useRef, useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n/use-t.js';
 import { refusalText } from '../logic/attachment-text.js';
 import { ACCEPT, type Refusal } from '../logic/attachments.js';
@@ -13,6 +13,8 @@ import { AssistantText } from './AssistantText.js';
 import { NoticeText } from './CodedText.js';
 import { retryText, usageText } from '../logic/model-text.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
+import { TaskBoundary } from './TaskBoundary.js';
+import { useTasks } from '../store/tasks.js';
 import { StorageBar } from './StorageBar.js';
 import { ToolCallCard } from './ToolCallCard.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
@@ -34,6 +36,16 @@ export function ConversationView(): React.JSX.Element {
   });
   const pending = useComposer((s) => pendingOf(s, currentId));
   const fileRef = useRef<HTMLInputElement>(null);
+  const taskId = session?.task_id ?? null;
+  const boundTask = useTasks((s) => (taskId ? (s.tasks[taskId] ?? null) : null));
+  // Follow new output at the end of the log, unless the operator scrolled up to read.
+  const logRef = useRef<HTMLOListElement>(null);
+  const following = useRef(true);
+  const items = conv?.items;
+  useEffect(() => {
+    const el = logRef.current;
+    if (el && following.current) el.scrollTop = el.scrollHeight;
+  }, [items, currentId]);
 
   if (!currentId || !session) return <p className="muted">{t('conv.none')}</p>;
   const running = session.turn_running;
@@ -81,8 +93,9 @@ export function ConversationView(): React.JSX.Element {
         </h2>
         <p className="muted">
           {t('conv.scope')}: {session.members.map((m) => `${m.system_id} (${m.account})`).join(', ') || '—'}
-          {session.task_id && <> · {t('conv.taskBound', { task: session.task_id })}</>}
+          {session.task_id && <> · {t('conv.taskBound', { task: boundTask?.title ?? session.task_id })}</>}
         </p>
+        {boundTask && <TaskBoundary task={boundTask} />}
         {session.availability === 'blocked' && (
           <p role="alert" className="state-bad">
             {t('sessions.blocked', {
@@ -99,7 +112,17 @@ export function ConversationView(): React.JSX.Element {
         )}
       </header>
       <StorageBar sessionId={currentId} storage={conv?.storage ?? null} />
-      <ol className="items" role="log" aria-label={t('conv.items')} aria-live="polite">
+      <ol
+        className="items"
+        role="log"
+        aria-label={t('conv.items')}
+        aria-live="polite"
+        ref={logRef}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
         {(conv?.items ?? []).map((item) => (
           <li key={item.id} className={`item item-${item.kind}`}>
             {item.kind === 'user_message' && (

@@ -1,5 +1,5 @@
 /** Conversations list and the "new conversation" form (scope = selected authorizations, optional task). */
-import React, { useEffect, useState } from 'react';
+import React, { useEffect, useRef, useState } from 'react';
 import type { Authorization } from '../../../src-shared/hub-api.js';
 import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
@@ -61,13 +61,19 @@ export function NewSessionForm({
   const [picked, setPicked] = useState<Set<string>>(new Set());
   const [task, setTask] = useState<string>(taskId ?? '');
   const [error, setError] = useState<ShownError | null>(null);
+  // The task chosen when the authorizations arrive decides what is ticked (they may arrive last).
+  const chosenTask = useRef(task);
+  chosenTask.current = task;
   useEffect(() => {
     if (!usable) return;
     call('listAuthorizations', {}).then(
       (r) => {
         setAuths(r.authorizations);
+        const tv = chosenTask.current ? useTasks.getState().tasks[chosenTask.current] : undefined;
         setPicked(
-          new Set(r.authorizations.filter((a) => a.state === 'active').map((a) => a.authorization_ref)),
+          tv
+            ? new Set(tv.boundary.authorizations.map((a) => a.authorization_ref))
+            : new Set(r.authorizations.filter((a) => a.state === 'active').map((a) => a.authorization_ref)),
         );
       },
       (e: unknown) => setError(caught(e)),

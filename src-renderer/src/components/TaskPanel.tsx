@@ -4,6 +4,7 @@
  * timeline.
  */
 import React, { useEffect, useState } from 'react';
+import { TaskBoundary } from './TaskBoundary.js';
 import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
 import type { ToolView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
@@ -85,6 +86,7 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
       <p className="sentence" role="status" data-testid="task-sentence">
         {taskSentence(task, t)}
       </p>
+      <TaskBoundary task={task} />
       <label className="meter-label">
         {t('task.writes', { used: task.writes_used, left: task.writes_left, budget })}
         <meter

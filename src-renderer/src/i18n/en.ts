@@ -193,6 +193,8 @@ export const en = {
   'task.pause': 'Pause',
   'task.continue': 'Continue',
   'task.cancel': 'Cancel task',
+  'task.boundaryConstraint': 'Rule for {tool}',
+  'task.boundaryBudget': 'Write budget',
   'task.cancelFinal':
     'Cancelling is final: the task cannot be continued, no further call is dispatched under it, and nothing already done is undone.',
   'task.cancelConfirm': 'Cancel the task for good',

@@ -186,6 +186,8 @@ export const zh: Messages = {
   'task.pause': '暂停',
   'task.continue': '继续',
   'task.cancel': '取消任务',
+  'task.boundaryConstraint': '{tool} 的规则',
+  'task.boundaryBudget': '写入预算',
   'task.cancelFinal': '取消是最终的：任务不能再继续，不会再派发任何调用，已完成的操作也不会被撤销。',
   'task.cancelConfirm': '永久取消该任务',
   'task.cancelKeep': '保留任务',
