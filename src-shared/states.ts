@@ -434,6 +434,9 @@ export type HostLinkState = (typeof HOST_LINK_STATES)[number];
 /** The OS keychain as the app found it. */
 export const KEYCHAIN_STATES = ['available', 'unavailable'] as const;
 export type KeychainState = (typeof KEYCHAIN_STATES)[number];
+/** Why the OS keychain is unavailable, as a code the UI words (the technical detail is kept beside it). */
+export const KEYCHAIN_REASONS = ['keytar_missing', 'secret_service_unavailable'] as const;
+export type KeychainReason = (typeof KEYCHAIN_REASONS)[number];
 
 /** What a reconciliation step found in the business system's evidence (a receipt's `reconciliation`). */
 export const RECONCILIATION_OUTCOMES = [

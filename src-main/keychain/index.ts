@@ -5,7 +5,7 @@
  * (secrets held in this process's memory, gone when it exits). A secret is never written to disk
  * by this module, and never logged.
  */
-import type { KeychainState } from '../../src-shared/states.js';
+import type { KeychainReason, KeychainState } from '../../src-shared/states.js';
 import { loadKeytar } from './keytar-loader.js';
 export const KEYCHAIN_SERVICE = 'bailing-desk';
 
@@ -29,6 +29,8 @@ export interface KeytarLike {
 export interface KeychainStatus {
   state: KeychainState;
   reason: string | null;
+  /** The reason as a code (null when available). */
+  reasonCode: KeychainReason | null;
   sessionOnly: boolean;
 }
 
@@ -70,16 +72,19 @@ export async function createKeychain(opts: KeychainOptions = {}): Promise<Keycha
   const service = opts.service ?? KEYCHAIN_SERVICE;
   let backend: KeytarLike | null = null;
   let reason: string | null = null;
+  let reasonCode: KeychainReason | null = null;
   try {
     backend = await (opts.loadBackend ?? loadKeytar)();
   } catch (err) {
     reason = `keytar is not installed: ${describe(err)}`;
+    reasonCode = 'keytar_missing';
   }
   if (backend) {
     try {
       await backend.findCredentials(service);
     } catch (err) {
       reason = `no Secret Service answered: ${describe(err)}`;
+      reasonCode = 'secret_service_unavailable';
       backend = null;
     }
   }
@@ -94,6 +99,7 @@ export async function createKeychain(opts: KeychainOptions = {}): Promise<Keycha
     status: () => ({
       state: backend ? 'available' : 'unavailable',
       reason,
+      reasonCode,
       sessionOnly: backend === null && sessionOnly,
     }),
     useSessionOnly() {

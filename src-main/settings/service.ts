@@ -159,7 +159,12 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         stream: q.stream,
         send_reasoning: q.reasoningSendBack,
       },
-      keychain: { state: ks.state, reason: ks.reason, session_only: ks.sessionOnly },
+      keychain: {
+        state: ks.state,
+        reason: ks.reason,
+        reason_code: ks.reasonCode,
+        session_only: ks.sessionOnly,
+      },
       data_dir: deps.dataDir,
       preferences: current.ui ?? null,
     };

@@ -23,6 +23,7 @@ import {
   HUB_TEST_STATES,
   JOURNAL_STATES,
   KEYCHAIN_STATES,
+  KEYCHAIN_REASONS,
   CONNECTION_TEST_LIST_STATES,
   CONNECTION_TEST_STEP_STATES,
   MODEL_RETRY_REASONS,
@@ -267,7 +268,9 @@ export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;
 
 export const KeychainViewSchema = z.strictObject({
   state: z.enum(KEYCHAIN_STATES),
+  /** The technical detail (developer words, e.g. a module path); the UI leads with `reason_code`. */
   reason: z.string().nullable(),
+  reason_code: z.enum(KEYCHAIN_REASONS).nullable().optional(),
   /** true when secrets are being held in memory for this run only (keychain unavailable). */
   session_only: z.boolean(),
 });

@@ -12,7 +12,7 @@ describe('keychain with the real OS keychain (gnome-keyring over D-Bus)', () => 
   it('stores, reads and deletes a secret under the app service name', async () => {
     const service = `${KEYCHAIN_SERVICE}-test-${randomUUID()}`;
     const kc = await createKeychain({ service });
-    expect(kc.status()).toEqual({ state: 'available', reason: null, sessionOnly: false });
+    expect(kc.status()).toEqual({ state: 'available', reason: null, reasonCode: null, sessionOnly: false });
     const secret = `sk-${randomUUID()}`;
     await kc.set('model-api-key', secret);
     expect(await kc.get('model-api-key')).toBe(secret);
@@ -63,6 +63,7 @@ describe('keychain when no Secret Service is reachable', () => {
     });
     expect(kc.status().state).toBe('unavailable');
     expect(kc.status().reason).toContain('keytar is not installed');
+    expect(kc.status().reasonCode).toBe('keytar_missing');
     await expect(kc.set('model-api-key', 'k')).rejects.toBeInstanceOf(KeychainUnavailableError);
     expect(await kc.get('model-api-key')).toBeNull();
     kc.useSessionOnly();

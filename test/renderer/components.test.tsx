@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StorageView, UnresolvedItem } from '../../src-shared/ipc/views.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
+import { SettingsView } from '../../src-renderer/src/components/SettingsView.js';
+import { useSettings } from '../../src-renderer/src/store/settings.js';
 import { HubBanner } from '../../src-renderer/src/components/Banners.js';
 import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
 import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
@@ -212,6 +214,51 @@ describe('HubBanner and languages', () => {
       expect(screen.getByRole('alert').textContent).toContain(words['hub.problem.remote_not_configured']);
       act(() => screen.getByRole('button', { name: words['hub.openSettings'] }).click());
       expect(useApp.getState().view).toBe('settings');
+      cleanup();
+    }
+  });
+});
+
+describe('Settings: the keychain status', () => {
+  it('words why the keychain is unavailable from its code; the developer detail stays folded', () => {
+    const detail =
+      "keytar is not installed: Cannot find package 'keytar' imported from /opt/app/src-main/keychain/index.ts";
+    useSettings.setState({
+      settings: {
+        hub: {
+          mode: 'local',
+          remote_url: null,
+          token_configured: false,
+          restart_required: false,
+          token_cleared: null,
+        },
+        model: {
+          provider: 'custom',
+          base_url: null,
+          model: null,
+          key_configured: false,
+          key_cleared: null,
+          stream: true,
+          send_reasoning: 'never',
+        },
+        keychain: { state: 'unavailable', reason: detail, reason_code: 'keytar_missing', session_only: true },
+        data_dir: '/tmp/x',
+        preferences: null,
+      },
+    });
+    for (const lang of ['en', 'zh'] as const) {
+      act(() => useApp.setState({ lang }));
+      render(<SettingsView />);
+      const status = screen.getByTestId('keychain-status');
+      const words = lang === 'en' ? en : zh;
+      expect(status.textContent).toContain(words['keychainReason.keytar_missing']);
+      const folded = status.querySelector('details');
+      expect(folded?.open).toBe(false);
+      expect(folded?.textContent).toContain('Cannot find package');
+      const shown = status.cloneNode(true) as HTMLElement;
+      shown.querySelector('details')?.remove();
+      expect(shown.textContent).not.toContain('Cannot find package');
+      expect(shown.textContent).not.toContain('/opt/app');
       cleanup();
     }
   });

@@ -53,10 +53,20 @@ export function SettingsView(): React.JSX.Element {
       <h2 id="settings-title">{t('settings.title')}</h2>
       <h3>{t('settings.keychain')}</h3>
       {keychainDown ? (
-        <p className="state-bad" role="status">
-          {t('settings.keychainDown', { reason: settings.keychain.reason ?? '' })}
+        <div className="state-bad" role="status" data-testid="keychain-status">
+          {t('settings.keychainDown', {
+            reason: settings.keychain.reason_code
+              ? t(`keychainReason.${settings.keychain.reason_code}`)
+              : (settings.keychain.reason ?? ''),
+          })}
           {settings.keychain.session_only && ` ${t('settings.sessionOnlyActive')}`}
-        </p>
+          {settings.keychain.reason_code && settings.keychain.reason && (
+            <details>
+              <summary>{t('settings.technicalDetail')}</summary>
+              <code lang="en">{settings.keychain.reason}</code>
+            </details>
+          )}
+        </div>
       ) : (
         <p className="state-ok">{t('settings.keychainOk')}</p>
       )}
