@@ -174,6 +174,12 @@ export function SettingsView(): React.JSX.Element {
         sessionOnly={sessionOnly}
         onDone={(p, clearSecrets) => done(p.then(clearSecrets))}
       />
+      {/* The model form's answer, next to its buttons (not at the bottom of the page). */}
+      {msg && (
+        <p role="status" data-testid="model-save-status">
+          {msg}
+        </p>
+      )}
 
       <h3>{t('settings.journal')}</h3>
       {current ? (
@@ -185,7 +191,6 @@ export function SettingsView(): React.JSX.Element {
         <p className="muted">—</p>
       )}
       <p className="muted">{t('settings.dataDir', { dir: settings.data_dir })}</p>
-      {msg && <p role="status">{msg}</p>}
     </section>
   );
 }
