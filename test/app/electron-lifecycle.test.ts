@@ -67,7 +67,11 @@ const e = vi.hoisted(() => {
     BrowserWindow,
     protocol: { registerSchemesAsPrivileged: () => {}, handle: () => {} },
     session: {
-      defaultSession: { webRequest: { onHeadersReceived: () => {} }, setPermissionRequestHandler: () => {} },
+      defaultSession: {
+        webRequest: { onHeadersReceived: () => {} },
+        setPermissionRequestHandler: () => {},
+        setPermissionCheckHandler: () => {},
+      },
     },
     net: { fetch: () => {} },
     shell: { openExternal: () => {} },
