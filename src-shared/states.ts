@@ -317,6 +317,27 @@ export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 export const MCP_CONNECTION_STATES = ['connecting', 'connected', 'disconnected'] as const;
 export type McpConnectionState = (typeof MCP_CONNECTION_STATES)[number];
 
+/**
+ * What asking for business evidence found about a call whose answer was lost (reconcile.ts; an
+ * HTTP system's operations look-up, an MCP server's look-up tool or task — docs/mcp.md#recovery):
+ * settled (`succeeded`, `failed`), or not (`not_found`, `unavailable`, `unsupported`: nothing can
+ * be asked, `pending`: an MCP task still running).
+ */
+export const EVIDENCE_CHECK_OUTCOMES = [
+  'succeeded',
+  'failed',
+  'not_found',
+  'unavailable',
+  'unsupported',
+  'pending',
+] as const;
+export type EvidenceCheckOutcome = (typeof EVIDENCE_CHECK_OUTCOMES)[number];
+
+/** The statuses of an MCP task (`tasks/get`), and those it ends in. */
+export const MCP_TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+export type McpTaskStatus = (typeof MCP_TASK_STATUSES)[number];
+export const MCP_TASK_END_STATUSES: readonly McpTaskStatus[] = ['completed', 'failed', 'cancelled'];
+
 /** What an MCP server's look-up tool answers about an idempotency key (docs/mcp.md#look-up-tools). */
 export const MCP_LOOKUP_STATUSES = ['succeeded', 'failed', 'not_found'] as const;
 export type McpLookupStatus = (typeof MCP_LOOKUP_STATUSES)[number];

@@ -4,6 +4,7 @@
  * (src-hub/mcp). Everything before — permits, enrollment, rate limits, approvals, the durable
  * `dispatching` record — and after — recording the outcome — is the same path for both.
  */
+import type { EvidenceCheckOutcome } from '../../src-shared/states.js';
 import type { HubContext, LookupResult, SendResult } from '../context.js';
 import { dispatchMcp } from '../mcp/dispatch.js';
 import { recoverMcp } from '../mcp/recover.js';
@@ -48,7 +49,7 @@ export function sendByKind(
 export type Check =
   | {
       source: 'operations_lookup' | 'lookup_tool' | 'task_status';
-      outcome: 'succeeded' | 'failed';
+      outcome: Extract<EvidenceCheckOutcome, 'succeeded' | 'failed'>;
       http_status: number | null;
       result: unknown;
       evidence_digest: string;
@@ -56,7 +57,7 @@ export type Check =
     }
   | {
       source: 'operations_lookup' | 'lookup_tool' | 'task_status' | 'none';
-      outcome: 'not_found' | 'unavailable' | 'unsupported' | 'pending';
+      outcome: Exclude<EvidenceCheckOutcome, 'succeeded' | 'failed'>;
       detail: string;
     };
 

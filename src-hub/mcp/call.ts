@@ -14,6 +14,7 @@ import {
   ErrorCode,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_TASK_END_STATUSES } from '../../src-shared/states.js';
 import type { McpOperation } from '../acc/types.js';
 import type { McpConnection } from './connect.js';
 import { IDEMPOTENCY_KEY_META } from './meta-keys.js';
@@ -42,7 +43,7 @@ export interface McpCallInput {
   stdio: boolean;
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+const TERMINAL: ReadonlySet<string> = new Set(MCP_TASK_END_STATUSES);
 
 function noAnswer(err: unknown, input: McpCallInput, deadlinePassed: boolean): McpCallResult {
   if (input.signal?.aborted)

@@ -5,13 +5,14 @@
  * `not_dispatched` (send.ts).
  */
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
+import type { InvocationState } from '../../src-shared/states.js';
 import type { SendResult } from '../context.js';
 import type { InvocationPatch } from '../store/types.js';
 
 export function mcpResultOutcome(
   result: Extract<SendResult, { kind: 'mcp_result' }>,
   at: string,
-): { to: 'succeeded' | 'failed'; patch: InvocationPatch } {
+): { to: Extract<InvocationState, 'succeeded' | 'failed'>; patch: InvocationPatch } {
   const digest = sha256Hex(canonicalJson(result.result ?? null));
   const task = result.task_id ? ` (MCP task ${result.task_id})` : '';
   const base: InvocationPatch = {

@@ -10,7 +10,7 @@
  */
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
-import { MCP_LOOKUP_STATUSES } from '../../src-shared/states.js';
+import { MCP_LOOKUP_STATUSES, type EvidenceCheckOutcome } from '../../src-shared/states.js';
 import { isMcpOperation } from '../acc/types.js';
 import type { HubContext } from '../context.js';
 import type { InvocationRecord, SystemRecord } from '../store/types.js';
@@ -19,14 +19,14 @@ import { keepResult } from './result-bounds.js';
 export type McpRecovery =
   | {
       source: 'lookup_tool' | 'task_status';
-      outcome: 'succeeded' | 'failed';
+      outcome: Extract<EvidenceCheckOutcome, 'succeeded' | 'failed'>;
       result: unknown;
       evidence_digest: string;
       detail: string;
     }
   | {
       source: 'lookup_tool' | 'task_status' | 'none';
-      outcome: 'not_found' | 'unavailable' | 'pending' | 'unsupported';
+      outcome: Exclude<EvidenceCheckOutcome, 'succeeded' | 'failed'>;
       detail: string;
     };
 
