@@ -382,4 +382,34 @@ describe("the operator's day in the renderer", () => {
     expect(labels.some((l) => l.startsWith('description'))).toBe(true);
     expect(labels.some((l) => l.startsWith('title'))).toBe(false);
   });
+
+  it('a refusal by the task names the argument and the rule, in both languages', async () => {
+    const sessionId = useSessions.getState().currentId ?? '';
+    const { tools } = await call('searchTools', { session_id: sessionId, query: 'product' });
+    const edit = tools.find((t: ToolView) => t.tool === 'update_product_content');
+    expect(edit).toBeDefined();
+    const run = await call('runToolManually', {
+      session_id: sessionId,
+      function_name: edit?.function_name ?? '',
+      arguments: { product_id: 7, title: 'Cheaper mug' },
+    });
+    expect(run.item).toMatchObject({ kind: 'tool_call', feedback: { code: 'constraint_violation' } });
+    const card = () =>
+      screen.getAllByTestId('tool-card').find((c) => c.textContent?.includes('Cheaper mug'))!;
+    await waitFor(() => expect(card()).toBeDefined());
+    const items = () =>
+      [...within(card()).getByTestId('tool-card-breaches').querySelectorAll('li')].map(
+        (li) => li.textContent,
+      );
+    expect(items()).toEqual([
+      en['card.breach.name'].replace('{field}', 'title'),
+      en['card.breach.value'].replace('{field}', 'product_id'),
+    ]);
+    act(() => useApp.setState({ lang: 'zh' }));
+    expect(items()).toEqual([
+      zhWords['card.breach.name'].replace('{field}', 'title'),
+      zhWords['card.breach.value'].replace('{field}', 'product_id'),
+    ]);
+    act(() => useApp.setState({ lang: 'en' }));
+  });
 });

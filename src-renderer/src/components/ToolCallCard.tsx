@@ -16,6 +16,10 @@ import { useCardPanel } from '../store/card-panels.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 import { AttestForm } from './AttestForm.js';
 import { StateBadge } from './StateBadge.js';
+import { constraintBreaches } from '../logic/manual-runner.js';
+import { parseArguments } from '../../../src-shared/call-view.js';
+import { useSessions } from '../store/sessions.js';
+import { useTasks } from '../store/tasks.js';
 
 type ToolCall = Extract<ConversationItem, { kind: 'tool_call' }>;
 
@@ -36,6 +40,16 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
       .finally(() => setBusy(false));
   };
   const toolName = item.tool ?? item.function_name;
+  const taskId = useSessions((s) => s.sessions.find((x) => x.session_id === sessionId)?.task_id ?? null);
+  const task = useTasks((s) => (taskId ? (s.tasks[taskId] ?? null) : null));
+  const breaches =
+    item.feedback?.code === 'constraint_violation' && item.tool && item.authorization_ref
+      ? constraintBreaches(
+          { tool: item.tool, authorization_ref: item.authorization_ref },
+          parseArguments(item.arguments_json) ?? {},
+          task,
+        )
+      : [];
   const keyArgs = item.key_arguments ?? [];
   return (
     <article
@@ -117,6 +131,15 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
         </p>
       )}
       {item.late && <p className="muted">{t('card.late')}</p>}
+      {breaches.length > 0 && (
+        <ul className="state-bad breaches" data-testid="tool-card-breaches">
+          {breaches.map((b) => (
+            <li key={b.field}>
+              {t(b.kind === 'name' ? 'card.breach.name' : 'card.breach.value', { field: b.field })}
+            </li>
+          ))}
+        </ul>
+      )}
       {item.feedback && (
         <p className={item.feedback.category === 'storage_error' ? 'state-bad' : 'muted'}>
           <FeedbackText feedback={item.feedback} />

@@ -129,6 +129,8 @@ export const en = {
   'card.settled.failed': 'Settled by a person: it did not happen (checked in the business system).',
   'card.settledNote': 'Their note: {note}',
   'card.attest': 'Record what I checked',
+  'card.breach.name': '`{field}` may not be changed in this task.',
+  'card.breach.value': '`{field}` has a value this task does not allow.',
   'attest.title': 'What did you find in the business system?',
   'attest.succeeded': 'It happened',
   'attest.failed': 'It did not happen',

@@ -123,6 +123,8 @@ export const zh: Messages = {
   'card.settled.failed': '由人工结案：未执行（已在业务系统中核查）。',
   'card.settledNote': '核查说明：{note}',
   'card.attest': '记录我的核查结果',
+  'card.breach.name': '本任务不允许修改 `{field}`。',
+  'card.breach.value': '`{field}` 的值不在本任务允许的范围内。',
   'attest.title': '您在业务系统中看到了什么？',
   'attest.succeeded': '已执行',
   'attest.failed': '未执行',

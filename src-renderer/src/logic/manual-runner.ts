@@ -58,3 +58,37 @@ export function fieldsAllowed(fields: readonly FormField[], allowed: Set<string>
 export function preselected(tools: readonly ToolView[]): string {
   return tools.find((t) => t.effect === 'read')?.function_name ?? '';
 }
+
+export interface ConstraintBreach {
+  /** `name`: the task does not let this tool name the argument; `value`: not one of the values it allows. */
+  kind: 'name' | 'value';
+  field: string;
+}
+
+/**
+ * Which arguments of a call break its task's constraints, read from the constraints' JSON Schema
+ * (`propertyNames.enum` and `properties.<field>.enum`), so a refusal can name the argument and the
+ * rule ("`price` may not be changed in this task") instead of a validator's sentence.
+ */
+export function constraintBreaches(
+  tool: Pick<ToolView, 'tool' | 'authorization_ref'>,
+  args: Record<string, unknown>,
+  task: Boundary | null,
+): ConstraintBreach[] {
+  if (!task) return [];
+  const out: ConstraintBreach[] = [];
+  const allowed = namesAllowed(tool, task);
+  if (allowed)
+    for (const name of Object.keys(args)) if (!allowed.has(name)) out.push({ kind: 'name', field: name });
+  for (const c of task.boundary.constraints) {
+    if (c.tool !== tool.tool) continue;
+    if (c.authorization_ref !== null && c.authorization_ref !== tool.authorization_ref) continue;
+    const props = (c.schema.properties ?? {}) as Record<string, { enum?: unknown }>;
+    for (const [field, p] of Object.entries(props)) {
+      if (!Array.isArray(p.enum) || !(field in args)) continue;
+      if (!p.enum.some((v) => v === args[field]) && !out.some((b) => b.field === field))
+        out.push({ kind: 'value', field });
+    }
+  }
+  return out;
+}
