@@ -490,12 +490,15 @@ export const OUTCOME_REASON_CODES = [
   'no_response_timeout',
   'no_response_connection_lost',
   'no_response_aborted',
+  /** An MCP server's process exited while the call was in flight (docs/mcp.md). */
+  'no_response_server_exited',
   'lookup_not_found',
   'lookup_unavailable',
   'hub_restarted',
   'hub_instance_lost',
   OPERATOR_ATTESTED,
 ] as const;
+export type OutcomeReasonCode = (typeof OUTCOME_REASON_CODES)[number];
 
 /** What the Hub did on a resume. */
 export const RESUME_ACTIONS = ['dispatched', 'reconciled', 'unchanged', 'refused'] as const;

@@ -5,7 +5,7 @@
  *   4xx            -> failed    (the system answered and rejected it; the permit stays spent)
  *   5xx            -> unknown   (the system answered with an error; it may have committed: reconcile)
  *   no response    -> unknown   (timeout, connection lost, Hub shutting down after the request left)
- *   never sent     -> not_dispatched with `not_sent_<reason>` (it failed before its first byte was
+ *   never sent     -> not_dispatched with its NOT_SENT_CODE (it failed before its first byte was
  *                     written): the permit, budget and rate slot are given back in the same transaction;
  *                     an approved call (resumed) goes back to `approved`, so a later resume may send it
  */
@@ -17,6 +17,7 @@ import type { InvocationPatch, InvocationRecord } from '../store/types.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import { mcpResultOutcome } from '../mcp/outcome.js';
 import { sendByKind } from './by-kind.js';
+import { NO_RESPONSE_CODE, NOT_SENT_CODE } from './reason-codes.js';
 import { transitionInvocation } from './transition.js';
 import { whenStoreReturns } from './when-store-returns.js';
 
@@ -74,7 +75,7 @@ async function sendAndRecordOnce(
             'the store could not be read just before sending',
           )
         : result.kind === 'not_sent'
-          ? notSentOutcome(notSentTo, `not_sent_${result.reason}`, result.detail)
+          ? notSentOutcome(notSentTo, NOT_SENT_CODE[result.reason], result.detail)
           : result.kind === 'mcp_result'
             ? mcpResultOutcome(result, at.toISOString())
             : outcomeOf(result, at.toISOString());
@@ -92,7 +93,7 @@ async function sendAndRecordOnce(
         detail: {
           outcome:
             result.kind === 'response'
-              ? `http_${result.status}`
+              ? 'http_response'
               : result.kind === 'mcp_result'
                 ? result.is_error
                   ? 'mcp_is_error'
@@ -102,8 +103,8 @@ async function sendAndRecordOnce(
                   : result.kind === 'store_unavailable'
                     ? 'not_sent_store_unavailable'
                     : result.kind === 'not_sent'
-                      ? `not_sent_${result.reason}`
-                      : result.reason,
+                      ? NOT_SENT_CODE[result.reason]
+                      : NO_RESPONSE_CODE[result.reason],
           business_status: result.kind === 'response' ? result.status : null,
           request_sent: sent,
         },
@@ -221,7 +222,7 @@ function outcomeOf(
       to: 'unknown',
       patch: {
         dispatch: 'attempted',
-        reason_code: `no_response_${result.reason}`,
+        reason_code: NO_RESPONSE_CODE[result.reason],
         reason_message: result.detail,
         add_evidence: evidence,
       },

@@ -39,7 +39,8 @@ import {
 import { HUB_ERROR_CODES } from '../../src-shared/hub-api.js';
 import { APP_ERROR_CODES } from '../../src-shared/errors.js';
 import type { ConversationItem, InvocationActionView, UnresolvedItem } from '../../src-shared/ipc/views.js';
-import { NOT_SENT_REASON_CODES, TASK_REFUSAL_CODES } from '../../src-shared/states.js';
+import { NOT_SENT_REASON_CODES, OUTCOME_REASON_CODES, TASK_REFUSAL_CODES } from '../../src-shared/states.js';
+import { NO_RESPONSE_CODE, NOT_SENT_CODE } from '../../src-hub/invocations/reason-codes.js';
 import { ConversationView } from '../../src-renderer/src/components/ConversationView.js';
 import { IdlePanel } from '../../src-renderer/src/components/IdlePanel.js';
 import { StorageBar } from '../../src-renderer/src/components/StorageBar.js';
@@ -103,6 +104,20 @@ describe('every code has words', () => {
       untranslated(NOT_SENT_REASON_CODES),
       'not-sent reason codes without a code.<code> key in en.ts and zh.ts',
     ).toEqual([]);
+  });
+
+  it('each reason a sent call ended as it did (OUTCOME_REASON_CODES)', () => {
+    expect(
+      untranslated(OUTCOME_REASON_CODES),
+      'outcome reason codes without a code.<code> key in en.ts and zh.ts',
+    ).toEqual([]);
+  });
+
+  it('every code the Hub records for a dispatch result is a listed, worded code', () => {
+    expect(untranslated(Object.values(NOT_SENT_CODE))).toEqual([]);
+    expect(untranslated(Object.values(NO_RESPONSE_CODE))).toEqual([]);
+    for (const c of Object.values(NOT_SENT_CODE)) expect(NOT_SENT_REASON_CODES).toContain(c);
+    for (const c of Object.values(NO_RESPONSE_CODE)) expect(OUTCOME_REASON_CODES).toContain(c);
   });
 
   it('each journal error code (storage feedback)', () => {

@@ -66,6 +66,7 @@ export const enCodes = {
   'code.no_response_timeout': 'The business system did not answer in time.',
   'code.no_response_connection_lost': 'The connection to the business system was lost before it answered.',
   'code.no_response_aborted': 'The request was stopped before the business system answered.',
+  'code.no_response_server_exited': 'The MCP server stopped while the call was in progress; it may have run.',
   'code.lookup_not_found': 'The business system has no record of this request.',
   'code.lookup_unavailable': 'The business system could not be asked about this request.',
   'code.hub_restarted': 'The Hub restarted while this call was in progress.',

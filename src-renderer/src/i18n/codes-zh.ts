@@ -53,6 +53,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.no_response_timeout': '业务系统未在规定时间内答复。',
   'code.no_response_connection_lost': '业务系统答复前与其连接中断。',
   'code.no_response_aborted': '业务系统答复前请求被中止。',
+  'code.no_response_server_exited': '调用进行中 MCP 服务器退出；该调用可能已执行。',
   'code.lookup_not_found': '业务系统没有此请求的记录。',
   'code.lookup_unavailable': '无法向业务系统查询此请求。',
   'code.hub_restarted': '此调用进行期间 Hub 重启了。',
