@@ -6,10 +6,11 @@
 // BAILING_OPEN_BROWSER=1 (open Chromium on the URL), BAILING_FORCE_BROWSER=1 (browser mode anyway).
 // `npm start -- --check` prints which mode it would start and why, and exits.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { electronBinary, nativeModulesFit, REBUILD_HINT, ROOT as root } from './electron-env.mjs';
+import { createLinkRelay } from './launch-link.mjs';
 
 const bin = (name) => join(root, 'node_modules/.bin', name);
 
@@ -83,49 +84,26 @@ if (electron) {
       env: process.env,
     },
   );
+  const relay = createLinkRelay({
+    log: (text) => console.log(text),
+    open: process.env.BAILING_OPEN_BROWSER === '1',
+    browser:
+      ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) =>
+        existsSync(p),
+      ) ?? null,
+    spawnBrowser: (browser, args) => spawn(browser, args, { stdio: 'ignore', detached: true }).unref(),
+  });
   let buffered = '';
   child.stdout.on('data', (chunk) => {
     buffered += chunk.toString();
     let nl;
     while ((nl = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, nl);
+      relay(buffered.slice(0, nl));
       buffered = buffered.slice(nl + 1);
-      const m = /^BAILING_URL=(.+)$/.exec(line);
-      if (!m) {
-        console.log(line);
-        continue;
-      }
-      console.log(
-        `\nBailing Desk is running. Open this address in a browser (it opens the app once; reloading that tab is fine):\n\n  ${m[1]}\n\nPress Ctrl+C to stop.`,
-      );
-      if (process.env.BAILING_OPEN_BROWSER === '1') {
-        const browser = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-          (p) => existsSync(p),
-        );
-        // Never the link on a command line (every local user can read those): Chromium opens a
-        // private file that forwards to it, removed shortly after (the link's code works once).
-        if (browser) spawn(browser, [privateRedirect(m[1])], { stdio: 'ignore', detached: true }).unref();
-        else
-          console.log(
-            'BAILING_OPEN_BROWSER=1 was set, but no Chromium was found; open the address yourself.',
-          );
-      }
     }
   });
   const forward = (sig) => () => child.kill(sig);
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));
   child.on('exit', (code) => process.exit(code ?? 0));
-}
-
-/** An owner-only HTML file that forwards to `url`; removed after 30 s and at exit. */
-function privateRedirect(url) {
-  const dir = mkdtempSync(join(tmpdir(), 'bailing-open-'));
-  const file = join(dir, 'open.html');
-  const safe = url.replace(/[^A-Za-z0-9:/.#=_%?&-]/g, '');
-  writeFileSync(file, `<!doctype html><meta http-equiv="refresh" content="0;url=${safe}">`, { mode: 0o600 });
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  setTimeout(remove, 30_000).unref();
-  process.once('exit', remove);
-  return file;
 }
