@@ -121,6 +121,11 @@ describe('the model settings form', () => {
     );
     const form = await screen.findByRole('form', { name: '模型' });
     const f = within(form);
+    // the preset list is in the operator's language too (brand names stay as they are)
+    expect(within(f.getByLabelText('服务商')).getByRole('option', { name: /自定义/ })).toHaveProperty(
+      'value',
+      'custom',
+    );
     await user.clear(f.getByLabelText('接口地址'));
     await user.type(f.getByLabelText('接口地址'), a.url);
     await user.clear(f.getByLabelText('模型'));

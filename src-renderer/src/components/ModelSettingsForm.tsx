@@ -98,7 +98,7 @@ export function ModelSettingsForm(props: {
           <select value={provider} onChange={(e) => choosePreset(e.target.value as ModelProviderId)}>
             {MODEL_PROVIDER_IDS.map((id) => (
               <option key={id} value={id}>
-                {MODEL_PROVIDER_PRESETS[id].label}
+                {id === 'custom' ? t('settings.providerCustom') : MODEL_PROVIDER_PRESETS[id].label}
               </option>
             ))}
           </select>

@@ -314,6 +314,7 @@ export const en = {
   'settings.dataDir': 'Data folder: {dir}',
   'settings.saved': 'Saved.',
   'settings.provider': 'Provider',
+  'settings.providerCustom': 'Custom (any OpenAI-compatible server)',
   'settings.stream': 'Stream replies as they are written',
   'settings.sendReasoning': 'Send the model’s reasoning back',
   'settings.sendReasoning.never': 'Never',

@@ -304,6 +304,7 @@ export const zh: Messages = {
   'settings.dataDir': '数据目录：{dir}',
   'settings.saved': '已保存。',
   'settings.provider': '服务商',
+  'settings.providerCustom': '自定义（任意兼容 OpenAI 的服务）',
   'settings.stream': '边生成边显示回复（流式）',
   'settings.sendReasoning': '回传模型的思考过程',
   'settings.sendReasoning.never': '从不',
