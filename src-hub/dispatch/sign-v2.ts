@@ -16,6 +16,7 @@ export interface SignV2Input {
   jobId: string;
   idempotencyKey: string | null;
   timestamp: number;
+  /** A fresh random one per request unless a test fixes it. */
   nonce?: string;
 }
 

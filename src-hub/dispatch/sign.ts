@@ -5,23 +5,10 @@
  * and no job) are left out; a verifier reads a missing one as ''.
  */
 import { SIGNATURE_HEADERS, computeSignature } from '../../src-shared/signing.js';
-import { signatureV2Headers } from './sign-v2.js';
+import { signatureV2Headers, type SignV2Input } from './sign-v2.js';
 
-export interface SignHeadersInput {
-  secret: string;
-  /** The system id the Hub registered the system under (v2's audience). */
-  audience: string;
-  method: string;
-  /** The path the signature covers (see signed-path.ts); not necessarily the request target sent. */
-  pathWithQuery: string;
-  body: string;
-  onBehalfOf: string;
-  jobId: string;
-  idempotencyKey: string | null;
-  nowSeconds?: number;
-  /** v2's nonce (tests only; a fresh random one per request otherwise). */
-  nonce?: string;
-}
+/** What both signatures cover (SignV2Input), with the clock read here unless a test fixes it. */
+export type SignHeadersInput = Omit<SignV2Input, 'timestamp'> & { nowSeconds?: number };
 
 export function signedHeaders(input: SignHeadersInput): Record<string, string> {
   const timestamp = input.nowSeconds ?? Math.floor(Date.now() / 1000);
