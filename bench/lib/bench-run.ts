@@ -42,6 +42,19 @@ export interface BenchRun {
   close(): Promise<void>;
 }
 
+/**
+ * BENCH_SETUPS narrows the setups to those whose name contains one of its comma-separated words
+ * (case-insensitive), e.g. `BENCH_SETUPS=sqlite` or `BENCH_SETUPS=postgres`; unset runs them all.
+ */
+function chosenSetups(available: SetupName[]): SetupName[] {
+  const words = (process.env.BENCH_SETUPS ?? '')
+    .split(',')
+    .map((w) => w.trim().toLowerCase())
+    .filter(Boolean);
+  if (words.length === 0) return available;
+  return available.filter((s) => words.some((w) => s.toLowerCase().includes(w)));
+}
+
 export async function startBenchRun(): Promise<BenchRun> {
   const shop = await startBenchShop(randomBytes(24).toString('hex'));
   const scratch = mkdtempSync(join(tmpdir(), 'hub-bench-floors-'));
@@ -85,9 +98,11 @@ export async function startBenchRun(): Promise<BenchRun> {
     loadgen,
     floors,
     operations: { get_product: op('get_product'), update_product_content: op('update_product_content') },
-    setups: cluster
-      ? ['SQLite, group commit', 'PostgreSQL, 1 instance', 'PostgreSQL, 3 instances']
-      : ['SQLite, group commit'],
+    setups: chosenSetups(
+      cluster
+        ? ['SQLite, group commit', 'PostgreSQL, 1 instance', 'PostgreSQL, 3 instances']
+        : ['SQLite, group commit'],
+    ),
     postgresMissing: pgStart.ok ? null : pgStart.reason,
     async startSetup(name) {
       if (name === 'SQLite, group commit') return startHubs(name, shop, { sqlite: true });

@@ -75,6 +75,7 @@ async function spawnHub(
   name: string,
   storeArgs: string[],
   config: HubConfig,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ proc: ChildProcess; url: string; durability: string }> {
   const configPath = join(dir, `${name}.json`);
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
@@ -91,7 +92,11 @@ async function spawnHub(
       '--config',
       configPath,
     ],
-    { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, HUB_LOG_LEVEL: 'warn' } },
+    {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: 'warn' },
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
@@ -131,9 +136,17 @@ export async function startHubs(
     durability = h.durability;
     store = { dataDir: data };
   } else {
+    // every instance on one database needs the same secret key (no default on PostgreSQL)
+    const keyEnv = { BAILING_HUB_SECRET_KEY: randomBytes(32).toString('hex') };
     const hubs = await Promise.all(
       Array.from({ length: where.instances }, (_, i) =>
-        spawnHub(dir, `hub-${i + 1}`, ['--store', where.postgresUrl, '--instance', `hub-${i + 1}`], config),
+        spawnHub(
+          dir,
+          `hub-${i + 1}`,
+          ['--store', where.postgresUrl, '--instance', `hub-${i + 1}`],
+          config,
+          keyEnv,
+        ),
       ),
     );
     procs.push(...hubs.map((h) => h.proc));
