@@ -1,0 +1,172 @@
+/**
+ * npm run bench:pg-permits — where the time of a PostgreSQL permit transaction goes. Runs the
+ * permit transaction alone (new -> dispatching with a task permit, as bench:tasks does) against a
+ * private PostgreSQL started with pg_stat_statements, and prints: permits per second, round trips
+ * per permit (statements the server executed / permits), each statement's calls, mean and total
+ * server time, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
+ * and the server's durability settings (synchronous_commit and fsync stay on: the figures are of
+ * a durable server). Figures are printed, never asserted.
+ * BENCH_PERMITS (default 2000) permits; BENCH_CONCURRENCY (default "1,16").
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { startPrivatePostgres } from '../scripts/private-postgres.js';
+import { openPostgresStore } from '../src-hub/store/postgres/store.js';
+import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
+import { runPermitJob } from './lib/permit-job.js';
+import { heading, table } from './lib/print.js';
+
+const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
+
+const started = await startPrivatePostgres({
+  settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
+});
+if (!started.ok) {
+  console.log(`skipped: ${started.reason}`);
+  process.exit(0);
+}
+const cluster = started.cluster;
+const admin = new pg.Client({ connectionString: cluster.adminUrl });
+await admin.connect();
+
+const operation: OperationRecord = {
+  system_id: 'bench-shop',
+  tool: 'update_product_content',
+  declaration_revision: 'rev-1',
+  operation: {
+    tool: 'update_product_content',
+    effect: 'write',
+    method: 'PATCH',
+    path: '/products/{product_id}',
+    description: 'bench',
+  } as unknown as OperationRecord['operation'],
+};
+
+try {
+  for (const conc of CONCURRENCY) {
+    const db = `permits_${conc}`;
+    await admin.query(`CREATE DATABASE ${db}`);
+    const url = cluster.urlFor(db);
+    const setup = await openPostgresStore({ url });
+    const taskId = `task_${randomUUID()}`;
+    const budget = PERMITS - 100; // the last 100 must be refused: the budget is exact
+    const at = new Date().toISOString();
+    await setup.createTask(
+      {
+        task_id: taskId,
+        client_id: 'bench',
+        title: 'bench',
+        state: 'active',
+        boundary: {
+          authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
+          write_budget: budget,
+          in_flight_limit: 100_000,
+        } as never,
+        writes_used: 0,
+        permits_granted: 0,
+        created_at: at,
+        updated_at: at,
+        paused_at: null,
+        cancelled_at: null,
+      },
+      { actor: 'bench', kind: 'task.created', detail: {} },
+    );
+    await setup.close();
+    const run: RunRecord = {
+      run_id: `run_${randomUUID()}`,
+      client_id: 'bench',
+      agent_session_id: `session_${randomUUID()}`,
+      turn_id: 'bench',
+      authorization_ref: 'auth-bench-shop',
+      state: 'open',
+      created_at: at,
+      ended_at: null,
+    };
+
+    const stats = new pg.Client({ connectionString: url });
+    await stats.connect();
+    await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await stats.query('SELECT pg_stat_statements_reset()');
+    const waits = new Map<string, number>();
+    let samples = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const { rows } = await stats.query<{ w: string; n: number }>(
+          `SELECT COALESCE(wait_event_type || ':' || wait_event, state) AS w, COUNT(*)::int AS n
+           FROM pg_stat_activity WHERE application_name = 'bailing-hub' AND datname = $1
+           AND state <> 'idle' GROUP BY 1`,
+          [db],
+        );
+        samples++;
+        for (const r of rows) waits.set(r.w, (waits.get(r.w) ?? 0) + r.n);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
+    const r = await runPermitJob({
+      kind: 'permits',
+      store: { url },
+      client_id: 'bench',
+      task_id: taskId,
+      run,
+      operation,
+      calls: PERMITS,
+      concurrency: conc,
+    });
+    sampling = false;
+    await sampler;
+    const { rows: statements } = await stats.query<{
+      query: string;
+      calls: number;
+      mean: number;
+      total: number;
+    }>(
+      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int,
+              mean_exec_time AS mean, total_exec_time AS total
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)
+       AND query NOT LIKE '%pg_stat%' ORDER BY total_exec_time DESC`,
+      [db],
+    );
+    const { rows: settings } = await stats.query<{ name: string; setting: string }>(
+      `SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'commit_delay', 'wal_sync_method') ORDER BY name`,
+    );
+    await stats.end();
+
+    const granted = r.states.applied ?? 0;
+    const calls = statements.reduce((a, s) => a + s.calls, 0);
+    const serverMs = statements.reduce((a, s) => a + s.total, 0);
+    const perS = (r.samples.length * 1000) / r.wallMs;
+    const sorted = [...r.samples].sort((a, b) => a - b);
+    heading(`Permit transactions alone on PostgreSQL, concurrency ${conc} (load ${load})`);
+    console.log(
+      `${r.samples.length} permits in ${r.wallMs.toFixed(0)} ms: ${perS.toFixed(0)}/s, p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms; ` +
+        `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
+    );
+    console.log(
+      `round trips per permit: ${(calls / PERMITS).toFixed(1)} statements; server time per permit ${(serverMs / PERMITS).toFixed(3)} ms`,
+    );
+    console.log(settings.map((s) => `${s.name}=${s.setting}`).join(', '));
+    console.log(
+      table(
+        ['statement', 'calls', 'mean ms', 'total ms'],
+        statements
+          .slice(0, 25)
+          .map((s) => [s.query.slice(0, 110), String(s.calls), s.mean.toFixed(3), s.total.toFixed(1)]),
+      ),
+    );
+    console.log(
+      `what the Hub's busy connections waited on (${samples} samples of pg_stat_activity; "active" = running):`,
+    );
+    console.log(
+      table(
+        ['wait', 'connection-samples'],
+        [...waits].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, String(n)]),
+      ),
+    );
+  }
+} finally {
+  await admin.end();
+  cluster.stop();
+}
