@@ -17,7 +17,7 @@ import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { receipt, dispatchCount } from './support/checks.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
-import { screenshot } from './support/ui.js';
+import { openRunner, screenshot } from './support/ui.js';
 
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
@@ -51,6 +51,7 @@ async function openConversation(page: Page): Promise<void> {
 const runner = (page: Page) => page.getByRole('region', { name: en['manual.title'] });
 
 async function chooseTool(page: Page, query: string, tool: string): Promise<void> {
+  await openRunner(page);
   const r = runner(page);
   await r.getByLabel(en['manual.query']).fill(query);
   await r.getByRole('button', { name: en['manual.search'] }).click();
@@ -300,4 +301,56 @@ test('6. the remote Hub unreachable at start: the app opens offline, says why, a
   await stack.startHub();
   await app.reopen();
   await expect(app.page.getByTestId('hub-state')).toContainText(en['hub.connected']);
+});
+
+test('7. the conversation: the page does not scroll, the composer stays pinned, the log follows new output unless the operator scrolled up', async () => {
+  const page = app.page;
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await openConversation(page);
+  await chooseTool(page, 'product details', 'get_product');
+  const log = page.getByTestId('conversation-log');
+  const readOnce = async (productId: number) => {
+    const before = await page.getByTestId('tool-card').count();
+    await runner(page)
+      .getByLabel(/^product_id/)
+      .fill(String(productId));
+    await runner(page).getByRole('button', { name: en['manual.run'] }).click();
+    await expect(page.getByTestId('tool-card')).toHaveCount(before + 1);
+  };
+  const metrics = () =>
+    log.evaluate((el) => ({
+      fromEnd: el.scrollHeight - el.scrollTop - el.clientHeight,
+      top: el.scrollTop,
+      overflow: el.scrollHeight > el.clientHeight,
+      pageScrolls: (document.scrollingElement?.scrollHeight ?? 0) > window.innerHeight,
+    }));
+  // Enough cards that the log is longer than its box.
+  for (const id of [42, 7, 13, 42, 7]) await readOnce(id);
+  await expect.poll(async () => (await metrics()).overflow).toBe(true);
+  const m = await metrics();
+  expect(m.pageScrolls).toBe(false); // the page itself never scrolls: only the log does
+  expect(m.fromEnd).toBeLessThanOrEqual(2); // followed to the newest card
+  const composer = page.locator('#composer-input');
+  const box = await composer.boundingBox();
+  expect(box && box.y + box.height).toBeLessThanOrEqual(720); // pinned in view
+  // The runner is a panel above the composer, not below it.
+  const runnerBox = await page.getByTestId('runner-panel').boundingBox();
+  expect(runnerBox && box && runnerBox.y + runnerBox.height).toBeLessThanOrEqual(box?.y ?? 0);
+  await screenshot(page, 'operator-07-conversation-pinned');
+
+  // Scrolled up to read: new output does not pull the log down; the operator is told it arrived.
+  await log.evaluate((el) => (el.scrollTop = 0));
+  await readOnce(13);
+  await expect(page.getByTestId('jump-latest')).toHaveText(en['conv.jumpLatest']);
+  expect((await metrics()).top).toBe(0);
+  // Back at the end: it follows again.
+  await page.getByTestId('jump-latest').click();
+  await expect(page.getByTestId('jump-latest')).toHaveCount(0);
+  await readOnce(42);
+  await expect.poll(async () => (await metrics()).fromEnd).toBeLessThanOrEqual(2);
+  expect((await metrics()).pageScrolls).toBe(false);
+  // Collapsing the runner gives its room back to the log; the composer stays where it was.
+  await page.getByTestId('runner-panel').locator('summary').click();
+  await expect(page.getByTestId('runner-panel')).not.toHaveAttribute('open', '');
+  expect((await composer.boundingBox())?.y).toBe(box?.y);
 });

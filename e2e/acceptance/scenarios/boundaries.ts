@@ -13,7 +13,7 @@ import type { AppUnderTest } from '../support/stack-fixture.js';
 import type { ScenarioSuite } from '../support/suite.js';
 import { dispatchCount, receipt, searchCount } from '../support/checks.js';
 import { journalFile, readJournal } from '../support/journal.js';
-import { cardsOf, newConversation, openConversation, screenshot, send } from '../support/ui.js';
+import { cardsOf, newConversation, openConversation, openRunner, screenshot, send } from '../support/ui.js';
 
 const EDIT = 'auth_shop_a__update_product_content';
 
@@ -130,6 +130,7 @@ async function scenario9(app: AppUnderTest): Promise<void> {
 
   // The hand-run tool search is blocked too: no search for the surviving Shop A member.
   const searchesBefore = await searchCount(stack);
+  await openRunner(page);
   await page.getByLabel('What do you want to do?').fill('read a product');
   await page.getByRole('button', { name: 'Search tools' }).click();
   await page.waitForTimeout(1000);

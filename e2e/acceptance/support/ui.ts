@@ -76,13 +76,24 @@ export async function send(
   await expect(page.getByRole('status').filter({ hasText: 'Working…' })).toHaveCount(0, { timeout: 60_000 });
 }
 
+/** Opens the "Run a tool by hand" panel above the composer (collapsed while a model is configured). */
+export async function openRunner(page: Page): Promise<Locator> {
+  const panel = page.getByTestId('runner-panel');
+  if (!(await panel.evaluate((el) => (el as HTMLDetailsElement).open)))
+    await panel.locator('summary').click();
+  await expect(panel).toHaveAttribute('open', '');
+  return panel;
+}
+
 export function cards(page: Page): Locator {
   return page.getByRole('log', { name: 'Conversation' }).getByTestId('tool-card');
 }
 
 /** The tool cards of one tool (by its tool name as shown on the card). */
 export function cardsOf(page: Page, tool: string): Locator {
-  return cards(page).filter({ has: page.locator('dd', { hasText: new RegExp(`^${tool}$`) }) });
+  return cards(page).filter({
+    has: page.getByTestId('tool-card-summary').locator('strong', { hasText: new RegExp(`^${tool}$`) }),
+  });
 }
 
 export async function screenshot(page: Page, scenario: string): Promise<void> {

@@ -41,7 +41,7 @@ export function App(): React.JSX.Element {
     settings: t('nav.settings'),
   };
   return (
-    <div className="app" data-ready={info ? 'true' : 'false'}>
+    <div className={`app view-${view}`} data-ready={info ? 'true' : 'false'}>
       <header className="topbar">
         <h1>{t('app.title')}</h1>
         <nav aria-label={t('nav.main')}>

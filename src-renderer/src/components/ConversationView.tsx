@@ -1,5 +1,11 @@
-/** The open conversation: scope, storage state, streamed messages, tool call cards, composer (with attachments). */
-import React, { useEffect, useRef, useState } from 'react';
+/**
+ * The open conversation: scope, storage state, streamed messages, tool call cards, composer (with
+ * attachments). The page does not scroll: the log does, between the header and the composer, which
+ * stays pinned at the bottom; the log follows new output unless the operator scrolled up to read
+ * (logic/follow-log.ts). The manual runner is a collapsible panel above the composer, so it never
+ * pushes the composer out of view.
+ */
+import React, { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useT } from '../i18n/use-t.js';
 import { refusalText } from '../logic/attachment-text.js';
 import { ACCEPT, type Refusal } from '../logic/attachments.js';
@@ -13,6 +19,9 @@ import { AssistantText } from './AssistantText.js';
 import { NoticeText } from './CodedText.js';
 import { retryText, usageText } from '../logic/model-text.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
+import { atEnd, scrollToEnd } from '../logic/follow-log.js';
+import { useAuthorizationNames } from '../store/authorization-names.js';
+import { runnerOpen, useRunnerPanel } from '../store/runner-panel.js';
 import { TaskBoundary } from './TaskBoundary.js';
 import { useTasks } from '../store/tasks.js';
 import { StorageBar } from './StorageBar.js';
@@ -38,14 +47,42 @@ export function ConversationView(): React.JSX.Element {
   const fileRef = useRef<HTMLInputElement>(null);
   const taskId = session?.task_id ?? null;
   const boundTask = useTasks((s) => (taskId ? (s.tasks[taskId] ?? null) : null));
+  const names = useAuthorizationNames();
+  const hasSession = session !== null;
+  const runnerChosen = useRunnerPanel((s) => s.chosen);
+  const showRunner = runnerOpen(runnerChosen, modelConfigured);
   // Follow new output at the end of the log, unless the operator scrolled up to read.
   const logRef = useRef<HTMLOListElement>(null);
   const following = useRef(true);
+  const [unseen, setUnseen] = useState(false);
   const items = conv?.items;
+  useLayoutEffect(() => {
+    following.current = true;
+    setUnseen(false);
+  }, [currentId]);
+  useLayoutEffect(() => {
+    const el = logRef.current;
+    if (!el) return;
+    if (following.current) scrollToEnd(el);
+    else setUnseen(true);
+  }, [items, currentId]);
+  // The log's box changes size (the runner panel opens, the window is resized): stay at the end.
   useEffect(() => {
     const el = logRef.current;
-    if (el && following.current) el.scrollTop = el.scrollHeight;
-  }, [items, currentId]);
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => {
+      if (following.current) scrollToEnd(el);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [currentId, hasSession]);
+  const jumpToLatest = () => {
+    const el = logRef.current;
+    if (!el) return;
+    following.current = true;
+    setUnseen(false);
+    scrollToEnd(el);
+  };
 
   if (!currentId || !session) return <p className="muted">{t('conv.none')}</p>;
   const running = session.turn_running;
@@ -91,9 +128,14 @@ export function ConversationView(): React.JSX.Element {
         <h2 id="conv-title" data-testid="conversation-title">
           {session.title}
         </h2>
-        <p className="muted">
-          {t('conv.scope')}: {session.members.map((m) => `${m.system_id} (${m.account})`).join(', ') || '—'}
-          {session.task_id && <> · {t('conv.taskBound', { task: boundTask?.title ?? session.task_id })}</>}
+        <p className="muted" data-testid="conversation-scope">
+          {t('conv.scope')}:{' '}
+          {session.members
+            .map((m) => `${names[m.authorization_ref] ?? m.system_id} (${m.account})`)
+            .join(', ') || '—'}
+          {session.task_id && (
+            <> · {t('conv.taskBound', { task: boundTask?.title ?? t('conv.taskLoading') })}</>
+          )}
         </p>
         {boundTask && <TaskBoundary task={boundTask} />}
         {session.availability === 'blocked' && (
@@ -118,9 +160,10 @@ export function ConversationView(): React.JSX.Element {
         aria-label={t('conv.items')}
         aria-live="polite"
         ref={logRef}
+        data-testid="conversation-log"
         onScroll={(e) => {
-          const el = e.currentTarget;
-          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          following.current = atEnd(e.currentTarget);
+          if (following.current) setUnseen(false);
         }}
       >
         {(conv?.items ?? []).map((item) => (
@@ -153,68 +196,91 @@ export function ConversationView(): React.JSX.Element {
           </li>
         ))}
       </ol>
-      {running && (
-        <p className="muted" role="status">
-          {t('conv.turnRunning')}
-        </p>
-      )}
-      {!modelConfigured && <p className="muted">{t('conv.noModel')}</p>}
-      <PendingAttachments items={pending} onRemove={(key) => useComposer.getState().remove(sessionId, key)} />
-      {refusals.length > 0 && (
-        <ul role="alert" className="state-bad attachment-refusals" data-testid="attachment-refusals">
-          {refusals.map((r, i) => (
-            <li key={i}>{refusalText(r, t)}</li>
-          ))}
-        </ul>
-      )}
-      <form className="composer" onSubmit={submit}>
-        <label htmlFor="composer-input" className="visually-hidden">
-          {t('conv.messageLabel')}
-        </label>
-        <textarea
-          id="composer-input"
-          value={text}
-          placeholder={t('conv.placeholder')}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && !e.shiftKey) submit(e);
-          }}
-          maxLength={20000}
-        />
-        <input
-          ref={fileRef}
-          type="file"
-          multiple
-          accept={ACCEPT}
-          className="visually-hidden"
-          tabIndex={-1}
-          aria-label={t('attach.input')}
-          data-testid="attach-input"
-          onChange={onFiles}
-        />
-        <button type="button" onClick={() => fileRef.current?.click()}>
-          {t('attach.button')}
-        </button>
-        {running ? (
-          <button
-            type="button"
-            onClick={() =>
-              void useSessions
-                .getState()
-                .cancel()
-                .catch((err: unknown) => setError(caught(err)))
-            }
-          >
-            {t('conv.cancel')}
-          </button>
-        ) : (
-          <button type="submit" disabled={!canSend || text.trim() === ''}>
-            {t('conv.send')}
+      <div className="conversation-foot">
+        {unseen && (
+          <button type="button" className="jump-latest" onClick={jumpToLatest} data-testid="jump-latest">
+            {t('conv.jumpLatest')}
           </button>
         )}
-      </form>
-      {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
-      {session.members.length > 0 && <ManualToolRunner sessionId={currentId} />}
+        {running && (
+          <p className="muted" role="status">
+            {t('conv.turnRunning')}
+          </p>
+        )}
+        {!modelConfigured && <p className="muted">{t('conv.noModel')}</p>}
+        {session.members.length > 0 && (
+          <details
+            className="runner-panel"
+            open={showRunner}
+            onToggle={(e) => {
+              const open = e.currentTarget.open;
+              if (open !== showRunner) useRunnerPanel.getState().choose(open);
+            }}
+            data-testid="runner-panel"
+          >
+            <summary>{t('manual.title')}</summary>
+            <ManualToolRunner sessionId={currentId} />
+          </details>
+        )}
+        <PendingAttachments
+          items={pending}
+          onRemove={(key) => useComposer.getState().remove(sessionId, key)}
+        />
+        {refusals.length > 0 && (
+          <ul role="alert" className="state-bad attachment-refusals" data-testid="attachment-refusals">
+            {refusals.map((r, i) => (
+              <li key={i}>{refusalText(r, t)}</li>
+            ))}
+          </ul>
+        )}
+        <form className="composer" onSubmit={submit}>
+          <label htmlFor="composer-input" className="visually-hidden">
+            {t('conv.messageLabel')}
+          </label>
+          <textarea
+            id="composer-input"
+            value={text}
+            placeholder={t('conv.placeholder')}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey) submit(e);
+            }}
+            maxLength={20000}
+          />
+          <input
+            ref={fileRef}
+            type="file"
+            multiple
+            accept={ACCEPT}
+            className="visually-hidden"
+            tabIndex={-1}
+            aria-label={t('attach.input')}
+            data-testid="attach-input"
+            onChange={onFiles}
+          />
+          <button type="button" onClick={() => fileRef.current?.click()}>
+            {t('attach.button')}
+          </button>
+          {running ? (
+            <button
+              type="button"
+              onClick={() =>
+                void useSessions
+                  .getState()
+                  .cancel()
+                  .catch((err: unknown) => setError(caught(err)))
+              }
+            >
+              {t('conv.cancel')}
+            </button>
+          ) : (
+            <button type="submit" disabled={!canSend || text.trim() === ''}>
+              {t('conv.send')}
+            </button>
+          )}
+        </form>
+        {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
+      </div>
     </section>
   );
 }

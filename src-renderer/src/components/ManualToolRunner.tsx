@@ -110,8 +110,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
   };
 
   return (
-    <section className="manual" aria-labelledby="manual-title">
-      <h3 id="manual-title">{t('manual.title')}</h3>
+    <section className="manual" aria-label={t('manual.title')}>
       <form onSubmit={search} className="row">
         <label>
           {t('manual.query')}

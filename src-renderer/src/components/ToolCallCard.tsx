@@ -71,26 +71,41 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
           ))}
         </span>
       </header>
-      <dl>
-        <dt>{t('card.tool')}</dt>
-        <dd>{toolName}</dd>
-        {item.system_id && (
-          <>
-            <dt>{t('card.system')}</dt>
-            <dd>{item.system_name ?? item.system_id}</dd>
-            <dt>{t('card.account')}</dt>
-            <dd>{item.account}</dd>
-          </>
+      <div className="card-meta">
+        <dl>
+          {item.system_id && (
+            <>
+              <dt>{t('card.account')}</dt>
+              <dd>{item.account}</dd>
+            </>
+          )}
+          {item.invocation_id && (
+            <>
+              <dt>{t('card.invocation')}</dt>
+              <dd>
+                <code data-testid="tool-card-invocation">{item.invocation_id}</code>
+              </dd>
+            </>
+          )}
+        </dl>
+        {(item.can_inspect || item.can_resume || (item.can_attest && item.invocation_id)) && (
+          <div className="card-actions">
+            {item.can_inspect && (
+              <button type="button" onClick={() => act('inspectInvocation')} disabled={busy || !usable}>
+                {t('card.inspect')}
+              </button>
+            )}
+            {item.can_resume && (
+              <button type="button" onClick={() => act('resumeInvocation')} disabled={busy || !usable}>
+                {t('card.resume')}
+              </button>
+            )}
+            {item.can_attest && item.invocation_id && (
+              <AttestForm sessionId={sessionId} invocationId={item.invocation_id} onDone={setResult} />
+            )}
+          </div>
         )}
-        {item.invocation_id && (
-          <>
-            <dt>{t('card.invocation')}</dt>
-            <dd>
-              <code data-testid="tool-card-invocation">{item.invocation_id}</code>
-            </dd>
-          </>
-        )}
-      </dl>
+      </div>
       {item.masked && <p className="muted">{t('card.masked')}</p>}
       {item.arguments_json && (
         <details
@@ -145,21 +160,6 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
           <FeedbackText feedback={item.feedback} />
         </p>
       )}
-      <div className="row">
-        {item.can_inspect && (
-          <button type="button" onClick={() => act('inspectInvocation')} disabled={busy || !usable}>
-            {t('card.inspect')}
-          </button>
-        )}
-        {item.can_resume && (
-          <button type="button" onClick={() => act('resumeInvocation')} disabled={busy || !usable}>
-            {t('card.resume')}
-          </button>
-        )}
-        {item.can_attest && item.invocation_id && (
-          <AttestForm sessionId={sessionId} invocationId={item.invocation_id} onDone={setResult} />
-        )}
-      </div>
       {result && <ActionResult result={result} />}
       {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}
     </article>
