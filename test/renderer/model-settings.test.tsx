@@ -81,6 +81,10 @@ describe('the model settings form', () => {
     await user.click(screen.getByLabelText('Keep secrets for this session only (until the app exits)'));
     await user.click(f.getByRole('button', { name: 'Save model' }));
     await waitFor(() => expect(f.getByText('A key is stored.')).toBeTruthy());
+    // The save's answer is in the model form, in the row of the button that caused it.
+    const saved = f.getByTestId('model-save-status');
+    expect(saved.textContent).toBe('Saved.');
+    expect(saved.parentElement).toBe(f.getByRole('button', { name: 'Save model' }).parentElement);
     expect((await desk.root.settings.modelProvider.get()).apiKey).toBe(KEY);
 
     // Another origin, no key typed: the stored key is removed and the form says so.
@@ -139,5 +143,32 @@ describe('the model settings form', () => {
     );
     expect(f.getByTestId('connection-result').textContent).toContain('gamma 不在服务商的模型列表中。');
     act(() => useApp.setState({ lang: 'en' }));
+  });
+
+  it("the Hub form: Test connection and the save answer next to their buttons, in the Hub's own form", async () => {
+    cleanup();
+    const { user } = await openSettings();
+    const hubForm = await screen.findByRole('form', { name: 'Hub' });
+    const h = within(hubForm);
+    await user.click(h.getByLabelText('Remote Hub'));
+    // Port 1 on the loopback: nothing listens there.
+    await user.type(h.getByLabelText('Hub URL'), 'http://127.0.0.1:1');
+    await user.click(h.getByRole('button', { name: 'Test connection' }));
+    await waitFor(() =>
+      expect(h.getByTestId('hub-test-result').textContent).toBe(
+        'Nothing answered at this address. (no token sent)',
+      ),
+    );
+    // Directly under the row with the button that caused it, inside the Hub form.
+    expect(h.getByTestId('hub-test-result').previousElementSibling).toBe(
+      h.getByRole('button', { name: 'Test connection' }).parentElement,
+    );
+    await user.click(h.getByRole('button', { name: 'Save Hub choice' }));
+    await waitFor(() => expect(h.getByTestId('hub-save-status').textContent).toBe('Saved.'));
+    expect(h.getByTestId('hub-save-status').parentElement).toBe(
+      h.getByRole('button', { name: 'Save Hub choice' }).parentElement,
+    );
+    expect(screen.queryByTestId('model-save-status')).toBeNull();
+    cleanup();
   });
 });

@@ -23,6 +23,8 @@ import { useSettings } from '../store/settings.js';
 export function ModelSettingsForm(props: {
   settings: SettingsView;
   sessionOnly: boolean;
+  /** The answer to the last save or key removal, shown beside the buttons. */
+  saveStatus?: string | null;
   onDone: (p: Promise<void>, clearSecrets: () => void) => void;
 }): React.JSX.Element {
   const t = useT();
@@ -171,6 +173,11 @@ export function ModelSettingsForm(props: {
           >
             {t('settings.clearKey')}
           </button>
+        )}
+        {props.saveStatus && (
+          <span role="status" data-testid="model-save-status">
+            {props.saveStatus}
+          </span>
         )}
         <p
           role="status"

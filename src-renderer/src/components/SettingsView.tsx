@@ -39,14 +39,16 @@ export function SettingsView(): React.JSX.Element {
       )
       .finally(() => setTesting(false));
   };
-  const done = (p: Promise<void>) =>
-    p.then(
+  const done = (p: Promise<void>) => {
+    setMsg(null);
+    return p.then(
       () => {
         setMsg(t('settings.saved'));
         setToken('');
       },
       (e: unknown) => setMsg(t('common.error', { message: errorText(e) })),
     );
+  };
 
   return (
     <section className="settings" aria-labelledby="settings-title">
@@ -169,17 +171,13 @@ export function SettingsView(): React.JSX.Element {
         )}
       </form>
 
+      {/* The model form's save answer is shown in its button row, next to the button. */}
       <ModelSettingsForm
         settings={settings}
         sessionOnly={sessionOnly}
+        saveStatus={msg}
         onDone={(p, clearSecrets) => done(p.then(clearSecrets))}
       />
-      {/* The model form's answer, next to its buttons (not at the bottom of the page). */}
-      {msg && (
-        <p role="status" data-testid="model-save-status">
-          {msg}
-        </p>
-      )}
 
       <h3>{t('settings.journal')}</h3>
       {current ? (
