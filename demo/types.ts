@@ -1,5 +1,6 @@
 /** Public types of the demo business systems (shops and inventory) and their control surface. */
 import { z } from 'zod';
+import type { DemoDataState, DemoDataStorage } from '../src-shared/states.js';
 
 export const FAULT_KINDS = [
   'drop_after_commit', // commit the write, then destroy the socket without a response
@@ -34,6 +35,8 @@ export type FaultSpec = z.output<typeof FaultSpecSchema>;
 export const SpecVariantSchema = z.enum(['v1', 'v2']);
 export type SpecVariant = z.infer<typeof SpecVariantSchema>;
 export const SpecVariantRequestSchema = z.object({ variant: SpecVariantSchema }).strict();
+/** `POST /__demo/reset` takes an empty JSON object (a JSON body keeps cross-site forms out). */
+export const DemoDataResetRequestSchema = z.object({}).strict();
 
 export interface FieldChange {
   before: unknown;
@@ -102,6 +105,28 @@ export interface SettledOperation {
   recorded_at: string;
 }
 
+/** Where a system's business data is kept and whether it can be used (docs/business-systems.md). */
+export interface DemoDataStatus {
+  storage: DemoDataStorage;
+  state: DemoDataState;
+  /** The data file's name inside the data folder (null in memory). */
+  file: string | null;
+  seeded_at: string | null;
+  reset_at: string | null;
+  /** Why the file cannot be used: the SQLite or errno code, or the failed check. */
+  detail: string | null;
+}
+
+/** What "reset demo data" did to one system. */
+export interface DemoDataReset {
+  system_id: string;
+  /** False when this system's data could not be reset (its status says what is wrong). */
+  reset: boolean;
+  /** The unusable file kept aside under this name (never deleted), or null. */
+  set_aside: string | null;
+  status: DemoDataStatus;
+}
+
 export interface DemoSystemHandle {
   systemId: string;
   name: string;
@@ -114,5 +139,12 @@ export interface DemoSystemHandle {
   faults: { set(f: FaultSpecInput): void; clear(): void; list(): FaultSpec[] };
   setSpecVariant(v: SpecVariant): void;
   specVariant(): SpecVariant;
+  /** Where the business data is kept and whether it can be used. */
+  dataStatus(): DemoDataStatus;
+  /**
+   * Business state (products, stock) back to the seed; the ledger and settled keys are kept. An
+   * unusable data file is set aside and a new one made. Throws when the file cannot be written.
+   */
+  resetData(): DemoDataReset;
   close(): Promise<void>;
 }

@@ -521,3 +521,20 @@ export const FEEDBACK_CATEGORIES = [
   'hub_error',
 ] as const;
 export type FeedbackCategory = (typeof FEEDBACK_CATEGORIES)[number];
+
+/**
+ * The demo systems' business data file (docs/business-systems.md#where-the-demo-data-lives):
+ * `ok`, or why the file cannot be used (then that system answers 503 `demo_data_unavailable` and
+ * writes nothing until the operator resets its data; the file is set aside, never overwritten).
+ */
+export const DEMO_DATA_STATES = ['ok', 'unreadable', 'corrupt', 'incompatible'] as const;
+export type DemoDataState = (typeof DEMO_DATA_STATES)[number];
+export const DEMO_DATA_PROBLEMS = [
+  'unreadable',
+  'corrupt',
+  'incompatible',
+] as const satisfies readonly Exclude<DemoDataState, 'ok'>[];
+export type DemoDataProblem = (typeof DEMO_DATA_PROBLEMS)[number];
+/** Where a demo system keeps its business data: in memory (tests) or in a file of the data folder. */
+export const DEMO_DATA_STORAGES = ['memory', 'file'] as const;
+export type DemoDataStorage = (typeof DEMO_DATA_STORAGES)[number];

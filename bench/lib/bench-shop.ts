@@ -6,8 +6,8 @@
  * system simply does not ask for a limit.
  */
 import { startDemoSystem } from '../../demo/core/server.js';
+import { shopData } from '../../demo/shop/data.js';
 import { shopOperations, type ShopStore } from '../../demo/shop/operations.js';
-import { seedProducts } from '../../demo/shop/seed.js';
 import type { DemoSystemHandle } from '../../demo/types.js';
 
 export const BENCH_SHOP = {
@@ -17,10 +17,7 @@ export const BENCH_SHOP = {
 } as const;
 
 export function startBenchShop(secret: string): Promise<DemoSystemHandle> {
-  const store: ShopStore = {
-    products: new Map(seedProducts('A').map((p) => [p.product_id, p])),
-    now: () => new Date().toISOString(),
-  };
+  const store: ShopStore = { products: new Map(), now: () => new Date().toISOString() };
   return startDemoSystem({
     systemId: BENCH_SHOP.system_id,
     name: 'Bench shop (shop A data, no declared rate limit)',
@@ -33,5 +30,6 @@ export function startBenchShop(secret: string): Promise<DemoSystemHandle> {
         return { ...op, capability: { ...op.capability, execution } };
       }),
     state: () => ({ products: [...store.products.values()].sort((a, b) => a.product_id - b.product_id) }),
+    data: shopData(store, 'A'),
   });
 }

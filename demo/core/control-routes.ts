@@ -1,6 +1,7 @@
 /**
  * Unsigned demo control routes under /__demo/ (loopback demo only, never part of a real system):
- * read the ledger, request log and state; set and clear faults; switch the spec variant.
+ * read the ledger, request log and state; set and clear faults; switch the spec variant; reset the
+ * business data to the seed.
  *
  * Guarded like the browser host: the Host header must name the address the system listens on (a
  * DNS-rebound name is 421 `misdirected`), a browser's Origin must be the system's own (403
@@ -10,13 +11,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  DemoDataResetRequestSchema,
   FaultSpecSchema,
   SpecVariantRequestSchema,
   type ConcurrencyStats,
+  type DemoDataReset,
+  type DemoDataStatus,
   type LedgerEntry,
   type RequestLogEntry,
   type SpecVariant,
 } from '../types.js';
+import { DemoDataError, DemoDataWriteError } from './data-errors.js';
 import type { FaultRegistry } from './faults.js';
 import { errorBody } from './operation.js';
 
@@ -25,6 +30,8 @@ export interface ControlSurface {
   requests(): RequestLogEntry[];
   concurrency(): ConcurrencyStats;
   state(): unknown;
+  data(): DemoDataStatus;
+  resetData(): DemoDataReset;
   faults: FaultRegistry;
   getVariant(): SpecVariant;
   setVariant(v: SpecVariant): void;
@@ -77,7 +84,14 @@ function guard(own: OwnAddress) {
 
 export function registerControlRoutes(app: FastifyInstance, surface: ControlSurface, own: OwnAddress): void {
   const onRequest = guard(own);
-  app.get('/__demo/ledger', { onRequest }, async () => ({ ledger: surface.ledger() }));
+  app.get('/__demo/ledger', { onRequest }, async (_request, reply) => {
+    try {
+      return { ledger: surface.ledger() };
+    } catch (err) {
+      if (!(err instanceof DemoDataError)) throw err;
+      return reply.code(503).send(errorBody('demo_data_unavailable', err.message));
+    }
+  });
   app.get('/__demo/requests', { onRequest }, async () => ({
     requests: surface.requests(),
     concurrency: surface.concurrency(),
@@ -87,7 +101,19 @@ export function registerControlRoutes(app: FastifyInstance, surface: ControlSurf
     spec_variant: surface.getVariant(),
     faults: surface.faults.list(),
     concurrency: surface.concurrency(),
+    data: surface.data(),
   }));
+  // Business data back to the seed (ledger and settled keys kept); body `{}`.
+  app.post('/__demo/reset', { onRequest }, async (request, reply) => {
+    const parsed = parseBody(request, DemoDataResetRequestSchema);
+    if (!parsed.ok) return reply.code(parsed.status).send(parsed.body);
+    try {
+      return { reset: surface.resetData() };
+    } catch (err) {
+      if (!(err instanceof DemoDataWriteError || err instanceof DemoDataError)) throw err;
+      return reply.code(500).send(errorBody('demo_data_reset_failed', err.message));
+    }
+  });
   app.post('/__demo/faults', { onRequest }, async (request, reply) => {
     const parsed = parseBody(request, FaultSpecSchema);
     if (!parsed.ok) return reply.code(parsed.status).send(parsed.body);

@@ -1,18 +1,11 @@
 /**
- * What a demo system remembers: the append-only write ledger, the settled result per idempotency
- * key (for replays and the operations look-up), the request log and the concurrency counter.
+ * What a demo system remembers about its traffic, in memory only: the request log and the
+ * concurrency counter (diagnostics of this process's run). What a write changes — business state,
+ * ledger, settled keys — is kept by the business store (./business-store.ts).
  */
-import type { ConcurrencyStats, LedgerEntry, RequestLogEntry, SettledOperation } from '../types.js';
-
-export interface StoredOutcome extends SettledOperation {
-  fingerprint: string; // method + path + body digest of the request that settled the key
-}
+import type { ConcurrencyStats, RequestLogEntry } from '../types.js';
 
 export interface SystemRecords {
-  appendLedger(entry: Omit<LedgerEntry, 'seq' | 'at'>): LedgerEntry;
-  ledger(): LedgerEntry[];
-  settle(outcome: Omit<StoredOutcome, 'recorded_at'>): StoredOutcome;
-  settled(key: string): StoredOutcome | undefined;
   startRequest(
     entry: Omit<RequestLogEntry, 'seq' | 'at' | 'in_flight_at_start'>,
     countsInFlight: boolean,
@@ -25,28 +18,11 @@ export interface SystemRecords {
 const clone = <T>(v: T): T => structuredClone(v);
 
 export function createSystemRecords(now: () => Date = () => new Date()): SystemRecords {
-  const ledger: LedgerEntry[] = [];
-  const outcomes = new Map<string, StoredOutcome>();
   const requests: RequestLogEntry[] = [];
   let current = 0;
   let maxObserved = 0;
 
   return {
-    appendLedger(entry) {
-      const full: LedgerEntry = { ...clone(entry), seq: ledger.length + 1, at: now().toISOString() };
-      ledger.push(full);
-      return clone(full);
-    },
-    ledger: () => ledger.map(clone),
-    settle(outcome) {
-      const full: StoredOutcome = { ...clone(outcome), recorded_at: now().toISOString() };
-      outcomes.set(full.idempotency_key, full);
-      return clone(full);
-    },
-    settled(key) {
-      const o = outcomes.get(key);
-      return o ? clone(o) : undefined;
-    },
     startRequest(entry, countsInFlight) {
       if (countsInFlight) {
         current += 1;

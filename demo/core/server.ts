@@ -1,27 +1,38 @@
 /**
  * One demo business system as a real Fastify server: signed business routes built from operation
  * definitions, idempotency, the append-only write ledger, the request log, fault injection, the
- * operations look-up, the published spec and the unsigned demo control routes.
+ * operations look-up, the published spec and the unsigned demo control routes. What a write changes
+ * is kept by a business store: in memory, or in a SQLite file when `dataFile` is given.
  */
 import type { AddressInfo, Socket } from 'node:net';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../src-shared/digest.js';
 import { SIGNATURE_HEADERS } from '../../src-shared/signing.js';
-import type { DemoSystemHandle, FaultSpec, RequestKind, RequestLogEntry, SpecVariant } from '../types.js';
+import type {
+  DemoDataReset,
+  DemoSystemHandle,
+  FaultSpec,
+  RequestKind,
+  RequestLogEntry,
+  SpecVariant,
+} from '../types.js';
 import { createNonceCache, type SignatureV2Failure } from '../../src-shared/signing-v2.js';
 import { checkSignature, header } from './auth.js';
 import { registerControlRoutes } from './control-routes.js';
 import { createFaultRegistry } from './faults.js';
 import { buildOpenApi } from './openapi.js';
 import { errorBody, fastifyPath, type DemoOperationDef, type OperationResult } from './operation.js';
+import { createMemoryStore, type BusinessData, type BusinessStore } from './business-store.js';
+import { DemoDataError } from './data-errors.js';
 import { createSystemRecords } from './records.js';
+import { createSqliteStore } from './sqlite-store.js';
 import { compileValidators, describeErrors, type OperationValidators } from './validation.js';
 
 export const SPEC_PATH = '/.well-known/bailing/tools.json';
 export const LOOKUP_PREFIX = '/.well-known/bailing/operations/';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-export interface DemoSystemDefinition {
+export interface DemoSystemDefinition<S> {
   systemId: string;
   name: string;
   secret: string;
@@ -30,7 +41,16 @@ export interface DemoSystemDefinition {
   host?: string;
   /** The operations for a spec variant. Every variant must keep the same (method, path) routes. */
   operations(variant: SpecVariant): DemoOperationDef[];
+  /** The business state as `/__demo/state` shows it. */
   state(): unknown;
+  /** The business state the store keeps (what a write changes). */
+  data: BusinessData<S>;
+  /** A SQLite file for the business data (made and seeded on first start); absent: in memory. */
+  dataFile?: string;
+  /** A business store of the caller's (tests inject storage failures); overrides `dataFile`. */
+  store?: BusinessStore<S>;
+  /** Told when the data file cannot be used (the system then answers 503 until a reset). */
+  onDataProblem?: (err: DemoDataError) => void;
   /** Clock used for signature freshness (tests may skew it). */
   nowSeconds?: () => number;
 }
@@ -48,10 +68,33 @@ const SIGNATURE_MESSAGES: Record<SignatureV2Failure, string> = {
   nonce_reused: 'this request was already received (its nonce was seen within the window)',
 };
 
-export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSystemHandle> {
+/** Opens the business store; a file that cannot be used leaves the system up but refusing (never reseeded). */
+function openStore<S>(def: DemoSystemDefinition<S>): BusinessStore<S> {
+  const store: BusinessStore<S> = def.store
+    ? def.store
+    : def.dataFile
+      ? createSqliteStore({ file: def.dataFile, systemId: def.systemId, schema: def.data.schema })
+      : createMemoryStore();
+  try {
+    def.data.restore(store.open(() => def.data.seed(null)));
+  } catch (err) {
+    if (!(err instanceof DemoDataError)) throw err;
+    def.onDataProblem?.(err);
+  }
+  return store;
+}
+
+const DATA_UNAVAILABLE_MESSAGE =
+  "this system's data file cannot be used; nothing was read or written (reset the demo data to start again from the seed)";
+
+export async function startDemoSystem<S>(def: DemoSystemDefinition<S>): Promise<DemoSystemHandle> {
   if (def.secret.length < 16) throw new Error('demo system secret must be at least 16 characters');
   const nowSeconds = def.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   const records = createSystemRecords();
+  const store = openStore(def);
+  const dataUsable = () => store.status().state === 'ok';
+  const refuseUnusableData = (reply: FastifyReply) =>
+    reply.code(503).send(errorBody('demo_data_unavailable', DATA_UNAVAILABLE_MESSAGE));
   const verifier = { systemId: def.systemId, secret: def.secret, nonces: createNonceCache() };
   const faults = createFaultRegistry();
   let variant: SpecVariant = 'v1';
@@ -227,6 +270,7 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
   const handleOperation = async (operationId: string, request: FastifyRequest, reply: FastifyReply) => {
     const entry = logs.get(request);
     if (!authenticate(request, reply)) return reply;
+    if (!dataUsable()) return refuseUnusableData(reply);
     const { op: initialOp } = currentOperation(operationId);
     const key = header(request.headers, SIGNATURE_HEADERS.idempotencyKey) ?? '';
     const jobId = header(request.headers, SIGNATURE_HEADERS.jobId) ?? '';
@@ -248,7 +292,7 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     /** A settled key answers with its stored result and writes nothing. */
     const replay = (): FastifyReply | null => {
       if (!initialOp.write) return null;
-      const stored = records.settled(key);
+      const stored = store.settled(key);
       if (!stored) return null;
       if (stored.fingerprint !== fingerprint || stored.operation !== operationId) {
         return reply
@@ -291,25 +335,39 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
 
     if (op.write) {
       const ok = result.status >= 200 && result.status < 300;
-      if (ok && result.write) {
-        records.appendLedger({
-          idempotency_key: key,
-          operation: operationId,
-          target: result.write.target,
-          changes: result.write.changes,
-          job_id: jobId,
-          on_behalf_of: onBehalfOf,
+      const changed = ok && result.write !== undefined;
+      try {
+        // State, ledger entry and settled key in one transaction, on disk before any answer.
+        store.commit({
+          state: changed ? def.data.snapshot() : null,
+          ledger:
+            changed && result.write
+              ? {
+                  idempotency_key: key,
+                  operation: operationId,
+                  target: result.write.target,
+                  changes: result.write.changes,
+                  job_id: jobId,
+                  on_behalf_of: onBehalfOf,
+                }
+              : null,
+          outcome: {
+            idempotency_key: key,
+            operation: operationId,
+            status: ok ? 'succeeded' : 'failed',
+            http_status: result.status,
+            result: result.body,
+            fingerprint,
+          },
         });
-        if (entry) entry.committed = true;
+      } catch {
+        // Nothing was kept: the in-memory state goes back to the last committed one, the key stays unsettled.
+        def.data.restore(store.committed());
+        return reply
+          .code(500)
+          .send(errorBody('demo_data_write_failed', 'the write could not be stored; nothing was written'));
       }
-      records.settle({
-        idempotency_key: key,
-        operation: operationId,
-        status: ok ? 'succeeded' : 'failed',
-        http_status: result.status,
-        result: result.body,
-        fingerprint,
-      });
+      if (changed && entry) entry.committed = true;
     }
 
     if (fault?.kind === 'drop_after_commit') {
@@ -346,8 +404,10 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     { config: { kind: 'lookup' } satisfies RouteConfig },
     async (request, reply) => {
       if (!authenticate(request, reply)) return reply;
+      // Never "not found" for a file that cannot be read: that would claim the call never happened.
+      if (!dataUsable()) return refuseUnusableData(reply);
       const key = (request.params as { key: string }).key;
-      const stored = records.settled(key);
+      const stored = store.settled(key);
       if (faults.takeForLookup(stored?.operation ?? null)) {
         return reply.code(503).send(errorBody('lookup_unavailable', 'the operations look-up is unavailable'));
       }
@@ -381,14 +441,24 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     return spec();
   });
 
+  const resetData = (): DemoDataReset => {
+    const seed = def.data.seed(dataUsable() ? store.committed() : null);
+    const { set_aside } = store.reset(seed);
+    def.data.restore(seed);
+    return { system_id: def.systemId, reset: true, set_aside, status: store.status() };
+  };
+  const ledger = () => store.ledger();
+
   let ownAddress: string | null = null;
   registerControlRoutes(
     app,
     {
-      ledger: () => records.ledger(),
+      ledger,
       requests: () => records.requests(),
       concurrency: () => records.concurrency(),
       state: () => def.state(),
+      data: () => store.status(),
+      resetData,
       faults,
       getVariant: () => variant,
       setVariant: (v) => {
@@ -398,7 +468,12 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     () => ownAddress,
   );
 
-  await app.listen({ port: def.port ?? 0, host: def.host ?? '127.0.0.1' });
+  try {
+    await app.listen({ port: def.port ?? 0, host: def.host ?? '127.0.0.1' });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   const address = app.server.address() as AddressInfo;
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   ownAddress = `${hostForUrl}:${address.port}`;
@@ -408,10 +483,12 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
     name: def.name,
     url: `http://${hostForUrl}:${address.port}`,
     secret: def.secret,
-    ledger: () => records.ledger(),
+    ledger,
     requests: () => records.requests(),
     concurrency: () => records.concurrency(),
     state: () => structuredClone(def.state()),
+    dataStatus: () => store.status(),
+    resetData,
     faults: { set: (f) => faults.set(f), clear: () => faults.clear(), list: () => faults.list() },
     setSpecVariant: (v) => {
       variant = v;
@@ -423,6 +500,7 @@ export async function startDemoSystem(def: DemoSystemDefinition): Promise<DemoSy
       shutdown.abort();
       for (const s of hungSockets) s.destroy();
       await app.close();
+      store.close();
     },
   };
 }

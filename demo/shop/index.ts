@@ -1,8 +1,10 @@
 /** startShop: a demo shop (variant A or B seed data) as a real signed HTTP server. */
 import { startDemoSystem } from '../core/server.js';
+import { demoDataFile } from '../core/data-file.js';
+import type { DemoDataError } from '../core/data-errors.js';
 import type { DemoSystemHandle } from '../types.js';
+import { shopData } from './data.js';
 import { shopOperations, type ShopStore } from './operations.js';
-import { seedProducts } from './seed.js';
 
 export interface StartShopOptions {
   systemId: string;
@@ -12,13 +14,13 @@ export interface StartShopOptions {
   port?: number;
   host?: string;
   nowSeconds?: () => number;
+  /** The folder of the business data file (`<systemId>.sqlite`); absent: in memory, seeded each start. */
+  dataDir?: string;
+  onDataProblem?: (err: DemoDataError) => void;
 }
 
 export function startShop(opts: StartShopOptions): Promise<DemoSystemHandle> {
-  const store: ShopStore = {
-    products: new Map(seedProducts(opts.variant).map((p) => [p.product_id, p])),
-    now: () => new Date().toISOString(),
-  };
+  const store: ShopStore = { products: new Map(), now: () => new Date().toISOString() };
   return startDemoSystem({
     systemId: opts.systemId,
     name: opts.name,
@@ -32,5 +34,8 @@ export function startShop(opts: StartShopOptions): Promise<DemoSystemHandle> {
       variant: opts.variant,
       products: [...store.products.values()].sort((a, b) => a.product_id - b.product_id),
     }),
+    data: shopData(store, opts.variant),
+    ...(opts.dataDir ? { dataFile: demoDataFile(opts.dataDir, opts.systemId) } : {}),
+    ...(opts.onDataProblem ? { onDataProblem: opts.onDataProblem } : {}),
   });
 }
