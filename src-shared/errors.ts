@@ -29,6 +29,7 @@ export const APP_ERROR_CODES = [
   'not_permitted',
   'model_not_configured',
   'keychain_unavailable',
+  'demo_data_not_local',
   // The runtime.
   'runtime_closed',
   'scope_unavailable',

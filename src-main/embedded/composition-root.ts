@@ -31,8 +31,11 @@ import {
 } from '../settings/index.js';
 import { launchHubFromEnv, type LaunchHub } from './launch-hub.js';
 import { startLocalHub, type LocalHub } from './local-hub.js';
+import { createDemoDataPort } from './demo-data-port.js';
 
 export const DEMO_SESSION_TITLE = 'Demo: shops and inventory';
+/** Where the embedded demo systems keep their business data (docs/desktop-app.md#demo-data). */
+export const demoDataDir = (dataDir: string): string => join(dataDir, 'demo');
 
 export interface DeskOptions {
   dataDir: string;
@@ -154,9 +157,11 @@ async function connectHub(
     if (!emb) throw new Error('embedded settings missing');
     const local = await startLocalHub({
       dataDir: join(opts.dataDir, 'hub'),
+      demoDataDir: demoDataDir(opts.dataDir),
       keychain,
       clientId: emb.client_id,
       port: emb.hub_port,
+      ...(opts.log ? { log: opts.log } : {}),
     });
     if (emb.hub_port !== local.hub.port)
       settings.update((s) => ({
@@ -309,6 +314,7 @@ function wireCalls(
     version: opts.version,
     defaultSessionId: () => defaultSessionId,
     modelConfigured: () => settings.modelConfigured(),
+    demoData: hub.local ? createDemoDataPort(hub.local.demo, demoDataDir(opts.dataDir), log) : null,
   });
   const router = createCallRouter({
     table,

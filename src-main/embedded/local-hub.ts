@@ -1,6 +1,6 @@
 /**
  * The embedded default's local Hub: the in-process Hub on a data folder, the demo shops and
- * inventory, and a Hub config (applied idempotently at every start) that registers the systems,
+ * inventory (their business data in the data folder's `demo/`, kept across restarts), and a Hub config (applied idempotently at every start) that registers the systems,
  * the operator's client and its three authorizations. The demo systems get fresh signing secrets
  * at every launch; the config hands them to the Hub in-process, so they are never written by us.
  * The admin and client tokens come from the keychain (made on first start), and so does the Hub's
@@ -31,6 +31,9 @@ export interface LocalHubOptions {
   clientId: string;
   /** The port used before (sessions are bound to the Hub URL); null on first start. */
   port: number | null;
+  /** The folder of the demo systems' business data (one SQLite file each); absent: in memory. */
+  demoDataDir?: string;
+  log?: (msg: string) => void;
 }
 
 const secretPart = () => randomBytes(24).toString('base64url');
@@ -58,7 +61,13 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
   const secretKey = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubSecretKey}:${opts.clientId}`, () =>
     randomBytes(32).toString('base64url'),
   );
-  const demo = await startDemoSystems();
+  // A data file that cannot be used leaves its system refusing (503) and the desk open: Settings
+  // shows why and "Reset demo data" sets the file aside (never overwritten, never reseeded over).
+  const demo = await startDemoSystems({
+    ...(opts.demoDataDir ? { dataDir: opts.demoDataDir } : {}),
+    onDataProblem: (id, err) =>
+      opts.log?.(`Demo data of ${id} cannot be used (${err.problem}): ${err.message}`),
+  });
   try {
     const byId = new Map(demo.all().map((s) => [s.systemId, s]));
     const config: HubConfig = {

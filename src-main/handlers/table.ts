@@ -11,6 +11,7 @@ import type { HandlerTable } from './types.js';
 import { conversationItems } from './conversation.js';
 import { actionView, journalSummary, sessionView, storageView, toolCallItem, toolView } from './views.js';
 import { listUnresolved } from './unresolved.js';
+import { demoDataHandlers, type DemoDataPort } from './demo-data.js';
 
 export interface HandlerDeps {
   runtime: DeskRuntime;
@@ -21,6 +22,8 @@ export interface HandlerDeps {
   defaultSessionId: () => string | null;
   /** Whether a model (base URL + model name) is configured; chat needs one, manual tool runs do not. */
   modelConfigured: () => boolean;
+  /** The embedded demo systems' data (null without them: a remote Hub). */
+  demoData?: DemoDataPort | null;
 }
 
 export function createHandlerTable(deps: HandlerDeps): HandlerTable {
@@ -248,6 +251,7 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
     async clearModelKey() {
       return settings.clearModelKey();
     },
+    ...demoDataHandlers(deps.demoData ?? null),
   };
 }
 

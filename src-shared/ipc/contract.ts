@@ -37,6 +37,11 @@ import {
 } from './views.js';
 import { JournalStateSchema } from './views.js';
 import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../model-providers.js';
+import {
+  DemoDataResetRequestSchema,
+  DemoDataResetViewSchema,
+  DemoDataViewSchema,
+} from './demo-data-views.js';
 
 /** Largest serialized request or event payload either transport accepts (bytes of JSON). */
 // Room for a message with MAX_ATTACHMENTS attachments of MAX_ATTACHMENT_CHARS characters of
@@ -171,6 +176,10 @@ export const CALLS = {
   ),
 
   getSettings: call(Empty, SettingsViewSchema),
+  /** Settings' "Demo data": where the embedded demo systems keep their data, and whether it can be used. */
+  getDemoData: call(Empty, DemoDataViewSchema),
+  /** Products and stock of the embedded demo systems back to the seed (their ledger and the Hub untouched). */
+  resetDemoData: call(DemoDataResetRequestSchema, DemoDataResetViewSchema),
   setHubSettings: call(
     z.discriminatedUnion('mode', [
       z.strictObject({ mode: z.literal('local') }),

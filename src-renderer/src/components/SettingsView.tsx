@@ -4,6 +4,7 @@ import { call, errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
+import { DemoDataSettings } from './DemoDataSettings.js';
 import { ModelSettingsForm } from './ModelSettingsForm.js';
 
 export function SettingsView(): React.JSX.Element {
@@ -189,6 +190,7 @@ export function SettingsView(): React.JSX.Element {
         <p className="muted">—</p>
       )}
       <p className="muted">{t('settings.dataDir', { dir: settings.data_dir })}</p>
+      <DemoDataSettings />
     </section>
   );
 }

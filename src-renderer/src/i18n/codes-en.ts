@@ -222,6 +222,8 @@ export const enCodes = {
   'apiError.keychain_unavailable':
     'The OS keychain is unavailable; choose session-only use to keep this secret until the app exits.',
   'apiError.model_not_configured': 'No model is configured. Set one in Settings, or run a tool by hand.',
+  'apiError.demo_data_not_local':
+    'Demo data can only be reset while the app runs its embedded local Hub with the demo shops.',
   'apiError.not_permitted': 'The connected credential may not do this.',
   'apiError.internal_error': 'The request failed inside the app; see the app log.',
   'apiError.attachment_contains_secret':

@@ -172,6 +172,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'apiError.hub_unavailable': '目前无法连接 Hub。',
   'apiError.hub_error': 'Hub 拒绝了请求或处理失败。',
   'apiError.keychain_unavailable': '系统钥匙串不可用；可选择仅本次使用，在应用退出前保留此密钥。',
+  'apiError.demo_data_not_local': '只有在应用运行内置本地 Hub 及演示商店时才能重置演示数据。',
   'apiError.model_not_configured': '尚未配置模型。请在设置中配置，或手动运行工具。',
   'apiError.not_permitted': '当前连接的凭据无权执行此操作。',
   'apiError.internal_error': '请求在应用内部失败；请查看应用日志。',
