@@ -55,6 +55,12 @@ export const api: BailingApi = {
   setModelSettings: (input) => invoke('setModelSettings', input),
   clearModelKey: (input) => invoke('clearModelKey', input),
   testModelConnection: (input) => invoke('testModelConnection', input),
+  listMcpServers: (input) => invoke('listMcpServers', input),
+  addMcpServer: (input) => invoke('addMcpServer', input),
+  refreshMcpServer: (input) => invoke('refreshMcpServer', input),
+  listMcpTools: (input) => invoke('listMcpTools', input),
+  setMcpToolOverlay: (input) => invoke('setMcpToolOverlay', input),
+  clearMcpToolOverlay: (input) => invoke('clearMcpToolOverlay', input),
 
   onConversationItem: (listener) => listen('conversationItem', listener),
   onTurnState: (listener) => listen('turnState', listener),

@@ -30,6 +30,7 @@ export const APP_ERROR_CODES = [
   'model_not_configured',
   'keychain_unavailable',
   'demo_data_not_local',
+  'system_exists',
   // The runtime.
   'runtime_closed',
   'scope_unavailable',

@@ -93,6 +93,8 @@ export const AuthorizationSchema = z.object({
   on_behalf_of: z.string(),
   state: AuthorizationStateSchema,
   revision: z.number().int().min(1),
+  /** The kind of the authorization's system (`http` or `mcp`); absent: an older Hub (http). */
+  system_kind: z.enum(SYSTEM_KINDS).optional(),
 });
 export type Authorization = z.infer<typeof AuthorizationSchema>;
 export const AuthorizationListSchema = z.object({ authorizations: z.array(AuthorizationSchema) });

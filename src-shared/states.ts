@@ -318,6 +318,14 @@ export const MCP_CONNECTION_STATES = ['connecting', 'connected', 'disconnected']
 export type McpConnectionState = (typeof MCP_CONNECTION_STATES)[number];
 
 /**
+ * Where a governed value of an MCP tool comes from (Settings' tool table, docs/mcp.md#the-overlay):
+ * the operator's overlay, the server's annotations (hints, with MCP's defaults for absent ones), or
+ * the Hub's default (a timeout, no rate limit, no look-up tool, enabled).
+ */
+export const MCP_VALUE_ORIGINS = ['overlay', 'annotations', 'default'] as const;
+export type McpValueOrigin = (typeof MCP_VALUE_ORIGINS)[number];
+
+/**
  * What asking for business evidence found about a call whose answer was lost (reconcile.ts; an
  * HTTP system's operations look-up, an MCP server's look-up tool or task — docs/mcp.md#recovery):
  * settled (`succeeded`, `failed`), or not (`not_found`, `unavailable`, `unsupported`: nothing can

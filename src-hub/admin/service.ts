@@ -1,6 +1,6 @@
 /** Operator actions: clients, authorizations (create, grant, revoke, rebind). */
 import { onBehalfOfProblem } from '../../src-shared/header-value.js';
-import type { AuthorizationState } from '../../src-shared/states.js';
+import type { AuthorizationState, SystemKind } from '../../src-shared/states.js';
 import type { Authorization } from '../../src-shared/hub-api.js';
 import { clientIdOfToken, hashToken, newClientToken } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
@@ -36,7 +36,12 @@ export async function createClient(
   return { client_id: clientId, name: input.name, token };
 }
 
-export function toAuthorization(hubId: string, a: AuthorizationRecord, systemName: string): Authorization {
+export function toAuthorization(
+  hubId: string,
+  a: AuthorizationRecord,
+  systemName: string,
+  systemKind?: SystemKind,
+): Authorization {
   return {
     authorization_ref: a.authorization_ref,
     hub_id: hubId,
@@ -46,12 +51,13 @@ export function toAuthorization(hubId: string, a: AuthorizationRecord, systemNam
     on_behalf_of: a.on_behalf_of,
     state: a.state,
     revision: a.revision,
+    ...(systemKind ? { system_kind: systemKind } : {}),
   };
 }
 
 export async function authorizationView(ctx: HubContext, a: AuthorizationRecord): Promise<Authorization> {
   const sys = await ctx.store.getSystem(a.system_id);
-  return toAuthorization(ctx.hubId, a, sys?.name ?? a.system_id);
+  return toAuthorization(ctx.hubId, a, sys?.name ?? a.system_id, sys?.kind);
 }
 
 export async function createAuthorization(
@@ -82,7 +88,7 @@ export async function createAuthorization(
     kind: 'authorization.created',
     detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account },
   });
-  return toAuthorization(ctx.hubId, rec, sys.name);
+  return toAuthorization(ctx.hubId, rec, sys.name, sys.kind);
 }
 
 export async function grantAuthorization(
@@ -127,7 +133,7 @@ export async function changeAuthorization(
       revision: cur.revision + 1,
       updated_at: ctx.now().toISOString(),
     };
-    const view = toAuthorization(ctx.hubId, next, name);
+    const view = toAuthorization(ctx.hubId, next, name, sys?.kind);
     const changed = await ctx.store.updateAuthorization({
       next,
       expected_revision: cur.revision,

@@ -16,6 +16,8 @@ import { createHubGateway } from '../handlers/hub-gateway-over-client.js';
 import type { HubGateway } from '../handlers/hub-gateway.js';
 import { startRelay } from '../handlers/relay.js';
 import { createHandlerTable } from '../handlers/table.js';
+import { createMcpServerHandlers } from '../handlers/mcp-servers.js';
+import { requireConnectedHub } from '../handlers/errors.js';
 import { createKeychain, type Keychain } from '../keychain/index.js';
 import { createDeskRuntimeFromDataDir } from '../runtime/from-data-dir.js';
 import type { HubProblem } from '../../src-shared/states.js';
@@ -307,6 +309,13 @@ function wireCalls(
   });
   const bus = createEventBus({ onInvalid: (name, message) => log(`event ${name} refused: ${message}`) });
   const stopRelay = startRelay({ runtime, hub: gateway, bus });
+  const mcp = createMcpServerHandlers({
+    admin,
+    clientId: hub.clientId,
+    onBehalfOf: hub.local?.onBehalfOf ?? '',
+    needHub: () => requireConnectedHub(gateway),
+    grantedAuthorizations: () => gateway.listAuthorizations(),
+  });
   const table = createHandlerTable({
     runtime,
     hub: gateway,
@@ -315,6 +324,7 @@ function wireCalls(
     defaultSessionId: () => defaultSessionId,
     modelConfigured: () => settings.modelConfigured(),
     demoData: hub.local ? createDemoDataPort(hub.local.demo, demoDataDir(opts.dataDir), log) : null,
+    mcp,
   });
   const router = createCallRouter({
     table,

@@ -22,6 +22,8 @@ export interface LocalHub {
   clientToken: string;
   adminToken: string;
   authorizationRefs: string[];
+  /** Whom the operator's authorizations act for (also those of MCP servers added in Settings). */
+  onBehalfOf: string;
   close(): Promise<void>;
 }
 
@@ -119,6 +121,7 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
       clientToken,
       adminToken,
       authorizationRefs: DEMO_CONFIG.systems.map((s) => s.authorization_ref),
+      onBehalfOf: DEMO_CONFIG.on_behalf_of,
       async close() {
         await hub.close();
         await demo.close();

@@ -11,6 +11,12 @@ import { KeychainUnavailableError } from '../keychain/index.js';
 
 export { AppError };
 
+/** Throws `hub_unavailable` unless the Hub's live stream is connected (the action needs the Hub). */
+export function requireConnectedHub(hub: { connection(): { state: string } }): void {
+  if (hub.connection().state !== 'connected')
+    throw new AppError('hub_unavailable', 'The Hub cannot be reached right now; this action needs it.');
+}
+
 /** Hub codes that say the request conflicts with the current state, or names something that does not exist. */
 const HUB_CONFLICT_CODES = new Set(['task_state_conflict', 'decision_conflict', 'invocation_conflict']);
 const HUB_NOT_FOUND_CODES = new Set([

@@ -4,7 +4,7 @@
  */
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import type { InvocationStatusEntry } from '../runtime/invocation-ports.js';
-import { AppError } from './errors.js';
+import { AppError, requireConnectedHub } from './errors.js';
 import type { HubGateway } from './hub-gateway.js';
 import type { SettingsService } from '../settings/index.js';
 import type { HandlerTable } from './types.js';
@@ -12,6 +12,7 @@ import { conversationItems } from './conversation.js';
 import { actionView, journalSummary, sessionView, storageView, toolCallItem, toolView } from './views.js';
 import { listUnresolved } from './unresolved.js';
 import { demoDataHandlers, type DemoDataPort } from './demo-data.js';
+import type { McpServerHandlers } from './mcp-servers.js';
 
 export interface HandlerDeps {
   runtime: DeskRuntime;
@@ -24,15 +25,13 @@ export interface HandlerDeps {
   modelConfigured: () => boolean;
   /** The embedded demo systems' data (null without them: a remote Hub). */
   demoData?: DemoDataPort | null;
+  /** Settings' MCP servers (./mcp-servers.ts). */
+  mcp: McpServerHandlers;
 }
 
 export function createHandlerTable(deps: HandlerDeps): HandlerTable {
   const { runtime, hub, settings } = deps;
-  const needHub = () => {
-    if (hub.connection().state !== 'connected') {
-      throw new AppError('hub_unavailable', 'The Hub cannot be reached right now; this action needs it.');
-    }
-  };
+  const needHub = () => requireConnectedHub(hub);
   const requireSession = async (sessionId: string) => {
     const all = await runtime.listSessions();
     const found = all.find((s) => s.sessionId === sessionId);
@@ -252,6 +251,8 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       return settings.clearModelKey();
     },
     ...demoDataHandlers(deps.demoData ?? null),
+
+    ...deps.mcp,
   };
 }
 

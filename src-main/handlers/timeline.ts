@@ -19,6 +19,7 @@ const label = (state: string | null): string =>
 export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   const tools = new Map<string, string>();
+  const refs = new Map<string, string>();
   // Dispatch steps whose request never left the Hub (the next move of that call is dispatching ->
   // not_dispatched, or back to approved for a resumed call; NOT_SENT_REASON_CODES): the permit was
   // given back and nothing was sent, so no "Request sent" step is drawn for them.
@@ -26,6 +27,8 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
   const lastDispatch = new Map<string, number>();
   for (const a of entries) {
     if (typeof a.detail.tool === 'string' && a.invocation_id) tools.set(a.invocation_id, a.detail.tool);
+    if (typeof a.detail.authorization_ref === 'string' && a.invocation_id)
+      refs.set(a.invocation_id, a.detail.authorization_ref);
     if (!a.invocation_id) continue;
     if (a.to_state === 'dispatching') lastDispatch.set(a.invocation_id, a.seq);
     const step = lastDispatch.get(a.invocation_id);
@@ -45,6 +48,7 @@ export function timelineFromAudit(entries: readonly AuditEntry[]): TimelineEntry
       state: a.to_state,
       task_action: null,
       reason_code: null,
+      authorization_ref: a.invocation_id ? (refs.get(a.invocation_id) ?? null) : null,
     };
     const reason = reasonCode ? ` (${reasonCode})` : '';
     if (k.startsWith('task.')) {
@@ -100,7 +104,13 @@ export function timelineFromReceipts(receipts: readonly Receipt[], task?: TaskVi
     control(task.cancelled_at, 'cancelled');
   }
   for (const r of receipts) {
-    const base = { invocation_id: r.invocation_id, tool: r.tool, task_action: null, reason_code: null };
+    const base = {
+      invocation_id: r.invocation_id,
+      tool: r.tool,
+      task_action: null,
+      reason_code: null,
+      authorization_ref: r.authorization_ref,
+    };
     if (r.state === 'not_dispatched') {
       out.push({
         ...base,

@@ -126,6 +126,7 @@ export function toolView(d: DeclarationView): ToolView {
     effect: d.effect,
     approval_required: d.approval_required,
     idempotent: d.idempotent,
+    system_kind: d.system_kind,
   };
 }
 

@@ -8,10 +8,13 @@ import {
   ApprovalListSchema,
   ApprovalSchema,
   AuditEntrySchema,
+  AuthorizationListSchema,
   AuthorizationSchema,
   CreateAuthorizationRequestSchema,
   CreateClientResponseSchema,
-  RegisterSystemRequestSchema,
+  McpToolListSchema,
+  McpToolViewSchema,
+  RegisterAnySystemRequestSchema,
   SystemSchema,
   TaskListSchema,
   TaskViewSchema,
@@ -19,8 +22,11 @@ import {
   type AuditEntry,
   type Authorization,
   type HubSystem,
-  type RegisterSystemRequest,
+  type McpToolList,
+  type McpToolView,
+  type RegisterAnySystemRequest,
   type TaskView,
+  type ToolOverlay,
 } from '../../src-shared/hub-api.js';
 import { HubClientError } from './errors.js';
 import { createHttpCore, enc, type CallOptions, type FetchLike } from './http.js';
@@ -36,6 +42,7 @@ export type CreateClientResponse = z.infer<typeof CreateClientResponseSchema>;
 export type CreateAuthorizationRequest = z.infer<typeof CreateAuthorizationRequestSchema>;
 export type ApprovalDecisionRequest = z.infer<typeof ApprovalDecisionRequestSchema>;
 
+export const SystemListSchema = z.object({ systems: z.array(SystemSchema) }).loose();
 export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema) }).loose();
 /** Metrics are counters keyed by name (e.g. invocations_created); values are numbers. */
 export const MetricsSchema = z.record(z.string(), z.unknown());
@@ -49,8 +56,20 @@ export interface AuditQuery {
 }
 
 export interface HubAdminClient {
-  registerSystem(req: RegisterSystemRequest, opts?: CallOptions): Promise<HubSystem>;
+  /** An HTTP system, or an MCP server (`kind: "mcp"`, docs/mcp.md). */
+  registerSystem(req: RegisterAnySystemRequest, opts?: CallOptions): Promise<HubSystem>;
   refreshSystem(systemId: string, opts?: CallOptions): Promise<HubSystem>;
+  listSystems(opts?: CallOptions): Promise<HubSystem[]>;
+  listAllAuthorizations(opts?: CallOptions): Promise<Authorization[]>;
+  /** An MCP server's tools, each with its overlay and how the Hub governs it now. */
+  listMcpTools(systemId: string, opts?: CallOptions): Promise<McpToolList>;
+  setToolOverlay(
+    systemId: string,
+    tool: string,
+    overlay: ToolOverlay,
+    opts?: CallOptions,
+  ): Promise<McpToolView>;
+  clearToolOverlay(systemId: string, tool: string, opts?: CallOptions): Promise<McpToolView>;
   createClient(req: { name: string }, opts?: CallOptions): Promise<CreateClientResponse>;
   createAuthorization(req: CreateAuthorizationRequest, opts?: CallOptions): Promise<Authorization>;
   grantAuthorization(ref: string, clientId: string, opts?: CallOptions): Promise<Authorization>;
@@ -99,11 +118,19 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
     registerSystem: async (req, opts) =>
       post(
         '/admin/v1/systems',
-        checked(RegisterSystemRequestSchema, req, '/admin/v1/systems'),
+        checked(RegisterAnySystemRequestSchema, req, '/admin/v1/systems'),
         SystemSchema,
         opts,
       ),
     refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
+    listSystems: async (opts) => (await get('/admin/v1/systems', SystemListSchema, opts)).systems,
+    listAllAuthorizations: async (opts) =>
+      (await get('/admin/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
+    listMcpTools: (id, opts) => get(`/admin/v1/systems/${enc(id)}/tools`, McpToolListSchema, opts),
+    setToolOverlay: (id, tool, overlay, opts) =>
+      post(`/admin/v1/systems/${enc(id)}/tools/${enc(tool)}/overlay`, overlay, McpToolViewSchema, opts),
+    clearToolOverlay: (id, tool, opts) =>
+      post(`/admin/v1/systems/${enc(id)}/tools/${enc(tool)}/overlay/clear`, {}, McpToolViewSchema, opts),
     createClient: (req, opts) => post('/admin/v1/clients', req, CreateClientResponseSchema, opts),
     createAuthorization: async (req, opts) =>
       post(

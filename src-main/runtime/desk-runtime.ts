@@ -18,6 +18,7 @@ import type {
   ModelRetryReason,
   RecoveryAction,
   SessionAvailability,
+  SystemKind,
   TurnOutcome,
   TurnState,
 } from '../../src-shared/states.js';
@@ -326,6 +327,8 @@ export interface DeclarationView {
   effect: 'read' | 'write';
   approval_required: boolean;
   idempotent: boolean;
+  /** The declaration's system kind (an older Hub that does not say: http). */
+  system_kind: SystemKind;
 }
 
 export interface ManualToolRunResult {

@@ -36,6 +36,14 @@ import {
   UnresolvedItemSchema,
 } from './views.js';
 import { JournalStateSchema } from './views.js';
+import {
+  AddMcpServerInputSchema,
+  McpOverlayInputSchema,
+  McpServerItemSchema,
+  McpSystemRefSchema,
+  McpToolItemSchema,
+  McpToolRefSchema,
+} from './mcp.js';
 import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../model-providers.js';
 import {
   DemoDataResetRequestSchema,
@@ -240,6 +248,29 @@ export const CALLS = {
     z.strictObject({ url: z.string().url().max(2000), token: z.string().min(1).max(4096).optional() }),
     HubTestViewSchema,
   ),
+
+  /*
+   * MCP servers (Settings, local Hub only; docs/mcp.md#in-the-desk). `can_manage` is false where
+   * the desk holds no admin credential (a remote Hub): then nothing else here may be called.
+   * Secret environment values and bearer tokens go to the Hub only; no answer carries them.
+   */
+  listMcpServers: call(
+    Empty,
+    z.strictObject({ can_manage: z.boolean(), servers: z.array(McpServerItemSchema) }),
+  ),
+  /** Registers the server (the Hub connects and reads its tools first) and grants it to this desk. */
+  addMcpServer: call(AddMcpServerInputSchema, McpServerItemSchema),
+  /** Reads the server's tools again now (new declaration revisions where they changed). */
+  refreshMcpServer: call(McpSystemRefSchema, McpServerItemSchema),
+  listMcpTools: call(
+    McpSystemRefSchema,
+    z.strictObject({ system_id: z.string(), tools: z.array(McpToolItemSchema) }),
+  ),
+  setMcpToolOverlay: call(
+    z.strictObject({ ...McpToolRefSchema.shape, overlay: McpOverlayInputSchema }),
+    McpToolItemSchema,
+  ),
+  clearMcpToolOverlay: call(McpToolRefSchema, McpToolItemSchema),
 } as const;
 
 export type CallName = keyof typeof CALLS;

@@ -28,6 +28,7 @@ import {
   CONNECTION_TEST_STEP_STATES,
   MODEL_RETRY_REASONS,
   SESSION_AVAILABILITIES,
+  SYSTEM_KINDS,
 } from '../states.js';
 import { MODEL_PROVIDER_IDS, REASONING_SEND_BACK } from '../model-providers.js';
 
@@ -261,6 +262,8 @@ export const TimelineEntrySchema = z.strictObject({
   task_action: z.string().nullable(),
   /** kind 'refusal': the Hub's reason code (task_paused, write_budget_exhausted, …). */
   reason_code: z.string().nullable(),
+  /** The call's authorization (its system's name and kind come from the authorizations list). */
+  authorization_ref: z.string().nullable().optional(),
   /** An English sentence for logs and fallbacks; the UI words it from the structured fields. */
   label: z.string(),
 });
@@ -384,6 +387,8 @@ export const ToolViewSchema = z.strictObject({
   effect: z.enum(['read', 'write']),
   approval_required: z.boolean(),
   idempotent: z.boolean(),
+  /** `http` or `mcp`, as the Hub's declaration says (an older Hub: http). */
+  system_kind: z.enum(SYSTEM_KINDS),
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 

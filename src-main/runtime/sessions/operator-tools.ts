@@ -45,6 +45,7 @@ export function declarationView(c: Pick<CachedDeclaration, 'functionName'> & { d
     effect: d.effect,
     approval_required: d.approval.required,
     idempotent: d.idempotent,
+    system_kind: d.system_kind ?? 'http',
   } satisfies DeclarationView;
 }
 

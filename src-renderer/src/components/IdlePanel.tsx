@@ -15,6 +15,7 @@ import { useUnresolved } from '../store/unresolved.js';
 import { ActionResult } from './ToolCallCard.js';
 import { AttestForm } from './AttestForm.js';
 import { StateBadge } from './StateBadge.js';
+import { AuthorizationKindBadge } from './KindBadge.js';
 import { useSessions } from '../store/sessions.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 
@@ -125,7 +126,8 @@ function IdleRow({ item }: { item: UnresolvedItem }): React.JSX.Element {
   return (
     <div className={`idle-row ${bad ? 'state-bad' : ''}`} data-testid="idle-row">
       <div className="idle-main">
-        <strong>{item.tool || '—'}</strong> ·{' '}
+        <strong>{item.tool || '—'}</strong>{' '}
+        <AuthorizationKindBadge authorizationRef={item.authorization_ref} /> ·{' '}
         <StateBadge state={idleHeadlineState(item)} testId="idle-state" /> · <code>{item.invocation_id}</code>
         <div className="muted">
           {t('idle.session')}:{' '}

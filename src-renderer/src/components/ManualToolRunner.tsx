@@ -16,6 +16,7 @@ import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
 import { useTasks } from '../store/tasks.js';
 import { caught, message, shownErrorText, type ShownError } from '../logic/shown-error.js';
+import { KindBadge } from './KindBadge.js';
 
 interface Preview {
   tool: ToolView;
@@ -129,12 +130,17 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
               <option value="">{t('manual.chooseTool')}</option>
               {tools.map((x) => (
                 <option key={x.function_name} value={x.function_name}>
-                  {x.tool} — {x.system_name} ({x.account}) · {t(`effect.${x.effect}`)}
+                  {x.tool} — {x.system_name} · {t(`systemKind.${x.system_kind}`)} ({x.account}) ·{' '}
+                  {t(`effect.${x.effect}`)}
                 </option>
               ))}
             </select>
           </label>
-          {tool && <p className="muted">{tool.description}</p>}
+          {tool && (
+            <p className="muted">
+              <KindBadge kind={tool.system_kind} /> {tool.description}
+            </p>
+          )}
           {fields.map((f) => (
             <div key={f.name} className="field">
               {f.kind === 'boolean' ? (

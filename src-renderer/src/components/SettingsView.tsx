@@ -6,6 +6,7 @@ import { useSessions } from '../store/sessions.js';
 import { useSettings } from '../store/settings.js';
 import { DemoDataSettings } from './DemoDataSettings.js';
 import { ModelSettingsForm } from './ModelSettingsForm.js';
+import { McpServersSettings } from './McpServersSettings.js';
 
 export function SettingsView(): React.JSX.Element {
   const t = useT();
@@ -179,6 +180,9 @@ export function SettingsView(): React.JSX.Element {
         saveStatus={msg}
         onDone={(p, clearSecrets) => done(p.then(clearSecrets))}
       />
+
+      {/* MCP servers are managed on the embedded local Hub (its operator holds the admin credential). */}
+      {settings.hub.mode === 'local' && !settings.hub.restart_required && <McpServersSettings />}
 
       <h3>{t('settings.journal')}</h3>
       {current ? (

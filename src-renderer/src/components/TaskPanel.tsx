@@ -5,6 +5,7 @@
  */
 import React, { useEffect, useState } from 'react';
 import { TaskBoundary } from './TaskBoundary.js';
+import { KindBadge } from './KindBadge.js';
 import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
 import type { ToolView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
@@ -288,7 +289,7 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
                   checked={on}
                   onChange={(e) => toggleAuth(a.authorization_ref, e.target.checked)}
                 />
-                {a.system_name} · {a.account}
+                {a.system_name} <KindBadge kind={a.system_kind ?? 'http'} /> · {a.account}
               </label>
               {on && (
                 <div className="tools">

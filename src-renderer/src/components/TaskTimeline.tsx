@@ -8,6 +8,7 @@ import type { TimelineEntry } from '../../../src-shared/ipc/views.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { timelineText } from '../logic/timeline-text.js';
 import { useApp } from '../store/app.js';
+import { AuthorizationKindBadge } from './KindBadge.js';
 
 const LANES: TimelineEntry['kind'][] = ['control', 'approval', 'permit', 'dispatch', 'outcome', 'refusal'];
 
@@ -77,6 +78,12 @@ export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.J
             <li key={i}>
               <time dateTime={e.at}>{time(Date.parse(e.at))}</time> · {t(`lane.${e.kind}`)} · {text(e)}
               {e.tool && ` · ${e.tool}`}
+              {e.authorization_ref && (
+                <>
+                  {' '}
+                  <AuthorizationKindBadge authorizationRef={e.authorization_ref} />
+                </>
+              )}
               {e.invocation_id && (
                 <>
                   {' '}

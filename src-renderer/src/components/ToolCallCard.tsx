@@ -16,6 +16,7 @@ import { useCardPanel } from '../store/card-panels.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
 import { AttestForm } from './AttestForm.js';
 import { StateBadge } from './StateBadge.js';
+import { AuthorizationKindBadge } from './KindBadge.js';
 import { constraintBreaches } from '../logic/manual-runner.js';
 import { parseArguments } from '../../../src-shared/call-view.js';
 import { useSessions } from '../store/sessions.js';
@@ -62,7 +63,13 @@ export function ToolCallCard({ item, sessionId }: { item: ToolCall; sessionId: s
         <StateBadge state={item.state} testId="tool-card-state" />
         <span className="card-summary" data-testid="tool-card-summary">
           <strong>{toolName}</strong>
-          {item.system_id && <> · {item.system_name ?? item.system_id}</>}
+          {item.system_id && (
+            <>
+              {' '}
+              · {item.system_name ?? item.system_id}{' '}
+              <AuthorizationKindBadge authorizationRef={item.authorization_ref} />
+            </>
+          )}
           {keyArgs.map((a) => (
             <span key={a.name} className="key-arg">
               {' '}

@@ -1,4 +1,5 @@
 import { enCodes } from './codes-en.js';
+import { enMcp } from './mcp-en.js';
 
 /** English UI strings. Keys are shared with every other language (zh.ts must have the same keys). */
 export const en = {
@@ -374,6 +375,7 @@ export const en = {
   'common.result': 'Result',
 
   ...enCodes,
+  ...enMcp,
 } as const;
 
 export type MessageKey = keyof typeof en;

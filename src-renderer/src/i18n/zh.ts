@@ -1,5 +1,6 @@
 /** 简体中文界面文本（与 en.ts 的键一一对应）。 */
 import { zhCodes } from './codes-zh.js';
+import { zhMcp } from './mcp-zh.js';
 import type { Messages } from './en.js';
 
 export const zh: Messages = {
@@ -361,4 +362,5 @@ export const zh: Messages = {
   'common.result': '结果',
 
   ...zhCodes,
+  ...zhMcp,
 };
