@@ -4,12 +4,16 @@
  *  1. a read's arguments and result on its card without Inspect, also after a reload;
  *  2. a write shows its exact request and needs Confirm; a double click sends one request (ledger);
  *  3. the host SIGKILLed while a write was at the shop: after the restart the card has the
- *     invocation id and its actions, the card and Needs attention agree, exactly one write;
+ *     invocation id and its actions, the card and Needs attention agree, exactly one write; the
+ *     shop's data survives a SIGKILL of the shop itself (a read in the app shows the write);
  *  4. a lost acknowledgement across a reopen: the card and Needs attention agree ("Result needs
  *     checking"); what the operator checked in the shop, recorded in Needs attention, settles the
  *     call (nothing sent) and the open conversation follows without a reload;
  *  5. language and theme survive a reload; no English catalogue words on the Chinese screens;
- *  6. the remote Hub unreachable at start: the app opens offline, says why, Settings a click away.
+ *  6. the remote Hub unreachable at start: the app opens offline, says why, Settings a click away;
+ *  6b. the embedded default: a write survives a SIGKILL of the app (and its demo shop); Reset demo
+ *     data in Settings says what it does, asks, answers next to its button, and the shop is back
+ *     at its seed while its write history and the Hub's record of the call are kept.
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { en } from '../../src-renderer/src/i18n/en.js';
@@ -17,7 +21,10 @@ import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { receipt, dispatchCount } from './support/checks.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
-import { openRunner, screenshot } from './support/ui.js';
+import { openApp, openRunner, screenshot } from './support/ui.js';
+import { startLocalStack } from '../harness/local-stack.js';
+import { DEMO_SESSION_TITLE } from '../../src-main/embedded/composition-root.js';
+import { seedProducts } from '../../demo/shop/seed.js';
 
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
@@ -39,13 +46,13 @@ async function goTo(page: Page, key: 'nav.conversations' | 'nav.idle' | 'nav.set
     .click();
 }
 
-async function openConversation(page: Page): Promise<void> {
+async function openConversation(page: Page, title = TITLE): Promise<void> {
   await goTo(page, 'nav.conversations');
   await page
     .getByRole('navigation', { name: en['sessions.title'] })
-    .getByRole('button', { name: TITLE, exact: true })
+    .getByRole('button', { name: title, exact: true })
     .click();
-  await expect(page.getByTestId('conversation-title')).toHaveText(TITLE);
+  await expect(page.getByTestId('conversation-title')).toHaveText(title);
 }
 
 const runner = (page: Page) => page.getByRole('region', { name: en['manual.title'] });
@@ -80,6 +87,25 @@ function card(page: Page, invocationId: string): Locator {
     .getByRole('log', { name: en['conv.items'] })
     .getByTestId('tool-card')
     .filter({ has: page.getByTestId('tool-card-invocation').filter({ hasText: invocationId }) });
+}
+
+/** Runs get_product for a Shop A product by hand and answers its card once completed. */
+async function readProduct(page: Page, productId: number): Promise<Locator> {
+  const log = page.getByRole('log', { name: en['conv.items'] });
+  const reads = log
+    .getByTestId('tool-card')
+    .filter({ has: page.getByTestId('tool-card-summary').filter({ hasText: 'get_product' }) })
+    .filter({ has: page.getByText(`product_id ${productId}`) });
+  const before = await reads.count();
+  await chooseTool(page, 'product details', 'get_product');
+  await runner(page)
+    .getByLabel(/^product_id/)
+    .fill(String(productId));
+  await runner(page).getByRole('button', { name: en['manual.run'] }).click();
+  await expect(reads).toHaveCount(before + 1);
+  const read = reads.last();
+  await expect(read.getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  return read;
 }
 
 const idleRow = (page: Page, invocationId: string) =>
@@ -185,6 +211,18 @@ test('3. SIGKILL mid-write: after the restart the card has its id and actions an
   await expect(c.getByTestId('tool-card-result')).toContainText('Blue-rim enamel mug.');
   expect(await dispatchCount(stack, id)).toBe(1);
   expect((await stack.ledger('shop-a')).filter((e) => e.idempotency_key === id)).toHaveLength(1);
+
+  // The shop's own data survives a SIGKILL of the shop: it is kept in its data folder, so after a
+  // crash the operator can look in the shop to see whether the write happened.
+  await stack.killDemo();
+  await stack.startDemo();
+  const products = (await stack.demoState('shop-a')) as {
+    products: { product_id: number; description: string }[];
+  };
+  expect(products.products.find((p) => p.product_id === 7)?.description).toBe('Blue-rim enamel mug.');
+  expect((await stack.ledger('shop-a')).filter((e) => e.idempotency_key === id)).toHaveLength(1);
+  const check = await readProduct(page, 7);
+  await expect(check.getByTestId('tool-card-result')).toContainText('Blue-rim enamel mug.');
 });
 
 test('4. a lost acknowledgement across a reopen: the operator checks the shop and records it; the call is settled by a person, nothing sent', async () => {
@@ -301,6 +339,70 @@ test('6. the remote Hub unreachable at start: the app opens offline, says why, a
   await stack.startHub();
   await app.reopen();
   await expect(app.page.getByTestId('hub-state')).toContainText(en['hub.connected']);
+});
+
+test('6b. the embedded default: a write survives a SIGKILL of the app, and Reset demo data in Settings puts the shop back to its seed', async ({
+  browser,
+}) => {
+  // The app's own launcher with its local Hub and demo systems inside it (the SIGKILL ends all three).
+  const local = await startLocalStack({ name: 'operator-day-demo-data' });
+  const page = await browser.newPage();
+  try {
+    await openApp(page, (await local.startHost()).url);
+    await openConversation(page, DEMO_SESSION_TITLE);
+    const preview = await reviewWrite(page, 42, 'Walnut board, re-oiled on delivery.');
+    await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+    await expect.poll(async () => (await local.ledger('shop-a')).length).toBe(1);
+    const id = (await local.ledger('shop-a'))[0]?.idempotency_key ?? '';
+    await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+
+    await local.killHost();
+    await openApp(page, (await local.startHost()).url);
+    await openConversation(page, DEMO_SESSION_TITLE);
+    // The shop (restarted with the app) still has the write: the operator's read shows it.
+    const read = await readProduct(page, 42);
+    await expect(read.getByTestId('tool-card-result')).toContainText('Walnut board, re-oiled on delivery.');
+    expect((await local.ledger('shop-a')).map((e) => e.idempotency_key)).toEqual([id]);
+
+    await goTo(page, 'nav.settings');
+    const section = page.getByTestId('demo-data');
+    await expect(section.getByRole('heading', { name: en['demoData.title'] })).toBeVisible();
+    await expect(section).toContainText(local.desk);
+    const resetButton = section.getByRole('button', { name: en['demoData.reset'] });
+    // Keep the current data: nothing happens.
+    await resetButton.click();
+    const confirm = section.getByTestId('demo-data-confirm');
+    await expect(confirm).toContainText(en['demoData.confirmText']);
+    await confirm.getByRole('button', { name: en['demoData.cancel'] }).click();
+    await expect(confirm).toHaveCount(0);
+    expect(await local.ledger('shop-a')).toHaveLength(1);
+
+    await resetButton.click();
+    await screenshot(page, 'operator-06b-reset-demo-data-confirm');
+    await confirm.getByRole('button', { name: en['demoData.confirm'] }).click();
+    // The answer is next to the button (in its row), worded from the catalogue.
+    const answer = resetButton.locator('xpath=..').getByTestId('demo-data-answer');
+    await expect(answer).toHaveText(
+      en['demoData.done'].replace('{systems}', 'Shop A (homeware), Shop B (coffee gear), Inventory'),
+    );
+    await screenshot(page, 'operator-06b-reset-demo-data-done');
+
+    // The shop is back at its seed; its write history and the Hub's record of the call are kept.
+    await openConversation(page, DEMO_SESSION_TITLE);
+    const seeded = await readProduct(page, 42);
+    await expect(seeded.getByTestId('tool-card-result')).toContainText(
+      seedProducts('A').find((p) => p.product_id === 42)?.description ?? '(seed)',
+    );
+    expect((await local.ledger('shop-a')).map((e) => e.idempotency_key)).toEqual([id]);
+    const receiptAfter = await local.admin<{ state: string }>(
+      'GET',
+      `/admin/v1/invocations/${encodeURIComponent(id)}`,
+    );
+    expect(receiptAfter.state).toBe('succeeded');
+  } finally {
+    await page.close().catch(() => undefined);
+    await local.close();
+  }
 });
 
 test('7. the conversation: the page does not scroll, the composer stays pinned, the log follows new output unless the operator scrolled up', async () => {

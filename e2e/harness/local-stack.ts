@@ -8,9 +8,8 @@
  * instead of `startHost()` (e2e/acceptance/support/electron-local-app.ts).
  *
  * A SIGKILL of the host ends the local Hub and the demo systems with it; they come back on the
- * same data (the Hub's store, its port, the client id and tokens), while the demo systems start
- * with fresh in-memory ledgers — so a scenario reads the ledgers it needs BEFORE the kill and
- * again after the restart.
+ * same data (the Hub's store, its port, the client id and tokens, and the demo systems' business
+ * data and ledgers in `<desk>/demo`); only the demo systems' request logs start again.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { assertDataDirsPrivate } from './data-scan.js';

@@ -5,8 +5,9 @@
  * process in remote mode, all on a fresh temp directory and free 127.0.0.1 ports.
  *
  * "Reopen" is `killHost()` (SIGKILL) followed by `startHost()` on the same data folder. The Hub
- * can be SIGKILLed and restarted on the same data and port (`killHub()` / `startHub()`); the demo
- * systems keep running throughout, so their ledgers and request logs cover the whole scenario.
+ * can be SIGKILLed and restarted on the same data and port (`killHub()` / `startHub()`), and so
+ * can the demo systems (`killDemo()` / `startDemo()`: same ports, signing secrets and data folder —
+ * their business data and ledgers are kept in files, their request logs start again).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -64,6 +65,10 @@ export interface Stack {
   killHost(): Promise<void>;
   startHub(): Promise<void>;
   killHub(): Promise<void>;
+  /** SIGKILL the demo systems' process and wait for its exit. */
+  killDemo(): Promise<void>;
+  /** Start the demo systems again on the same ports, secrets and data folder (after `killDemo()`). */
+  startDemo(): Promise<void>;
   /**
    * Writes the desk's client token to a new owner-only (0600) file and returns its path, for a
    * launch-time remote Hub (BAILING_HUB_TOKEN_FILE, see src-main/embedded/launch-hub.ts). The
@@ -153,15 +158,19 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   const adminToken = `bda_${randomBytes(24).toString('base64url')}`;
   const clientToken = `bdc_${CLIENT_ID}.${randomBytes(24).toString('base64url')}`;
 
-  // Demo systems (their CLI), kept running for the whole stack.
+  // Demo systems (their CLI), their business data in a folder of the stack. The systems file (0600,
+  // in the stack directory) is kept for a restart with the same signing secrets.
   const systemsFile = join(dir, 'demo-systems.json');
-  const demo = spawnTs('demo', 'demo/cli.ts', ['--config-out', systemsFile], { cwd: ROOT, logFile });
+  const demoData = join(dir, 'demo-data');
+  let demo = spawnTs('demo', 'demo/cli.ts', ['--data', demoData, '--config-out', systemsFile], {
+    cwd: ROOT,
+    logFile,
+  });
   procs.push(demo);
   await demo.waitForLine(/demo systems ready/, 60_000);
   const systemsDoc = JSON.parse(readFileSync(systemsFile, 'utf8')) as {
     systems: { system_id: SystemId; name: string; base_url: string; signing_secret: string }[];
   };
-  rmSync(systemsFile);
   const systemUrls = Object.fromEntries(systemsDoc.systems.map((s) => [s.system_id, s.base_url])) as Record<
     SystemId,
     string
@@ -245,6 +254,32 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     },
     async killHub() {
       await stack.hub?.kill();
+    },
+    async killDemo() {
+      await demo.kill();
+    },
+    async startDemo() {
+      if (demo.alive()) throw new Error('the demo systems are already running');
+      const port = (id: SystemId) => new URL(systemUrls[id]).port;
+      demo = spawnTs(
+        'demo',
+        'demo/cli.ts',
+        [
+          '--data',
+          demoData,
+          '--secrets-file',
+          systemsFile,
+          '--shop-a-port',
+          port('shop-a'),
+          '--shop-b-port',
+          port('shop-b'),
+          '--inventory-port',
+          port('inventory'),
+        ],
+        { cwd: ROOT, logFile },
+      );
+      procs.push(demo);
+      await demo.waitForLine(/demo systems ready/, 60_000);
     },
     async startHost() {
       if (stack.host?.proc.alive()) throw new Error('the host is already running');

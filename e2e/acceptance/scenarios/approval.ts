@@ -5,9 +5,9 @@
  * Deciding approvals in the app is the LOCAL Hub operator's right (in remote mode the view says
  * the credential may not decide), so this scenario runs the app's embedded default as a separate
  * process with its local Hub and demo systems (e2e/harness/local-stack.ts). A SIGKILL of the app
- * ends all three; the reopen brings the Hub back on the same data and port. The demo systems come
- * back with fresh in-memory ledgers, so "nothing was sent" is read from the first instance right
- * before the kill, and "exactly one dispatch" from the second.
+ * ends all three; the reopen brings the Hub back on the same data and port, and the demo systems
+ * on their data (ledgers kept in `<desk>/demo`) with new request logs, so "nothing was sent" is
+ * read from the first instance right before the kill, and "exactly one dispatch" from the second.
  *
  * Written once against `LocalAppUnderTest`, run by approval.spec.ts (Chromium through the
  * product's browser-mode launcher) and electron.spec.ts (the Electron app).
