@@ -38,6 +38,7 @@ export const api: BailingApi = {
   setPreferences: (input) => invoke('setPreferences', input),
   listUnresolved: (input) => invoke('listUnresolved', input),
   listAuthorizations: (input) => invoke('listAuthorizations', input),
+  listAuthorizationTools: (input) => invoke('listAuthorizationTools', input),
   searchTools: (input) => invoke('searchTools', input),
   runToolManually: (input) => invoke('runToolManually', input),
   listTasks: (input) => invoke('listTasks', input),

@@ -6,8 +6,8 @@
  * A `stream.reset` (the Hub pruned events this stream missed) re-reads tasks and approvals.
  */
 import { randomUUID } from 'node:crypto';
-import type { Approval, Receipt } from '../../src-shared/hub-api.js';
-import type { HubConnection } from '../../src-shared/ipc/views.js';
+import type { Approval, Declaration, Receipt } from '../../src-shared/hub-api.js';
+import type { AuthorizationTool, HubConnection } from '../../src-shared/ipc/views.js';
 import type { HubProblem } from '../../src-shared/states.js';
 import type { HubAdminClient, HubClient } from '../hub-client/index.js';
 import { isHubClientError } from '../hub-client/index.js';
@@ -25,6 +25,27 @@ export interface HubGatewayDeps {
   reconnectDelayMs?: number;
   maxReceipts?: number;
   now?: () => Date;
+}
+
+/** The Hub's largest search page; a system with more tools lists its first ones (the form can add others by name). */
+const MAX_TOOLS_PER_AUTHORIZATION = 50;
+const MAX_FIELDS = 200;
+
+function authorizationTool(d: Declaration): AuthorizationTool {
+  const props = d.input_schema['properties'];
+  const fields =
+    props && typeof props === 'object' && !Array.isArray(props)
+      ? Object.keys(props)
+          .filter((k) => k.length <= 200)
+          .slice(0, MAX_FIELDS)
+      : [];
+  return {
+    authorization_ref: d.authorization_ref,
+    tool: d.tool,
+    description: d.description,
+    effect: d.effect,
+    fields,
+  };
 }
 
 export function createHubGateway(deps: HubGatewayDeps): HubGateway {
@@ -134,6 +155,22 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
   return {
     connection: () => conn,
     listAuthorizations: () => call(() => deps.client.listAuthorizations()),
+    listAuthorizationTools: () =>
+      call(async () => {
+        const auths = (await deps.client.listAuthorizations()).filter((a) => a.state === 'active');
+        // One search per authorization (an empty query lists its system's tools), so one system's
+        // many tools cannot crowd another's out of the Hub's result limit.
+        const found = await Promise.all(
+          auths.map((a) =>
+            deps.client.searchTools({
+              query: '',
+              authorization_refs: [a.authorization_ref],
+              limit: MAX_TOOLS_PER_AUTHORIZATION,
+            }),
+          ),
+        );
+        return found.flatMap((r) => r.declarations.map(authorizationTool));
+      }),
     listTasks: () => call(() => deps.client.listTasks()),
     createTask: (req) => call(() => deps.client.createTask(req)),
     pauseTask: (id) => call(() => deps.client.pauseTask(id)),

@@ -10,7 +10,7 @@ import type {
   Receipt,
   TaskView,
 } from '../../src-shared/hub-api.js';
-import type { HubConnection, TimelineEntry } from '../../src-shared/ipc/views.js';
+import type { AuthorizationTool, HubConnection, TimelineEntry } from '../../src-shared/ipc/views.js';
 
 export type HubGatewayEvent =
   | { type: 'task'; task: TaskView }
@@ -22,6 +22,8 @@ export type HubGatewayEvent =
 export interface HubGateway {
   connection(): HubConnection;
   listAuthorizations(): Promise<Authorization[]>;
+  /** The tools of every active authorization, as the Hub declares them to this client. */
+  listAuthorizationTools(): Promise<AuthorizationTool[]>;
   listTasks(): Promise<TaskView[]>;
   createTask(req: CreateTaskRequest): Promise<TaskView>;
   pauseTask(taskId: string): Promise<TaskView>;

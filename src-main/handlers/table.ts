@@ -163,6 +163,10 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       needHub();
       return { authorizations: await hub.listAuthorizations() };
     },
+    async listAuthorizationTools() {
+      needHub();
+      return { tools: await hub.listAuthorizationTools() };
+    },
     async searchTools(input) {
       await requireSession(input.session_id);
       needHub();

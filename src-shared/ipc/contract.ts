@@ -19,6 +19,7 @@ import {
   AttachmentMediaTypeSchema,
   AttachmentViewSchema,
   AuthorizationSchema,
+  AuthorizationToolSchema,
   ConnectionTestViewSchema,
   HubTestViewSchema,
   ConversationItemSchema,
@@ -154,6 +155,8 @@ export const CALLS = {
   listUnresolved: call(Empty, z.strictObject({ items: z.array(UnresolvedItemSchema) })),
 
   listAuthorizations: call(Empty, z.strictObject({ authorizations: z.array(AuthorizationSchema) })),
+  /** Every tool of every active authorization (no conversation needed): the task form's choices. */
+  listAuthorizationTools: call(Empty, z.strictObject({ tools: z.array(AuthorizationToolSchema) })),
   searchTools: call(
     z.strictObject({ session_id: IdSchema, query: z.string().max(500) }),
     z.strictObject({ tools: z.array(ToolViewSchema) }),

@@ -392,6 +392,17 @@ export const ToolViewSchema = z.strictObject({
 });
 export type ToolView = z.infer<typeof ToolViewSchema>;
 
+/** One tool an authorization may call, as the task form lists it (system, then tool). */
+export const AuthorizationToolSchema = z.strictObject({
+  authorization_ref: z.string(),
+  tool: z.string(),
+  description: z.string(),
+  effect: z.enum(['read', 'write']),
+  /** The argument names its input schema declares (for rules on fields). */
+  fields: z.array(z.string().max(200)).max(200),
+});
+export type AuthorizationTool = z.infer<typeof AuthorizationToolSchema>;
+
 export const InvocationActionViewSchema = z.strictObject({
   action: z.enum(RECOVERY_ACTIONS),
   invocation_id: z.string(),

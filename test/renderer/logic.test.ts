@@ -6,8 +6,12 @@ import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { buildArguments, fieldsOf } from '../../src-renderer/src/logic/schema-form.js';
 import {
   descriptionOnlySchema,
+  keyFieldOf,
   parseProductIds,
+  ruleSchema,
+  ruleWords,
   taskRequestFrom,
+  type ToolRule,
 } from '../../src-renderer/src/logic/task-boundary.js';
 import { INVOCATION_STATES, INVOCATION_STATE_LABELS } from '../../src-shared/states.js';
 
@@ -62,37 +66,61 @@ describe('schema form', () => {
 });
 
 describe('task boundary', () => {
-  it('turns "description only" for chosen products into a JSON Schema constraint per selected edit tool', () => {
+  it("turns a write tool's rule (only some key values, only some fields) into a JSON Schema constraint for the tools chosen", () => {
+    const rule = (tool: string): ToolRule => ({
+      tool,
+      keyField: 'product_id',
+      keyValues: parseProductIds('41, 42，43'),
+      onlyFields: ['description'],
+    });
     const req = taskRequestFrom({
       title: ' Campaign ',
       selection: [
-        { authorization_ref: 'auth-shop-a', tools: ['update_product', 'get_product'] },
+        {
+          authorization_ref: 'auth-shop-a',
+          tools: ['update_product', 'get_product'],
+          rules: [rule('update_product'), rule('update_product_content')],
+        },
         { authorization_ref: 'auth-inventory', tools: ['get_stock'] },
-        { authorization_ref: 'auth-shop-b', tools: [] },
+        { authorization_ref: 'auth-shop-b', tools: [], rules: [rule('update_product')] },
       ],
       writeBudget: 6,
       inFlight: 2,
       rate: { count: 30, window: '1m' },
-      descriptionOnlyProducts: parseProductIds('41, 42，43'),
-      editTool: 'update_product',
     });
     expect(req.title).toBe('Campaign');
     expect(req.authorizations).toEqual([
       { authorization_ref: 'auth-shop-a', tools: ['update_product', 'get_product'] },
       { authorization_ref: 'auth-inventory', tools: ['get_stock'] },
     ]);
+    // Only the rule of a chosen tool of a chosen system becomes a constraint.
     expect(req.constraints).toEqual([
       {
         authorization_ref: 'auth-shop-a',
         tool: 'update_product',
         schema: descriptionOnlySchema(['41', '42', '43']),
-        description: 'Description only for products 41, 42, 43',
+        description: 'only product_id 41, 42, 43; may change only description',
       },
     ]);
     expect(descriptionOnlySchema(['42'])).toMatchObject({
       properties: { product_id: { enum: [42] } },
+      required: ['product_id'],
       propertyNames: { enum: ['product_id', 'description'] },
     });
+    // A rule that limits nothing is no constraint; one that limits only fields names the key too.
+    expect(ruleSchema({ tool: 'x', keyField: 'product_id', keyValues: [], onlyFields: null })).toBeNull();
+    expect(ruleSchema({ tool: 'x', keyField: 'product_id', keyValues: [], onlyFields: ['title'] })).toEqual({
+      type: 'object',
+      propertyNames: { enum: ['product_id', 'title'] },
+    });
+    expect(keyFieldOf(['description', 'product_id', 'price'])).toBe('product_id');
+    expect(keyFieldOf(['note'])).toBeNull();
+    // Read back for the boundary, in words built from the schema.
+    expect(ruleWords(descriptionOnlySchema(['7', '13']))).toEqual([
+      { kind: 'values', field: 'product_id', values: '7, 13' },
+      { kind: 'fields', fields: 'description' },
+    ]);
+    expect(ruleWords({ type: 'object', properties: { price: { maximum: 10 } } })).toBeNull();
   });
 });
 

@@ -349,8 +349,9 @@ describe("the operator's day in the renderer", () => {
       expect(within(detail).getByTestId('task-boundary').textContent).toContain('Shop A (homeware)'),
     );
     expect(within(detail).getByTestId('task-boundary').textContent).toContain('update_product_content');
+    // The rule is worded from its schema in the operator's language, not the English description.
     expect(within(detail).getByTestId('task-boundary').textContent).toContain(
-      'Description only for product 13',
+      'product_id only 13 · may change only: description',
     );
     await user.click(within(detail).getByRole('button', { name: en['task.startConversation'] }));
     const form = within(detail).getByRole('form', { name: en['sessions.new'] });
@@ -411,5 +412,70 @@ describe("the operator's day in the renderer", () => {
       zhWords['card.breach.value'].replace('{field}', 'product_id'),
     ]);
     act(() => useApp.setState({ lang: 'en' }));
+  });
+
+  it('the task form is laid out by system, then reads and writes, with a rule under its write tool', async () => {
+    cleanup();
+    const user = userEvent.setup();
+    render(<App />);
+    await user.click(nav(en['nav.tasks']));
+    await user.click(screen.getAllByRole('button', { name: en['task.create'] })[0]!);
+    const form = await screen.findByRole('form', { name: en['task.create'] });
+    const systems = () => within(form).queryAllByTestId('task-form-system');
+    await waitFor(() => expect(systems().length).toBe(3));
+    expect(systems().map((b) => b.querySelector('strong')?.textContent)).toEqual([
+      'Inventory',
+      'Shop A (homeware)',
+      'Shop B (coffee gear)',
+    ]);
+    const shopA = systems()[1]!;
+    await user.click(within(shopA).getAllByRole('checkbox')[0]!);
+    // Its tools, no conversation needed: the reads, then the writes, all ticked at first.
+    await waitFor(() => expect(within(shopA).getByRole('group', { name: en['task.reads'] })).toBeDefined());
+    const names = (group: string) =>
+      within(within(shopA).getByRole('group', { name: group }))
+        .getAllByRole('checkbox')
+        .map((c) => c.parentElement?.textContent);
+    expect(names(en['task.reads'])).toEqual(expect.arrayContaining(['get_product', 'list_products']));
+    expect(names(en['task.writeTools'])).toEqual(
+      expect.arrayContaining(['update_product', 'update_product_content']),
+    );
+    expect(names(en['task.writeTools'])).not.toContain('get_product');
+    // Keep get_product and update_product_content only.
+    for (const box of within(shopA).getAllByRole('checkbox').slice(1)) {
+      const name = box.parentElement?.textContent ?? '';
+      if (
+        box.closest('.tool-choice') &&
+        (box as HTMLInputElement).checked !== ['get_product', 'update_product_content'].includes(name)
+      )
+        await user.click(box);
+    }
+    // The write's rule: product 13 only, and of its fields the description only.
+    const rule = within(shopA).getByTestId('rule-update_product_content');
+    expect(within(shopA).queryByTestId('rule-update_product')).toBeNull(); // not chosen: no rule
+    await user.type(
+      within(rule).getByLabelText(en['task.rule.keyValues'].replace('{field}', 'product_id')),
+      '13',
+    );
+    await user.click(
+      within(within(rule).getByRole('group', { name: en['task.rule.fields'] })).getByLabelText('title'),
+    );
+    await user.type(within(form).getByLabelText(en['task.title']), 'Formed by system');
+    await user.click(within(form).getAllByRole('button', { name: en['task.create'] }).at(-1)!);
+    await waitFor(() =>
+      expect(Object.values(useTasks.getState().tasks).some((x) => x.title === 'Formed by system')).toBe(true),
+    );
+    const task = Object.values(useTasks.getState().tasks).find((x) => x.title === 'Formed by system')!;
+    expect(task.boundary.authorizations).toEqual([
+      { authorization_ref: 'auth-shop-a', tools: ['get_product', 'update_product_content'] },
+    ]);
+    expect(task.boundary.constraints).toHaveLength(1);
+    expect(task.boundary.constraints[0]).toMatchObject({
+      tool: 'update_product_content',
+      schema: {
+        properties: { product_id: { enum: [13] } },
+        propertyNames: { enum: ['product_id', 'description'] },
+      },
+    });
   });
 });

@@ -129,21 +129,22 @@ export async function createTask(page: Page, task: NewTask): Promise<void> {
   for (const [system, tools] of Object.entries(task.authorizations)) {
     const block = blocks.filter({ hasText: system });
     await block.getByRole('checkbox').first().check();
-    const listed = block.locator('.tools').getByRole('checkbox');
+    await expect(block.locator('.tool-choice').first()).toBeVisible();
+    const listed = block.locator('.tool-choice').getByRole('checkbox');
     for (let i = (await listed.count()) - 1; i >= 0; i--) await listed.nth(i).uncheck();
     for (const tool of tools) {
       const existing = block
-        .locator('.tools label')
+        .locator('.tool-choice')
         .filter({ hasText: new RegExp(`^${tool}$`) })
         .getByRole('checkbox');
       if ((await existing.count()) > 0) await existing.check();
       else {
-        const input = block.locator('.tools').getByLabel('Tool');
+        const input = block.locator('.tools').getByLabel('Add a tool by name');
         await input.fill(tool);
         await input.press('Enter');
         await expect(
           block
-            .locator('.tools label')
+            .locator('.tool-choice')
             .filter({ hasText: new RegExp(`^${tool}$`) })
             .getByRole('checkbox'),
         ).toBeChecked();
@@ -153,12 +154,20 @@ export async function createTask(page: Page, task: NewTask): Promise<void> {
   await form.getByLabel('Write budget').fill(String(task.budget));
   await form.getByLabel('In-flight limit').fill(String(task.inFlight));
   if (task.descriptionOnly) {
-    await form.getByLabel('Description only for products').fill(task.descriptionOnly.products);
-    await form
-      .locator(':scope > label')
-      .filter({ hasText: /^Tool/ })
-      .getByRole('textbox')
-      .fill(task.descriptionOnly.tool);
+    // The rule sits under its tool in each system block that allows it: only these products, and of
+    // their fields only the description.
+    const rules = form.getByTestId(`rule-${task.descriptionOnly.tool}`);
+    await expect(rules.first()).toBeVisible();
+    for (let i = 0; i < (await rules.count()); i++) {
+      const rule = rules.nth(i);
+      await rule.locator('summary').click();
+      await rule.getByLabel('Only these product_id values').fill(task.descriptionOnly.products);
+      const fields = rule.getByRole('group', { name: 'Fields it may change' }).getByRole('checkbox');
+      for (let j = 0; j < (await fields.count()); j++) {
+        const name = (await fields.nth(j).locator('xpath=..').innerText()).trim();
+        await fields.nth(j).setChecked(name === 'description');
+      }
+    }
   }
   await form.getByRole('button', { name: 'Create task' }).click();
   await expect(form).toHaveCount(0);

@@ -7,6 +7,22 @@ import React from 'react';
 import type { TaskView } from '../../../src-shared/hub-api.js';
 import { useT } from '../i18n/use-t.js';
 import { useAuthorizationNames } from '../store/authorization-names.js';
+import type { Translate } from '../i18n/index.js';
+import { ruleWords } from '../logic/task-boundary.js';
+
+/** A rule in the operator's language from its schema; null when its shape is not one the desk words. */
+function ruleText(schema: Record<string, unknown>, t: Translate): string | null {
+  const words = ruleWords(schema);
+  return words
+    ? words
+        .map((w) =>
+          w.kind === 'values'
+            ? t('task.ruleValues', { field: w.field, values: w.values })
+            : t('task.ruleFields', { fields: w.fields || '—' }),
+        )
+        .join(' · ')
+    : null;
+}
 
 export function TaskBoundary({ task }: { task: TaskView }): React.JSX.Element {
   const t = useT();
@@ -23,7 +39,7 @@ export function TaskBoundary({ task }: { task: TaskView }): React.JSX.Element {
       {b.constraints.map((c, i) => (
         <React.Fragment key={`c${i}`}>
           <dt>{t('task.boundaryConstraint', { tool: c.tool })}</dt>
-          <dd>{c.description ?? JSON.stringify(c.schema)}</dd>
+          <dd>{ruleText(c.schema, t) ?? c.description ?? JSON.stringify(c.schema)}</dd>
         </React.Fragment>
       ))}
       <dt>{t('task.boundaryBudget')}</dt>

@@ -7,13 +7,12 @@ import React, { useEffect, useState } from 'react';
 import { TaskBoundary } from './TaskBoundary.js';
 import { KindBadge } from './KindBadge.js';
 import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
-import type { ToolView } from '../../../src-shared/ipc/views.js';
+import type { AuthorizationTool } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
-import { parseProductIds, taskRequestFrom } from '../logic/task-boundary.js';
+import { keyFieldOf, parseProductIds, taskRequestFrom, type ToolRule } from '../logic/task-boundary.js';
 import { taskSentence } from '../logic/task-sentence.js';
 import { hubUsable, useApp } from '../store/app.js';
-import { useSessions } from '../store/sessions.js';
 import { sortedTasks, useTasks } from '../store/tasks.js';
 import { NewSessionForm } from './SessionList.js';
 import { TaskTimeline } from './TaskTimeline.js';
@@ -193,21 +192,32 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
 
 const WINDOWS: RateWindow[] = ['1s', '1m', '1h', '1d'];
 
+/** The rule being edited for one write tool (the key field's values as typed). */
+interface RuleDraft {
+  keyValues: string;
+  /** null = any field may be changed. */
+  onlyFields: Set<string> | null;
+}
+
+/**
+ * Creating a task, laid out as the boundary reads: each system (authorization) with its tools —
+ * reads, then writes, each write with an optional rule (only some values of its key field, only some
+ * fields) — then the limits.
+ */
 export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.Element {
   const t = useT();
   const usable = useApp(hubUsable);
-  const currentSession = useSessions((s) => s.currentId);
   const [auths, setAuths] = useState<Authorization[]>([]);
-  const [toolsByAuth, setToolsByAuth] = useState<Record<string, string[]>>({});
+  const [toolsByAuth, setToolsByAuth] = useState<Record<string, AuthorizationTool[]>>({});
   const [selection, setSelection] = useState<Record<string, Set<string>>>({});
+  const [rules, setRules] = useState<Record<string, RuleDraft>>({});
   const [title, setTitle] = useState('');
   const [budget, setBudget] = useState('6');
   const [inFlight, setInFlight] = useState('2');
   const [rateCount, setRateCount] = useState('');
   const [rateWindow, setRateWindow] = useState<RateWindow>('1m');
-  const [products, setProducts] = useState('');
-  const [editTool, setEditTool] = useState('update_product');
   const [error, setError] = useState<ShownError | null>(null);
+  const [extraTool, setExtraTool] = useState<Record<string, string>>({});
 
   useEffect(() => {
     if (!usable) return;
@@ -215,28 +225,27 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       (r) => setAuths(r.authorizations.filter((a) => a.state === 'active')),
       (e: unknown) => setError(caught(e)),
     );
-    if (currentSession) {
-      call('searchTools', { session_id: currentSession, query: '' }).then(
-        (r) => {
-          const by: Record<string, string[]> = {};
-          for (const tool of r.tools as ToolView[]) (by[tool.authorization_ref] ??= []).push(tool.tool);
-          setToolsByAuth(by);
-          // An authorization checked before its tools were listed gets them, as if checked now.
-          setSelection((prev) => {
-            const next = { ...prev };
-            for (const [ref, chosen] of Object.entries(prev))
-              if (chosen.size === 0 && by[ref]) next[ref] = new Set(by[ref]);
-            return next;
-          });
-        },
-        () => {},
-      );
-    }
-  }, [usable, currentSession]);
+    call('listAuthorizationTools', {}).then(
+      (r) => {
+        const by: Record<string, AuthorizationTool[]> = {};
+        for (const tool of r.tools) (by[tool.authorization_ref] ??= []).push(tool);
+        setToolsByAuth(by);
+        // An authorization checked before its tools were listed gets them, as if checked now.
+        setSelection((prev) => {
+          const next = { ...prev };
+          for (const [ref, chosen] of Object.entries(prev))
+            if (chosen.size === 0 && by[ref]) next[ref] = new Set(by[ref].map((x) => x.tool));
+          return next;
+        });
+      },
+      (e: unknown) => setError(caught(e)),
+    );
+  }, [usable]);
 
+  const ruleKey = (ref: string, tool: string) => `${ref}\u0000${tool}`;
   const toggleAuth = (ref: string, on: boolean) => {
     const next = { ...selection };
-    if (on) next[ref] = new Set(toolsByAuth[ref] ?? []);
+    if (on) next[ref] = new Set((toolsByAuth[ref] ?? []).map((x) => x.tool));
     else delete next[ref];
     setSelection(next);
   };
@@ -246,7 +255,11 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
     else cur.delete(tool);
     setSelection({ ...selection, [ref]: cur });
   };
-  const [extraTool, setExtraTool] = useState<Record<string, string>>({});
+  const setRule = (ref: string, tool: string, patch: Partial<RuleDraft>) => {
+    const key = ruleKey(ref, tool);
+    const cur = rules[key] ?? { keyValues: '', onlyFields: null };
+    setRules({ ...rules, [key]: { ...cur, ...patch } });
+  };
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -256,17 +269,81 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       selection: Object.entries(selection).map(([authorization_ref, tools]) => ({
         authorization_ref,
         tools: [...tools],
+        rules: (toolsByAuth[authorization_ref] ?? []).flatMap((tool): ToolRule[] => {
+          const draft = rules[ruleKey(authorization_ref, tool.tool)];
+          if (!draft || tool.effect !== 'write') return [];
+          return [
+            {
+              tool: tool.tool,
+              keyField: keyFieldOf(tool.fields),
+              keyValues: parseProductIds(draft.keyValues),
+              onlyFields: draft.onlyFields ? [...draft.onlyFields] : null,
+            },
+          ];
+        }),
       })),
       writeBudget: Number(budget),
       inFlight: Number(inFlight),
       rate: rateCount.trim() ? { count: Number(rateCount), window: rateWindow } : null,
-      descriptionOnlyProducts: parseProductIds(products),
-      editTool,
     });
     useTasks
       .getState()
       .create(req)
       .then(onDone, (err: unknown) => setError(caught(err)));
+  };
+
+  const toolBox = (ref: string, tool: AuthorizationTool | { tool: string; description: string }) => (
+    <label key={tool.tool} className="tool-choice" title={tool.description}>
+      <input
+        type="checkbox"
+        checked={selection[ref]?.has(tool.tool) ?? false}
+        onChange={(e) => toggleTool(ref, tool.tool, e.target.checked)}
+      />
+      {tool.tool}
+    </label>
+  );
+  const ruleEditor = (ref: string, tool: AuthorizationTool) => {
+    const key = keyFieldOf(tool.fields);
+    const draft = rules[ruleKey(ref, tool.tool)] ?? { keyValues: '', onlyFields: null };
+    const changeable = tool.fields.filter((f) => f !== key);
+    const only = draft.onlyFields;
+    return (
+      <details key={`rule-${tool.tool}`} className="tool-rule" data-testid={`rule-${tool.tool}`}>
+        <summary>{t('task.rule.summary', { tool: tool.tool })}</summary>
+        {key && (
+          <label>
+            {t('task.rule.keyValues', { field: key })}
+            <input
+              value={draft.keyValues}
+              onChange={(e) => setRule(ref, tool.tool, { keyValues: e.target.value })}
+              placeholder={t('task.rule.keyHint')}
+            />
+          </label>
+        )}
+        {changeable.length > 0 && (
+          <fieldset className="rule-fields">
+            <legend>{t('task.rule.fields')}</legend>
+            {changeable.map((f) => (
+              <label key={f}>
+                <input
+                  type="checkbox"
+                  checked={only === null || only.has(f)}
+                  onChange={(e) => {
+                    const next = new Set(only ?? changeable);
+                    if (e.target.checked) next.add(f);
+                    else next.delete(f);
+                    setRule(ref, tool.tool, {
+                      onlyFields: next.size === changeable.length ? null : next,
+                    });
+                  }}
+                />
+                {f}
+              </label>
+            ))}
+          </fieldset>
+        )}
+      </details>
+    );
   };
 
   return (
@@ -278,42 +355,53 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
       <fieldset>
         <legend>{t('task.authorizations')}</legend>
         {auths.map((a) => {
-          const on = selection[a.authorization_ref] !== undefined;
-          const tools = toolsByAuth[a.authorization_ref] ?? [];
-          const chosen = selection[a.authorization_ref] ?? new Set<string>();
+          const ref = a.authorization_ref;
+          const on = selection[ref] !== undefined;
+          const listed = toolsByAuth[ref] ?? [];
+          const chosen = selection[ref] ?? new Set<string>();
+          const known = new Set(listed.map((x) => x.tool));
+          const reads = listed.filter((x) => x.effect === 'read');
+          const writes = listed.filter((x) => x.effect === 'write');
+          const typed = [...chosen].filter((x) => !known.has(x));
           return (
-            <div key={a.authorization_ref} className="auth-block">
-              <label>
-                <input
-                  type="checkbox"
-                  checked={on}
-                  onChange={(e) => toggleAuth(a.authorization_ref, e.target.checked)}
-                />
-                {a.system_name} <KindBadge kind={a.system_kind ?? 'http'} /> · {a.account}
+            <div key={ref} className="auth-block" data-testid="task-form-system">
+              <label className="auth-head">
+                <input type="checkbox" checked={on} onChange={(e) => toggleAuth(ref, e.target.checked)} />
+                <strong>{a.system_name}</strong> <KindBadge kind={a.system_kind ?? 'http'} /> · {a.account}
               </label>
               {on && (
                 <div className="tools">
-                  {[...new Set([...tools, ...chosen])].map((tool) => (
-                    <label key={tool}>
-                      <input
-                        type="checkbox"
-                        checked={chosen.has(tool)}
-                        onChange={(e) => toggleTool(a.authorization_ref, tool, e.target.checked)}
-                      />
-                      {tool}
-                    </label>
-                  ))}
+                  {reads.length > 0 && (
+                    <div className="tool-group" role="group" aria-label={t('task.reads')}>
+                      <span className="muted">{t('task.reads')}</span>
+                      {reads.map((x) => toolBox(ref, x))}
+                    </div>
+                  )}
+                  {writes.length > 0 && (
+                    <div className="tool-group" role="group" aria-label={t('task.writeTools')}>
+                      <span className="muted">{t('task.writeTools')}</span>
+                      {writes.map((x) => toolBox(ref, x))}
+                    </div>
+                  )}
+                  {writes
+                    .filter((x) => chosen.has(x.tool) && x.fields.length > 0)
+                    .map((x) => ruleEditor(ref, x))}
+                  {typed.length > 0 && (
+                    <div className="tool-group">
+                      {typed.map((x) => toolBox(ref, { tool: x, description: '' }))}
+                    </div>
+                  )}
                   <label>
-                    {t('manual.tool')}
+                    {t('task.addTool')}
                     <input
-                      value={extraTool[a.authorization_ref] ?? ''}
-                      onChange={(e) => setExtraTool({ ...extraTool, [a.authorization_ref]: e.target.value })}
+                      value={extraTool[ref] ?? ''}
+                      onChange={(e) => setExtraTool({ ...extraTool, [ref]: e.target.value })}
                       onKeyDown={(e) => {
-                        const v = (extraTool[a.authorization_ref] ?? '').trim();
+                        const v = (extraTool[ref] ?? '').trim();
                         if (e.key === 'Enter' && v) {
                           e.preventDefault();
-                          toggleTool(a.authorization_ref, v, true);
-                          setExtraTool({ ...extraTool, [a.authorization_ref]: '' });
+                          toggleTool(ref, v, true);
+                          setExtraTool({ ...extraTool, [ref]: '' });
                         }
                       }}
                     />
@@ -324,52 +412,43 @@ export function TaskCreateForm({ onDone }: { onDone: () => void }): React.JSX.El
           );
         })}
       </fieldset>
-      <label>
-        {t('task.budget')}
-        <input type="number" min={0} value={budget} onChange={(e) => setBudget(e.target.value)} required />
-      </label>
-      <label>
-        {t('task.inFlight')}
-        <input
-          type="number"
-          min={1}
-          value={inFlight}
-          onChange={(e) => setInFlight(e.target.value)}
-          required
-        />
-      </label>
-      <label>
-        {t('task.rate')}
-        <input
-          type="number"
-          min={1}
-          value={rateCount}
-          placeholder={t('task.noRate')}
-          onChange={(e) => setRateCount(e.target.value)}
-        />
-      </label>
-      <label>
-        {t('task.rateWindow')}
-        <select value={rateWindow} onChange={(e) => setRateWindow(e.target.value as RateWindow)}>
-          {WINDOWS.map((w) => (
-            <option key={w} value={w}>
-              {w}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        {t('task.descriptionOnly')}
-        <input
-          value={products}
-          onChange={(e) => setProducts(e.target.value)}
-          placeholder={t('task.descriptionOnlyHint')}
-        />
-      </label>
-      <label>
-        {t('manual.tool')}
-        <input value={editTool} onChange={(e) => setEditTool(e.target.value)} />
-      </label>
+      <fieldset className="task-limits">
+        <legend>{t('task.limits')}</legend>
+        <label>
+          {t('task.budget')}
+          <input type="number" min={0} value={budget} onChange={(e) => setBudget(e.target.value)} required />
+        </label>
+        <label>
+          {t('task.inFlight')}
+          <input
+            type="number"
+            min={1}
+            value={inFlight}
+            onChange={(e) => setInFlight(e.target.value)}
+            required
+          />
+        </label>
+        <label>
+          {t('task.rate')}
+          <input
+            type="number"
+            min={1}
+            value={rateCount}
+            placeholder={t('task.noRate')}
+            onChange={(e) => setRateCount(e.target.value)}
+          />
+        </label>
+        <label>
+          {t('task.rateWindow')}
+          <select value={rateWindow} onChange={(e) => setRateWindow(e.target.value as RateWindow)}>
+            {WINDOWS.map((w) => (
+              <option key={w} value={w}>
+                {w}
+              </option>
+            ))}
+          </select>
+        </label>
+      </fieldset>
       <button type="submit" disabled={!usable}>
         {t('task.create')}
       </button>
