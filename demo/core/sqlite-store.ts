@@ -98,11 +98,11 @@ export function createSqliteStore<S>(opts: SqliteStoreOptions<S>): BusinessStore
     if (existsSync(opts.file) && !lstatSync(opts.file).isFile())
       throw new DemoDataError('unreadable', `${name} is not a regular file`, 'not_a_file');
     ensurePrivateFile(opts.file);
-    const d = new Database(opts.file);
+    // busy timeout 1 s from the first statement (a file held by another process is refused quickly)
+    const d = new Database(opts.file, { timeout: 1000 });
     try {
       d.pragma('journal_mode = WAL');
       d.pragma('synchronous = FULL');
-      d.pragma('busy_timeout = 1000');
       // One process at a time: a second one (another desk on the same folder) is refused, not merged.
       d.pragma('locking_mode = EXCLUSIVE');
       return d;
