@@ -21,7 +21,7 @@ export const POSTGRES_DIALECT: Dialect = {
   },
   *appendEvent(s, clientId, type, payloadJson, at) {
     yield* io(
-      s.run('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)', [
+      s.write('INSERT INTO events (client_id, type, payload_json, at) VALUES (?, ?, ?, ?)', [
         clientId,
         type,
         payloadJson,

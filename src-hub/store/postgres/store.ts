@@ -6,7 +6,6 @@
  * every instance hears about them (listener.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
 import { STORE_RULES } from '../../store-rules.js';
 import { buildHubStore } from '../sql/build-store.js';
 import type { OpEnv } from '../sql/env.js';
@@ -14,12 +13,13 @@ import { ensureIdentity } from '../sql/ops/meta.js';
 import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
-import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { toStoreError } from './errors.js';
 import { createEventSequencer } from './event-sequencer.js';
 import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
 import { clientConfig, createPool, redactUrl } from './pool.js';
-import { createPgSession, type PgSession } from './session.js';
+import { createPgSession } from './session.js';
+import { inTransaction } from './transaction.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -32,41 +32,6 @@ export interface PostgresStoreOptions {
 }
 
 type AnyOp = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
-const MAX_ATTEMPTS = 5;
-
-async function inTransaction<T>(
-  pool: Pool,
-  begin: string,
-  work: (session: PgSession) => Promise<T>,
-): Promise<{ value: T; session: PgSession }> {
-  for (let attempt = 1; ; attempt++) {
-    let client;
-    try {
-      client = await pool.connect();
-    } catch (err) {
-      throw toStoreError(fromDriver(err));
-    }
-    const lent = client;
-    const statement = (text: string) =>
-      lent.query(text).catch((err: unknown) => Promise.reject(fromDriver(err)));
-    let broken: Error | undefined;
-    try {
-      await statement(begin);
-      const session = createPgSession(client);
-      const value = await work(session);
-      await statement('COMMIT');
-      return { value, session };
-    } catch (err) {
-      if (isUnavailable(err)) broken = err as Error;
-      else await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-      if (isRetryable(err) && attempt < MAX_ATTEMPTS) continue;
-      throw toStoreError(err);
-    } finally {
-      client.release(broken);
-    }
-  }
-}
-
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<HubStore> {
   const report = options.onBackgroundError ?? (() => undefined);
   const pool = createPool({

@@ -19,6 +19,12 @@ export interface SqlSession {
   get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Awaitable<T | undefined>;
   /** Runs a statement; answers the number of rows it changed. */
   run(sql: string, params?: readonly SqlValue[]): Awaitable<number>;
+  /**
+   * Runs a statement whose row count the operation does not read. The session may send it later,
+   * together with the next statements of the transaction (PostgreSQL: in the same round trip); if
+   * it fails, the transaction fails, at the latest at COMMIT.
+   */
+  write(sql: string, params?: readonly SqlValue[]): Awaitable<void>;
 }
 
 /** A store operation: a generator of queries whose return value is the operation's answer. */

@@ -20,5 +20,6 @@ export function createSqliteSession(db: Database.Database): SqlSession {
     get: <T extends object = Row>(sql: string, p?: readonly SqlValue[]) =>
       stmt(sql).get(...params(p)) as T | undefined,
     run: (sql: string, p?: readonly SqlValue[]) => stmt(sql).run(...params(p)).changes,
+    write: (sql: string, p?: readonly SqlValue[]) => void stmt(sql).run(...params(p)),
   };
 }

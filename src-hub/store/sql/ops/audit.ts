@@ -17,7 +17,7 @@ const INSERT_AUDIT = `INSERT INTO audit (at, actor, kind, invocation_id, task_id
 /** Writes one audit entry inside the caller's transaction. */
 export function* insertAudit(s: SqlSession, a: AuditEntry, at: string): Step<void> {
   yield* io(
-    s.run(INSERT_AUDIT, [
+    s.write(INSERT_AUDIT, [
       at,
       a.actor,
       a.kind,

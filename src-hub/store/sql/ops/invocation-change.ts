@@ -140,7 +140,7 @@ function* checkGates(
 function* recordEnrollment(s: SqlSession, change: InvocationChange, base: InvocationRecord): Step<void> {
   if (base.task_id === null) return;
   yield* io(
-    s.run(
+    s.write(
       'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
       [base.client_id, base.agent_session_id, base.task_id, base.invocation_id, change.at],
     ),
@@ -168,13 +168,13 @@ function* grantPermit(
   if (change.permit) {
     const p = change.permit;
     yield* io(
-      s.run(
+      s.write(
         'INSERT INTO permits (permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms) VALUES (?, ?, ?, ?, ?, NULL)',
         [p.permit_id, p.task_id, change.invocation_id, p.effect, p.now_ms],
       ),
     );
     yield* io(
-      s.run(
+      s.write(
         'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, updated_at = ? WHERE task_id = ?',
         [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
       ),
@@ -191,7 +191,7 @@ function* grantPermit(
   // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
   if (change.operation_rate) {
     yield* io(
-      s.run(
+      s.write(
         'INSERT INTO operation_dispatches (invocation_id, authorization_ref, tool, granted_at_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
         [change.invocation_id, base.authorization_ref, base.tool, change.operation_rate.now_ms],
       ),
@@ -205,7 +205,7 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
   if (change.create_approval) {
     const a: ApprovalRecord = change.create_approval;
     yield* io(
-      s.run(
+      s.write(
         `INSERT INTO approvals (approval_id, invocation_id, client_id, authorization_ref, tool, parameter_digest,
           arguments_preview_json, prompt, state, decision_id, decided_by, note, created_at, decided_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -242,7 +242,7 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
   if (change.release_permit?.refund) yield* refundPermit(s, change);
   else if (change.release_permit) {
     yield* io(
-      s.run('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
+      s.write('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
         change.release_permit.now_ms,
         change.invocation_id,
       ]),
@@ -263,15 +263,15 @@ function* refundPermit(s: SqlSession, change: InvocationChange): Step<void> {
     ),
   );
   if (permit) {
-    yield* io(s.run('DELETE FROM permits WHERE permit_id = ?', [permit.permit_id]));
+    yield* io(s.write('DELETE FROM permits WHERE permit_id = ?', [permit.permit_id]));
     yield* io(
-      s.run(
+      s.write(
         'UPDATE tasks SET writes_used = writes_used - ?, permits_granted = permits_granted - 1, updated_at = ? WHERE task_id = ?',
         [permit.effect === 'write' ? 1 : 0, change.at, permit.task_id],
       ),
     );
   }
-  yield* io(s.run('DELETE FROM operation_dispatches WHERE invocation_id = ?', [change.invocation_id]));
+  yield* io(s.write('DELETE FROM operation_dispatches WHERE invocation_id = ?', [change.invocation_id]));
 }
 
 /** The audit entry and the durable events (receipt; the task's new view for a task-bound call). */

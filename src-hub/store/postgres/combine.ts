@@ -1,0 +1,48 @@
+/**
+ * Several writes of one transaction as one statement: each becomes a data-modifying CTE
+ * (`WITH w1 AS (INSERT ...), w2 AS (UPDATE ...) ...`), so they cost one round trip. PostgreSQL runs
+ * every data-modifying CTE exactly once and to completion, but all of them see the same snapshot
+ * and in no promised order; so statements are combined only when they change different tables (no
+ * statement could see, or race, another's rows), and only the shapes the store writes — a single
+ * INSERT, UPDATE or DELETE on one table. Anything else goes alone.
+ */
+import type { SqlValue } from '../sql/session.js';
+
+export interface Statement {
+  sql: string;
+  params: readonly SqlValue[];
+}
+
+const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\b/i;
+
+/** The table a plain INSERT/UPDATE/DELETE changes; null for any other statement. */
+export function targetTable(sql: string): string | null {
+  if (sql.includes(';') || /\bRETURNING\b/i.test(sql)) return null;
+  return TARGET.exec(sql)?.[1]?.toLowerCase() ?? null;
+}
+
+/** Whether `next` can join `held` in one statement. */
+export function fits(held: readonly Statement[], next: Statement): boolean {
+  const table = targetTable(next.sql);
+  if (table === null) return false;
+  return held.every((h) => {
+    const t = targetTable(h.sql);
+    return t !== null && t !== table;
+  });
+}
+
+/**
+ * One statement running `held` and then, if given, `counted`, whose changed-row count it answers
+ * as `n`. `held` alone, when it is one statement, is sent as it is.
+ */
+export function combine(held: readonly Statement[], counted: Statement | null): Statement {
+  if (counted === null && held.length === 1) return held[0]!;
+  const parts = held.map((h, i) => `w${i + 1} AS (${h.sql.trim()})`);
+  const params: SqlValue[] = held.flatMap((h) => [...h.params]);
+  if (counted) {
+    parts.push(`counted AS (${counted.sql.trim()} RETURNING 1)`);
+    params.push(...counted.params);
+  }
+  const main = counted ? 'SELECT COUNT(*)::int AS n FROM counted' : 'SELECT 1 AS done';
+  return { sql: `WITH ${parts.join(',\n')}\n${main}`, params };
+}

@@ -1,0 +1,50 @@
+/**
+ * One READ COMMITTED (or the given) transaction on a pooled connection, retried whole on a
+ * serialization failure or deadlock (PostgreSQL rolled it back); a lost connection is
+ * `store_unavailable` and the connection is dropped, never returned to the pool.
+ */
+import type { Pool } from 'pg';
+import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { createPgSession, type PgSession } from './session.js';
+
+const MAX_ATTEMPTS = 5;
+
+export async function inTransaction<T>(
+  pool: Pool,
+  begin: string,
+  work: (session: PgSession) => Promise<T>,
+): Promise<{ value: T; session: PgSession }> {
+  for (let attempt = 1; ; attempt++) {
+    let client;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      throw toStoreError(fromDriver(err));
+    }
+    const session = createPgSession(client);
+    let broken: Error | undefined;
+    try {
+      // BEGIN, the statements, the held-back writes and COMMIT go out one behind the other, each as
+      // soon as the one before it is answered; a failure of any of them is seen before the COMMIT's
+      // answer is trusted
+      const began = session.statement(begin);
+      began.catch(() => undefined);
+      const value = await work(session);
+      await began;
+      const flushed = session.flush();
+      flushed.catch(() => undefined);
+      const committed = session.statement('COMMIT');
+      committed.catch(() => undefined);
+      await flushed; // a held-back write that failed made that COMMIT a rollback
+      await committed;
+      return { value, session };
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error;
+      else await session.statement('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+      if (isRetryable(err) && attempt < MAX_ATTEMPTS) continue;
+      throw toStoreError(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+}

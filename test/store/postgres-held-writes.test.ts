@@ -1,0 +1,159 @@
+// The PostgreSQL session holds back writes whose row count an operation does not read and sends
+// them with its next statement, as one statement of data-modifying CTEs
+// (src-hub/store/postgres/session.ts, combine.ts): fewer round trips while the task row is locked.
+// What must hold: the writes reach the server in fewer statements, in order (a later read sees
+// them), only writes to different tables share a statement, and a held-back write that fails fails
+// its transaction with its own error code, with nothing of the transaction committed.
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { combine, fits, targetTable } from '../../src-hub/store/postgres/combine.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
+import { StoreOperationError } from '../../src-hub/store/errors.js';
+import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+
+const available = postgresCluster() !== null;
+
+describe('combining writes (combine.ts)', () => {
+  it('combines plain writes to different tables, and nothing else', () => {
+    const w = (sql: string) => ({ sql, params: [] });
+    expect(targetTable('INSERT INTO audit (a) VALUES (?)')).toBe('audit');
+    expect(targetTable('  UPDATE tasks SET x = ? WHERE y = ?')).toBe('tasks');
+    expect(targetTable('DELETE FROM permits WHERE permit_id = ?')).toBe('permits');
+    expect(targetTable('SELECT * FROM tasks')).toBeNull();
+    expect(targetTable('INSERT INTO a (x) VALUES (1) RETURNING x')).toBeNull();
+    expect(targetTable('WITH x AS (SELECT 1) INSERT INTO a SELECT * FROM x')).toBeNull();
+    expect(targetTable('INSERT INTO a VALUES (1); DROP TABLE a')).toBeNull();
+    const held = [w('INSERT INTO permits (a) VALUES (?)'), w('UPDATE tasks SET a = ?')];
+    expect(fits(held, w('INSERT INTO audit (a) VALUES (?)'))).toBe(true);
+    expect(fits(held, w('INSERT INTO permits (a) VALUES (?)'))).toBe(false); // same table
+    expect(fits(held, w('UPDATE permits SET a = ?'))).toBe(false); // would not see the insert
+    expect(fits(held, w('SELECT 1'))).toBe(false);
+    expect(fits([w('SELECT pg_sleep(0)')], w('INSERT INTO audit (a) VALUES (?)'))).toBe(false);
+  });
+
+  it('keeps every parameter in statement order and counts the last statement', () => {
+    const c = combine(
+      [
+        { sql: 'INSERT INTO a (x, y) VALUES (?, ?)', params: [1, 2] },
+        { sql: 'UPDATE b SET x = ?', params: [3] },
+      ],
+      { sql: 'UPDATE c SET x = ? WHERE y = ?', params: [4, 5] },
+    );
+    expect(c.params).toEqual([1, 2, 3, 4, 5]);
+    expect(c.sql).toContain('w1 AS (INSERT INTO a (x, y) VALUES (?, ?))');
+    expect(c.sql).toContain('counted AS (UPDATE c SET x = ? WHERE y = ? RETURNING 1)');
+    expect(c.sql).toMatch(/SELECT COUNT\(\*\)::int AS n FROM counted$/);
+    const one = { sql: 'INSERT INTO a (x) VALUES (?)', params: [1] };
+    expect(combine([one], null)).toBe(one);
+  });
+});
+
+describe.skipIf(!available)(
+  `held-back writes on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
+  () => {
+    const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
+      const url = await createTestDatabase();
+      const pool = createPool({ url, max: 2, onIdleError: () => undefined });
+      try {
+        await pool.query(`CREATE TABLE t1 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+          CREATE TABLE t2 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+          CREATE TABLE t3 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+          INSERT INTO t2 VALUES ('row', 0);`);
+        await fn(pool);
+      } finally {
+        await pool.end();
+      }
+    };
+    /** Counts the statements the pool's connections are sent from now on. */
+    const counting = (pool: pg.Pool) => {
+      const sent: string[] = [];
+      const wrapped = new WeakSet<pg.PoolClient>();
+      pool.on('acquire', (client) => {
+        if (wrapped.has(client)) return;
+        wrapped.add(client);
+        const original = client.query.bind(client) as (...a: unknown[]) => unknown;
+        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+          const q = args[0];
+          sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+          return original(...args);
+        };
+      });
+      return sent;
+    };
+
+    it('writes to different tables reach the server in one statement, and a later read sees them', async () => {
+      await withPool(async (pool) => {
+        const sent = counting(pool);
+        const { value } = await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+          await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row']);
+          const changed = await s.run('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3]);
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['b', 2]);
+          const rows = await s.all<{ id: string }>('SELECT id FROM t1 ORDER BY id');
+          return { changed, ids: rows.map((r) => r.id) };
+        });
+        expect(value).toEqual({ changed: 1, ids: ['a', 'b'] });
+        // BEGIN, [t1 + t2 + t3 counted], [t1], the read, COMMIT
+        expect(sent).toHaveLength(5);
+        expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
+        const t2 = await pool.query<{ n: number }>("SELECT n FROM t2 WHERE id = 'row'");
+        expect(t2.rows[0]?.n).toBe(5);
+      });
+    });
+
+    it('a write to a table with a held-back write waits for it, so it sees that row', async () => {
+      await withPool(async (pool) => {
+        await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+          await s.write('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a']);
+          expect(await s.run('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a'])).toBe(1);
+        });
+        const r = await pool.query<{ n: number }>("SELECT n FROM t1 WHERE id = 'a'");
+        expect(r.rows[0]?.n).toBe(3);
+      });
+    });
+
+    it('a held-back write that fails at COMMIT fails the transaction with its own code; nothing is kept', async () => {
+      await withPool(async (pool) => {
+        await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
+        const err = await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
+          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]); // unique violation
+          return 'committed';
+        }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(StoreOperationError);
+        expect((err as StoreOperationError).dbCode).toBe('23505');
+        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
+        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+      });
+    });
+
+    it('a held-back write that fails before a read is the error the read reports', async () => {
+      await withPool(async (pool) => {
+        await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
+        let readFailed: unknown = null;
+        const err = await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]);
+          try {
+            await s.get('SELECT n FROM t2 WHERE id = ?', ['row']);
+          } catch (e) {
+            readFailed = e;
+            throw e;
+          }
+          return 'read';
+        }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect((readFailed as { code?: string } | null)?.code).toBe('23505');
+        expect((err as StoreOperationError).dbCode).toBe('23505');
+        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
+      });
+    });
+  },
+);
