@@ -89,8 +89,9 @@ describe('Settings: MCP servers', () => {
         timeout: 20_000,
       },
     );
-    // the secret is with the Hub only: the field is cleared and nothing on screen shows it
-    expect(form.getByLabelText('Value of variable 2')).toHaveProperty('value', '');
+    // the secret is with the Hub only: the form starts empty again and nothing on screen shows it
+    expect(form.queryAllByTestId('mcp-env-row')).toHaveLength(0);
+    expect(form.getByLabelText('Id (a–z, 0–9, - and _)')).toHaveProperty('value', '');
     const row = within(await s.findByTestId('mcp-server'));
     expect(row.getByTestId('mcp-server-connection').textContent).toContain('Connected');
     expect(row.getByText(/Secret variables \(values never shown\): MEMORY_TOKEN/)).toBeTruthy();

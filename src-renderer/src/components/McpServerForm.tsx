@@ -94,9 +94,15 @@ export function McpServerForm(): React.JSX.Element {
             ok: true,
             shown: message('mcp.add.added', { name: item.name, count: item.tool_count }),
           });
-          // The secrets are with the Hub now: nothing here keeps them.
+          // The server is registered and its secrets are with the Hub: the form starts empty again.
+          setSystemId('');
+          setName('');
+          setCommand('');
+          setArgs('');
+          setCwd('');
+          setEnv([]);
+          setUrl('');
           setToken('');
-          setEnv(env.map((x) => (x.secret ? { ...x, value: '' } : x)));
         },
         (err: unknown) => setAnswer({ ok: false, shown: caught(err), atId: idRefusal(err) }),
       )

@@ -77,7 +77,7 @@ export const enCodes = {
     'The MCP server could not be started or reached, or did not answer in time; nothing was registered.',
   'code.system_kind_mismatch': 'That system is of the other kind (an HTTP system or an MCP server).',
   'code.mcp_tools_invalid':
-    'The MCP server’s tool list cannot be governed (too many tools, a malformed schema or a bad tool name); nothing was registered.',
+    'The MCP server’s tool list cannot be governed (too many tools, a malformed schema, a tool named twice or a bad tool name); nothing was registered.',
 
   // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
   'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',

@@ -63,7 +63,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.mcp_server_unreachable': '无法启动或连接该 MCP 服务器，或其未及时应答；未注册任何内容。',
   'code.system_kind_mismatch': '该系统属于另一种类型（HTTP 系统或 MCP 服务器）。',
   'code.mcp_tools_invalid':
-    '该 MCP 服务器的工具列表无法受管（工具过多、架构格式错误或工具名称不合规）；未注册任何内容。',
+    '该 MCP 服务器的工具列表无法受管（工具过多、架构格式错误、工具重名或工具名称不合规）；未注册任何内容。',
 
   'code.task_paused': '任务已暂停；在继续之前不会再派发任何调用。',
   'code.task_cancelled': '任务已取消；不会再派发任何调用。',
