@@ -110,6 +110,7 @@ function toolItem(v: McpToolView): McpToolItem {
     tool: v.tool,
     title: v.title,
     description: v.description,
+    task_support: v.task_support,
     annotations: { ...v.annotations },
     overlay: v.overlay,
     governed: {

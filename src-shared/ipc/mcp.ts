@@ -7,7 +7,14 @@
  * to the Hub; no view here has a field that could carry one back.
  */
 import { z } from 'zod';
-import { ApprovalRuleSchema, RateWindowSchema, SystemIdSchema, McpToolNameSchema } from '../hub-api.js';
+import {
+  ApprovalRuleSchema,
+  McpToolAnnotationsSchema,
+  McpToolNameSchema,
+  McpToolViewSchema,
+  SystemIdSchema,
+  ToolOverlaySchema,
+} from '../hub-api.js';
 import { MCP_CONNECTION_STATES, MCP_TRANSPORTS } from '../states.js';
 
 /** Why a value of the add form cannot be sent (worded by the renderer: `mcpForm.problem.<code>`). */
@@ -164,57 +171,30 @@ export const McpServerItemSchema = z.strictObject({
 });
 export type McpServerItem = z.infer<typeof McpServerItemSchema>;
 
-const ApprovalRuleInputSchema = ApprovalRuleSchema.strict();
+/*
+ * The overlay and tool views below are the Hub's schemas (src-shared/hub-api.ts) made strict at
+ * every level: an unknown field in an overlay the renderer sends is refused, not dropped, and no
+ * field outside them can reach the renderer.
+ */
+const overlay = ToolOverlaySchema.shape;
+const OverlayApprovalInputSchema = overlay.approval
+  .unwrap()
+  .extend({ when: z.array(ApprovalRuleSchema.strict()).max(20).optional() })
+  .strict();
 
 /** A tool's overlay as the desk edits it (strict: an unknown field is refused, not dropped). */
-export const McpOverlayInputSchema = z.strictObject({
-  effect: z.enum(['read', 'write']).optional(),
-  risk_level: z.enum(['low', 'medium', 'high']).optional(),
-  approval: z
-    .strictObject({
-      required: z.boolean(),
-      prompt: z.string().max(300).nullable().optional(),
-      when: z.array(ApprovalRuleInputSchema).max(20).optional(),
-    })
-    .optional(),
-  rate_limit: z
-    .strictObject({ count: z.number().int().min(1).max(1_000_000), window: RateWindowSchema })
-    .nullable()
-    .optional(),
-  timeout_ms: z.number().int().min(100).max(600_000).optional(),
-  idempotent: z.boolean().optional(),
-  lookup_tool: McpToolNameSchema.nullable().optional(),
-  enabled: z.boolean().optional(),
-  audit_sensitive: z.boolean().optional(),
-});
+export const McpOverlayInputSchema = ToolOverlaySchema.extend({
+  approval: OverlayApprovalInputSchema.optional(),
+  rate_limit: overlay.rate_limit.unwrap().unwrap().strict().nullable().optional(),
+}).strict();
 export type McpOverlayInput = z.infer<typeof McpOverlayInputSchema>;
 
-export const McpToolItemSchema = z.strictObject({
-  tool: z.string(),
-  title: z.string().nullable(),
-  description: z.string(),
-  annotations: z.strictObject({
-    title: z.string().optional(),
-    readOnlyHint: z.boolean().optional(),
-    destructiveHint: z.boolean().optional(),
-    idempotentHint: z.boolean().optional(),
-    openWorldHint: z.boolean().optional(),
-  }),
+const governed = McpToolViewSchema.shape.governed;
+export const McpToolItemSchema = McpToolViewSchema.extend({
+  annotations: McpToolAnnotationsSchema.strict(),
   overlay: McpOverlayInputSchema.nullable(),
-  governed: z.strictObject({
-    effect: z.enum(['read', 'write']),
-    risk_level: z.enum(['low', 'medium', 'high']),
-    approval_required: z.boolean(),
-    approval_rules: z.number().int(),
-    rate_limit: z.strictObject({ count: z.number().int(), window: RateWindowSchema }).nullable(),
-    timeout_ms: z.number().int(),
-    idempotent: z.boolean(),
-    lookup_tool: z.string().nullable(),
-    enabled: z.boolean(),
-    audit_sensitive: z.boolean(),
-  }),
-  declaration_revision: z.string().nullable(),
-});
+  governed: governed.extend({ rate_limit: governed.shape.rate_limit.unwrap().strict().nullable() }).strict(),
+}).strict();
 export type McpToolItem = z.infer<typeof McpToolItemSchema>;
 
 export const McpSystemRefSchema = z.strictObject({ system_id: SystemIdSchema });
