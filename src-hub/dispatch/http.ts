@@ -1,16 +1,19 @@
 /**
- * One HTTP exchange with a business system, over a fresh connection, with a deadline, an abort
- * signal and a bounded response body. It never retries: a lost answer is reported as such.
+ * One HTTP exchange with a business system, over a kept-alive connection (connection-pool.ts), with
+ * a deadline, an abort signal and a bounded response body. It never retries: a lost answer is
+ * reported as such.
  *
  * Three outcomes: an answer (`response`); `not_sent` when the request provably never left — it
  * failed before its first byte could be written (header validation, DNS, connect, TLS handshake,
  * an abort or deadline before the connection was made); `no_response` when the request was (or may
- * have been) written and no complete answer came back (timeout, reset, abort after connecting).
+ * have been) written and no complete answer came back (timeout, reset, abort after connecting) —
+ * on a reused connection, from the moment it is handed the request.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { jsonTextDeeperThan, MAX_BUSINESS_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { isHeaderSafe } from '../../src-shared/header-value.js';
+import { agentFor } from './connection-pool.js';
 import { checkBaseUrl, guardedLookup } from './destination.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -143,6 +146,7 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
     }
 
     const transport = isHttps ? https : http;
+    const loopbackOnly = !isHttps && !input.allowInsecureHttp;
     const bodyBuf = Buffer.from(input.body, 'utf8');
     const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
     if (bodyBuf.length > 0) {
@@ -159,9 +163,10 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
         method: input.method.toUpperCase(),
         path: input.target,
         headers,
-        agent: false, // a fresh connection per call: a stale pooled socket must never look like a lost answer
+        // kept-alive connections, one pool per address policy (connection-pool.ts)
+        agent: agentFor(isHttps, loopbackOnly),
         // every address a name resolves to is checked before connecting (destination.ts)
-        lookup: guardedLookup({ loopbackOnly: !isHttps && !input.allowInsecureHttp }),
+        lookup: guardedLookup({ loopbackOnly }),
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
@@ -191,6 +196,13 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
     }, input.timeoutMs);
 
     req.on('socket', (socket) => {
+      if (!socket.connecting) {
+        // a pooled connection that is already up (and, for https, past its handshake): the request
+        // is written at once, so from here on it has (or may have) left
+        tcpConnected = true;
+        writable = true;
+        return;
+      }
       socket.once('connect', () => {
         tcpConnected = true;
         if (!isHttps) writable = true;
