@@ -348,6 +348,13 @@ export const UnresolvedCallSchema = z.object({
   updated_at: z.string(),
 });
 
+/**
+ * A TaskView lists at most this many unresolved calls (the oldest first); `unresolved_total` and
+ * `counts` say how many there are. It keeps a view's size — and the cost of publishing one with
+ * every change of a task — independent of how many calls are open.
+ */
+export const TASK_VIEW_UNRESOLVED_LIMIT = 100;
+
 export const TaskViewSchema = z.object({
   task_id: z.string(),
   client_id: z.string(),
@@ -373,7 +380,10 @@ export const TaskViewSchema = z.object({
    */
   settled_by_operator: z.object({ succeeded: z.number().int(), failed: z.number().int() }).optional(),
   permits_granted: z.number().int(),
+  /** The oldest unresolved calls, at most TASK_VIEW_UNRESOLVED_LIMIT. */
   unresolved: z.array(UnresolvedCallSchema),
+  /** How many calls are unresolved in all (absent in answers of an older Hub, which listed them all). */
+  unresolved_total: z.number().int().optional(),
   created_at: z.string(),
   updated_at: z.string(),
   paused_at: z.string().nullable(),

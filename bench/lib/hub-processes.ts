@@ -83,6 +83,10 @@ async function spawnHub(
   const proc = spawn(
     process.execPath,
     [
+      // BENCH_HUB_CPU_PROF=DIR: each Hub process (and its SQLite writer thread) writes a CPU profile there
+      ...(process.env.BENCH_HUB_CPU_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_HUB_CPU_PROF]
+        : []),
       '--import',
       'tsx',
       join(root, 'src-hub/cli.ts'),

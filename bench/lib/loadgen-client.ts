@@ -13,7 +13,14 @@ export interface LoadGenerator {
 
 export async function startLoadGenerator(): Promise<LoadGenerator> {
   const child: ChildProcess = fork(resolve(import.meta.dirname, 'loadgen.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_LOADGEN_CPU_PROF=DIR: the load generator (and the store threads it opens) write CPU profiles there
+    execArgv: [
+      ...(process.env.BENCH_LOADGEN_CPU_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_LOADGEN_CPU_PROF]
+        : []),
+      '--import',
+      'tsx',
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let waiting: ((r: LoadResult) => void) | null = null;

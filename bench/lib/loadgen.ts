@@ -129,6 +129,8 @@ async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<Loa
   return { ok: true, samples, wallMs, states };
 }
 
+// exit (rather than die) on SIGTERM, so a CPU profile asked for is written
+process.on('SIGTERM', () => process.exit(0));
 process.on('message', (job: LoadJob) => {
   const run = job.kind === 'hub' ? runHub(job) : job.kind === 'direct' ? runDirect(job) : runPermitJob(job);
   run.then(

@@ -382,6 +382,7 @@ export interface TaskUsage {
   counts: Partial<Record<InvocationState, number>>;
   /** Settled calls whose evidence is an operator's attestation, by the state they were settled to. */
   settled_by_operator: { succeeded: number; failed: number };
+  /** The oldest unresolved calls, at most TASK_VIEW_UNRESOLVED_LIMIT (src-shared/hub-api.ts). */
   unresolved: Array<{
     invocation_id: string;
     state: InvocationState;
@@ -389,6 +390,8 @@ export interface TaskUsage {
     authorization_ref: string;
     updated_at: string;
   }>;
+  /** How many calls are unresolved; `unresolved` lists the oldest TASK_VIEW_UNRESOLVED_LIMIT of them. */
+  unresolved_total: number;
 }
 
 export interface TaskChange {

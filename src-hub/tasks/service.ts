@@ -93,14 +93,9 @@ export async function createTask(
   return emit(ctx, task);
 }
 
+/** The task's view for the answer; the store published it as `task.changed` with the change itself. */
 async function emit(ctx: HubContext, task: TaskRecord): Promise<TaskView> {
   const view = await taskView(ctx, task);
-  await ctx.store.appendEvent(
-    task.client_id,
-    'task.changed',
-    { type: 'task.changed', task: view },
-    ctx.now().toISOString(),
-  );
   ctx.bus.notify(task.client_id);
   return view;
 }

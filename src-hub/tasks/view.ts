@@ -43,6 +43,7 @@ export function toTaskView(task: TaskRecord, usage: TaskUsage, nowMs: number): T
     settled_by_operator: { ...usage.settled_by_operator },
     permits_granted: task.permits_granted,
     unresolved: usage.unresolved,
+    unresolved_total: usage.unresolved_total,
     created_at: task.created_at,
     updated_at: task.updated_at,
     paused_at: task.paused_at,

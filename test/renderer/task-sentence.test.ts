@@ -1,6 +1,6 @@
 // The exact sentence for a task's state, derived from the TaskView alone.
 import { describe, expect, it } from 'vitest';
-import type { TaskView } from '../../src-shared/hub-api.js';
+import { TASK_VIEW_UNRESOLVED_LIMIT, type TaskView } from '../../src-shared/hub-api.js';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import { translator } from '../../src-renderer/src/i18n/index.js';
 import { taskSentence } from '../../src-renderer/src/logic/task-sentence.js';
@@ -80,6 +80,23 @@ describe('taskSentence', () => {
     expect(taskSentence(t, en)).toBe(
       'Further dispatch is paused. 2 earlier requests still need checking. One call is awaiting approval.',
     );
+  });
+
+  it('counts open calls from the counts, not the unresolved list (which holds only the oldest ones)', () => {
+    const listed = Array.from({ length: TASK_VIEW_UNRESOLVED_LIMIT }, (_, i) => ({
+      invocation_id: `inv_${i}`,
+      state: 'unknown' as const,
+      tool: 't',
+      authorization_ref: 'r',
+      updated_at: 'x',
+    }));
+    const t = task({
+      state: 'paused',
+      counts: counts({ unknown: 250 }),
+      unresolved: listed,
+      unresolved_total: 250,
+    });
+    expect(taskSentence(t, en)).toBe('Further dispatch is paused. 250 earlier requests still need checking.');
   });
 
   it('says what an active, a spent, an expired and a cancelled task allow', () => {

@@ -12,6 +12,7 @@ import { POSTGRES_MIGRATIONS } from '../../src-hub/store/migrations/postgres.js'
 import { SQLITE_MIGRATIONS } from '../../src-hub/store/migrations/sqlite.js';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
+import { TASK_VIEW_UNRESOLVED_LIMIT, type TaskView } from '../../src-shared/hub-api.js';
 import {
   AT,
   audit,
@@ -464,6 +465,43 @@ for (const dialect of dialects()) {
         expect([a.kind, b.kind].sort()).toEqual(['applied', 'stale']);
         expect(await store.getApproval(approvalId)).toMatchObject({ state: 'approved' });
         expect(await store.listApprovals('pending')).toEqual([]);
+      });
+
+      it('task views: every change is covered by a later view, views never go back, the unresolved list is capped', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 1000, inFlight: 1000 });
+        await store.createTask(t, audit);
+        const n = TASK_VIEW_UNRESOLVED_LIMIT + 30;
+        const ids: string[] = [];
+        await Promise.all(
+          Array.from({ length: n }, () => {
+            const rec = invocation({ task_id: t.task_id });
+            ids.push(rec.invocation_id);
+            return store.applyInvocationChange(dispatch(rec, { permit: permitFor(t.task_id) }));
+          }),
+        );
+        await store.flushEvents(); // every view of those changes is published
+        const views = (await store.listEvents('desk', 0, 10_000))
+          .filter((e) => e.type === 'task.changed')
+          .map((e) => (e.payload as { task: TaskView }).task)
+          .filter((v) => v.task_id === t.task_id);
+        expect(views.length).toBeGreaterThanOrEqual(2); // the creation's, then at least one after the calls
+        const granted = views.map((v) => v.permits_granted);
+        expect([...granted].sort((x, y) => x - y)).toEqual(granted); // never an older state after a newer one
+        const last = views.at(-1)!;
+        expect(last.permits_granted).toBe(n);
+        expect(last.in_flight).toBe(n);
+        expect(last.counts.dispatching).toBe(n);
+        expect(last.unresolved_total).toBe(n);
+        // the oldest calls (all created at AT: then by id), at most the limit
+        expect(last.unresolved.map((u) => u.invocation_id)).toEqual(
+          [...ids].sort().slice(0, TASK_VIEW_UNRESOLVED_LIMIT),
+        );
+        // a pause publishes its view too
+        await store.changeTaskState({ task_id: t.task_id, from: 'active', to: 'paused', at: AT, audit });
+        await store.flushEvents();
+        const after = (await store.listEvents('desk', 0, 10_000)).filter((e) => e.type === 'task.changed');
+        expect((after.at(-1)!.payload as { task: TaskView }).task.state).toBe('paused');
       });
 
       it('event seqs: strictly increasing per reader, never a smaller seq appearing after a larger one was read', async () => {

@@ -1,6 +1,7 @@
 // The SQLite store's writer thread: concurrent writes share transactions (and so fsyncs), and a
 // database the writer cannot lock in time (another process holds the write lock past busy_timeout)
-// is `store_unavailable` with nothing of the batch kept, after which writes work again.
+// is `store_unavailable` with nothing of the batch kept, after which writes work again; a task view
+// a crash left unpublished is published when the store opens again.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type { HubStore } from '../../src-hub/store/types.js';
+import { AT, audit, seedCatalog, task } from './fixtures.js';
 
 let dir: string;
 let store: HubStore;
@@ -38,6 +40,27 @@ describe('SQLite writer thread', () => {
       (db.prepare("SELECT COUNT(*) AS n FROM events WHERE client_id = 'c'").get() as { n: number }).n,
     ).toBe(64);
     db.close();
+  });
+
+  it('a task view marked but not yet published when the process died is published when the store opens again', async () => {
+    await seedCatalog(store);
+    const t = task();
+    await store.createTask(t, audit);
+    await store.flushEvents();
+    const views = async (s: HubStore) =>
+      (await s.listEvents('desk', 0, 1000)).filter((e) => e.type === 'task.changed').length;
+    expect(await views(store)).toBe(1);
+    await store.close();
+    // what a change's transaction leaves when the process dies right after its commit
+    const db = new Database(join(dir, 'hub.sqlite'));
+    db.prepare('INSERT INTO task_views_pending (task_id, at) VALUES (?, ?)').run(t.task_id, AT);
+    db.close();
+    store = createSqliteStore({ dataDir: dir });
+    await store.flushEvents();
+    expect(await views(store)).toBe(2);
+    const check = new Database(join(dir, 'hub.sqlite'), { readonly: true });
+    expect((check.prepare('SELECT COUNT(*) AS n FROM task_views_pending').get() as { n: number }).n).toBe(0);
+    check.close();
   });
 
   it('another process holding the write lock past busy_timeout: store_unavailable, nothing kept, then writes again', async () => {

@@ -170,4 +170,17 @@ ALTER TABLE systems ADD COLUMN mcp_overlays_json TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE invocations ADD COLUMN remote_task_id TEXT;
 `,
   },
+  {
+    version: 8,
+    name: 'task_views_after_commit',
+    sql: `
+CREATE TABLE task_views_pending (task_id TEXT PRIMARY KEY, at TEXT NOT NULL);
+CREATE INDEX invocations_task_created ON invocations (task_id, state, created_at, invocation_id);
+DROP INDEX invocations_task;
+CREATE INDEX invocations_task_attested ON invocations (task_id, state) WHERE reason_code = 'operator_attested';
+ALTER TABLE tasks ADD COLUMN permits_open INTEGER NOT NULL DEFAULT 0;
+UPDATE tasks SET permits_open = (
+  SELECT COUNT(*) FROM permits WHERE permits.task_id = tasks.task_id AND permits.released_at_ms IS NULL);
+`,
+  },
 ];

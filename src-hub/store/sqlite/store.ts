@@ -61,7 +61,9 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     durability: SQLITE_DURABILITY,
     hubId: () => identity.hub_id,
     tokenSalt: () => identity.token_salt,
-    flushEvents: async () => undefined, // an event has its seq when its transaction commits
+    // an event has its seq when its transaction commits; task views follow their change's commit
+    flushEvents: () => writer.flush(),
+    onEvents: (listener) => writer.onEvents(listener),
     commitStats: () => writer.stats(),
     close() {
       closed ??= writer.close().finally(() => {

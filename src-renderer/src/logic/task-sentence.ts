@@ -22,11 +22,12 @@ const SENTENCE_OF: Readonly<Record<UnresolvedInvocationState, string>> = {
 };
 const OPEN_STATES = Object.entries(SENTENCE_OF) as Array<[UnresolvedInvocationState, string]>;
 
-/** Count of calls in a state: the Hub's counts when present, else its unresolved list. */
-function countOf(task: TaskView, state: string): number {
-  const fromCounts = (task.counts as Record<string, number | undefined>)[state];
-  if (typeof fromCounts === 'number') return fromCounts;
-  return task.unresolved.filter((u) => u.state === state).length;
+/**
+ * Count of calls in a state, from the Hub's counts: the `unresolved` list holds only the oldest
+ * TASK_VIEW_UNRESOLVED_LIMIT calls, so its length is not a count.
+ */
+function countOf(task: TaskView, state: UnresolvedInvocationState): number {
+  return task.counts[state] ?? 0;
 }
 
 export function taskSentenceParts(

@@ -28,7 +28,7 @@ import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
 import { readTask } from './tasks.js';
 import { countOpenPermits } from './task-usage.js';
-import { publishTaskView } from '../task-events.js';
+import { taskChanged } from '../task-events.js';
 
 export function applyPatch(
   record: InvocationRecord,
@@ -175,7 +175,7 @@ function* grantPermit(
     );
     yield* io(
       s.write(
-        'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, updated_at = ? WHERE task_id = ?',
+        'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, permits_open = permits_open + 1, updated_at = ? WHERE task_id = ?',
         [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
       ),
     );
@@ -241,12 +241,19 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
   }
   if (change.release_permit?.refund) yield* refundPermit(s, change);
   else if (change.release_permit) {
-    yield* io(
-      s.write('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
+    const released = yield* io(
+      s.run('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
         change.release_permit.now_ms,
         change.invocation_id,
       ]),
     );
+    if (released === 1)
+      yield* io(
+        s.write(
+          'UPDATE tasks SET permits_open = permits_open - 1 WHERE task_id = (SELECT task_id FROM permits WHERE invocation_id = ?)',
+          [change.invocation_id],
+        ),
+      );
   }
 }
 
@@ -266,7 +273,7 @@ function* refundPermit(s: SqlSession, change: InvocationChange): Step<void> {
     yield* io(s.write('DELETE FROM permits WHERE permit_id = ?', [permit.permit_id]));
     yield* io(
       s.write(
-        'UPDATE tasks SET writes_used = writes_used - ?, permits_granted = permits_granted - 1, updated_at = ? WHERE task_id = ?',
+        'UPDATE tasks SET writes_used = writes_used - ?, permits_granted = permits_granted - 1, permits_open = permits_open - 1, updated_at = ? WHERE task_id = ?',
         [permit.effect === 'write' ? 1 : 0, change.at, permit.task_id],
       ),
     );
@@ -300,11 +307,8 @@ function* publish(
   const approval = record.approval_id ? yield* readApproval(s, record.approval_id) : null;
   const payload = JSON.stringify(rules.invocationEvent(record, approval));
   yield* s.dialect.appendEvent(s, record.client_id, 'invocation.changed', payload, change.at);
-  if (record.task_id) {
-    // the task's accounting changed with it: its new view is published in the same transaction
-    if (env.taskEvents) env.taskEvents.touch(record.task_id, change.at);
-    else yield* publishTaskView(env, record.task_id, change.at);
-  }
+  // the task's accounting changed with it: its new view is published (sql/task-events.ts)
+  if (record.task_id) yield* taskChanged(env, record.task_id, change.at);
   return approval;
 }
 

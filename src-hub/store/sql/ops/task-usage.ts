@@ -4,14 +4,16 @@ import {
   UNRESOLVED_INVOCATION_STATES,
   type InvocationState,
 } from '../../../../src-shared/states.js';
+import { TASK_VIEW_UNRESOLVED_LIMIT } from '../../../../src-shared/hub-api.js';
 import type { TaskUsage } from '../../types.js';
 import { io, type SqlSession, type Step } from '../session.js';
 import { windowBounds } from '../window.js';
 
-/** The unresolved states as an SQL list; the names are constants of states.ts, never input. */
-const UNRESOLVED_SQL = UNRESOLVED_INVOCATION_STATES.map((s) => `'${s}'`).join(', ');
-
-/** A task's permits in flight, and those granted since `windowStartMs` (its rate window), in one query. */
+/**
+ * A task's permits in flight (the count the permit transactions keep on the task row, so it costs
+ * the same with 10,000 calls in flight as with one), and those granted since `windowStartMs` (its
+ * rate window, bounded by the rate limit).
+ */
 export function* countOpenPermits(
   s: SqlSession,
   taskId: string,
@@ -19,7 +21,7 @@ export function* countOpenPermits(
 ): Step<{ in_flight: number; in_window: number }> {
   const row = yield* io(
     s.get<{ in_flight: number; in_window: number }>(
-      `SELECT (SELECT COUNT(*) FROM permits WHERE task_id = ? AND released_at_ms IS NULL) AS in_flight,
+      `SELECT (SELECT permits_open FROM tasks WHERE task_id = ?) AS in_flight,
               (SELECT COUNT(*) FROM permits WHERE task_id = ? AND granted_at_ms >= ?) AS in_window`,
       [taskId, taskId, windowStartMs ?? Number.MAX_SAFE_INTEGER],
     ),
@@ -30,7 +32,45 @@ export function* countOpenPermits(
   };
 }
 
-/** Run inside a transaction (or a snapshot read) for a consistent view. */
+/** The unresolved calls, oldest first, one state's oldest `limit` at a time (index invocations_task_created). */
+function* readUnresolved(s: SqlSession, taskId: string, limit: number): Step<TaskUsage['unresolved']> {
+  const all: TaskUsage['unresolved'] = [];
+  for (const state of UNRESOLVED_INVOCATION_STATES) {
+    const rows = yield* io(
+      s.all<TaskUsage['unresolved'][number] & { created_at: string }>(
+        `SELECT invocation_id, state, tool, authorization_ref, updated_at, created_at FROM invocations
+         WHERE task_id = ? AND state = ? ORDER BY created_at, invocation_id LIMIT ?`,
+        [taskId, state, limit],
+      ),
+    );
+    all.push(...rows);
+  }
+  const sorted = (all as Array<(typeof all)[number] & { created_at: string }>).sort((a, b) =>
+    a.created_at < b.created_at
+      ? -1
+      : a.created_at > b.created_at
+        ? 1
+        : a.invocation_id < b.invocation_id
+          ? -1
+          : a.invocation_id > b.invocation_id
+            ? 1
+            : 0,
+  );
+  return sorted.slice(0, limit).map(({ invocation_id, state, tool, authorization_ref, updated_at }) => ({
+    invocation_id,
+    state,
+    tool,
+    authorization_ref,
+    updated_at,
+  }));
+}
+
+/**
+ * Run inside a transaction (or a snapshot read) for a consistent view. Its cost does not grow with
+ * the calls the task has made beyond one count per state: the unresolved list is the oldest
+ * TASK_VIEW_UNRESOLVED_LIMIT (the counts per state carry the totals), and attested calls are
+ * counted from a partial index of only those.
+ */
 export function* readTaskUsage(
   s: SqlSession,
   taskId: string,
@@ -47,23 +87,20 @@ export function* readTaskUsage(
   );
   for (const r of counts) byState[r.state] = Number(r.n);
   // A call an operator settled carries the attestation as its reason (src-hub/invocations/attest.ts).
+  // The reason is written into the SQL (a constant, never input) so the partial index
+  // invocations_task_attested serves it.
   const attested = yield* io(
     s.all<{ state: InvocationState; n: number }>(
-      'SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? AND reason_code = ? GROUP BY state',
-      [taskId, OPERATOR_ATTESTED],
+      `SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? AND reason_code = '${OPERATOR_ATTESTED}' GROUP BY state`,
+      [taskId],
     ),
   );
   const settledByOperator = { succeeded: 0, failed: 0 };
   for (const r of attested)
     if (r.state === 'succeeded' || r.state === 'failed') settledByOperator[r.state] = Number(r.n);
-  const unresolved = yield* io(
-    s.all<TaskUsage['unresolved'][number]>(
-      `SELECT invocation_id, state, tool, authorization_ref, updated_at FROM invocations
-       WHERE task_id = ? AND state IN (${UNRESOLVED_SQL})
-       ORDER BY created_at, invocation_id`,
-      [taskId],
-    ),
-  );
+  const unresolvedTotal = UNRESOLVED_INVOCATION_STATES.reduce((n, st) => n + (byState[st] ?? 0), 0);
+  const unresolved =
+    unresolvedTotal === 0 ? [] : yield* readUnresolved(s, taskId, TASK_VIEW_UNRESOLVED_LIMIT);
   const open = yield* countOpenPermits(s, taskId, bounds?.start ?? null);
   return {
     in_flight: open.in_flight,
@@ -73,5 +110,6 @@ export function* readTaskUsage(
     counts: byState,
     settled_by_operator: settledByOperator,
     unresolved,
+    unresolved_total: unresolvedTotal,
   };
 }

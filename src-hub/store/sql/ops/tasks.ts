@@ -12,13 +12,15 @@ import { toEnrollment, toPermit, toTask } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
 import { readTaskUsage } from './task-usage.js';
+import { taskChanged } from '../task-events.js';
 
 export function* readTask(s: SqlSession, taskId: string, lock = ''): Step<TaskRecord | null> {
   const row = yield* io(s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${lock}`, [taskId]));
   return row ? toTask(row) : null;
 }
 
-export function* createTask({ sql }: OpEnv, t: TaskRecord, audit: AuditInput): Step<void> {
+export function* createTask(env: OpEnv, t: TaskRecord, audit: AuditInput): Step<void> {
+  const { sql } = env;
   yield* io(
     sql.run(
       `INSERT INTO tasks (task_id, client_id, title, state, boundary_json, writes_used, permits_granted, created_at, updated_at, paused_at, cancelled_at)
@@ -27,6 +29,7 @@ export function* createTask({ sql }: OpEnv, t: TaskRecord, audit: AuditInput): S
     ),
   );
   yield* insertAudit(sql, { ...audit, task_id: t.task_id, to_state: t.state }, t.created_at);
+  yield* taskChanged(env, t.task_id, t.created_at);
 }
 
 export function* getTask({ sql }: OpEnv, taskId: string): Step<TaskRecord | null> {
@@ -44,12 +47,14 @@ export function* listTasks({ sql }: OpEnv, clientId?: string): Step<TaskRecord[]
 
 /**
  * Compare-and-set of the task state (pause, continue, cancel); null when the task moved meanwhile.
+ * Like creation, a change publishes the task's view (`task.changed`, sql/task-events.ts).
  * A pause or cancel is stamped when it takes effect: it waits for the task row (a permit being
  * granted holds it), so every permit it was ordered after is committed, and its time is never
  * earlier than theirs (a permit's time is taken before its transaction, so one granted just ahead
  * of a pause can carry a later time than the pause's request).
  */
-export function* changeTaskState({ sql }: OpEnv, change: TaskChange): Step<TaskRecord | null> {
+export function* changeTaskState(env: OpEnv, change: TaskChange): Step<TaskRecord | null> {
+  const { sql } = env;
   const current = yield* readTask(sql, change.task_id, sql.dialect.forUpdate);
   if (!current || current.state !== change.from) return null;
   let at = change.at;
@@ -78,6 +83,7 @@ export function* changeTaskState({ sql }: OpEnv, change: TaskChange): Step<TaskR
     { ...change.audit, task_id: change.task_id, from_state: change.from, to_state: change.to },
     at,
   );
+  yield* taskChanged(env, change.task_id, at);
   return yield* readTask(sql, change.task_id);
 }
 

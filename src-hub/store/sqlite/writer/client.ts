@@ -14,6 +14,10 @@ export interface SqliteWriter {
   write(op: WriteOpName, args: unknown[]): Promise<unknown>;
   /** Batches (transactions, fsyncs) and writes committed so far. */
   stats(): Promise<GroupCommitStats>;
+  /** Resolves once every task view marked by a write answered before the call is published. */
+  flush(): Promise<void>;
+  /** Called with the clients that got events outside a write's answer (task views after commit). */
+  onEvents(listener: (clients: string[]) => void): () => void;
   /** Waits for every accepted write to be answered, then stops the thread. */
   close(): Promise<void>;
 }
@@ -42,10 +46,14 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
   let failure: StoreUnavailableError | null = null;
   let closing = false;
   const statsWaiters: Array<(s: GroupCommitStats) => void> = [];
+  const flushWaiters = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  const listeners = new Set<(clients: string[]) => void>();
   const fail = (err: StoreUnavailableError) => {
     failure ??= err;
     for (const p of pending.values()) p.reject(failure);
     pending.clear();
+    for (const f of flushWaiters.values()) f.reject(failure);
+    flushWaiters.clear();
   };
   const worker = spawnWriter(dataDir);
   const exited: Promise<void> = worker.then(
@@ -59,6 +67,13 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
               pending.delete(a.id);
               if (a.ok) p.resolve(a.value);
               else p.reject(revive(a.error));
+            }
+          } else if (m.kind === 'events') {
+            for (const listener of listeners) listener(m.clients);
+          } else if (m.kind === 'flushed') {
+            for (const id of m.ids) {
+              flushWaiters.get(id)?.resolve();
+              flushWaiters.delete(id);
             }
           } else if (m.kind === 'stats') {
             for (const resolve of statsWaiters.splice(0)) resolve(m.stats);
@@ -97,6 +112,19 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
         statsWaiters.push(resolve);
         post({ kind: 'stats' });
       });
+    },
+    flush() {
+      if (failure) return Promise.reject(failure);
+      if (closing) return Promise.resolve();
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        flushWaiters.set(id, { resolve, reject });
+        post({ kind: 'flush', id });
+      });
+    },
+    onEvents(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async close() {
       if (closing) return exited;

@@ -6,8 +6,11 @@
  * constraint, a bug) is rolled back alone and answered with its error while the others commit. If
  * the transaction as a whole fails (COMMIT, or an error after which SQLite rolled everything back,
  * such as a full disk), every write of the batch is answered with that error and nothing is kept.
- * The task views that task-bound changes publish are rendered once per task at the end of the
- * batch, inside its transaction (sql/task-events.ts).
+ * The task views that task changes publish are not rendered before the batch is answered: the batch
+ * marks the tasks it changed (durably, in its own transaction), and their views are rendered just
+ * after — at the start of the next batch's transaction, or in a transaction of their own when no
+ * batch comes soon (thread.ts; sql/task-events.ts). Each view shows the state its batch committed (one view
+ * per task per batch, as when they were rendered inside it), and callers never wait for one.
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
@@ -24,8 +27,16 @@ import {
 
 type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 
+export interface BatchResult {
+  answers: WriteAnswer[];
+  /** Clients that got task views in this transaction (the previous batch's; see publishViews). */
+  clients: string[];
+}
+
 export function createGroupCommitter(db: Database.Database, base: OpEnv) {
-  const env: OpEnv = { ...base, taskEvents: createTaskEventSink() };
+  const sink = createTaskEventSink();
+  const env: OpEnv = { ...base, taskEvents: sink };
+  let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
@@ -33,8 +44,28 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const release = db.prepare('RELEASE one_write');
   const undo = db.prepare('ROLLBACK TO one_write');
   const stats: GroupCommitStats = { batches: 0, writes: 0 };
-  const failAll = (batch: WriteRequest[], error: SerializedError): WriteAnswer[] =>
-    batch.map((r) => ({ id: r.id, ok: false, error }));
+  const failAll = (batch: WriteRequest[], error: SerializedError): BatchResult => ({
+    answers: batch.map((r) => ({ id: r.id, ok: false, error })),
+    clients: [],
+  });
+
+  /** Inside a transaction: the marked tasks' views, in a savepoint (a failure leaves the marks for later). */
+  const publishMarked = (): string[] => {
+    if (!viewsPending) return [];
+    savepoint.run();
+    try {
+      const clients = runSync(sink.publish(env));
+      release.run();
+      viewsPending = false;
+      return clients;
+    } catch {
+      if (db.inTransaction) {
+        undo.run();
+        release.run();
+      }
+      return [];
+    }
+  };
 
   const runOne = (req: WriteRequest): WriteAnswer => {
     savepoint.run();
@@ -55,18 +86,24 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
 
   return {
     stats,
-    /** Runs one batch; when this returns, its answers are final (committed, or failed and rolled back). */
-    run(batch: WriteRequest[]): WriteAnswer[] {
+    /**
+     * Runs one batch; when this returns, its answers are final (committed, or failed and rolled
+     * back). The transaction first publishes the views the previous batch marked (so they show
+     * the state that batch committed), then runs the writes and marks the tasks they changed.
+     */
+    run(batch: WriteRequest[]): BatchResult {
       try {
         begin.run();
       } catch (err) {
         return failAll(batch, serializeError(err));
       }
+      const clients = publishMarked();
       const answers: WriteAnswer[] = [];
       for (const req of batch) {
         const answer = runOne(req);
         if (!db.inTransaction) {
           // SQLite rolled the whole transaction back (e.g. SQLITE_FULL): nothing of the batch is kept.
+          viewsPending = true;
           return failAll(
             batch,
             answer.ok ? { name: 'Error', message: 'the transaction was rolled back' } : answer.error,
@@ -75,15 +112,40 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         answers.push(answer);
       }
       try {
-        runSync(env.taskEvents!.flush(env));
+        if (runSync(sink.mark(env)) > 0) viewsPending = true;
         commit.run();
       } catch (err) {
         if (db.inTransaction) rollback.run();
+        viewsPending = true;
         return failAll(batch, serializeError(err));
       }
       stats.batches += 1;
       stats.writes += batch.length;
-      return answers;
+      return { answers, clients };
+    },
+    /** Whether task views are marked and not yet published. */
+    viewsPending: () => viewsPending,
+    /**
+     * Publishes the views of every marked task in a transaction of its own (when no batch came
+     * to carry them); answers the clients that got a view. On failure the marks stay.
+     */
+    publishViews(): string[] {
+      if (!viewsPending) return [];
+      try {
+        begin.run();
+      } catch {
+        return [];
+      }
+      const clients = publishMarked();
+      try {
+        commit.run();
+      } catch {
+        if (db.inTransaction) rollback.run();
+        viewsPending = true;
+        return [];
+      }
+      stats.batches += 1;
+      return clients;
     },
   };
 }

@@ -26,9 +26,17 @@ export type WriterMessage =
   | { kind: 'ready' }
   | { kind: 'answers'; answers: WriteAnswer[] }
   | { kind: 'stats'; stats: GroupCommitStats }
+  /** Events were appended for these clients outside any write's answer (task views after commit). */
+  | { kind: 'events'; clients: string[] }
+  /** Every task view marked before these flush requests is published. */
+  | { kind: 'flushed'; ids: number[] }
   | { kind: 'fatal'; error: SerializedError };
 
-export type MainMessage = { kind: 'write'; request: WriteRequest } | { kind: 'stats' } | { kind: 'close' };
+export type MainMessage =
+  | { kind: 'write'; request: WriteRequest }
+  | { kind: 'stats' }
+  | { kind: 'flush'; id: number }
+  | { kind: 'close' };
 
 export function serializeError(err: unknown): SerializedError {
   const e = err as { name?: unknown; message?: unknown; code?: unknown };

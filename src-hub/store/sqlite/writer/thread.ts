@@ -1,7 +1,8 @@
 /**
  * The SQLite writer thread: it owns the store's only write connection, so fsyncs never block the
  * Hub's event loop. It takes every write request that is waiting (up to MAX_BATCH) as one batch,
- * runs the batch as one transaction (group-commit.ts) and answers the batch after COMMIT.
+ * runs the batch as one transaction (group-commit.ts) and answers the batch after COMMIT; the task
+ * views a batch marked are published just after (group-commit.ts, sql/task-events.ts).
  * Started by client.ts with `workerData.role === WRITER_ROLE`; loading this module anywhere else
  * does nothing.
  */
@@ -21,6 +22,8 @@ import { serializeError, type MainMessage, type WriteRequest, type WriterMessage
 export const WRITER_ROLE = 'bailing-hub-sqlite-writer';
 export const WRITER_MODULE_URL = import.meta.url;
 const MAX_BATCH = 512;
+/** How long marked task views wait for a batch to carry them before they get a transaction of their own. */
+const VIEW_DELAY_MS = 10;
 
 export interface WriterData {
   role: typeof WRITER_ROLE;
@@ -37,31 +40,62 @@ function serve(port: MessagePort, data: WriterData): void {
     return;
   }
   const committer = createGroupCommitter(db, { sql: createSqliteSession(db), rules: STORE_RULES });
+  const publishViews = () => {
+    const clients = committer.publishViews();
+    if (clients.length > 0) post({ kind: 'events', clients });
+  };
+  publishViews(); // views a crash left marked but unpublished
   let closing = false;
   let statsAsked = false;
+  const flushes: number[] = [];
   const take = (m: MainMessage, batch: WriteRequest[]) => {
     if (m.kind === 'close') closing = true;
     else if (m.kind === 'stats') statsAsked = true;
+    else if (m.kind === 'flush') flushes.push(m.id);
     else batch.push(m.request);
   };
-  port.on('message', (first: MainMessage) => {
-    const batch: WriteRequest[] = [];
-    take(first, batch);
-    while (batch.length < MAX_BATCH) {
-      const next = receiveMessageOnPort(port);
-      if (!next) break;
-      take(next.message as MainMessage, batch);
+  // A batch is answered as soon as it commits. The task views it marked ride on the next batch's
+  // transaction (no fsync of their own); when no write comes within VIEW_DELAY_MS they get a
+  // transaction of their own.
+  let viewTimer: NodeJS.Timeout | null = null;
+  const publishLater = () => {
+    viewTimer ??= setTimeout(() => {
+      viewTimer = null;
+      publishViews();
+    }, VIEW_DELAY_MS);
+  };
+  const pump = (first: MainMessage) => {
+    let next: MainMessage | undefined = first;
+    while (next) {
+      const batch: WriteRequest[] = [];
+      take(next, batch);
+      while (batch.length < MAX_BATCH) {
+        const more = receiveMessageOnPort(port);
+        if (!more) break;
+        take(more.message as MainMessage, batch);
+      }
+      if (batch.length > 0) {
+        const { answers, clients } = committer.run(batch);
+        post({ kind: 'answers', answers });
+        if (clients.length > 0) post({ kind: 'events', clients });
+      }
+      next = receiveMessageOnPort(port)?.message as MainMessage | undefined;
+      if (flushes.length > 0 || closing) publishViews();
+      else if (next === undefined && committer.viewsPending()) publishLater();
+      if (flushes.length > 0) post({ kind: 'flushed', ids: flushes.splice(0) });
+      if (statsAsked) {
+        statsAsked = false;
+        post({ kind: 'stats', stats: { ...committer.stats } });
+      }
+      if (closing) {
+        if (viewTimer) clearTimeout(viewTimer);
+        db.close();
+        port.close();
+        return;
+      }
     }
-    if (batch.length > 0) post({ kind: 'answers', answers: committer.run(batch) });
-    if (statsAsked) {
-      statsAsked = false;
-      post({ kind: 'stats', stats: { ...committer.stats } });
-    }
-    if (closing) {
-      db.close();
-      port.close();
-    }
-  });
+  };
+  port.on('message', pump);
   post({ kind: 'ready' });
 }
 
