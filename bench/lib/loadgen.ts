@@ -37,6 +37,8 @@ export type LoadJob =
       calls: number;
       concurrency: number;
     }
+  /** Plain GETs of one URL (a Hub's /health): the HTTP round trip floor between generator and Hub. */
+  | { kind: 'get'; url: string; calls: number; concurrency: number }
   | PermitJob;
 
 export type LoadResult =
@@ -108,6 +110,27 @@ async function runHub(job: Extract<LoadJob, { kind: 'hub' }>): Promise<LoadResul
   }
 }
 
+async function runGet(job: Extract<LoadJob, { kind: 'get' }>): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: job.concurrency });
+  const states: Record<string, number> = {};
+  try {
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(job.url, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      states[`http_${status}`] = (states[`http_${status}`] ?? 0) + 1;
+    });
+    return { ok: true, samples, wallMs, states };
+  } finally {
+    agent.destroy();
+  }
+}
+
 async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<LoadResult> {
   const states: Record<string, number> = {};
   const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
@@ -132,7 +155,14 @@ async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<Loa
 // exit (rather than die) on SIGTERM, so a CPU profile asked for is written
 process.on('SIGTERM', () => process.exit(0));
 process.on('message', (job: LoadJob) => {
-  const run = job.kind === 'hub' ? runHub(job) : job.kind === 'direct' ? runDirect(job) : runPermitJob(job);
+  const run =
+    job.kind === 'hub'
+      ? runHub(job)
+      : job.kind === 'direct'
+        ? runDirect(job)
+        : job.kind === 'get'
+          ? runGet(job)
+          : runPermitJob(job);
   run.then(
     (result) => process.send!(result),
     (err: unknown) =>

@@ -17,7 +17,7 @@ import { openHubContext } from '../../src-hub/index.js';
 import { buildApp, type HubRoute } from '../../src-hub/http/server.js';
 import { startEnv, token, type HubEnv } from './helpers.js';
 import { rawExchange } from './raw-http.js';
-import { storeSnapshot } from './snapshot.js';
+import { settledSnapshot } from './snapshot.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const runs = Number(process.env.FUZZ_RUNS ?? 3_000);
@@ -431,7 +431,7 @@ describe('fuzzing every route', () => {
 
   it('never 5xx, every error the documented envelope, rejected input changes nothing', async () => {
     const query = (sql: string) => db.prepare(sql).all();
-    let before = storeSnapshot(env, query);
+    let before = await settledSnapshot(env, query);
     const seen = new Map<string, number>();
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
@@ -450,7 +450,7 @@ describe('fuzzing every route', () => {
             `${answer.status} ${safeCode(answer.body)}`,
             `${head.slice(0, 300)} → ${answer.body.slice(0, 300)}`,
           ).toBe('502 system_unreachable');
-        const after = storeSnapshot(env, query);
+        const after = await settledSnapshot(env, query);
         if (answer.status >= 400) {
           // the MCP endpoint answers protocol errors the way MCP requires: a JSON-RPC error
           // (authentication and framework errors before it keep the Hub's envelope)

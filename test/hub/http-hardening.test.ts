@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HUB_ERROR_CODES, HubErrorBodySchema } from '../../src-shared/hub-api.js';
 import { http, newInvocationId, startEnv, type HubEnv } from './helpers.js';
 import { rawExchange } from './raw-http.js';
-import { storeSnapshot } from './snapshot.js';
+import { settledSnapshot } from './snapshot.js';
 
 let env: HubEnv;
 let taskId: string;
@@ -27,10 +27,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await env.close();
 });
-beforeEach(() => {
-  before = storeSnapshot(env);
+beforeEach(async () => {
+  before = await settledSnapshot(env);
 });
-const unchanged = () => expect(storeSnapshot(env)).toBe(before);
+const unchanged = async () => expect(await settledSnapshot(env)).toBe(before);
 
 function expectEnvelope(status: number, body: unknown, wantStatus: number, code: string) {
   expect(status).toBe(wantStatus);
@@ -62,7 +62,7 @@ describe('strict bodies', () => {
         expectEnvelope(r.status, r.body, 400, 'invalid_request');
       }
     }
-    unchanged();
+    await unchanged();
     // the empty-body actions still work with no body and with {}
     expect((await raw('POST', `/agent/v1/tasks/${taskId}/pause`, '')).status).toBe(200);
     expect((await raw('POST', `/agent/v1/tasks/${taskId}/continue`, '{}')).status).toBe(200);
@@ -87,7 +87,7 @@ describe('strict bodies', () => {
       `{"query":"x","authorization_refs":${'['.repeat(62)}${']'.repeat(62)}}`,
     );
     expectEnvelope(ok.status, ok.body, 400, 'invalid_request');
-    unchanged();
+    await unchanged();
   });
 
   it('__proto__ and constructor.prototype keys: 400', async () => {
@@ -98,7 +98,7 @@ describe('strict bodies', () => {
       const r = await raw('POST', '/agent/v1/tools/search', text);
       expectEnvelope(r.status, r.body, 400, 'invalid_request');
     }
-    unchanged();
+    await unchanged();
   });
 
   it('dates must exist on the calendar', async () => {
@@ -117,7 +117,7 @@ describe('strict bodies', () => {
       });
       expectEnvelope(r.status, r.body, 400, 'invalid_request');
     }
-    unchanged();
+    await unchanged();
     const leap = await env.agent('POST', '/agent/v1/tasks', {
       title: 'leap day',
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
@@ -143,7 +143,7 @@ describe('strict bodies', () => {
     }
     const ok = await http(env.hub.url, 'GET', '/admin/v1/approvals?state=pending', { token: env.adminToken });
     expect(ok.status).toBe(200);
-    unchanged();
+    await unchanged();
   });
 });
 
@@ -166,7 +166,7 @@ describe('framework errors in the envelope', () => {
     const many = Array.from({ length: 3_000 }, (_, i) => `X-H${i}: v\r\n`).join('');
     r = await rawExchange(env.hub.url, head('GET /agent/v1/tasks HTTP/1.1', many));
     expectEnvelope(r.status, r.body, 431, 'headers_too_large');
-    unchanged();
+    await unchanged();
   });
 
   it('malformed, conflicting and lying Content-Length', async () => {
@@ -188,7 +188,7 @@ describe('framework errors in the envelope', () => {
     // longer than the body: the Hub waits for the rest until the request timeout
     r = await post('Content-Length: 100\r\n', '{}');
     expectEnvelope(r.status, r.body, 408, 'request_timeout');
-    unchanged();
+    await unchanged();
   });
 
   it('a chunked body the parser refuses after the request reached a route: answered at once, not held open', async () => {
@@ -207,7 +207,7 @@ describe('framework errors in the envelope', () => {
       expect(r.end).toBe('closed');
       expectEnvelope(r.status, r.body, 400, 'invalid_request');
     }
-    unchanged();
+    await unchanged();
   });
 
   it('a client that never finishes its headers: 408 request_timeout', async () => {
@@ -234,6 +234,6 @@ describe('framework errors in the envelope', () => {
         }
       }
     }
-    unchanged();
+    await unchanged();
   });
 });

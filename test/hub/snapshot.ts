@@ -37,3 +37,16 @@ export function storeSnapshot(
   const ledgers = env.demo.all().map((h) => h.ledger());
   return JSON.stringify({ tables, ledgers });
 }
+
+/**
+ * The snapshot once the store has published everything its committed changes owe (task views are
+ * published just after their change commits: HubStore.flushEvents waits for them), so a change an
+ * earlier request made is never mistaken for one the next request made.
+ */
+export async function settledSnapshot(
+  env: Pick<HubEnv, 'sql' | 'demo' | 'hub'>,
+  query?: (sql: string) => unknown[],
+): Promise<string> {
+  await env.hub.store.flushEvents();
+  return storeSnapshot(env, query);
+}
