@@ -213,7 +213,10 @@ export function createMcpServerHandlers(deps: McpServerDeps): McpServerHandlers 
       const a = admin();
       await mcpSystem(a, input.system_id);
       const sys = await a.refreshSystem(input.system_id);
-      return serverItem(sys, (await refsBySystem()).get(sys.system_id) ?? null);
+      // A server registered elsewhere (config file, CLI), or whose grant was cut short, gets this
+      // desk's authorization here, so its tools reach conversations and tasks.
+      const ref = (await refsBySystem()).get(sys.system_id) ?? (await grantToDesk(a, sys.system_id));
+      return serverItem(sys, ref);
     },
     async listMcpTools(input) {
       const a = admin();

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallName } from '../../src-shared/ipc/contract.js';
 import { createMcpServerHandlers, maskSecrets } from '../../src-main/handlers/mcp-servers.js';
+import { createHubAdminClient } from '../../src-main/hub-client/index.js';
 import { hubConnected, startTestDesk, type TestDesk } from './support.js';
 
 const require = createRequire(import.meta.url);
@@ -299,6 +300,37 @@ describe('registration failures are coded from the Hub, nothing stored, secrets 
     }
     expect((await ok('listMcpServers', {})).servers).toHaveLength(1);
   });
+});
+
+describe('a server registered outside the desk', () => {
+  it('is listed without this desk’s authorization until Read tools again grants it', async () => {
+    const local = desk.root.local!;
+    const admin = createHubAdminClient({ baseUrl: local.url, token: local.adminToken });
+    await admin.registerSystem({
+      kind: 'mcp',
+      system_id: 'outside',
+      name: 'Registered by the CLI',
+      server: {
+        transport: 'stdio',
+        command: process.execPath,
+        args: [MEMORY],
+        env: { MEMORY_FILE_PATH: join(dir, 'o.jsonl') },
+      },
+    });
+    const before = (await ok('listMcpServers', {})).servers.find(
+      (s: { system_id: string }) => s.system_id === 'outside',
+    );
+    expect(before.authorization_ref).toBeNull();
+    const after = await ok('refreshMcpServer', { system_id: 'outside' });
+    expect(after.authorization_ref).toBe('mcp-outside');
+    const auths = (await ok('listAuthorizations', {})).authorizations;
+    expect(
+      auths.find((a: { authorization_ref: string }) => a.authorization_ref === 'mcp-outside'),
+    ).toMatchObject({
+      state: 'active',
+      system_kind: 'mcp',
+    });
+  }, 30_000);
 });
 
 describe('without an admin credential (a remote Hub)', () => {

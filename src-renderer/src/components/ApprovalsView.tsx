@@ -8,6 +8,7 @@ import { useStateLabel, useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
+import { AuthorizationKindBadge } from './KindBadge.js';
 
 export function ApprovalsView(): React.JSX.Element {
   const t = useT();
@@ -67,7 +68,8 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
     <li className="card" data-testid="approval">
       <div>
         <strong>{approval.tool}</strong> ·{' '}
-        <span data-testid="approval-system">{approval.system_name ?? approval.authorization_ref}</span> ·{' '}
+        <span data-testid="approval-system">{approval.system_name ?? approval.authorization_ref}</span>{' '}
+        <AuthorizationKindBadge authorizationRef={approval.authorization_ref} /> ·{' '}
         <code>{approval.invocation_id}</code>
         {known && (
           <>

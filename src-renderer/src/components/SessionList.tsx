@@ -7,6 +7,7 @@ import { hubUsable, useApp } from '../store/app.js';
 import { useSessions } from '../store/sessions.js';
 import { sortedTasks, useTasks } from '../store/tasks.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
+import { KindBadge } from './KindBadge.js';
 
 export function SessionList(): React.JSX.Element {
   const t = useT();
@@ -116,7 +117,7 @@ export function NewSessionForm({
                 setPicked(next);
               }}
             />
-            {a.system_name} · {a.account}
+            {a.system_name} <KindBadge kind={a.system_kind ?? 'http'} /> · {a.account}
           </label>
         ))}
       </fieldset>

@@ -9,6 +9,7 @@ import { useT } from '../i18n/use-t.js';
 import { useAuthorizationNames } from '../store/authorization-names.js';
 import type { Translate } from '../i18n/index.js';
 import { ruleWords } from '../logic/task-boundary.js';
+import { AuthorizationKindBadge } from './KindBadge.js';
 
 /** A rule in the operator's language from its schema; null when its shape is not one the desk words. */
 function ruleText(schema: Record<string, unknown>, t: Translate): string | null {
@@ -32,7 +33,10 @@ export function TaskBoundary({ task }: { task: TaskView }): React.JSX.Element {
     <dl className="task-boundary" data-testid="task-boundary">
       {b.authorizations.map((a) => (
         <React.Fragment key={a.authorization_ref}>
-          <dt>{names[a.authorization_ref] ?? a.authorization_ref}</dt>
+          <dt>
+            {names[a.authorization_ref] ?? a.authorization_ref}{' '}
+            <AuthorizationKindBadge authorizationRef={a.authorization_ref} />
+          </dt>
           <dd>{a.tools.join(', ')}</dd>
         </React.Fragment>
       ))}
