@@ -147,6 +147,37 @@ export function canTransitionInvocation(from: InvocationState | 'new', to: Invoc
   return INVOCATION_TRANSITIONS[from].includes(to);
 }
 
+/**
+ * True when `to` can follow `from` in a call's life (reachable through INVOCATION_TRANSITIONS); a
+ * card's host-side phase before dispatch counts as `new`, a host refusal is final.
+ */
+export function isLaterInvocationState(from: string, to: InvocationState): boolean {
+  if (from === to) return false;
+  const start: InvocationState | 'new' | null = isInvocationStateName(from)
+    ? from
+    : from === 'validating' || from === 'pending_dispatch'
+      ? 'new'
+      : null;
+  if (start === null) return false;
+  const seen = new Set<string>([start]);
+  const queue: Array<InvocationState | 'new'> = [start];
+  while (queue.length > 0) {
+    const next = queue.shift() as InvocationState | 'new';
+    for (const s of INVOCATION_TRANSITIONS[next]) {
+      if (s === to) return true;
+      if (!seen.has(s)) {
+        seen.add(s);
+        queue.push(s);
+      }
+    }
+  }
+  return false;
+}
+
+function isInvocationStateName(s: string): s is InvocationState {
+  return (INVOCATION_STATES as readonly string[]).includes(s);
+}
+
 export function isUnresolved(state: InvocationState): state is UnresolvedInvocationState {
   return (UNRESOLVED_INVOCATION_STATES as readonly string[]).includes(state);
 }
@@ -198,6 +229,13 @@ export const CARD_PROBLEM_STATES = [
   'not_dispatched',
   'denied',
 ] as const satisfies readonly CardState[];
+
+/** Card states of a call whose request never left for the business system (refused before dispatch). */
+export const CARD_NOT_SENT_STATES = ['refused', 'not_dispatched'] as const satisfies readonly CardState[];
+
+export function neverSent(state: string): boolean {
+  return (CARD_NOT_SENT_STATES as readonly string[]).includes(state);
+}
 
 export function isProblemState(state: string): boolean {
   return (CARD_PROBLEM_STATES as readonly string[]).includes(state);

@@ -15,13 +15,15 @@
  *     data in Settings says what it does, asks, answers next to its button, and the shop is back
  *     at its seed while its write history and the Hub's record of the call are kept.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { receipt, dispatchCount } from './support/checks.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
-import { openApp, openRunner, screenshot } from './support/ui.js';
+import { createTask, openApp, openRunner, screenshot, SCREENSHOT_DIR } from './support/ui.js';
 import { startLocalStack } from '../harness/local-stack.js';
 import { DEMO_SESSION_TITLE } from '../../src-main/embedded/composition-root.js';
 import { seedProducts } from '../../demo/shop/seed.js';
@@ -39,7 +41,9 @@ test.afterAll(async () => {
 const TITLE = 'Operator day';
 const label = (state: string) => stateLabel(state, 'en');
 
-async function goTo(page: Page, key: 'nav.conversations' | 'nav.idle' | 'nav.settings'): Promise<void> {
+type NavKey = 'nav.conversations' | 'nav.tasks' | 'nav.idle' | 'nav.approvals' | 'nav.settings';
+
+async function goTo(page: Page, key: NavKey): Promise<void> {
   await page
     .getByRole('navigation', { name: en['nav.main'] })
     .getByRole('button', { name: new RegExp(`^${en[key]}`) })
@@ -455,4 +459,243 @@ test('7. the conversation: the page does not scroll, the composer stays pinned, 
   await page.getByTestId('runner-panel').locator('summary').click();
   await expect(page.getByTestId('runner-panel')).not.toHaveAttribute('open', '');
   expect((await composer.boundingBox())?.y).toBe(box?.y);
+});
+
+test('8. a remote Hub with a token kept for this session only: after a restart the token is gone and the app opens offline, says why, Settings a click away', async () => {
+  const { stack } = app;
+  const page = app.page;
+  // A desktop without a keychain: the operator keeps the Hub's token for this session only.
+  await app.kill();
+  await openApp(page, (await stack.startHost({ keychain: 'session-only' })).url);
+  await goTo(page, 'nav.settings');
+  const keychain = page.getByTestId('keychain-status');
+  await expect(keychain).toContainText(en['keychainReason.keytar_missing']);
+  // The loader's words (with a developer's path) stay folded away under "Technical detail".
+  expect(await keychain.innerText()).not.toContain('Cannot find package');
+  expect(await keychain.innerText()).not.toContain('/src-main/');
+  await page.getByLabel(en['settings.sessionOnly']).check();
+  const hubForm = page.getByRole('form', { name: en['settings.hub'] });
+  const token = readFileSync(stack.writeHubTokenFile('operator-day-token'), 'utf8');
+  await hubForm.getByLabel(en['settings.hubToken']).fill(token);
+  await hubForm.getByRole('button', { name: en['settings.saveHub'] }).click();
+  await expect(hubForm.getByTestId('hub-save-status')).toHaveText(en['settings.saved']);
+
+  // The restart: the session is over, the token with it. The app opens anyway, offline.
+  await app.kill();
+  await page.goto((await stack.startHost({ keychain: 'session-only-empty' })).url);
+  await expect(page.locator('.app[data-ready="true"]')).toBeVisible({ timeout: 30_000 });
+  const banner = page.getByTestId('hub-banner');
+  await expect(banner).toHaveAttribute('data-problem', 'remote_not_configured');
+  await expect(banner).toContainText(en['hub.problem.remote_not_configured']);
+  await screenshot(page, 'operator-08-offline-token-gone');
+  // The conversations are there to read.
+  await openConversation(page);
+  await expect(page.getByTestId('tool-card').first()).toBeVisible();
+  await banner.getByRole('button', { name: en['hub.openSettings'] }).click();
+  await expect(page.getByRole('heading', { name: en['settings.title'] })).toBeVisible();
+  await expect(
+    page.getByRole('form', { name: en['settings.hub'] }).getByLabel(en['settings.hubToken']),
+  ).toBeVisible();
+
+  await app.reopen();
+  await expect(app.page.getByTestId('hub-state')).toContainText(en['hub.connected']);
+});
+
+const TASK = 'Towel copy';
+const TASK_CONVERSATION = 'Towel copy, product 13';
+
+test('9. a task: its boundary on the task and in the header of a conversation under it (title, not id); a refusal names the argument and the rule', async () => {
+  const page = app.page;
+  await createTask(page, {
+    title: TASK,
+    authorizations: { 'Shop A': ['get_product', 'update_product_content'] },
+    budget: 3,
+    inFlight: 1,
+    descriptionOnly: { products: '13', tool: 'update_product_content' },
+  });
+  await goTo(page, 'nav.tasks');
+  await page.getByRole('button', { name: new RegExp(`^${TASK} · `) }).click();
+  const detail = page.getByTestId('task-detail');
+  const rule = `${en['task.ruleValues'].replace('{field}', 'product_id').replace('{values}', '13')} · ${en[
+    'task.ruleFields'
+  ].replace('{fields}', 'description')}`;
+  const boundary = detail.getByTestId('task-boundary');
+  await expect(boundary).toContainText('Shop A (homeware)');
+  await expect(boundary).toContainText('get_product, update_product_content');
+  await expect(boundary).toContainText(rule);
+  await expect(detail.getByTestId('task-boundary-budget')).toHaveText(
+    en['task.writes'].replace('{used}', '0').replace('{left}', '3').replace('{budget}', '3'),
+  );
+  await screenshot(page, 'operator-09-task-boundary');
+
+  // A conversation under the task ticks exactly the task's one authorization.
+  await detail.getByRole('button', { name: en['task.startConversation'] }).click();
+  const form = detail.getByRole('form', { name: en['sessions.new'] });
+  const boxes = form.getByRole('group', { name: en['sessions.scope'] }).getByRole('checkbox');
+  await expect(boxes).toHaveCount(3);
+  await expect
+    .poll(async () => {
+      const ticked: string[] = [];
+      for (let i = 0; i < (await boxes.count()); i++)
+        if (await boxes.nth(i).isChecked())
+          ticked.push((await boxes.nth(i).locator('xpath=..').innerText()).trim());
+      return ticked;
+    })
+    .toEqual([expect.stringMatching(/^Shop A \(homeware\)/)]);
+  await form.getByLabel(en['sessions.newTitle']).fill(TASK_CONVERSATION);
+  await form.getByRole('button', { name: en['sessions.create'] }).click();
+  await expect(page.getByTestId('conversation-title')).toHaveText(TASK_CONVERSATION);
+  const header = page.locator('.conversation > header');
+  await expect(header).toContainText(en['conv.taskBound'].replace('{task}', TASK));
+  await expect(header.getByTestId('task-boundary')).toContainText(rule);
+  const taskId = await page.evaluate(
+    () => document.querySelector('.conversation > header')?.textContent ?? '',
+  );
+  expect(taskId).not.toMatch(/task_[A-Za-z0-9]/); // the title, never the raw id
+
+  // Product 7 is outside the task: the card names the argument and the rule it broke.
+  const preview = await reviewWrite(page, 7, 'Blue-rim enamel mug, 350 ml.');
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+  const refused = page
+    .getByTestId('tool-card')
+    .filter({ has: page.getByTestId('tool-card-breaches') })
+    .last();
+  await expect(refused.getByTestId('tool-card-state')).toHaveText(label('not_dispatched'));
+  await expect(refused.getByTestId('tool-card-breaches')).toHaveText(
+    en['card.breach.value'].replace('{field}', 'product_id'),
+  );
+  // Nothing left: the runner says so and keeps the values to be corrected.
+  await expect(runner(page).getByTestId('write-not-sent')).toHaveText(en['manual.writeNotSent']);
+  await expect(runner(page).getByLabel(/^product_id/)).toHaveValue('7');
+  await screenshot(page, 'operator-09-refusal-named');
+});
+
+test('10. approvals (the embedded default, whose operator may decide them): the system by name, approval apart from execution, a link to the conversation, and Resume runs the approved call once', async ({
+  browser,
+}) => {
+  const local = await startLocalStack({ name: 'operator-day-approvals' });
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 800 });
+  try {
+    await openApp(page, (await local.startHost()).url);
+    await openConversation(page, DEMO_SESSION_TITLE);
+    // A price above 1000 needs a person's approval before the shop sees it.
+    await chooseTool(page, 'change the price', 'update_product');
+    const r = runner(page);
+    await r.getByLabel(/^product_id/).fill('42');
+    await r.getByLabel(/^price/).fill('2500');
+    await r.getByRole('button', { name: en['manual.review'] }).click();
+    await r.getByTestId('write-preview').getByRole('button', { name: en['manual.confirmWrite'] }).click();
+    const waiting = page.getByTestId('tool-card').filter({ hasText: 'price 2500' }).last();
+    await expect(waiting.getByTestId('tool-card-state')).toHaveText(label('awaiting_approval'));
+    const id = (await waiting.getByTestId('tool-card-invocation').innerText()).trim();
+
+    await goTo(page, 'nav.approvals');
+    const row = page.getByTestId('approval').filter({ hasText: id });
+    await expect(row.getByTestId('approval-system')).toHaveText('Shop A (homeware)');
+    await expect(row).not.toContainText('auth-shop-a');
+    await expect(row.getByTestId('approval-execution')).toHaveText(label('awaiting_approval'));
+    await row.getByRole('button', { name: en['approvals.approve'] }).click();
+    await expect(row).toContainText(
+      en['approvals.approval'].replace('{state}', en['approvalState.approved']),
+    );
+    // Approved is not executed: nothing reached the shop.
+    await expect(row.getByTestId('approval-execution')).toHaveText(label('approved'));
+    expect(await local.ledger('shop-a')).toHaveLength(0);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'view-approvals-en-light.png') });
+
+    // The link opens the conversation the call belongs to, where the card says the same.
+    await row.getByRole('button', { name: en['idle.openConversation'] }).click();
+    await expect(page.getByTestId('conversation-title')).toHaveText(DEMO_SESSION_TITLE);
+    await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('approved'));
+
+    await goTo(page, 'nav.approvals');
+    await page.getByLabel(en['lang.label']).selectOption('zh');
+    await page.getByRole('button', { name: zh['theme.toggle'].replace('{mode}', zh['theme.dark']) }).click();
+    await expect(row.getByTestId('approval-system')).toHaveText('Shop A (homeware)');
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'view-approvals-zh-dark.png') });
+    await page.getByLabel(zh['lang.label']).selectOption('en');
+    await page.getByRole('button', { name: en['theme.toggle'].replace('{mode}', en['theme.light']) }).click();
+
+    await row.getByRole('button', { name: en['card.resume'] }).click();
+    await expect(row.getByTestId('approval-execution')).toHaveText(label('succeeded'));
+    await expect.poll(async () => (await local.ledger('shop-a')).map((e) => e.idempotency_key)).toEqual([id]);
+    await goTo(page, 'nav.conversations');
+    await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  } finally {
+    await page.close().catch(() => undefined);
+    await local.close();
+  }
+});
+
+test('11. Resume in Needs attention brings the open conversation up to date without a reload; one write', async () => {
+  const { stack } = app;
+  const page = app.page;
+  await openConversation(page);
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'drop_after_commit',
+    times: 'once',
+  });
+  const before = (await stack.ledger('shop-a')).length;
+  const preview = await reviewWrite(page, 13, 'Linen towel, stonewashed, 50 x 70 cm, grey.');
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+  await expect.poll(async () => (await stack.ledger('shop-a')).length).toBe(before + 1);
+  const id = (await stack.ledger('shop-a')).at(-1)?.idempotency_key ?? '';
+  const c = card(page, id);
+  await expect(c.getByTestId('tool-card-state')).toHaveText(label('unknown'));
+  await expect(c.getByRole('button', { name: en['card.resume'] })).toBeVisible();
+
+  await goTo(page, 'nav.idle');
+  const row = idleRow(page, id);
+  await expect(row.getByTestId('idle-state')).toHaveText(label('unknown'));
+  await screenshot(page, 'operator-11-needs-attention');
+  await row.getByRole('button', { name: en['card.resume'] }).click();
+  await expect(idleRow(page, id)).toHaveCount(0);
+
+  // Back in the conversation, the same page, no reload: the card followed.
+  await goTo(page, 'nav.conversations');
+  await expect(c.getByTestId('tool-card-state')).toHaveText(label('succeeded'));
+  await expect(c.getByTestId('tool-card-result')).toContainText('stonewashed, 50 x 70 cm, grey.');
+  await expect(c.getByRole('button', { name: en['card.resume'] })).toHaveCount(0);
+  expect((await stack.ledger('shop-a')).filter((e) => e.idempotency_key === id)).toHaveLength(1);
+});
+
+test('12. the main views in English and light, and in Chinese and dark (screenshots for docs/desktop-app.md)', async () => {
+  const page = app.page;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByLabel(en['lang.label']).selectOption('en');
+  if ((await page.locator('html').getAttribute('data-theme')) === 'dark')
+    await page.getByRole('button', { name: en['theme.toggle'].replace('{mode}', en['theme.light']) }).click();
+  const views: Array<[NavKey, string]> = [
+    ['nav.conversations', 'conversation'],
+    ['nav.tasks', 'tasks'],
+    ['nav.idle', 'needs-attention'],
+    ['nav.settings', 'settings'],
+  ];
+  const shoot = async (lang: 'en' | 'zh', theme: 'light' | 'dark') => {
+    const words = lang === 'en' ? en : zh;
+    for (const [key, name] of views) {
+      await page
+        .getByRole('navigation', { name: words['nav.main'] })
+        .getByRole('button', { name: new RegExp(`^${words[key]}`) })
+        .click();
+      if (key === 'nav.conversations')
+        await page
+          .getByRole('navigation', { name: words['sessions.title'] })
+          .getByRole('button', { name: TITLE, exact: true })
+          .click();
+      if (key === 'nav.tasks') await page.getByRole('button', { name: new RegExp(`^${TASK} · `) }).click();
+      await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `view-${name}-${lang}-${theme}.png`) });
+    }
+  };
+  await shoot('en', 'light');
+  await page.getByLabel(en['lang.label']).selectOption('zh');
+  await page.getByRole('button', { name: zh['theme.toggle'].replace('{mode}', zh['theme.dark']) }).click();
+  await shoot('zh', 'dark');
+  await page.getByLabel(zh['lang.label']).selectOption('en');
+  await page.getByRole('button', { name: en['theme.toggle'].replace('{mode}', en['theme.light']) }).click();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
 });

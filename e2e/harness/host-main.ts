@@ -7,6 +7,10 @@
  *   node --import tsx e2e/harness/host-main.ts --data DIR [--port N] [--static DIR]
  *   env: BAILING_E2E_HUB_URL     the Hub URL (written into settings.json on first start)
  *        BAILING_E2E_HUB_TOKEN   the client token (held in this process's memory only)
+ *        BAILING_E2E_KEYCHAIN    memory (default): a keychain in process memory holding the token;
+ *                                session-only: no keychain module (as on a desktop without one),
+ *                                the token kept for this session only; session-only-empty: the
+ *                                same without the token (a restart after a session-only choice)
  *        BAILING_MODEL_BASE_URL, BAILING_MODEL, BAILING_MODEL_API_KEY  (read by composeDesk)
  *
  * Why not `src-main/browser-host/cli.ts`: that CLI takes the remote client token only from the OS
@@ -54,9 +58,20 @@ async function main(): Promise<void> {
   const store = createSettingsFileStore(dataDir);
   if (store.load() === null)
     store.save({ ...defaultSettings(), hub: { mode: 'remote', remote_url: hubUrl, remote_hub_id: null } });
-  const keychain = await createKeychain({
-    loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }),
-  });
+  const mode = process.env.BAILING_E2E_KEYCHAIN ?? 'memory';
+  const keychain =
+    mode === 'memory'
+      ? await createKeychain({
+          loadBackend: async () => memoryBackend({ [KEYCHAIN_ACCOUNTS.remoteHubClientToken]: token }),
+        })
+      : await createKeychain({
+          // What a build without keytar meets: the module loader's words, with a developer path.
+          loadBackend: async () => {
+            throw new Error(`Cannot find package 'keytar' imported from ${root}/src-main/keychain/index.ts`);
+          },
+          sessionOnlyFallback: true,
+        });
+  if (mode === 'session-only') await keychain.set(KEYCHAIN_ACCOUNTS.remoteHubClientToken, token);
   const version = (JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string })
     .version;
   const log = (m: string) => console.error(`[host] ${m}`);

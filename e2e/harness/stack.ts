@@ -61,7 +61,12 @@ export interface Stack {
   systemUrls: Record<SystemId, string>;
   host: HostHandle | null;
   hub: ChildProc | null;
-  startHost(): Promise<HostHandle>;
+  /**
+   * Starts the desk's browser host. `keychain: 'session-only'` starts it as on a desktop without a
+   * keychain, the client token held for this launch only (as if typed in Settings this session);
+   * `'session-only-empty'` the same without the token (a restart after which it is gone).
+   */
+  startHost(opts?: { keychain?: 'memory' | 'session-only' | 'session-only-empty' }): Promise<HostHandle>;
   killHost(): Promise<void>;
   startHub(): Promise<void>;
   killHub(): Promise<void>;
@@ -281,7 +286,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       procs.push(demo);
       await demo.waitForLine(/demo systems ready/, 60_000);
     },
-    async startHost() {
+    async startHost(opts = {}) {
       if (stack.host?.proc.alive()) throw new Error('the host is already running');
       const proc = spawnTs('host', 'e2e/harness/host-main.ts', ['--data', join(dir, 'desk')], {
         cwd: ROOT,
@@ -289,6 +294,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         env: {
           BAILING_E2E_HUB_URL: proxy.url,
           BAILING_E2E_HUB_TOKEN: clientToken,
+          BAILING_E2E_KEYCHAIN: opts.keychain ?? 'memory',
           ...modelEnv,
         },
       });

@@ -2,6 +2,7 @@
  * The one handler table. Both transports (Electron IPC and the browser host's WebSocket) reach it
  * only through the router, which has already checked the sender and validated the input.
  */
+import { withLaterReceipt } from '../../src-shared/card-receipt.js';
 import type { DeskRuntime } from '../runtime/desk-runtime.js';
 import type { InvocationStatusEntry } from '../runtime/invocation-ports.js';
 import { AppError, requireConnectedHub } from './errors.js';
@@ -74,9 +75,15 @@ export function createHandlerTable(deps: HandlerDeps): HandlerTable {
       return {
         session: sessionView(opened.session),
         // The same state Needs attention leads with: the Hub's last receipt seen, else the journal's.
+        // A card is brought up to the last receipt the live stream brought (an approval decided
+        // elsewhere, a resume from Needs attention) when that is later than what the archive holds.
         items: conversationItems(opened.events, withLastReceipts(opened.journal.entries, hub), {
           activeTurnId: opened.session.activeTurnId,
-        }),
+        }).map((it) =>
+          it.kind === 'tool_call' && it.invocation_id
+            ? withLaterReceipt(it, hub.lastReceipt(it.invocation_id))
+            : it,
+        ),
         storage: storageView(opened.journal, opened.archive),
       };
     },

@@ -76,6 +76,17 @@ describe('approvals in the app', () => {
       'approved receipt on the live stream',
     );
     expect(shopA?.ledger().length).toBe(ledger0);
+    // The conversation read again (opened from the Approvals view's link, a reload) shows the card
+    // as approved, as the live stream said — not the archive's "awaiting approval".
+    const reread = await call<{
+      items: Array<{ kind: string; invocation_id?: string | null; state?: string; can_resume?: boolean }>;
+    }>('getConversation', { session_id: sessionId });
+    expect(
+      reread.items.find((i) => i.kind === 'tool_call' && i.invocation_id === invocationId),
+    ).toMatchObject({
+      state: 'approved',
+      can_resume: true,
+    });
     const idle = await call<{
       items: Array<{ invocation_id: string; hub_state: string | null; can_resume: boolean }>;
     }>('listUnresolved', {});

@@ -83,7 +83,7 @@ export async function pendingApprovalAcrossReopen(app: LocalAppUnderTest): Promi
   await expect(approval).toContainText('Approval: pending');
   await approval.getByRole('button', { name: 'Approve' }).click();
   await expect(approval).toContainText('Approval: approved');
-  await expect(approval).toContainText('Execution: Approved, not yet run');
+  await expect(approval.getByTestId('approval-execution')).toHaveText('Approved, not yet run');
   expect((await receipt(id)).state).toBe('approved');
   // Approval is not execution: nothing is sent until Resume, even after a while.
   await page.waitForTimeout(1500);

@@ -4,7 +4,8 @@ import type { ApprovalView, InvocationActionView } from '../../../src-shared/ipc
 import { call } from '../api-client.js';
 import { useSessions } from '../store/sessions.js';
 import { ActionResult } from './ToolCallCard.js';
-import { useStateLabel, useT } from '../i18n/use-t.js';
+import { StateBadge } from './StateBadge.js';
+import { useT } from '../i18n/use-t.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useApprovals } from '../store/approvals.js';
 import { caught, shownErrorText, type ShownError } from '../logic/shown-error.js';
@@ -36,7 +37,6 @@ export function ApprovalsView(): React.JSX.Element {
 
 function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Element {
   const t = useT();
-  const label = useStateLabel();
   const usable = useApp(hubUsable);
   const execution = approval.execution_state;
   const [error, setError] = useState<ShownError | null>(null);
@@ -84,8 +84,14 @@ function ApprovalRow({ approval }: { approval: ApprovalView }): React.JSX.Elemen
       {approval.prompt && <p>{approval.prompt}</p>}
       {approval.arguments_preview && <pre>{JSON.stringify(approval.arguments_preview, null, 2)}</pre>}
       <p>{t('approvals.approval', { state: t(`approvalState.${approval.state}`) })}</p>
-      <p>
-        {execution ? t('approvals.execution', { state: label(execution) }) : t('approvals.executionUnknown')}
+      <p data-testid="approval-execution-line">
+        {execution ? (
+          <>
+            {t('approvals.executionLabel')}: <StateBadge state={execution} testId="approval-execution" />
+          </>
+        ) : (
+          t('approvals.executionUnknown')
+        )}
       </p>
       {approval.state === 'pending' && (
         <div className="row">

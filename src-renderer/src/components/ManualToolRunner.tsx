@@ -8,6 +8,7 @@
  */
 import React, { useMemo, useRef, useState } from 'react';
 import type { ToolView } from '../../../src-shared/ipc/views.js';
+import { neverSent } from '../../../src-shared/states.js';
 import { call } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
 import { fieldsAllowed, namesAllowed, preselected, toolsAllowed } from '../logic/manual-runner.js';
@@ -35,7 +36,7 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<ShownError | null>(null);
   const [busy, setBusy] = useState(false);
-  const [sentWrite, setSentWrite] = useState(false);
+  const [sentWrite, setSentWrite] = useState<'sent' | 'not_sent' | null>(null);
   // Synchronous guard: React state updates too late to stop a double click's second event.
   const sending = useRef(false);
   const tools = useMemo(() => (found ? toolsAllowed(found, task) : null), [found, task]);
@@ -49,12 +50,15 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
     setSelected(functionName);
     setRaw({});
     setPreview(null);
-    setSentWrite(false);
+    setSentWrite(null);
   };
   const search = (e: React.FormEvent) => {
     e.preventDefault();
     setError(null);
     setBusy(true);
+    // The last search's tools go at once: nothing can be picked from a list the new search replaces.
+    setFound(null);
+    choose('');
     call('searchTools', { session_id: sessionId, query })
       .then(
         (r) => {
@@ -73,12 +77,16 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
     call('runToolManually', { session_id: sessionId, function_name: target.function_name, arguments: args })
       // The card reaches the conversation the way every card does: as a conversationItem event.
       .then(
-        () => {
-          if (target.effect === 'write') {
-            setRaw({});
-            setPreview(null);
-            setSentWrite(true);
+        (r) => {
+          if (target.effect !== 'write') return;
+          setPreview(null);
+          // Refused before it left: nothing was sent, so the values stay to be corrected.
+          if (r.item.kind === 'tool_call' && neverSent(r.item.state)) {
+            setSentWrite('not_sent');
+            return;
           }
+          setRaw({});
+          setSentWrite('sent');
         },
         (err: unknown) => setError(caught(err)),
       )
@@ -100,14 +108,14 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
       return;
     }
     setError(null);
-    setSentWrite(false);
+    setSentWrite(null);
     if (tool.effect === 'write') setPreview({ tool, args: built.args });
     else send(tool, built.args);
   };
   const edit = (name: string, value: string | boolean) => {
     setRaw({ ...raw, [name]: value });
     setPreview(null);
-    setSentWrite(false);
+    setSentWrite(null);
   };
 
   return (
@@ -228,9 +236,14 @@ export function ManualToolRunner({ sessionId }: { sessionId: string }): React.JS
           </div>
         </div>
       )}
-      {sentWrite && (
+      {sentWrite === 'sent' && (
         <p role="status" className="muted" data-testid="write-sent">
           {t('manual.writeSent')}
+        </p>
+      )}
+      {sentWrite === 'not_sent' && (
+        <p role="status" className="state-bad" data-testid="write-not-sent">
+          {t('manual.writeNotSent')}
         </p>
       )}
       {error && <p role="alert">{t('common.error', { message: shownErrorText(error, t) })}</p>}

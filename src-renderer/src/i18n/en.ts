@@ -176,6 +176,8 @@ export const en = {
   'manual.previewNoTask': 'no task (only the authorization’s limits apply)',
   'manual.confirmWrite': 'Send this write',
   'manual.back': 'Change it',
+  'manual.writeNotSent':
+    'Nothing was sent: the write was refused before it left (its card says why). Correct the values and review it again.',
   'manual.writeSent': 'The write was sent once; its card is in the conversation. The form is cleared.',
 
   'storage.journal': 'Journal',
@@ -289,7 +291,7 @@ export const en = {
   'approvals.approve': 'Approve',
   'approvals.deny': 'Deny',
   'approvals.approval': 'Approval: {state}',
-  'approvals.execution': 'Execution: {state}',
+  'approvals.executionLabel': 'Execution',
   'approvals.executionUnknown': 'Execution: not known yet',
   'approvals.note': 'Approving does not run the call; it runs only when resumed.',
   'approvalState.pending': 'pending',

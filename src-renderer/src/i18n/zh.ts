@@ -169,6 +169,7 @@ export const zh: Messages = {
   'manual.previewNoTask': '无任务（仅适用授权本身的限制）',
   'manual.confirmWrite': '发送此写入',
   'manual.back': '修改',
+  'manual.writeNotSent': '未发送任何请求：该写入在发出前被拒绝（原因见其卡片）。请修改后重新检查。',
   'manual.writeSent': '写入已发送一次；其卡片在会话中。表单已清空。',
 
   'storage.journal': '调用日志',
@@ -279,7 +280,7 @@ export const zh: Messages = {
   'approvals.approve': '批准',
   'approvals.deny': '拒绝',
   'approvals.approval': '审批：{state}',
-  'approvals.execution': '执行：{state}',
+  'approvals.executionLabel': '执行',
   'approvals.executionUnknown': '执行：尚不清楚',
   'approvals.note': '批准不会执行调用；只有在继续执行时才会运行。',
   'approvalState.pending': '待审批',

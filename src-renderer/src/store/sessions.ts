@@ -1,8 +1,7 @@
 /** Conversations: the list, the open conversation's items (upserted by id), storage and turn state. */
 import { create } from 'zustand';
 import type { Receipt } from '../../../src-shared/hub-api.js';
-import { canResume, isAttestable } from '../../../src-shared/states.js';
-import { receiptFacts } from '../../../src-shared/call-view.js';
+import { withReceipt } from '../../../src-shared/card-receipt.js';
 import type { ConversationItem, SessionSummary, StorageView } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
 import { buildSendInput, type PendingAttachment } from '../logic/attachments.js';
@@ -34,45 +33,14 @@ export interface SessionsState {
   applyTurn(sessionId: string, running: boolean): void;
 }
 
+export { withReceipt };
+
 export function upsertItem(items: ConversationItem[], item: ConversationItem): ConversationItem[] {
   const i = items.findIndex((x) => x.id === item.id);
   if (i === -1) return [...items, item];
   const next = items.slice();
   next[i] = item;
   return next;
-}
-
-type ToolCallItem = Extract<ConversationItem, { kind: 'tool_call' }>;
-
-/**
- * A card after a live receipt of its call: its state, result, reason and settlement, derived the
- * way the main process derives them (src-shared/call-view.ts). Unchanged (the same object) when
- * the receipt says nothing new.
- */
-export function withReceipt(it: ToolCallItem, r: Receipt): ToolCallItem {
-  const facts = receiptFacts(r, it.masked ?? false);
-  if (
-    it.state === facts.state &&
-    (it.result_json ?? null) === facts.result_json &&
-    (it.settlement ?? null)?.at === facts.settlement?.at
-  )
-    return it;
-  const targetKnown = it.authorization_ref !== null;
-  return {
-    ...it,
-    state: facts.state,
-    can_resume: canResume({
-      invocationId: it.invocation_id,
-      targetKnown,
-      unsaved: false,
-      state: facts.state,
-    }),
-    can_attest: targetKnown && isAttestable(facts.state),
-    result_json: facts.result_json ?? it.result_json ?? null,
-    result_truncated: facts.result_json ? facts.result_truncated : (it.result_truncated ?? false),
-    reason: facts.reason,
-    settlement: facts.settlement,
-  };
 }
 
 const emptyConversation: Conversation = { items: [], storage: null, loaded: false };
