@@ -27,6 +27,7 @@ const results = new Map<string, Summary>();
 const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
 const durability = new Map<string, string>();
 const pings = new Map<string, Summary>();
+const cpuPerCall = new Map<string, number>();
 const commits = new Map<string, number>();
 const problems: string[] = [];
 try {
@@ -83,6 +84,7 @@ try {
           // concurrency 1 talks to one instance; 16 spreads over every instance
           const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
           const before = await hubs.commits();
+          const cpuBefore = hubs.cpuMs();
           const r = await run.loadgen.run({
             kind: 'hub',
             urls,
@@ -92,6 +94,9 @@ try {
             invoke,
           });
           const after = await hubs.commits();
+          const cpuAfter = hubs.cpuMs();
+          if (cpuBefore !== null && cpuAfter !== null)
+            cpuPerCall.set(key(setup, kind, conc), (cpuAfter - cpuBefore) / CALLS);
           if (before && after)
             commits.set(
               key(setup, kind, conc),
@@ -137,6 +142,18 @@ try {
     }
   }
   console.log(table(['where', 'call', 'conc', 'calls', 'p50 ms', 'p99 ms', 'calls/s'], rows));
+  if (cpuPerCall.size > 0) {
+    heading('CPU the Hub processes spent per governed call (all threads; /proc, 10 ms ticks)');
+    console.log(
+      table(
+        ['setup', 'call', 'conc', 'Hub CPU ms per call', 'calls/s one core could carry'],
+        [...cpuPerCall].map(([k, ms]) => {
+          const [setup, kind, conc] = k.split('|');
+          return [setup!, kind!, conc!, fmt(ms), ms > 0 ? Math.round(1000 / ms) : '—'];
+        }),
+      ),
+    );
+  }
 
   heading(
     'Hub against the direct call (targets: write p50 at conc 1 ≤ 2x direct; conc 16 throughput ≥ 0.5x direct)',

@@ -30,6 +30,7 @@ const permits = new Map<
     refused: number;
     writesUsed: number;
     perCommit: number | null;
+    cpuUs: number | null;
   }
 >();
 const problems: string[] = [];
@@ -138,6 +139,7 @@ try {
             refused: r.states.budget_exhausted ?? 0,
             budget,
             writesUsed: r.extra?.writes_used ?? -1,
+            cpuUs: r.extra?.cpu_us_per_permit ?? null,
             perCommit:
               r.extra?.commits && r.extra.committed_writes !== undefined
                 ? r.extra.committed_writes / r.extra.commits
@@ -175,14 +177,18 @@ try {
       p.summary.p99_ms,
       p.summary.per_s,
       p.perCommit === null ? '—' : p.perCommit.toFixed(1),
+      p.cpuUs === null ? '—' : p.cpuUs.toFixed(0),
       `${p.granted} granted / budget ${p.budget}, ${p.refused} refused, writes_used ${p.writesUsed}: ${p.granted === p.budget && p.writesUsed === p.budget ? 'exact' : 'NOT EXACT'}`,
     ]);
   }
   console.log(
-    table(['setup', 'conc', 'calls', 'p50 ms', 'p99 ms', 'permits/s', 'per commit', 'budget'], prow),
+    table(
+      ['setup', 'conc', 'calls', 'p50 ms', 'p99 ms', 'permits/s', 'per commit', 'CPU µs/permit', 'budget'],
+      prow,
+    ),
   );
   console.log(
-    "(per commit: permits per SQLite transaction, i.e. per fsync. Nothing is sent here, so every call stays dispatching and each batch's task view lists all of them: the view grows with the run)",
+    "(per commit: permits per SQLite transaction, i.e. per fsync. CPU: the permit process's, all threads, per permit. Nothing is sent here, so every call stays dispatching: the task's view lists the oldest 100 and counts the rest)",
   );
   const f = run.floors;
   console.log(

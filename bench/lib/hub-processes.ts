@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,10 +26,28 @@ export interface BenchHubs {
   post(path: string, body: unknown, instance?: number): Promise<{ status: number; body: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   get(path: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   declaration(tool: string): Promise<Declaration>;
+  /**
+   * CPU time (user + system, ms) the Hub processes have used so far, all their threads, summed over
+   * the instances (Linux /proc; null elsewhere): the Hub's cost per call, which the machine's load
+   * changes far less than its latency.
+   */
+  cpuMs(): number | null;
   /** SQLite: transactions committed and writes they carried, summed over the instances (null on PostgreSQL). */
   commits(): Promise<{ batches: number; writes: number } | null>;
   run(sessionId: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** utime + stime of a process in ms, from /proc/PID/stat (fields 14 and 15, in clock ticks of 10 ms). */
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
 }
 
 export function benchConfig(shop: DemoSystemHandle, token: string): HubConfig {
@@ -186,6 +204,15 @@ export async function startHubs(
       const d = (r.body.declarations as Declaration[]).find((x) => x.tool === tool);
       if (!d) throw new Error(`no declaration ${tool}: ${JSON.stringify(r.body)}`);
       return d;
+    },
+    cpuMs() {
+      let total = 0;
+      for (const p of procs) {
+        const ms = processCpuMs(p.pid);
+        if (ms === null) return null;
+        total += ms;
+      }
+      return total;
     },
     async commits() {
       const total = { batches: 0, writes: 0 };

@@ -48,6 +48,7 @@ export async function runPermitJob(job: PermitJob) {
   } as unknown as HubContext;
   const states: Record<string, number> = {};
   const commitsBefore = store.commitStats ? await store.commitStats() : null;
+  const cpuBefore = process.cpuUsage();
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date();
@@ -104,6 +105,7 @@ export async function runPermitJob(job: PermitJob) {
       const key = r.kind === 'refused' ? r.refusal.code : r.kind;
       states[key] = (states[key] ?? 0) + 1;
     });
+    const cpu = process.cpuUsage(cpuBefore);
     const task = await store.getTask(job.task_id);
     const commits = commitsBefore && store.commitStats ? await store.commitStats() : null;
     return {
@@ -113,6 +115,8 @@ export async function runPermitJob(job: PermitJob) {
       states,
       extra: {
         writes_used: task?.writes_used ?? -1,
+        // the process's CPU (all threads: the caller, and on SQLite the writer thread) per permit
+        cpu_us_per_permit: (cpu.user + cpu.system) / job.calls,
         permits_granted: task?.permits_granted ?? -1,
         // SQLite: transactions (fsyncs) the permits took, i.e. how well group commit batched them
         ...(commits && commitsBefore

@@ -23,7 +23,7 @@ export const WRITER_ROLE = 'bailing-hub-sqlite-writer';
 export const WRITER_MODULE_URL = import.meta.url;
 const MAX_BATCH = 512;
 /** How long marked task views wait for a batch to carry them before they get a transaction of their own. */
-const VIEW_DELAY_MS = 10;
+const VIEW_DELAY_MS = 50;
 
 export interface WriterData {
   role: typeof WRITER_ROLE;
