@@ -1,5 +1,6 @@
 /**
- * The operator's day, in Chromium through the browser host, with no model: every step through the
+ * The operator's day, in Chromium through the browser host, by hand (one scripted model answer, in
+ * test 13): every step through the
  * screen, every word looked up in the app's catalogue by its code (never typed in English here).
  *  1. a read's arguments and result on its card without Inspect, also after a reload;
  *  2. a write shows its exact request and needs Confirm; a double click sends one request (ledger);
@@ -13,7 +14,18 @@
  *  6. the remote Hub unreachable at start: the app opens offline, says why, Settings a click away;
  *  6b. the embedded default: a write survives a SIGKILL of the app (and its demo shop); Reset demo
  *     data in Settings says what it does, asks, answers next to its button, and the shop is back
- *     at its seed while its write history and the Hub's record of the call are kept.
+ *     at its seed while its write history and the Hub's record of the call are kept;
+ *  7. the conversation: the page does not scroll, the composer stays pinned with the runner above
+ *     it, the log follows new output, stops when scrolled up (a "jump to the latest" button), resumes;
+ *  8. a token kept for one session only, gone after a restart: the app opens offline, says why,
+ *     Settings a click away (the keychain's state worded, never the loader's developer path);
+ *  9. a task's boundary on the task and in its conversation's header (title, rule in words),
+ *     exactly its authorizations ticked, and a refusal naming the argument;
+ * 10. approvals (embedded default): the system by name, approval apart from execution, the link to
+ *     the conversation (its card says "approved" too), Resume runs it once;
+ * 11. Resume in Needs attention, and the open conversation follows without a reload; one write;
+ * 12. screenshots of the main views in English/light and Chinese/dark (docs/desktop-app.md);
+ * 13. a Markdown answer rendered, raw HTML in it never markup.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +34,7 @@ import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { receipt, dispatchCount } from './support/checks.js';
+import type { Script } from '../../demo/scripted-model/script.js';
 import { startApp, type AppUnderTest } from './support/stack-fixture.js';
 import { createTask, openApp, openRunner, screenshot, SCREENSHOT_DIR } from './support/ui.js';
 import { startLocalStack } from '../harness/local-stack.js';
@@ -30,9 +43,19 @@ import { seedProducts } from '../../demo/shop/seed.js';
 
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
 
+/** The one model answer of the day: Markdown, with raw HTML that must never become markup. */
+const MARKDOWN_SCRIPT: Script = [
+  {
+    match: { userIncludes: '[markdown]' },
+    reply: {
+      text: '**Shop A** has two towels:\n\n- Linen tea towel\n- Waffle towel\n\n<img src="x" onerror="window.__pwned = 1"> <b>raw</b>',
+    },
+  },
+];
+
 let app: AppUnderTest;
 test.beforeAll(async ({ browser }) => {
-  app = await startApp(browser, 'operator-day');
+  app = await startApp(browser, 'operator-day', MARKDOWN_SCRIPT);
 });
 test.afterAll(async () => {
   await app?.close();
@@ -698,4 +721,23 @@ test('12. the main views in English and light, and in Chinese and dark (screensh
   await page.getByLabel(zh['lang.label']).selectOption('en');
   await page.getByRole('button', { name: en['theme.toggle'].replace('{mode}', en['theme.light']) }).click();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'light');
+});
+
+test('13. an answer in Markdown is rendered, and raw HTML in it never becomes markup', async () => {
+  const page = app.page;
+  await openConversation(page);
+  const log = page.getByRole('log', { name: en['conv.items'] });
+  await page.locator('#composer-input').fill('[markdown] Which towels does Shop A have?');
+  await page.getByRole('button', { name: en['conv.send'] }).click();
+  const answer = log.locator('li.item-assistant_text').last().getByTestId('markdown');
+  await expect(answer.locator('strong')).toHaveText('Shop A');
+  await expect(answer.locator('li')).toHaveText(['Linen tea towel', 'Waffle towel']);
+  await expect(answer).not.toContainText('**Shop A**');
+  // The raw HTML is not markup: no image was made, no handler ran, no <b> element exists.
+  await expect(log.locator('img')).toHaveCount(0);
+  await expect(answer.locator('b')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  // The composer is still in view under the grown log.
+  const box = await page.locator('#composer-input').boundingBox();
+  expect(box && box.y + box.height).toBeLessThanOrEqual(page.viewportSize()?.height ?? 0);
 });
