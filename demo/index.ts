@@ -43,7 +43,7 @@ export interface StartDemoSystemsOptions {
   host?: string;
   /** Keep the business data in this folder (one SQLite file per system); absent: in memory. */
   dataDir?: string;
-  /** Told when a system's data file cannot be used (that system answers 503 until a reset). */
+  /** Told when a system's data file cannot be used (that system refuses every call until a reset). */
   onDataProblem?: (systemId: string, err: DemoDataError) => void;
 }
 

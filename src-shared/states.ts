@@ -570,7 +570,7 @@ export type FeedbackCategory = (typeof FEEDBACK_CATEGORIES)[number];
 
 /**
  * The demo systems' business data file (docs/business-systems.md#where-the-demo-data-lives):
- * `ok`, or why the file cannot be used (then that system answers 503 `demo_data_unavailable` and
+ * `ok`, or why the file cannot be used (then that system refuses every call `demo_data_unavailable` and
  * writes nothing until the operator resets its data; the file is set aside, never overwritten).
  */
 export const DEMO_DATA_STATES = ['ok', 'unreadable', 'corrupt', 'incompatible'] as const;

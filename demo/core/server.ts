@@ -49,7 +49,7 @@ export interface DemoSystemDefinition<S> {
   dataFile?: string;
   /** A business store of the caller's (tests inject storage failures); overrides `dataFile`. */
   store?: BusinessStore<S>;
-  /** Told when the data file cannot be used (the system then answers 503 until a reset). */
+  /** Told when the data file cannot be used (the system then refuses every call until a reset). */
   onDataProblem?: (err: DemoDataError) => void;
   /** Clock used for signature freshness (tests may skew it). */
   nowSeconds?: () => number;
@@ -93,8 +93,10 @@ export async function startDemoSystem<S>(def: DemoSystemDefinition<S>): Promise<
   const records = createSystemRecords();
   const store = openStore(def);
   const dataUsable = () => store.status().state === 'ok';
-  const refuseUnusableData = (reply: FastifyReply) =>
-    reply.code(503).send(errorBody('demo_data_unavailable', DATA_UNAVAILABLE_MESSAGE));
+  // A business call is refused with a 4xx: the system knows nothing was read or written, so the Hub
+  // may settle it as failed. The look-up answers 503 instead: it cannot tell what happened before.
+  const refuseUnusableData = (reply: FastifyReply, status: 409 | 503) =>
+    reply.code(status).send(errorBody('demo_data_unavailable', DATA_UNAVAILABLE_MESSAGE));
   const verifier = { systemId: def.systemId, secret: def.secret, nonces: createNonceCache() };
   const faults = createFaultRegistry();
   let variant: SpecVariant = 'v1';
@@ -270,7 +272,7 @@ export async function startDemoSystem<S>(def: DemoSystemDefinition<S>): Promise<
   const handleOperation = async (operationId: string, request: FastifyRequest, reply: FastifyReply) => {
     const entry = logs.get(request);
     if (!authenticate(request, reply)) return reply;
-    if (!dataUsable()) return refuseUnusableData(reply);
+    if (!dataUsable()) return refuseUnusableData(reply, 409);
     const { op: initialOp } = currentOperation(operationId);
     const key = header(request.headers, SIGNATURE_HEADERS.idempotencyKey) ?? '';
     const jobId = header(request.headers, SIGNATURE_HEADERS.jobId) ?? '';
@@ -405,7 +407,7 @@ export async function startDemoSystem<S>(def: DemoSystemDefinition<S>): Promise<
     async (request, reply) => {
       if (!authenticate(request, reply)) return reply;
       // Never "not found" for a file that cannot be read: that would claim the call never happened.
-      if (!dataUsable()) return refuseUnusableData(reply);
+      if (!dataUsable()) return refuseUnusableData(reply, 503);
       const key = (request.params as { key: string }).key;
       const stored = store.settled(key);
       if (faults.takeForLookup(stored?.operation ?? null)) {

@@ -63,7 +63,7 @@ export async function startLocalHub(opts: LocalHubOptions): Promise<LocalHub> {
   const secretKey = await tokenFor(opts.keychain, `${KEYCHAIN_ACCOUNTS.hubSecretKey}:${opts.clientId}`, () =>
     randomBytes(32).toString('base64url'),
   );
-  // A data file that cannot be used leaves its system refusing (503) and the desk open: Settings
+  // A data file that cannot be used leaves its system refusing every call and the desk open: Settings
   // shows why and "Reset demo data" sets the file aside (never overwritten, never reseeded over).
   const demo = await startDemoSystems({
     ...(opts.demoDataDir ? { dataDir: opts.demoDataDir } : {}),

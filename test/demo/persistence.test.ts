@@ -257,13 +257,15 @@ describe('a data file that cannot be used', () => {
     open.push(shop);
     expect(problems).toEqual([problem]);
     expect(shop.dataStatus()).toMatchObject({ storage: 'file', state: problem, file: 'shop-a.sqlite' });
-    // Business calls and the look-up answer 503 with a code: nothing read or written, and never
-    // "operation_not_found" (that would tell the Hub a call never happened).
+    // Business calls are refused (409, nothing read or written: the Hub may settle them as failed);
+    // the look-up answers 503 — never "operation_not_found", which would tell the Hub that a call
+    // made before the file broke never happened.
     const read = await call(shop, { method: 'GET', path: '/products/42' });
-    expect(read.status).toBe(503);
+    expect(read.status).toBe(409);
     expect(read.body).toMatchObject({ error: 'demo_data_unavailable' });
     const write = await editDescription(shop, 'unusable-key-01', 'Must not be kept.');
-    expect(write.status).toBe(503);
+    expect(write.status).toBe(409);
+    expect(write.body).toMatchObject({ error: 'demo_data_unavailable' });
     const lookup = await call(shop, {
       method: 'GET',
       path: '/.well-known/bailing/operations/unusable-key-01',
@@ -328,7 +330,7 @@ describe('one process at a time', () => {
     const second = await shopAOn(dir);
     expect(second.dataStatus()).toMatchObject({ state: 'unreadable', detail: 'SQLITE_BUSY' });
     expect((await editDescription(first, 'first-owner-key', 'Still served.')).status).toBe(200);
-    expect((await editDescription(second, 'second-owner-k', 'Refused.')).status).toBe(503);
+    expect((await editDescription(second, 'second-owner-k', 'Refused.')).status).toBe(409);
   });
 });
 
