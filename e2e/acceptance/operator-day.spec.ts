@@ -135,6 +135,26 @@ async function readProduct(page: Page, productId: number): Promise<Locator> {
   return read;
 }
 
+/**
+ * A description write to product 13 the shop commits but whose answer is lost on the way back:
+ * the card says "Result needs checking"; returns its invocation id (exactly one write in the ledger).
+ */
+async function writeWithLostAnswer(page: Page, description: string): Promise<string> {
+  const { stack } = app;
+  await stack.setFault('shop-a', {
+    operation: 'update_product_content',
+    kind: 'drop_after_commit',
+    times: 'once',
+  });
+  const before = (await stack.ledger('shop-a')).length;
+  const preview = await reviewWrite(page, 13, description);
+  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
+  await expect.poll(async () => (await stack.ledger('shop-a')).length).toBe(before + 1);
+  const id = (await stack.ledger('shop-a')).at(-1)?.idempotency_key ?? '';
+  await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('unknown'));
+  return id;
+}
+
 const idleRow = (page: Page, invocationId: string) =>
   page.getByTestId('idle-row').filter({ hasText: invocationId });
 
@@ -256,17 +276,8 @@ test('4. a lost acknowledgement across a reopen: the operator checks the shop an
   const { stack } = app;
   let page = app.page;
   await openConversation(page);
-  await stack.setFault('shop-a', {
-    operation: 'update_product_content',
-    kind: 'drop_after_commit',
-    times: 'once',
-  });
   const before = (await stack.ledger('shop-a')).length;
-  const preview = await reviewWrite(page, 13, 'Linen towel, stonewashed, 50 x 70 cm.');
-  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
-  await expect.poll(async () => (await stack.ledger('shop-a')).length).toBe(before + 1);
-  const id = (await stack.ledger('shop-a')).at(-1)?.idempotency_key ?? '';
-  await expect(card(page, id).getByTestId('tool-card-state')).toHaveText(label('unknown'));
+  const id = await writeWithLostAnswer(page, 'Linen towel, stonewashed, 50 x 70 cm.');
 
   await app.reopen();
   page = app.page;
@@ -655,18 +666,8 @@ test('11. Resume in Needs attention brings the open conversation up to date with
   const { stack } = app;
   const page = app.page;
   await openConversation(page);
-  await stack.setFault('shop-a', {
-    operation: 'update_product_content',
-    kind: 'drop_after_commit',
-    times: 'once',
-  });
-  const before = (await stack.ledger('shop-a')).length;
-  const preview = await reviewWrite(page, 13, 'Linen towel, stonewashed, 50 x 70 cm, grey.');
-  await preview.getByRole('button', { name: en['manual.confirmWrite'] }).click();
-  await expect.poll(async () => (await stack.ledger('shop-a')).length).toBe(before + 1);
-  const id = (await stack.ledger('shop-a')).at(-1)?.idempotency_key ?? '';
+  const id = await writeWithLostAnswer(page, 'Linen towel, stonewashed, 50 x 70 cm, grey.');
   const c = card(page, id);
-  await expect(c.getByTestId('tool-card-state')).toHaveText(label('unknown'));
   await expect(c.getByRole('button', { name: en['card.resume'] })).toBeVisible();
 
   await goTo(page, 'nav.idle');
