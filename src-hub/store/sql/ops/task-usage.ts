@@ -32,10 +32,20 @@ export function* countOpenPermits(
   };
 }
 
-/** The unresolved calls, oldest first, one state's oldest `limit` at a time (index invocations_task_created). */
-function* readUnresolved(s: SqlSession, taskId: string, limit: number): Step<TaskUsage['unresolved']> {
+/**
+ * The unresolved calls, oldest first: the oldest `limit` of each state that has any (index
+ * invocations_task_created), merged. `counts` are the task's calls per state, read in the same
+ * transaction.
+ */
+function* readUnresolved(
+  s: SqlSession,
+  taskId: string,
+  counts: Partial<Record<InvocationState, number>>,
+  limit: number,
+): Step<TaskUsage['unresolved']> {
   const all: TaskUsage['unresolved'] = [];
   for (const state of UNRESOLVED_INVOCATION_STATES) {
+    if ((counts[state] ?? 0) === 0) continue;
     const rows = yield* io(
       s.all<TaskUsage['unresolved'][number] & { created_at: string }>(
         `SELECT invocation_id, state, tool, authorization_ref, updated_at, created_at FROM invocations
@@ -100,7 +110,7 @@ export function* readTaskUsage(
     if (r.state === 'succeeded' || r.state === 'failed') settledByOperator[r.state] = Number(r.n);
   const unresolvedTotal = UNRESOLVED_INVOCATION_STATES.reduce((n, st) => n + (byState[st] ?? 0), 0);
   const unresolved =
-    unresolvedTotal === 0 ? [] : yield* readUnresolved(s, taskId, TASK_VIEW_UNRESOLVED_LIMIT);
+    unresolvedTotal === 0 ? [] : yield* readUnresolved(s, taskId, byState, TASK_VIEW_UNRESOLVED_LIMIT);
   const open = yield* countOpenPermits(s, taskId, bounds?.start ?? null);
   return {
     in_flight: open.in_flight,
