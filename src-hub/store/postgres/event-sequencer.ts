@@ -1,29 +1,45 @@
 /**
- * Event seqs in commit order across Hub instances. A transaction inserts its events with no seq;
- * after it commits, the sequencer gives every committed, unsequenced event the next seqs (in insert
- * order) in a transaction that holds one advisory lock, so sequencing runs one pass at a time
- * across all instances and a seq becomes visible only together with every smaller one. A reader
- * that resumed after seq N can therefore never miss an event that later appears with a seq at or
- * below N — which a sequence alone (BIGSERIAL) cannot promise, since transactions commit out of
- * nextval order.
+ * After commit, in one pass: the task views changes marked, then event seqs in commit order —
+ * across every Hub instance.
  *
- * A write that appended events asks for a pass right after its commit without waiting for it
- * (the feed follows within a pass; `HubStore.flushEvents` waits for one). Concurrent writers share
- * passes. A pass notifies `bailing_events` with the clients concerned (every
- * instance LISTENs, listener.ts). A timer also runs passes, for events committed by an instance
- * that died before sequencing them.
+ * Task views. A task change's transaction only marks the task in `task_views_pending` (durable
+ * with the change, sql/task-events.ts), so the task row lock a permit holds never waits for a view
+ * to be rendered. A pass renders the view of every marked task as it is now and appends it as a
+ * `task.changed` event; a mark is cleared only if no change marked it again after the pass read it
+ * (its row version, `xmin`, is unchanged), so a change that commits while its task's view is being
+ * rendered gets a view of its own in the next pass. Views of one task's quick changes share one
+ * rendering (a view is a snapshot: the latest state wins).
+ *
+ * Event seqs. Transactions insert their events with no seq; the pass gives every committed,
+ * unsequenced event the next seqs (in insert order) — including the views it just appended — so
+ * seqs follow commit order across instances and a seq becomes visible only together with every
+ * smaller one. A reader that resumed after seq N can therefore never miss an event that later
+ * appears with a seq at or below N — which a sequence alone (BIGSERIAL) cannot promise, since
+ * transactions commit out of nextval order.
+ *
+ * Passes run one at a time across all instances (one advisory lock) and concurrent writers share
+ * them. A write that marked a task view waits for the pass after its commit before it is answered
+ * (so each of one caller's changes has its view published before its next change starts, as
+ * SQLite does); a write that only appended events asks for a pass without waiting
+ * (`HubStore.flushEvents` waits for one). A pass notifies `bailing_events` with the clients
+ * concerned (every instance LISTENs, listener.ts). A timer also runs passes, for marks and events
+ * committed by an instance that died before its pass.
  */
 import type { Pool } from 'pg';
+import { STORE_RULES } from '../../store-rules.js';
+import type { OpEnv } from '../sql/env.js';
+import { runAsync } from '../sql/session.js';
+import { publishTaskView } from '../sql/task-events.js';
+import { createPgSession, type PgSession } from './session.js';
 
 export const EVENTS_CHANNEL = 'bailing_events';
-/** Advisory lock key of the sequencer (an arbitrary constant shared by every instance). */
-const SEQUENCER_LOCK = 7_531_021_905;
+/** Advisory lock key of the pass (an arbitrary constant shared by every instance). */
+const PASS_LOCK = 7_531_021_905;
 const BATCH = 1000;
+const VIEW_BATCH = 100;
 
-/** One pass in one round trip: lock, number the pending events, notify, commit. */
-const PASS = `BEGIN;
-SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK});
-WITH pending AS (
+/** Numbers the pending events and notifies the clients concerned, in one statement. */
+const SEQUENCE = `WITH pending AS (
     SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL ORDER BY id LIMIT ${BATCH}
   ), counter AS (
     UPDATE event_counter SET last_seq = last_seq + (SELECT COUNT(*) FROM pending) WHERE id = 1
@@ -36,8 +52,23 @@ WITH pending AS (
   )
 SELECT list, n, CASE WHEN list IS NULL THEN NULL
   ELSE pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(list) > 7000 THEN '*' ELSE list END) END AS notified
-FROM clients;
-COMMIT;`;
+FROM clients`;
+
+/** Renders the marked tasks' views; answers how many marks it read. */
+async function publishMarkedViews(s: PgSession): Promise<number> {
+  const env: OpEnv = { sql: s, rules: STORE_RULES };
+  const marks = await s.all<{ task_id: string; at: string; version: string }>(
+    `SELECT task_id, at, xmin::text AS version FROM task_views_pending ORDER BY at, task_id LIMIT ${VIEW_BATCH}`,
+  );
+  for (const m of marks) await runAsync(publishTaskView(env, String(m.task_id), String(m.at)));
+  // cleared last, so a change marking one of these tasks meanwhile waits only for this commit
+  for (const m of marks)
+    await s.write('DELETE FROM task_views_pending WHERE task_id = ? AND xmin::text = ?', [
+      String(m.task_id),
+      String(m.version),
+    ]);
+  return marks.length;
+}
 
 export interface EventSequencer {
   /** Resolves after a pass that started after this call (it never rejects: failures are reported). */
@@ -55,15 +86,22 @@ export function createEventSequencer(
 
   const pass = async (): Promise<void> => {
     const client = await pool.connect();
+    const s = createPgSession(client);
     let failed: Error | undefined;
     try {
       for (;;) {
-        const results = (await client.query(PASS)) as unknown as Array<{
-          rows: Array<{ list: string | null; n: number }>;
-        }>;
-        const row = results[2]?.rows[0];
+        await s.statement('BEGIN');
+        await s.get(`SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`);
+        const views = await publishMarkedViews(s);
+        const row = await s.get<{ list: string | null; n: number }>(SEQUENCE);
+        const flushed = s.flush();
+        flushed.catch(() => undefined);
+        const committed = s.statement('COMMIT');
+        committed.catch(() => undefined);
+        await flushed;
+        await committed;
         if (row?.list) opts.onSequenced(row.list.split(','));
-        if (Number(row?.n ?? 0) < BATCH) return;
+        if (Number(row?.n ?? 0) < BATCH && views < VIEW_BATCH) return;
       }
     } catch (err) {
       failed = err as Error; // the connection may be left inside the failed transaction: drop it

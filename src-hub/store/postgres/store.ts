@@ -2,8 +2,9 @@
  * The PostgreSQL HubStore: several Hub instances serve the same clients from one database. Every
  * write is one READ COMMITTED transaction whose gates lock what they read (sql/ops/
  * invocation-change.ts); serialization failures and deadlocks are retried, a lost connection is
- * `store_unavailable` (HTTP 503). Events get their seqs after commit (event-sequencer.ts) and
- * every instance hears about them (listener.ts).
+ * `store_unavailable` (HTTP 503). A task change marks its task inside its transaction; the task's
+ * view is rendered, and events get their seqs, in a pass just after commit (event-sequencer.ts),
+ * and every instance hears about them (listener.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { STORE_RULES } from '../../store-rules.js';
@@ -12,6 +13,7 @@ import type { OpEnv } from '../sql/env.js';
 import { ensureIdentity } from '../sql/ops/meta.js';
 import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
+import { createTaskEventSink } from '../sql/task-events.js';
 import type { HubStore } from '../types.js';
 import { toStoreError } from './errors.js';
 import { createEventSequencer } from './event-sequencer.js';
@@ -94,12 +96,18 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     async write(name, ...args) {
       const op = WRITE_OPS[name] as AnyOp;
-      const { value, session } = await inTransaction(pool, 'BEGIN', (s) =>
-        runAsync(op({ sql: s, rules: STORE_RULES }, ...args)),
-      );
-      // seqs are assigned just after commit, off the caller's path (flushEvents waits for them)
-      if (session.appendedEvents) void sequencer.sequenceNow();
-      return value as never;
+      const { value, session } = await inTransaction(pool, 'BEGIN', async (s) => {
+        // a task change only marks its task (sql/task-events.ts): the view is rendered after commit
+        const env: OpEnv = { sql: s, rules: STORE_RULES, taskEvents: createTaskEventSink() };
+        const result = await runAsync(op(env, ...args));
+        return { result, marked: await runAsync(env.taskEvents!.mark(env)) };
+      });
+      // The pass after commit publishes the marked views and gives events their seqs
+      // (event-sequencer.ts). A change of a task is answered once its task's view is published;
+      // other events get their seqs off the caller's path (flushEvents waits for them).
+      if (value.marked > 0) await sequencer.sequenceNow();
+      else if (session.appendedEvents) void sequencer.sequenceNow();
+      return value.result as never;
     },
   };
 
