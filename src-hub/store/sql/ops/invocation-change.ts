@@ -20,13 +20,12 @@ import type {
   PermitRecord,
 } from '../../types.js';
 import type { OpEnv } from '../env.js';
-import { INVOCATION_COLUMNS, invocationValues } from '../rows.js';
-import { io, type SqlSession, type Step } from '../session.js';
+import { INVOCATION_COLUMNS, invocationValues, toTask } from '../rows.js';
+import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { windowBounds } from '../window.js';
 import { insertAudit } from './audit.js';
 import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
-import { readTask } from './tasks.js';
 import { countOpenPermits } from './task-usage.js';
 import { taskChanged } from '../task-events.js';
 
@@ -94,10 +93,17 @@ function* checkGates(
   if (change.permit) {
     const p = change.permit;
     // lock the task row first: what is counted after the lock is every permit committed before it
-    const task = yield* readTask(s, p.task_id, s.dialect.forUpdate);
-    if (!task) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
+    const row = yield* io(
+      s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [p.task_id]),
+    );
+    if (!row) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
+    const task = toTask(row);
     const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
-    const open = yield* countOpenPermits(s, p.task_id, bounds?.start ?? null);
+    // the permits in flight are counted on the locked row itself (as it is after the lock: one
+    // statement less while it is held); only a rate window needs counting its permits
+    const open = bounds
+      ? yield* countOpenPermits(s, p.task_id, bounds.start)
+      : { in_flight: Number(row.permits_open), in_window: 0 };
     const d = rules.evaluatePermit(
       {
         task,
