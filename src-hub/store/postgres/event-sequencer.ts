@@ -18,10 +18,10 @@
  * transactions commit out of nextval order.
  *
  * Passes run one at a time across all instances (one advisory lock) and concurrent writers share
- * them. A write that marked a task view waits for the pass after its commit before it is answered
- * (so each of one caller's changes has its view published before its next change starts, as
- * SQLite does); a write that only appended events asks for a pass without waiting
- * (`HubStore.flushEvents` waits for one). A pass notifies `bailing_events` with the clients
+ * them. A write asks for a pass just after its commit without waiting for it; the instance's next
+ * write waits for the pass that publishes the views its last writes marked (store.ts), so each of
+ * one caller's changes made one after another gets its view, as on SQLite (`HubStore.flushEvents`
+ * waits for a pass). A pass notifies `bailing_events` with the clients
  * concerned (every instance LISTENs, listener.ts). A timer also runs passes, for marks and events
  * committed by an instance that died before its pass.
  */

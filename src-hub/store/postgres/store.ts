@@ -80,6 +80,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
 
   const readSession = createPgSession(pool);
+  /** The pass that publishes the task views this instance's writes marked last (null: none pending). */
+  let viewsPublished: Promise<void> | null = null;
   const runner: OpRunner = {
     async read(name, ...args) {
       const op = READ_OPS[name] as AnyOp;
@@ -96,6 +98,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
     async write(name, ...args) {
       const op = WRITE_OPS[name] as AnyOp;
+      // The views this instance's last task changes marked are published before its next write
+      // begins, so a caller's changes made one after another each get their view (as on SQLite);
+      // meanwhile the caller is answered and the Hub goes on (it sends the request, say).
+      if (viewsPublished) await viewsPublished;
       const { value, session } = await inTransaction(pool, 'BEGIN', async (s) => {
         // a task change only marks its task (sql/task-events.ts): the view is rendered after commit
         const env: OpEnv = { sql: s, rules: STORE_RULES, taskEvents: createTaskEventSink() };
@@ -103,10 +109,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return { result, marked: await runAsync(env.taskEvents!.mark(env)) };
       });
       // The pass after commit publishes the marked views and gives events their seqs
-      // (event-sequencer.ts). A change of a task is answered once its task's view is published;
-      // other events get their seqs off the caller's path (flushEvents waits for them).
-      if (value.marked > 0) await sequencer.sequenceNow();
-      else if (session.appendedEvents) void sequencer.sequenceNow();
+      // (event-sequencer.ts), off the caller's path (flushEvents waits for one).
+      if (value.marked > 0) {
+        const pass = sequencer.sequenceNow();
+        viewsPublished = pass;
+        void pass.then(() => {
+          if (viewsPublished === pass) viewsPublished = null;
+        });
+      } else if (session.appendedEvents) void sequencer.sequenceNow();
       return value.result as never;
     },
   };
