@@ -43,9 +43,14 @@ describe('combining writes (combine.ts)', () => {
     expect(c.params).toEqual([1, 2, 3, 4, 5]);
     expect(c.sql).toContain('w1 AS (INSERT INTO a (x, y) VALUES (?, ?))');
     expect(c.sql).toContain('counted AS (UPDATE c SET x = ? WHERE y = ? RETURNING 1)');
-    expect(c.sql).toMatch(/SELECT COUNT\(\*\)::int AS n FROM counted$/);
+    expect(c.sql).toMatch(/SELECT \(SELECT COUNT\(\*\) FROM counted\)::int AS n$/);
     const one = { sql: 'INSERT INTO a (x) VALUES (?)', params: [1] };
-    expect(combine([one], null)).toBe(one);
+    expect(combine([one], null)).toEqual({ ...one, checks: [] });
+    // a write that must change one row is counted in the answer
+    const checked = combine([{ sql: 'UPDATE a SET x = ?', params: [1], expect: 1 }, one], null);
+    expect(checked.sql).toContain('w1 AS (UPDATE a SET x = ? RETURNING 1)');
+    expect(checked.sql).toMatch(/SELECT \(SELECT COUNT\(\*\) FROM w1\)::int AS e1$/);
+    expect(checked.checks).toEqual([{ column: 'e1', expect: 1, sql: 'UPDATE a SET x = ?' }]);
   });
 });
 
@@ -130,6 +135,26 @@ describe.skipIf(!available)(
         expect((err as StoreOperationError).dbCode).toBe('23505');
         expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
         expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+      });
+    });
+
+    it('a held-back write that must change one row and changes none fails the transaction; nothing is kept, no COMMIT is sent', async () => {
+      await withPool(async (pool) => {
+        const sent = counting(pool);
+        const err = await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
+          await s.write('UPDATE t1 SET n = ? WHERE id = ?', [1, 'missing'], 1);
+          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row'], 1);
+          return 'committed';
+        }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(Error);
+        expect(sent).not.toContain('COMMIT');
+        expect(sent.at(-1)).toBe('ROLLBACK');
+        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
       });
     });
 

@@ -11,6 +11,14 @@ import type { SqlValue } from '../sql/session.js';
 export interface Statement {
   sql: string;
   params: readonly SqlValue[];
+  /** The number of rows it must change (the transaction fails otherwise). */
+  expect?: number;
+}
+
+/** A combined statement, and the row counts its answer must show. */
+export interface Combined extends Statement {
+  /** Each expectation: the answer's column holding the count (null: the statement's own row count). */
+  checks: Array<{ column: string | null; expect: number; sql: string }>;
 }
 
 const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\b/i;
@@ -33,16 +41,29 @@ export function fits(held: readonly Statement[], next: Statement): boolean {
 
 /**
  * One statement running `held` and then, if given, `counted`, whose changed-row count it answers
- * as `n`. `held` alone, when it is one statement, is sent as it is.
+ * as `n`; the count of every held statement with an expectation is answered as `e<i>`. `held`
+ * alone, when it is one statement, is sent as it is.
  */
-export function combine(held: readonly Statement[], counted: Statement | null): Statement {
-  if (counted === null && held.length === 1) return held[0]!;
-  const parts = held.map((h, i) => `w${i + 1} AS (${h.sql.trim()})`);
+export function combine(held: readonly Statement[], counted: Statement | null): Combined {
+  if (counted === null && held.length === 1) {
+    const only = held[0]!;
+    const checks = only.expect === undefined ? [] : [{ column: null, expect: only.expect, sql: only.sql }];
+    return { sql: only.sql, params: only.params, checks };
+  }
+  const checks: Combined['checks'] = [];
+  const columns: string[] = [];
+  const parts = held.map((h, i) => {
+    if (h.expect === undefined) return `w${i + 1} AS (${h.sql.trim()})`;
+    checks.push({ column: `e${i + 1}`, expect: h.expect, sql: h.sql });
+    columns.push(`(SELECT COUNT(*) FROM w${i + 1})::int AS e${i + 1}`);
+    return `w${i + 1} AS (${h.sql.trim()} RETURNING 1)`;
+  });
   const params: SqlValue[] = held.flatMap((h) => [...h.params]);
   if (counted) {
     parts.push(`counted AS (${counted.sql.trim()} RETURNING 1)`);
     params.push(...counted.params);
+    columns.unshift('(SELECT COUNT(*) FROM counted)::int AS n');
   }
-  const main = counted ? 'SELECT COUNT(*)::int AS n FROM counted' : 'SELECT 1 AS done';
-  return { sql: `WITH ${parts.join(',\n')}\n${main}`, params };
+  const main = columns.length > 0 ? `SELECT ${columns.join(', ')}` : 'SELECT 1 AS done';
+  return { sql: `WITH ${parts.join(',\n')}\n${main}`, params, checks };
 }

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import type { Row, SqlSession, SqlValue } from '../sql/session.js';
-import { combine, fits, type Statement } from './combine.js';
+import { combine, fits, type Combined, type Statement } from './combine.js';
 import { POSTGRES_DIALECT } from './dialect.js';
 import { fromDriver } from './errors.js';
 
@@ -62,22 +62,63 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
 
   /**
    * Sends one statement after the session's last one was answered (pg's own queue is deprecated):
-   * chained on promises, it goes out in the same turn of the event loop as that answer.
+   * chained on promises, it goes out in the same turn of the event loop as that answer. Once a
+   * held-back write failed, nothing but ROLLBACK is sent (a COMMIT must not follow it).
    */
-  function queue(config: string | QueryConfig): Promise<QueryResult<QueryResultRow>> {
+  function queue(
+    config: string | QueryConfig,
+    check?: (r: QueryResult<QueryResultRow>) => void,
+  ): Promise<QueryResult<QueryResultRow>> {
     const q = sent
-      .then(() => target.query<QueryResultRow>(config as QueryConfig))
-      .catch((err: unknown) => Promise.reject(fromDriver(err)));
+      .then(() => {
+        if (failure && config !== 'ROLLBACK') throw failure;
+        return target.query<QueryResultRow>(config as QueryConfig);
+      })
+      .catch((err: unknown) => Promise.reject(fromDriver(err)))
+      .then((r) => {
+        check?.(r);
+        return r;
+      });
     sent = q.catch(() => undefined);
     return q;
   }
-  function send(sql: string, params: readonly SqlValue[]): Promise<QueryResult<QueryResultRow>> {
+  function send(
+    sql: string,
+    params: readonly SqlValue[],
+    check?: (r: QueryResult<QueryResultRow>) => void,
+  ): Promise<QueryResult<QueryResultRow>> {
     const p = prepare(sql);
     const config = { name: p.name, text: p.text, values: params as unknown[] };
     // the pool runs each of its queries on some connection, at once
     if (!inTransaction)
-      return target.query<QueryResultRow>(config).catch((err: unknown) => Promise.reject(fromDriver(err)));
-    return queue(config);
+      return target
+        .query<QueryResultRow>(config)
+        .catch((err: unknown) => Promise.reject(fromDriver(err)))
+        .then((r) => {
+          check?.(r);
+          return r;
+        });
+    return queue(config, check);
+  }
+
+  /** Sends a combined statement; a failure of it (or of its row counts) is the session's failure. */
+  function sendCombined(c: Combined): Promise<QueryResult<QueryResultRow>> {
+    const check = (r: QueryResult<QueryResultRow>) => {
+      for (const x of c.checks) {
+        const changed = x.column === null ? (r.rowCount ?? 0) : Number(r.rows[0]?.[x.column]);
+        if (changed !== x.expect) {
+          const err = new Error(
+            `a store write changed ${changed} rows where ${x.expect} were expected: ${x.sql.trim().slice(0, 60)}`,
+          );
+          failure ??= err;
+          throw err;
+        }
+      }
+    };
+    return send(c.sql, c.params, check).catch((err: unknown) => {
+      failure ??= err;
+      throw err;
+    });
   }
 
   /** Sends the held-back writes as one statement, not waiting for it; its failure is kept. */
@@ -85,13 +126,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     if (held.length === 0) return Promise.resolve();
     const c = combine(held, null);
     held = [];
-    return send(c.sql, c.params).then(
-      () => undefined,
-      (err: unknown) => {
-        failure ??= err;
-        throw err;
-      },
-    );
+    return sendCombined(c).then(() => undefined);
   }
 
   async function query(sql: string, params: readonly SqlValue[] = [], counted = false) {
@@ -101,10 +136,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       if (counted && fits(held, next)) {
         const c = combine(held, next);
         held = [];
-        const r = await send(c.sql, c.params).catch((err: unknown) => {
-          failure ??= err;
-          throw err;
-        });
+        const r = await sendCombined(c);
         return { rows: [], rowCount: Number((r.rows[0] as { n?: unknown } | undefined)?.n ?? 0) };
       }
       void release().catch(() => undefined); // queued ahead of this statement on the same connection
@@ -129,11 +161,23 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   async function run(sql: string, params?: readonly SqlValue[]): Promise<number> {
     return (await query(sql, params, true)).rowCount ?? 0;
   }
-  function write(sql: string, params: readonly SqlValue[] = []): void | Promise<void> {
-    if (!inTransaction) return run(sql, params).then(() => undefined);
-    if (failure) throw failure;
-    if (held.length > 0 && !fits(held, { sql, params })) void release().catch(() => undefined);
-    held.push({ sql, params });
+  function write(
+    sql: string,
+    params: readonly SqlValue[] = [],
+    expectChanged?: number,
+  ): void | Promise<void> {
+    if (!inTransaction || failure)
+      return run(sql, params).then((n) => {
+        if (expectChanged !== undefined && n !== expectChanged)
+          throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
+      });
+    const next: Statement = {
+      sql,
+      params,
+      ...(expectChanged === undefined ? {} : { expect: expectChanged }),
+    };
+    if (held.length > 0 && !fits(held, next)) void release().catch(() => undefined);
+    held.push(next);
   }
   return {
     dialect: POSTGRES_DIALECT,

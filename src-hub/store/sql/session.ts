@@ -22,9 +22,10 @@ export interface SqlSession {
   /**
    * Runs a statement whose row count the operation does not read. The session may send it later,
    * together with the next statements of the transaction (PostgreSQL: in the same round trip); if
-   * it fails, the transaction fails, at the latest at COMMIT.
+   * it fails — or changes other than `expectChanged` rows, when given — the transaction fails, at
+   * the latest at COMMIT.
    */
-  write(sql: string, params?: readonly SqlValue[]): Awaitable<void>;
+  write(sql: string, params?: readonly SqlValue[], expectChanged?: number): Awaitable<void>;
 }
 
 /** A store operation: a generator of queries whose return value is the operation's answer. */

@@ -20,6 +20,10 @@ export function createSqliteSession(db: Database.Database): SqlSession {
     get: <T extends object = Row>(sql: string, p?: readonly SqlValue[]) =>
       stmt(sql).get(...params(p)) as T | undefined,
     run: (sql: string, p?: readonly SqlValue[]) => stmt(sql).run(...params(p)).changes,
-    write: (sql: string, p?: readonly SqlValue[]) => void stmt(sql).run(...params(p)),
+    write: (sql: string, p?: readonly SqlValue[], expectChanged?: number) => {
+      const n = stmt(sql).run(...params(p)).changes;
+      if (expectChanged !== undefined && n !== expectChanged)
+        throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
+    },
   };
 }

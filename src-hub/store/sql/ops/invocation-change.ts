@@ -48,11 +48,15 @@ const UPDATE_INVOCATION = `UPDATE invocations SET ${INVOCATION_COLUMNS.slice(1)
   .map((c) => `${c} = ?`)
   .join(', ')} WHERE invocation_id = ? AND state = ?`;
 
-/** Inserts (expected null) or compare-and-sets (expected state) the record. */
-function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: string | null): Step<boolean> {
+/**
+ * Inserts (expected null) or compare-and-sets (expected state) the record. It cannot find the row
+ * moved (the invocation's lock is held and its state was read under it), so it is a write whose
+ * one changed row the store checks, failing the transaction otherwise — not a round trip of its own.
+ */
+function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: string | null): Step<void> {
   const values = invocationValues(record);
-  if (expected === null) return (yield* io(s.run(INSERT_INVOCATION, values))) === 1;
-  return (yield* io(s.run(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected]))) === 1;
+  if (expected === null) yield* io(s.write(INSERT_INVOCATION, values, 1));
+  else yield* io(s.write(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected], 1));
 }
 
 function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | null> {
@@ -347,8 +351,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
       },
       change.at,
     );
-    if (!(yield* writeInvocation(s, refused, expected)))
-      throw new Error('invocation moved inside its own lock');
+    yield* writeInvocation(s, refused, expected);
     if (enroll) yield* recordEnrollment(s, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
     const approval = yield* publish(env, refused, change, expected, refusedState, kind);
@@ -359,7 +362,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);
   if (permit) record = { ...record, permit_id: permit.permit_id };
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
-  if (!(yield* writeInvocation(s, record, expected))) throw new Error('invocation moved inside its own lock');
+  yield* writeInvocation(s, record, expected);
   yield* applySideRows(s, change);
   if (enroll) yield* recordEnrollment(s, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
