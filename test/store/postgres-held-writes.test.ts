@@ -24,6 +24,11 @@ describe('combining writes (combine.ts)', () => {
     expect(targetTable('INSERT INTO a (x) VALUES (1) RETURNING x')).toBeNull();
     expect(targetTable('WITH x AS (SELECT 1) INSERT INTO a SELECT * FROM x')).toBeNull();
     expect(targetTable('INSERT INTO a VALUES (1); DROP TABLE a')).toBeNull();
+    // an upsert locks a row others lock too: combined, its lock could come before the others'
+    expect(
+      targetTable('INSERT INTO m (k, at) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET at = excluded.at'),
+    ).toBeNull();
+    expect(targetTable('INSERT INTO d (k) VALUES (?) ON CONFLICT DO NOTHING')).toBe('d');
     const held = [w('INSERT INTO permits (a) VALUES (?)'), w('UPDATE tasks SET a = ?')];
     expect(fits(held, w('INSERT INTO audit (a) VALUES (?)'))).toBe(true);
     expect(fits(held, w('INSERT INTO permits (a) VALUES (?)'))).toBe(false); // same table

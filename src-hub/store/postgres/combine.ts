@@ -5,6 +5,14 @@
  * and in no promised order; so statements are combined only when they change different tables (no
  * statement could see, or race, another's rows), and only the shapes the store writes — a single
  * INSERT, UPDATE or DELETE on one table. Anything else goes alone.
+ *
+ * No promised order also means no promised order of the row locks a combined statement takes, and
+ * two transactions taking two hot rows' locks in opposite orders deadlock (PostgreSQL breaks it
+ * after deadlock_timeout, a second). An upsert (`ON CONFLICT ... DO UPDATE`) therefore always goes
+ * alone, after what was held before it: the store's upserts (a task's view mark) lock rows every
+ * change of a task locks after the task row. What else is combined locks no row another
+ * transaction locks in another order: new rows, the rows of the invocation whose lock the
+ * transaction holds, and at most one task row.
  */
 import type { SqlValue } from '../sql/session.js';
 
@@ -25,7 +33,7 @@ const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\
 
 /** The table a plain INSERT/UPDATE/DELETE changes; null for any other statement. */
 export function targetTable(sql: string): string | null {
-  if (sql.includes(';') || /\bRETURNING\b/i.test(sql)) return null;
+  if (sql.includes(';') || /\bRETURNING\b/i.test(sql) || /\bDO\s+UPDATE\b/i.test(sql)) return null;
   return TARGET.exec(sql)?.[1]?.toLowerCase() ?? null;
 }
 
