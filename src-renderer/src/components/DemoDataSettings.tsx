@@ -7,6 +7,7 @@ import React, { useEffect, useState } from 'react';
 import type { DemoDataResetView, DemoDataView } from '../../../src-shared/ipc/demo-data-views.js';
 import { call, errorText } from '../api-client.js';
 import { useT } from '../i18n/use-t.js';
+import { ConfirmPanel } from './ConfirmPanel.js';
 
 type Answer = { ok: boolean; lines: string[] };
 
@@ -91,22 +92,15 @@ export function DemoDataSettings(): React.JSX.Element | null {
         )}
       </div>
       {confirming && (
-        <div
-          className="card"
-          role="alertdialog"
-          aria-label={t('demoData.reset')}
-          data-testid="demo-data-confirm"
-        >
-          <p>{t('demoData.confirmText')}</p>
-          <div className="row">
-            <button type="button" className="danger" onClick={reset}>
-              {t('demoData.confirm')}
-            </button>
-            <button type="button" onClick={() => setConfirming(false)}>
-              {t('demoData.cancel')}
-            </button>
-          </div>
-        </div>
+        <ConfirmPanel
+          label={t('demoData.reset')}
+          text={t('demoData.confirmText')}
+          confirmLabel={t('demoData.confirm')}
+          cancelLabel={t('demoData.cancel')}
+          onConfirm={reset}
+          onCancel={() => setConfirming(false)}
+          testId="demo-data-confirm"
+        />
       )}
     </section>
   );

@@ -6,6 +6,7 @@
 import React, { useEffect, useState } from 'react';
 import { TaskBoundary } from './TaskBoundary.js';
 import { KindBadge } from './KindBadge.js';
+import { ConfirmPanel } from './ConfirmPanel.js';
 import type { Authorization, RateWindow, TaskView } from '../../../src-shared/hub-api.js';
 import type { AuthorizationTool } from '../../../src-shared/ipc/views.js';
 import { call } from '../api-client.js';
@@ -137,30 +138,20 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
         )}
       </div>
       {confirmCancel && task.state !== 'cancelled' && (
-        <div
+        <ConfirmPanel
           className="card state-bad"
-          role="alertdialog"
-          aria-label={t('task.cancel')}
-          data-testid="cancel-confirm"
-        >
-          <p>{t('task.cancelFinal')}</p>
-          <div className="row">
-            <button
-              type="button"
-              className="danger"
-              onClick={() => {
-                setConfirmCancel(false);
-                control('cancel');
-              }}
-              disabled={!usable}
-            >
-              {t('task.cancelConfirm')}
-            </button>
-            <button type="button" onClick={() => setConfirmCancel(false)}>
-              {t('task.cancelKeep')}
-            </button>
-          </div>
-        </div>
+          label={t('task.cancel')}
+          text={t('task.cancelFinal')}
+          confirmLabel={t('task.cancelConfirm')}
+          cancelLabel={t('task.cancelKeep')}
+          onConfirm={() => {
+            setConfirmCancel(false);
+            control('cancel');
+          }}
+          onCancel={() => setConfirmCancel(false)}
+          disabled={!usable}
+          testId="cancel-confirm"
+        />
       )}
       {newConv && (
         <NewSessionForm
@@ -182,6 +173,13 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
               </li>
             ))}
           </ul>
+          {(task.unresolved_total ?? task.unresolved.length) > task.unresolved.length && (
+            <p className="muted" data-testid="unresolved-more">
+              {t('task.unresolvedMore', {
+                count: (task.unresolved_total ?? task.unresolved.length) - task.unresolved.length,
+              })}
+            </p>
+          )}
         </>
       )}
       <h4>{t('task.timeline')}</h4>

@@ -226,6 +226,7 @@ export const en = {
   'task.timeline': 'Timeline',
   'task.timelineEmpty': 'Nothing has happened in this task yet.',
   'task.unresolved': 'Unresolved calls',
+  'task.unresolvedMore': '… and {count} more (the oldest are listed above).',
   'lane.control': 'Task',
   'lane.approval': 'Approval',
   'lane.permit': 'Permit',

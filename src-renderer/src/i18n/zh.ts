@@ -217,6 +217,7 @@ export const zh: Messages = {
   'task.timeline': '时间线',
   'task.timelineEmpty': '此任务尚无活动。',
   'task.unresolved': '未解决的调用',
+  'task.unresolvedMore': '……另有 {count} 个（上面列出的是最早的）。',
   'lane.control': '任务',
   'lane.approval': '审批',
   'lane.permit': '许可',
