@@ -437,7 +437,7 @@ describe('fuzzing every route', () => {
       fc.asyncProperty(request, async (r) => {
         const { head, body } = toRaw(r);
         const answer = await rawExchange(env.hub.url, head, body, 10_000);
-        const key = `${answer.status} ${answer.status >= 400 ? (safeCode(answer.body) ?? '?') : ''}`;
+        const key = `${answer.status} ${answer.status >= 400 ? answerLabel(head, answer.body) : ''}`;
         seen.set(key, (seen.get(key) ?? 0) + 1);
         expect(
           answer.status,
@@ -496,6 +496,14 @@ function jsonRpcError(text: string): { code: number; message: string } | null {
   } catch {
     return null;
   }
+}
+
+/** How the printed tally names an error answer: its code, a JSON-RPC error's code, or no body. */
+function answerLabel(head: string, body: string): string {
+  const jsonRpc = jsonRpcError(body);
+  if (jsonRpc) return `jsonrpc ${jsonRpc.code}`;
+  if (body.length === 0) return head.startsWith('HEAD ') ? '(HEAD, no body)' : '(no body)';
+  return safeCode(body) ?? '(not an envelope)';
 }
 
 function safeCode(text: string): string | null {
