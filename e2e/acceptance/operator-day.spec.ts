@@ -308,6 +308,26 @@ test('4. a lost acknowledgement across a reopen: the operator checks the shop an
   await screenshot(page, 'operator-04-settled-by-person');
 });
 
+// Every English sentence of the catalogue (and every English state word or raw code) that the page
+// shows; product data (tool names, arguments, results) may be English.
+const ENGLISH = [
+  ...Object.entries(en)
+    .filter(([k, v]) => (zh as Record<string, string>)[k] !== v)
+    .flatMap(([, v]) => v.split(/\{\w+\}/))
+    .map((f) => f.trim())
+    .filter((f) => f.length >= 12),
+  ...['Result needs checking', 'Unverified', 'Completed', 'Running', 'pending_dispatch', 'interrupted:'],
+];
+
+async function englishOnScreen(page: Page): Promise<string[]> {
+  const shown = await page.evaluate(() => {
+    const root = document.body.cloneNode(true) as HTMLElement;
+    for (const el of root.querySelectorAll('pre, code, .card-summary, option')) el.remove();
+    return root.innerText;
+  });
+  return ENGLISH.filter((e) => shown.includes(e));
+}
+
 test('5. language and theme survive a reload, and no English is left on the Chinese screens', async () => {
   const page = app.page;
   await page.getByLabel(en['lang.label']).selectOption('zh');
@@ -318,16 +338,6 @@ test('5. language and theme survive a reload, and no English is left on the Chin
   await expect(page.locator('html')).toHaveAttribute('lang', 'zh-CN');
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
 
-  // Every English sentence of the catalogue (and every English state word or raw code) is absent
-  // from what the Chinese screens show; product data (tool names, arguments, results) may be English.
-  const english = [
-    ...Object.entries(en)
-      .filter(([k, v]) => (zh as Record<string, string>)[k] !== v)
-      .flatMap(([, v]) => v.split(/\{\w+\}/))
-      .map((f) => f.trim())
-      .filter((f) => f.length >= 12),
-    ...['Result needs checking', 'Unverified', 'Completed', 'Running', 'pending_dispatch', 'interrupted:'],
-  ];
   const zhViews = ['nav.conversations', 'nav.tasks', 'nav.idle', 'nav.approvals', 'nav.settings'] as const;
   for (const key of zhViews) {
     await page
@@ -340,13 +350,7 @@ test('5. language and theme survive a reload, and no English is left on the Chin
         .getByRole('button', { name: TITLE, exact: true })
         .click();
     await page.waitForTimeout(500);
-    const shown = await page.evaluate(() => {
-      const root = document.body.cloneNode(true) as HTMLElement;
-      for (const el of root.querySelectorAll('pre, code, .card-summary, option')) el.remove();
-      return root.innerText;
-    });
-    const found = english.filter((e) => shown.includes(e));
-    expect(found, `English on the Chinese ${key} view`).toEqual([]);
+    expect(await englishOnScreen(page), `English on the Chinese ${key} view`).toEqual([]);
     await screenshot(page, `operator-05-zh-dark-${key.replace('nav.', '')}`);
   }
   await page.getByLabel(zh['lang.label']).selectOption('en');
@@ -712,6 +716,8 @@ test('12. the main views in English and light, and in Chinese and dark (screensh
       if (key === 'nav.tasks') await page.getByRole('button', { name: new RegExp(`^${TASK} · `) }).click();
       await expect(page.locator('html')).toHaveAttribute('data-theme', theme);
       await page.waitForTimeout(300);
+      if (lang === 'zh')
+        expect(await englishOnScreen(page), `English on the Chinese ${name} view`).toEqual([]);
       await page.screenshot({ path: join(SCREENSHOT_DIR, `view-${name}-${lang}-${theme}.png`) });
     }
   };

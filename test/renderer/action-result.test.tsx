@@ -9,6 +9,7 @@ import type { InvocationActionView } from '../../src-shared/ipc/views.js';
 import { ActionResult } from '../../src-renderer/src/components/ToolCallCard.js';
 import { actionState, nextActionText } from '../../src-renderer/src/logic/action-state.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
+import { en } from '../../src-renderer/src/i18n/en.js';
 
 afterEach(() => {
   cleanup();
@@ -37,7 +38,8 @@ describe('action result state', () => {
     render(<ActionResult result={notFound} />);
     const status = screen.getByRole('status');
     expect(screen.getByTestId('action-state').textContent).toBe('Unverified');
-    expect(status.textContent).toContain('invocation_not_found');
+    expect(screen.getByTestId('feedback').dataset.code).toBe('invocation_not_found');
+    expect(status.textContent).toContain(en['code.invocation_not_found'].slice(0, 20));
     expect(screen.getByTestId('action-next').textContent).toBe('Next: inspect original');
     expect(status.textContent).not.toContain('—');
   });

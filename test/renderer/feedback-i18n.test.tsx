@@ -420,6 +420,15 @@ describe('a tool card in Chinese', () => {
     ]);
   });
 
+  it('a call interrupted by a crash reads in Chinese without the code beside the sentence', () => {
+    useApp.setState({ lang: 'zh' });
+    render(<ToolCallCard item={cardWith(INTERRUPTED_FEEDBACK, 'unknown', 'inv_i1')} sessionId="s1" />);
+    const feedback = screen.getByTestId('feedback');
+    expect(feedback.textContent).toBe(zh['code.interrupted']);
+    expect(feedback.textContent).not.toContain('interrupted');
+    expect(feedback.dataset.code).toBe('interrupted');
+  });
+
   it('a storage error keeps its OS detail next to the Chinese sentence', () => {
     const base = storageFeedback(new JournalError('invocation_store_unavailable', 'x'), 'inv_s1');
     const osDetail = "EACCES: permission denied, open '/home/u/.bailing/journal/s1.db'";
@@ -586,9 +595,11 @@ describe('the idle panel in Chinese', () => {
     render(<ActionResult result={result} />);
     const status = screen.getByRole('status');
     expect(screen.getByTestId('action-state').textContent).toBe('结果待核查');
+    // a code the renderer has words for is not shown in the sentence (it stays on the element)
     expect(screen.getByTestId('feedback').textContent).toBe(
-      'hub_network: 请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：与 Hub 的连接失败。',
+      '请求已发送，但没有收到确认的答复，它可能已经执行。请查看原始调用，不要再次发送。原因：与 Hub 的连接失败。',
     );
+    expect(screen.getByTestId('feedback').dataset.code).toBe('hub_network');
     expect(screen.getByTestId('action-next').textContent).toBe('下一步: 查看原始调用');
     expect(status.textContent).not.toMatch(/[A-Za-z]{4,} [A-Za-z]{4,}/); // no English sentence left
   });

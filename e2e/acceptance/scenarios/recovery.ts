@@ -159,7 +159,7 @@ async function scenario7(app: AppUnderTest): Promise<void> {
   ).toBeVisible();
   await resume.click();
   const result = row.getByRole('status');
-  await expect(result).toContainText('invocation_not_found');
+  await expect(result.getByTestId('feedback')).toHaveAttribute('data-code', 'invocation_not_found');
   await expect(result).toContainText('Unverified');
   await expect(result).toContainText(/inspect(_| )(the )?original/i);
   await screenshot(page, '07-fence-not-found-unverified');

@@ -21,13 +21,22 @@ function Detail({ words, lang }: { words: Words; lang?: string }): React.JSX.Ele
   );
 }
 
-/** `code: sentence`, then the original message where it says more than the code. */
+/**
+ * The sentence for a call's feedback, then the original message where it says more than the code.
+ * The code itself is shown only when the renderer has no words for it (the original message then
+ * stands as it came); otherwise it is kept on the element (`data-code`, its tooltip) for support,
+ * so no English identifier sits in a sentence of another language.
+ */
 export function FeedbackText({ feedback }: { feedback: FeedbackLike }): React.JSX.Element {
   const lang = useApp((s) => s.lang);
   const words = feedbackWords(feedback, lang);
   return (
-    <span className="feedback" data-testid="feedback">
-      <span className="feedback-code">{feedback.code}</span>:{' '}
+    <span className="feedback" data-testid="feedback" data-code={feedback.code} title={feedback.code}>
+      {!words.known && (
+        <>
+          <span className="feedback-code">{feedback.code}</span>:{' '}
+        </>
+      )}
       <span data-testid="feedback-text">{words.text}</span>
       {/* The main process writes its messages in English. */}
       <Detail words={words} lang="en" />
