@@ -11,11 +11,11 @@ import {
   ApprovalRuleSchema,
   McpToolAnnotationsSchema,
   McpToolNameSchema,
+  McpServerViewSchema,
   McpToolViewSchema,
   SystemIdSchema,
   ToolOverlaySchema,
 } from '../hub-api.js';
-import { MCP_CONNECTION_STATES, MCP_TRANSPORTS } from '../states.js';
 
 /** Why a value of the add form cannot be sent (worded by the renderer: `mcpForm.problem.<code>`). */
 export const MCP_FORM_PROBLEM_CODES = [
@@ -145,30 +145,29 @@ export function mcpFormSecrets(form: AddMcpServerForm): string[] {
 
 // ---------- views ----------
 
-export const McpServerItemSchema = z.strictObject({
-  system_id: z.string(),
-  name: z.string(),
-  transport: z.enum(MCP_TRANSPORTS),
-  command: z.string().nullable(),
-  args: z.array(z.string()),
-  /** Environment values the operator did not mark secret (shown back as the Hub shows them). */
-  env: z.record(z.string(), z.string()),
-  /** Names only: the values are never shown back. */
-  secret_env_names: z.array(z.string()),
-  cwd: z.string().nullable(),
-  url: z.string().nullable(),
-  has_bearer_token: z.boolean(),
-  connection: z.enum(MCP_CONNECTION_STATES).nullable(),
-  server_info: z.strictObject({ name: z.string(), version: z.string() }).nullable(),
-  tool_count: z.number().int(),
-  /** The last reasons the Hub recorded about the server's tool list (empty when none). */
-  problems: z.array(
-    z.strictObject({ code: z.string().max(100), tool: z.string().nullable(), message: z.string().max(2000) }),
-  ),
-  refreshed_at: z.string().nullable(),
-  /** This desk's authorization for the server (its tools in conversations and tasks), if any. */
-  authorization_ref: z.string().nullable(),
-});
+/**
+ * An MCP server as Settings lists it: the Hub's view of the server (McpServerViewSchema, without
+ * its default timeout), strict at every level, with the system's id, name and what the desk adds.
+ */
+export const McpServerItemSchema = McpServerViewSchema.omit({ default_timeout_ms: true })
+  .extend({
+    system_id: z.string(),
+    name: z.string(),
+    server_info: McpServerViewSchema.shape.server_info.unwrap().strict().nullable(),
+    tool_count: z.number().int(),
+    /** The last reasons the Hub recorded about the server's tool list (empty when none). */
+    problems: z.array(
+      z.strictObject({
+        code: z.string().max(100),
+        tool: z.string().nullable(),
+        message: z.string().max(2000),
+      }),
+    ),
+    refreshed_at: z.string().nullable(),
+    /** This desk's authorization for the server (its tools in conversations and tasks), if any. */
+    authorization_ref: z.string().nullable(),
+  })
+  .strict();
 export type McpServerItem = z.infer<typeof McpServerItemSchema>;
 
 /*

@@ -8,27 +8,24 @@ import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import { KEYCHAIN_ACCOUNTS } from '../../src-main/keychain/index.js';
-import { bootstrap } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useTasks } from '../../src-renderer/src/store/tasks.js';
-import { startTestDesk, type TestDesk } from '../app/support.js';
-import { inProcessApi } from './support/in-process-api.js';
+import type { TestDesk } from '../app/support.js';
+import { startWiredDesk, type WiredDesk } from './support/wired-desk.js';
 
 let desk: TestDesk;
-let unwire: () => void = () => {};
+let wired: WiredDesk | undefined;
 let revived: Hub | null = null;
 
 beforeAll(async () => {
-  desk = await startTestDesk();
-  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
+  wired = await startWiredDesk();
+  desk = wired.desk;
 }, 120_000);
 afterAll(async () => {
   cleanup();
-  unwire();
-  await desk?.cleanup();
+  await wired?.close();
   await revived?.close();
 }, 120_000);
 

@@ -13,30 +13,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { TaskCreateForm } from '../../src-renderer/src/components/TaskPanel.js';
 import { TaskTimeline } from '../../src-renderer/src/components/TaskTimeline.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
-import { startTestDesk, type TestDesk } from '../app/support.js';
-import { inProcessApi } from './support/in-process-api.js';
+import type { TestDesk } from '../app/support.js';
+import { startWiredDesk, type WiredDesk } from './support/wired-desk.js';
 
 const require = createRequire(import.meta.url);
 const MEMORY = require.resolve('@modelcontextprotocol/server-memory/dist/index.js');
 const SECRET = 'sk-renderer-secret-9c2e77aa';
 let desk: TestDesk;
-let unwire: () => void = () => {};
+let wired: WiredDesk | undefined;
 const dir = mkdtempSync(join(tmpdir(), 'mcp-settings-'));
 
 beforeAll(async () => {
-  desk = await startTestDesk();
-  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
+  wired = await startWiredDesk();
+  desk = wired.desk;
 }, 120_000);
 afterAll(async () => {
   cleanup();
-  unwire();
-  await desk?.cleanup();
+  await wired?.close();
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 

@@ -8,29 +8,26 @@ import { userEvent } from '@testing-library/user-event';
 import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProviderEmulator, type ProviderEmulator } from '../../demo/provider-emulator/index.js';
-import { bootstrap } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
-import { startTestDesk, type TestDesk } from '../app/support.js';
-import { inProcessApi } from './support/in-process-api.js';
+import type { TestDesk } from '../app/support.js';
+import { startWiredDesk, type WiredDesk } from './support/wired-desk.js';
 
 const KEY = 'sk-form-key-0123456789abcdef';
 let desk: TestDesk;
 let a: ProviderEmulator;
 let b: ProviderEmulator;
-let unwire: () => void = () => {};
+let wired: WiredDesk | undefined;
 
 beforeAll(async () => {
   a = await startProviderEmulator({ apiKey: KEY, models: ['alpha-large', 'alpha-small'] });
   b = await startProviderEmulator({ apiKey: null, models: ['beta'] });
-  desk = await startTestDesk();
-  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
+  wired = await startWiredDesk();
+  desk = wired.desk;
 }, 120_000);
 afterAll(async () => {
   cleanup();
-  unwire();
-  await desk?.cleanup();
+  await wired?.close();
   await a?.close();
   await b?.close();
 }, 120_000);

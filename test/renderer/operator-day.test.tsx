@@ -9,7 +9,7 @@ import { userEvent } from '@testing-library/user-event';
 import React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolView } from '../../src-shared/ipc/views.js';
-import { bootstrap, loadAll } from '../../src-renderer/src/bootstrap.js';
+import { loadAll } from '../../src-renderer/src/bootstrap.js';
 import { App } from '../../src-renderer/src/components/App.js';
 import { call } from '../../src-renderer/src/api-client.js';
 import { en } from '../../src-renderer/src/i18n/en.js';
@@ -18,21 +18,19 @@ import { stateLabel } from '../../src-renderer/src/i18n/index.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useSessions } from '../../src-renderer/src/store/sessions.js';
 import { useTasks } from '../../src-renderer/src/store/tasks.js';
-import { startTestDesk, type TestDesk } from '../app/support.js';
-import { inProcessApi } from './support/in-process-api.js';
+import type { TestDesk } from '../app/support.js';
+import { startWiredDesk, type WiredDesk } from './support/wired-desk.js';
 
 let desk: TestDesk;
-let unwire: () => void = () => {};
+let wired: WiredDesk | undefined;
 
 beforeAll(async () => {
-  desk = await startTestDesk();
-  await waitFor(() => expect(desk.root.gateway.connection().state).toBe('connected'), { timeout: 10_000 });
-  unwire = await bootstrap(inProcessApi(desk.root.router, desk.root.bus));
+  wired = await startWiredDesk();
+  desk = wired.desk;
 }, 120_000);
 afterAll(async () => {
   cleanup();
-  unwire();
-  await desk?.cleanup();
+  await wired?.close();
 }, 120_000);
 
 const runner = () => screen.getByRole('region', { name: en['manual.title'] });
