@@ -14,7 +14,7 @@ import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { HubErrorBodySchema, ReceiptSchema, SystemSchema } from '../../src-shared/hub-api.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
-import { favour, percentile, rssGrowth, startHealthProbe } from './probe.js';
+import { favour, percentile, rssGrowth, startControlledProbe } from './probe.js';
 
 const EVIL = '^(a|a)+$';
 const EVIL_INPUT = `${'a'.repeat(27)}!`; // 20 s of backtracking on the native engine
@@ -100,11 +100,11 @@ const register = (systemId: string) =>
 
 /**
  * Repeats `work` for at least `ms` while a separate process probes /health every 5 ms; asserts the
- * Hub answered throughout (p99 under 100 ms over many samples; no probe near the 20 s a
- * backtracking engine would block for).
+ * Hub answered throughout (p99 under 100 ms over many samples, beyond an idle control server's;
+ * no probe near the 20 s a backtracking engine would block for).
  */
 async function staysResponsive(work: () => Promise<void>, ms = 1_500): Promise<void> {
-  const probe = await startHealthProbe(hub.url, 5);
+  const probe = await startControlledProbe(hub.url, 5);
   const end = performance.now() + ms;
   let measured: Awaited<ReturnType<typeof probe.stop>>;
   try {
@@ -113,11 +113,12 @@ async function staysResponsive(work: () => Promise<void>, ms = 1_500): Promise<v
   } finally {
     measured = await probe.stop();
   }
-  const { latencies, failures } = measured;
+  const { latencies, failures, control } = measured;
   expect(failures).toBe(0);
   expect(latencies.length).toBeGreaterThan(50);
-  expect(percentile(latencies, 99)).toBeLessThan(100);
-  expect(Math.max(...latencies)).toBeLessThan(1_000);
+  // beyond what the machine's other work does to an idle server probed over the same interval
+  expect(percentile(latencies, 99)).toBeLessThan(100 + percentile(control, 99));
+  expect(Math.max(...latencies)).toBeLessThan(1_000 + Math.max(...control));
 }
 
 async function invoke(authRef: string, tool: string, args: Record<string, unknown>, taskId?: string) {

@@ -83,6 +83,49 @@ export async function startHealthProbe(baseUrl: string, intervalMs = 10): Promis
   };
 }
 
+const CONTROL = `
+const http = require('node:http');
+const server = http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
+server.listen(0, '127.0.0.1', () => process.stdout.write('port ' + server.address().port + '\\n'));
+process.stdin.on('data', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+process.stdin.resume();
+`;
+
+/**
+ * An idle HTTP server in a process of its own, favoured like the Hub, probed at the same time as
+ * the Hub: what the machine's other work does to a server that does nothing, measured over the
+ * same interval. A load test asserts the Hub's latency beyond this control, so a shared machine
+ * busy with other runs does not count as the Hub stalling.
+ */
+export async function startControlledProbe(
+  baseUrl: string,
+  intervalMs = 10,
+): Promise<{ stop(): Promise<{ latencies: number[]; failures: number; control: number[] }> }> {
+  const server = spawn(process.execPath, ['-e', CONTROL], { stdio: ['pipe', 'pipe', 'inherit'] });
+  if (server.pid) favour(server.pid);
+  const port = await new Promise<number>((res, rej) => {
+    let out = '';
+    server.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /port (\d+)\n/.exec(out);
+      if (m) res(Number(m[1]));
+    });
+    server.once('exit', (code) => rej(new Error(`control server exited (${code})`)));
+  });
+  const control = await startHealthProbe(`http://127.0.0.1:${port}`, intervalMs);
+  const probe = await startHealthProbe(baseUrl, intervalMs);
+  return {
+    async stop() {
+      const [measured, idle] = await Promise.all([probe.stop(), control.stop()]);
+      const exited = new Promise<void>((res) => server.once('exit', () => res()));
+      server.stdin.write('stop\n');
+      await exited;
+      if (idle.failures > 0) throw new Error(`the control server failed ${idle.failures} probes`);
+      return { ...measured, control: idle.latencies };
+    },
+  };
+}
+
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,7 +1,8 @@
 // 200 subscribers of one client replay a 10,000-event history at once (no Last-Event-ID). The Hub
 // runs as a child process: its peak RSS growth comes from the kernel's high-water mark, /health is
 // probed from a third process (p99 under 100 ms beyond what the same probe sees on the idle Hub
-// just before, so a machine busy with other work does not count as the Hub's latency), and every
+// just before and on an idle control server during the replay, so a machine busy with other work
+// does not count as the Hub's latency), and every
 // subscriber must receive the complete history in order. It runs on both stores (SQLite, and
 // PostgreSQL in the hub-postgres project): the history is seeded straight into the test's store.
 import { request, type IncomingMessage } from 'node:http';
@@ -13,7 +14,7 @@ import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
 import { seedStoredEvents, sqlRows } from './store-mode.js';
-import { favour, percentile, rssGrowth, startHealthProbe } from './probe.js';
+import { favour, percentile, rssGrowth, startControlledProbe, startHealthProbe } from './probe.js';
 
 const SUBSCRIBERS = 200;
 const HISTORY = 10_000;
@@ -176,7 +177,7 @@ describe('SSE replay under load', () => {
 
     const rss = rssGrowth(hub.proc.pid!);
     rss.start();
-    const probe = await startHealthProbe(hub.url, 10);
+    const probe = await startControlledProbe(hub.url, 10);
     const t0 = performance.now();
     const subscribers = Array.from({ length: SUBSCRIBERS }, () => subscribe(last));
     let results: Array<{ count: number; inOrder: boolean; first: number; last: number }>;
@@ -186,18 +187,21 @@ describe('SSE replay under load', () => {
       for (const s of subscribers) s.close();
     }
     const seconds = (performance.now() - t0) / 1000;
-    const { latencies, failures } = await probe.stop();
+    const { latencies, failures, control } = await probe.stop();
+    // an idle server in its own process, probed over the same interval: the machine's share
+    const during = percentile(control, 99);
     const growth = rss.growth();
     console.log(
-      `SSE replay: ${SUBSCRIBERS} × ${HISTORY} events in ${seconds.toFixed(1)} s; Hub RSS +${(growth / MiB).toFixed(1)} MiB; /health p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} probes (idle Hub before: p99 ${baseline.toFixed(1)} ms)`,
+      `SSE replay: ${SUBSCRIBERS} × ${HISTORY} events in ${seconds.toFixed(1)} s; Hub RSS +${(growth / MiB).toFixed(1)} MiB; /health p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms over ${latencies.length} probes (idle Hub before: p99 ${baseline.toFixed(1)} ms; idle control server during: p99 ${during.toFixed(1)} ms)`,
     );
     for (const r of results) {
       expect(r).toEqual({ count: HISTORY, inOrder: true, first: expect.any(Number), last });
     }
     expect(failures).toBe(0);
     expect(latencies.length).toBeGreaterThan(50);
-    // under 100 ms on a quiet machine; on a busy one, under 100 ms more than the idle Hub's p99
-    expect(percentile(latencies, 99)).toBeLessThan(100 + baseline);
+    // under 100 ms on a quiet machine; on a busy one, under 100 ms more than what the machine's
+    // other work does to an idle server (the idle Hub before, the control server during)
+    expect(percentile(latencies, 99)).toBeLessThan(100 + Math.max(baseline, during));
     expect(growth).toBeLessThan(256 * MiB);
   });
 });
