@@ -561,7 +561,7 @@ test('9. a task: its boundary on the task and in the header of a conversation un
   await expect(boundary).toContainText('Shop A (homeware)');
   await expect(boundary).toContainText('get_product, update_product_content');
   await expect(boundary).toContainText(rule);
-  await expect(detail.getByTestId('task-boundary-budget')).toHaveText(
+  await expect(detail.getByTestId('task-budget')).toHaveText(
     en['task.writes'].replace('{used}', '0').replace('{left}', '3').replace('{budget}', '3'),
   );
   await screenshot(page, 'operator-09-task-boundary');

@@ -74,4 +74,16 @@ describe('TaskDetail: the unresolved list of a large task', () => {
     expect(screen.queryByTestId('unresolved-more')).toBeNull();
     expect(screen.getAllByText(/inv_0000000/)).toHaveLength(3);
   });
+
+  it('shows the write budget once, beside its meter (not again in the boundary)', () => {
+    render(<TaskDetail task={task(3, 3)} />);
+    const words = en['task.writes']
+      .replace('{used}', '3')
+      .replace('{left}', '497')
+      .replace('{budget}', '500');
+    expect(screen.getByTestId('task-budget').textContent).toBe(words);
+    expect(screen.getAllByText(words)).toHaveLength(1);
+    expect(screen.queryByTestId('task-boundary-budget')).toBeNull();
+    expect(screen.getByTestId('task-boundary').textContent).toContain('update_product');
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * A task's boundary as the operator reads it: which systems and tools it allows, what its
  * constraints say (products, fields), and its write budget used and left. Shown on the task panel
- * and in the header of a conversation under the task.
+ * (which shows the budget itself, with its meter: `budget={false}`) and in the header of a
+ * conversation under the task.
  */
 import React from 'react';
 import type { TaskView } from '../../../src-shared/hub-api.js';
@@ -25,7 +26,13 @@ function ruleText(schema: Record<string, unknown>, t: Translate): string | null 
     : null;
 }
 
-export function TaskBoundary({ task }: { task: TaskView }): React.JSX.Element {
+export function TaskBoundary({
+  task,
+  budget = true,
+}: {
+  task: TaskView;
+  budget?: boolean;
+}): React.JSX.Element {
   const t = useT();
   const names = useAuthorizationNames();
   const b = task.boundary;
@@ -46,10 +53,14 @@ export function TaskBoundary({ task }: { task: TaskView }): React.JSX.Element {
           <dd>{ruleText(c.schema, t) ?? c.description ?? JSON.stringify(c.schema)}</dd>
         </React.Fragment>
       ))}
-      <dt>{t('task.boundaryBudget')}</dt>
-      <dd data-testid="task-boundary-budget">
-        {t('task.writes', { used: task.writes_used, left: task.writes_left, budget: b.write_budget })}
-      </dd>
+      {budget && (
+        <>
+          <dt>{t('task.boundaryBudget')}</dt>
+          <dd data-testid="task-boundary-budget">
+            {t('task.writes', { used: task.writes_used, left: task.writes_left, budget: b.write_budget })}
+          </dd>
+        </>
+      )}
     </dl>
   );
 }

@@ -87,9 +87,11 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
       <p className="sentence" role="status" data-testid="task-sentence">
         {taskSentence(task, t)}
       </p>
-      <TaskBoundary task={task} />
+      <TaskBoundary task={task} budget={false} />
       <label className="meter-label">
-        {t('task.writes', { used: task.writes_used, left: task.writes_left, budget })}
+        <span data-testid="task-budget">
+          {t('task.writes', { used: task.writes_used, left: task.writes_left, budget })}
+        </span>
         <meter
           min={0}
           max={Math.max(1, budget)}
