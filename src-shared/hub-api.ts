@@ -176,14 +176,20 @@ export const DeclarationSchema = z.object({
 });
 export type Declaration = z.infer<typeof DeclarationSchema>;
 
+/** How far a search can page (`offset + limit`): a listing of every tool of a large system fits. */
+export const TOOL_SEARCH_MAX_OFFSET = 10_000;
 export const ToolSearchRequestSchema = z.object({
   query: z.string().max(500),
   authorization_refs: z.array(z.string()).max(64).optional(),
   limit: z.number().int().min(1).max(50).optional(),
+  /** Skip this many results (paging: the next page starts where `more` said there is more). */
+  offset: z.number().int().min(0).max(TOOL_SEARCH_MAX_OFFSET).optional(),
 });
 export type ToolSearchRequest = z.infer<typeof ToolSearchRequestSchema>;
 export const ToolSearchResponseSchema = z.object({
   declarations: z.array(DeclarationSchema.extend({ score: z.number() })),
+  /** Results exist beyond this page (absent: an older Hub, which does not page). */
+  more: z.boolean().optional(),
 });
 export type ToolSearchResponse = z.infer<typeof ToolSearchResponseSchema>;
 

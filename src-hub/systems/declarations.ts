@@ -50,6 +50,9 @@ export async function searchTools(
   req: ToolSearchRequest,
 ): Promise<ToolSearchResponse> {
   const limit = req.limit ?? 10;
+  const offset = req.offset ?? 0;
+  // one more than the page, to tell whether there is a next one
+  const wanted = offset + limit + 1;
   let auths = (await ctx.store.listAuthorizations(clientId)).filter((a) => a.state !== 'revoked');
   if (req.authorization_refs) {
     const wanted = new Set(req.authorization_refs);
@@ -58,7 +61,7 @@ export async function searchTools(
   const systemIds = [...new Set(auths.map((a) => a.system_id))];
   const words = searchWords(req.query);
   const hits = words.length
-    ? await ctx.store.searchOperations(words, systemIds, limit * 4)
+    ? await ctx.store.searchOperations(words, systemIds, wanted * 4)
     : (await ctx.store.currentOperations(systemIds)).map((op) => ({ op, score: 0 }));
   const systems = new Map<string, SystemRecord>();
   for (const id of systemIds) {
@@ -67,11 +70,12 @@ export async function searchTools(
   }
   const out: ToolSearchResponse['declarations'] = [];
   for (const hit of hits) {
+    if (out.length >= wanted) break;
     const sys = systems.get(hit.op.system_id);
     if (!sys) continue;
     for (const auth of auths.filter((a) => a.system_id === hit.op.system_id)) {
       out.push({ ...toDeclaration(ctx.hubId, auth, sys, hit.op), score: hit.score });
     }
   }
-  return { declarations: out.slice(0, limit) };
+  return { declarations: out.slice(offset, offset + limit), more: out.length > offset + limit };
 }

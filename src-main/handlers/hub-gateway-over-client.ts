@@ -27,8 +27,14 @@ export interface HubGatewayDeps {
   now?: () => Date;
 }
 
-/** The Hub's largest search page; a system with more tools lists its first ones (the form can add others by name). */
-const MAX_TOOLS_PER_AUTHORIZATION = 50;
+/** The Hub's largest search page. */
+const TOOLS_PAGE = 50;
+/**
+ * The most tools the task form lists per authorization (pages of TOOLS_PAGE while the Hub says
+ * there are more; an older Hub, which does not page, gives its first page). A system with more
+ * lists its first ones; the form can add others by name.
+ */
+const MAX_TOOLS_PER_AUTHORIZATION = 2_000;
 const MAX_FIELDS = 200;
 
 function authorizationTool(d: Declaration): AuthorizationTool {
@@ -152,24 +158,32 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     return deps.admin;
   };
 
+  /** Every tool of one authorization, page by page (an empty query lists them in a stable order). */
+  const listTools = async (authorizationRef: string): Promise<Declaration[]> => {
+    const tools: Declaration[] = [];
+    for (;;) {
+      const page = await deps.client.searchTools({
+        query: '',
+        authorization_refs: [authorizationRef],
+        limit: TOOLS_PAGE,
+        offset: tools.length,
+      });
+      tools.push(...page.declarations);
+      if (!page.more || page.declarations.length === 0 || tools.length >= MAX_TOOLS_PER_AUTHORIZATION)
+        return tools.slice(0, MAX_TOOLS_PER_AUTHORIZATION);
+    }
+  };
+
   return {
     connection: () => conn,
     listAuthorizations: () => call(() => deps.client.listAuthorizations()),
     listAuthorizationTools: () =>
       call(async () => {
         const auths = (await deps.client.listAuthorizations()).filter((a) => a.state === 'active');
-        // One search per authorization (an empty query lists its system's tools), so one system's
+        // One listing per authorization (an empty query lists its system's tools), so one system's
         // many tools cannot crowd another's out of the Hub's result limit.
-        const found = await Promise.all(
-          auths.map((a) =>
-            deps.client.searchTools({
-              query: '',
-              authorization_refs: [a.authorization_ref],
-              limit: MAX_TOOLS_PER_AUTHORIZATION,
-            }),
-          ),
-        );
-        return found.flatMap((r) => r.declarations.map(authorizationTool));
+        const found = await Promise.all(auths.map((a) => listTools(a.authorization_ref)));
+        return found.flat().map(authorizationTool);
       }),
     listTasks: () => call(() => deps.client.listTasks()),
     createTask: (req) => call(() => deps.client.createTask(req)),
