@@ -10,6 +10,7 @@
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
+import type { HubCpu } from './lib/hub-processes.js';
 import { fmt, heading, table } from './lib/print.js';
 import { printRegexCost } from './lib/regex-cost.js';
 import type { Summary } from './lib/stats.js';
@@ -27,7 +28,7 @@ const results = new Map<string, Summary>();
 const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
 const durability = new Map<string, string>();
 const pings = new Map<string, Summary>();
-const cpuPerCall = new Map<string, number>();
+const cpuPerCall = new Map<string, HubCpu>();
 const commits = new Map<string, number>();
 const problems: string[] = [];
 try {
@@ -96,7 +97,11 @@ try {
           const after = await hubs.commits();
           const cpuAfter = hubs.cpuMs();
           if (cpuBefore !== null && cpuAfter !== null)
-            cpuPerCall.set(key(setup, kind, conc), (cpuAfter - cpuBefore) / CALLS);
+            cpuPerCall.set(key(setup, kind, conc), {
+              total: (cpuAfter.total - cpuBefore.total) / CALLS,
+              main: (cpuAfter.main - cpuBefore.main) / CALLS,
+              system: (cpuAfter.system - cpuBefore.system) / CALLS,
+            });
           if (before && after)
             commits.set(
               key(setup, kind, conc),
@@ -146,10 +151,28 @@ try {
     heading('CPU the Hub processes spent per governed call (all threads; /proc, 10 ms ticks)');
     console.log(
       table(
-        ['setup', 'call', 'conc', 'Hub CPU ms per call', 'calls/s one core could carry'],
-        [...cpuPerCall].map(([k, ms]) => {
+        [
+          'setup',
+          'call',
+          'conc',
+          'Hub CPU ms per call',
+          'main thread',
+          'other threads',
+          'in the kernel',
+          'calls/s one core could carry',
+        ],
+        [...cpuPerCall].map(([k, cpu]) => {
           const [setup, kind, conc] = k.split('|');
-          return [setup!, kind!, conc!, fmt(ms), ms > 0 ? Math.round(1000 / ms) : '—'];
+          return [
+            setup!,
+            kind!,
+            conc!,
+            fmt(cpu.total),
+            fmt(cpu.main),
+            fmt(cpu.total - cpu.main),
+            fmt(cpu.system),
+            cpu.total > 0 ? Math.round(1000 / cpu.total) : '—',
+          ];
         }),
       ),
     );

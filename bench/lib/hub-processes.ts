@@ -31,20 +31,35 @@ export interface BenchHubs {
    * the instances (Linux /proc; null elsewhere): the Hub's cost per call, which the machine's load
    * changes far less than its latency.
    */
-  cpuMs(): number | null;
+  cpuMs(): HubCpu | null;
   /** SQLite: transactions committed and writes they carried, summed over the instances (null on PostgreSQL). */
   commits(): Promise<{ batches: number; writes: number } | null>;
   run(sessionId: string): Promise<string>;
   close(): Promise<void>;
 }
 
-/** utime + stime of a process in ms, from /proc/PID/stat (fields 14 and 15, in clock ticks of 10 ms). */
-function processCpuMs(pid: number | undefined): number | null {
+/** CPU time (ms) of the Hub processes: all threads, the main (event-loop) thread, and the kernel's share. */
+export interface HubCpu {
+  total: number;
+  /** The main thread alone (HTTP, validation, reads, dispatch); the rest is the store's threads. */
+  main: number;
+  /** Time in the kernel (system calls: sockets, fsync, waking threads), all threads. */
+  system: number;
+}
+
+/** utime and stime (ms) from a /proc stat line (fields 14 and 15, in clock ticks of 10 ms). */
+function statTimes(path: string): { user: number; system: number } {
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+function processCpu(pid: number | undefined): HubCpu | null {
   if (pid === undefined) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    const all = statTimes(`/proc/${pid}/stat`);
+    const main = statTimes(`/proc/${pid}/task/${pid}/stat`);
+    return { total: all.user + all.system, main: main.user + main.system, system: all.system };
   } catch {
     return null;
   }
@@ -105,6 +120,8 @@ async function spawnHub(
       ...(process.env.BENCH_HUB_CPU_PROF
         ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_HUB_CPU_PROF]
         : []),
+      // BENCH_HUB_NODE_FLAGS: more flags for the Hub processes' node (e.g. V8 heap settings to compare)
+      ...(process.env.BENCH_HUB_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
       '--import',
       'tsx',
       join(root, 'src-hub/cli.ts'),
@@ -206,13 +223,15 @@ export async function startHubs(
       return d;
     },
     cpuMs() {
-      let total = 0;
+      const sum: HubCpu = { total: 0, main: 0, system: 0 };
       for (const p of procs) {
-        const ms = processCpuMs(p.pid);
-        if (ms === null) return null;
-        total += ms;
+        const cpu = processCpu(p.pid);
+        if (cpu === null) return null;
+        sum.total += cpu.total;
+        sum.main += cpu.main;
+        sum.system += cpu.system;
       }
-      return total;
+      return sum;
     },
     async commits() {
       const total = { batches: 0, writes: 0 };

@@ -83,8 +83,22 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || isLoopbackAddress(h);
 }
 
+/** Answers of checkBaseUrl by URL: it depends on nothing else, and every request asks it again. */
+const checked = new Map<string, DestinationRefusal | null>();
+const CHECKED_MAX = 1_000;
+
 /** The URL checks done at registration (and again before every request). */
 export function checkBaseUrl(raw: string, allowInsecureHttp: boolean): DestinationRefusal | null {
+  const key = `${allowInsecureHttp ? 1 : 0}${raw}`;
+  const known = checked.get(key);
+  if (known !== undefined) return known;
+  const answer = checkUrl(raw, allowInsecureHttp);
+  if (checked.size >= CHECKED_MAX) checked.clear();
+  checked.set(key, answer);
+  return answer;
+}
+
+function checkUrl(raw: string, allowInsecureHttp: boolean): DestinationRefusal | null {
   let url: URL;
   try {
     url = new URL(raw);

@@ -167,6 +167,16 @@ describe('the URL check and the resolver guard', () => {
     expect(checkBaseUrl('https://erp.example.com/openapi', false)).toBeNull();
   });
 
+  it('the answer for a URL is remembered per allow_insecure_http, never across it', () => {
+    const url = 'http://erp.example.com/openapi';
+    for (let round = 0; round < 2; round++) {
+      expect(checkBaseUrl(url, false)?.code).toBe('insecure_http_refused');
+      expect(checkBaseUrl(url, true)).toBeNull();
+      expect(checkBaseUrl('http://169.254.169.254/', true)?.code).toBe('destination_refused');
+      expect(checkBaseUrl('ftp://erp.example.com/', true)?.code).toBe('url_scheme_refused');
+    }
+  });
+
   const resolve = (host: string, loopbackOnly: boolean) =>
     new Promise<{ code: string | null; address: unknown }>((res) =>
       guardedLookup({ loopbackOnly })(host, {}, (err, address) =>

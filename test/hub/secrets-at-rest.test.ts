@@ -21,7 +21,13 @@ import {
   SecretKeyMissingError,
 } from '../../src-hub/secrets/index.js';
 import { writeKeyFile } from '../../src-hub/secrets/key-file.js';
-import { generateSecretKey, openSecret, sealSecret, secretKeyText } from '../../src-hub/secrets/sealed.js';
+import {
+  generateSecretKey,
+  openSecret,
+  sealSecret,
+  secretBox,
+  secretKeyText,
+} from '../../src-hub/secrets/sealed.js';
 import { resealUnderNewKey } from '../../src-hub/secrets/store-secrets.js';
 import { openStore } from '../../src-hub/store/open-store.js';
 import { secretsInFiles, wideModes } from '../support/data-scan.js';
@@ -79,6 +85,25 @@ function itOnSqlite(name: string, fn: () => Promise<void>): void {
 }
 
 describe('sealed values', () => {
+  it('a box remembers what it opened, and a value it cannot open is refused every time', () => {
+    const key = generateSecretKey();
+    const box = secretBox(key);
+    const where = SECRET_CONTEXTS.systemSigningSecret('shop-a');
+    const first = box.seal(where, 'secret-one-0001');
+    const second = box.seal(where, 'secret-two-0002');
+    for (let round = 0; round < 2; round++) {
+      expect(box.open(where, first)).toBe('secret-one-0001');
+      expect(box.open(where, second)).toBe('secret-two-0002');
+      // the same sealed value kept elsewhere does not open (its context is authenticated)
+      expect(() => box.open(SECRET_CONTEXTS.systemSigningSecret('shop-b'), first)).toThrow(
+        expect.objectContaining({ reason: 'damaged' }),
+      );
+      expect(() => secretBox(generateSecretKey()).open(where, first)).toThrow(
+        expect.objectContaining({ reason: 'other_key' }),
+      );
+    }
+  });
+
   it('open only with their key and only where they were sealed', () => {
     const key = generateSecretKey();
     const sealed = sealSecret(key, SECRET_CONTEXTS.systemSigningSecret('shop-a'), 'the-signing-secret-0001');

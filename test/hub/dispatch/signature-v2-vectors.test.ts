@@ -9,7 +9,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../../src-hub/dispatch/sign.js';
-import { canonicalV2, computeSignatureV2, type SignatureV2Fields } from '../../../src-shared/signing-v2.js';
+import {
+  canonicalV2,
+  computeSignatureV2,
+  newNonce,
+  type SignatureV2Fields,
+} from '../../../src-shared/signing-v2.js';
 
 const SECRET = 'bailing-test-vector-secret-0001';
 const NONCE = '5f0c3a9e1b7d4c2a8e6f0b1d3c5a7e9f';
@@ -73,6 +78,18 @@ const VECTORS: Array<{ name: string; fields: SignatureV2Fields; canonical: strin
     signature: 'v2=a883db9166d24c600dab22adc810dabaa7a064313423ba361434e6269e76f70b',
   },
 ];
+
+describe('signature v2 nonces', () => {
+  it('are 32 lowercase hex digits and never repeat, also across refills of the random pool', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const n = newNonce();
+      expect(n).toMatch(/^[0-9a-f]{32}$/);
+      seen.add(n);
+    }
+    expect(seen.size).toBe(2_000);
+  });
+});
 
 describe('signature v2 test vectors', () => {
   for (const v of VECTORS)
