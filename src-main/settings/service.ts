@@ -8,27 +8,17 @@
  */
 import type { CallInput } from '../../src-shared/ipc/contract.js';
 import type { ConnectionTestView, HubTestView, SettingsView } from '../../src-shared/ipc/views.js';
-import {
-  MODEL_PROVIDER_PRESETS,
-  originOf,
-  providerQuirks,
-  type ModelProviderId,
-} from '../../src-shared/model-providers.js';
-import { AppError } from '../../src-shared/errors.js';
+import { originOf, providerQuirks } from '../../src-shared/model-providers.js';
 import type { SettingsService } from './port.js';
-import { KEYCHAIN_ACCOUNTS, KeychainUnavailableError, type Keychain } from '../keychain/index.js';
+import { KEYCHAIN_ACCOUNTS, type Keychain } from '../keychain/index.js';
 import type { ModelSettings, ModelSettingsProvider } from '../runtime/desk-runtime.js';
 import { testModelConnection } from '../runtime/model/connection-test.js';
 import type { SettingsFile, SettingsFileStore } from './file.js';
-import { secretChangeOnSave, secretFits } from './secret-origin.js';
+import { createModelChoice, type EnvModel } from './model-choice.js';
+import { createSecretKeeper } from './secret-keeper.js';
+import { secretFits } from './secret-origin.js';
 
-export interface EnvModel {
-  baseUrl: string | null;
-  model: string | null;
-  apiKey: string | null;
-  /** A provider preset id (BAILING_MODEL_PROVIDER); unknown ids are ignored. */
-  provider?: string | null;
-}
+export type { EnvModel } from './model-choice.js';
 
 export interface SettingsServiceDeps {
   store: SettingsFileStore;
@@ -60,84 +50,18 @@ export interface DeskSettings extends SettingsService {
   loadSecrets(): Promise<void>;
 }
 
-const isProvider = (p: string | null | undefined): p is ModelProviderId =>
-  typeof p === 'string' && p in MODEL_PROVIDER_PRESETS;
-
 export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
   let current = deps.initial;
   const kc = deps.keychain;
   const env = deps.envModel ?? { baseUrl: null, model: null, apiKey: null };
-  const known = new Set<string>();
-  const remember = (secret: string | null) => {
-    if (secret) known.add(secret);
-    return secret;
-  };
-  if (env.apiKey) known.add(env.apiKey);
-
-  /** A secret the operator typed goes to the keychain; without one, only with explicit session-only consent. */
-  const storeSecret = async (account: string, secret: string, sessionOnly: boolean | undefined) => {
-    if (kc.status().state === 'unavailable') {
-      if (!sessionOnly)
-        throw new AppError(
-          'keychain_unavailable',
-          new KeychainUnavailableError(kc.status().reason ?? 'unknown').message,
-        );
-      kc.useSessionOnly();
-    }
-    remember(secret);
-    await kc.set(account, secret);
-  };
-
-  /**
-   * Saving a URL: a secret entered with it is stored for its origin; without one, a stored secret
-   * for another origin is deleted (./secret-origin.ts). Returns the origin to record and why the
-   * secret is gone (kept as it was when nothing changed).
-   */
-  const followOrigin = async (
-    account: string,
-    storedOrigin: string | null,
-    url: string,
-    entered: string | undefined,
-    sessionOnly: boolean | undefined,
-  ) => {
-    const change = secretChangeOnSave({
-      storedOrigin,
-      stored: await kc.has(account),
-      newUrl: url,
-      entered: Boolean(entered),
-    });
-    if (change.action === 'store' && entered) await storeSecret(account, entered, sessionOnly);
-    if (change.action === 'clear') await kc.delete(account);
-    return {
-      origin: change.action === 'clear' ? null : change.origin,
-      cleared: (before: 'origin_changed' | null): 'origin_changed' | null =>
-        change.action === 'clear' ? 'origin_changed' : change.action === 'store' ? null : before,
-    };
-  };
-
-  // ---- the model as configured: the saved choice, else the environment's ----
-  const saved = () => current.model;
-  const baseUrl = () => saved().base_url ?? env.baseUrl;
-  const provider = (): ModelProviderId =>
-    saved().base_url ? (saved().provider ?? 'custom') : isProvider(env.provider) ? env.provider : 'custom';
-  const quirks = () =>
-    providerQuirks(provider(), { stream: saved().stream, reasoningSendBack: saved().send_reasoning });
-  /** The origin the stored key belongs to (older files: the base URL it was saved with). */
-  const keyOrigin = () => saved().key_origin ?? originOf(saved().base_url);
-  const storedKey = async (url: string | null): Promise<string | null> => {
-    if (!secretFits(keyOrigin(), url)) return null;
-    return remember(await kc.get(KEYCHAIN_ACCOUNTS.modelApiKey));
-  };
-  const envKey = (url: string | null) =>
-    env.apiKey && secretFits(originOf(env.baseUrl), url) ? env.apiKey : null;
-  const modelKey = async (url: string | null) => (await storedKey(url)) ?? envKey(url);
+  const keeper = createSecretKeeper(kc, [env.apiKey]);
+  const { remember } = keeper;
+  const model = createModelChoice({ saved: () => current.model, env, keychain: kc, keeper });
 
   const tokenOrigin = () => current.hub.token_origin ?? originOf(current.hub.remote_url);
 
   const view = async (): Promise<SettingsView> => {
     const ks = kc.status();
-    const url = baseUrl();
-    const q = quirks();
     return {
       hub: {
         mode: current.hub.mode,
@@ -148,17 +72,7 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         restart_required: current.hub.mode !== deps.runningMode,
         token_cleared: current.hub.token_cleared ?? null,
       },
-      model: {
-        provider: provider(),
-        base_url: url,
-        model: saved().model ?? env.model,
-        key_configured:
-          (secretFits(keyOrigin(), url) && (await kc.has(KEYCHAIN_ACCOUNTS.modelApiKey))) ||
-          envKey(url) !== null,
-        key_cleared: saved().key_cleared ?? null,
-        stream: q.stream,
-        send_reasoning: q.reasoningSendBack,
-      },
+      model: await model.view(),
       keychain: {
         state: ks.state,
         reason: ks.reason,
@@ -182,7 +96,7 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     view,
     async setHub(input: CallInput<'setHubSettings'>) {
       if (input.mode === 'remote') {
-        const secret = await followOrigin(
+        const secret = await keeper.followOrigin(
           KEYCHAIN_ACCOUNTS.remoteHubClientToken,
           tokenOrigin(),
           input.url,
@@ -205,9 +119,9 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
       return view();
     },
     async setModel(input: CallInput<'setModelSettings'>) {
-      const secret = await followOrigin(
+      const secret = await keeper.followOrigin(
         KEYCHAIN_ACCOUNTS.modelApiKey,
-        keyOrigin(),
+        model.keyOrigin(),
         input.base_url,
         input.api_key,
         input.session_only,
@@ -233,14 +147,14 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
     },
     async testModel(input: CallInput<'testModelConnection'>): Promise<ConnectionTestView> {
       if (input.api_key) remember(input.api_key);
-      const stored = input.api_key ? null : await modelKey(input.base_url);
+      const stored = input.api_key ? null : await model.key(input.base_url);
       const apiKey = input.api_key ?? stored;
       const result = await testModelConnection({
         baseUrl: input.base_url,
         model: input.model.trim() || null,
         apiKey,
         quirks: providerQuirks(input.provider),
-        secrets: [...known],
+        secrets: keeper.secrets(),
       });
       return {
         models: result.models,
@@ -266,27 +180,27 @@ export function createSettingsService(deps: SettingsServiceDeps): DeskSettings {
         tokenUsed: input.token ? 'entered' : stored ? 'stored' : 'none',
       });
     },
-    modelConfigured: () => Boolean(baseUrl() && (saved().model ?? env.model)),
+    modelConfigured: () => Boolean(model.baseUrl() && model.model()),
     async remoteHubToken() {
       if (!secretFits(tokenOrigin(), current.hub.remote_url)) return null;
       return remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken));
     },
-    secrets: () => [...known],
+    secrets: () => keeper.secrets(),
     async loadSecrets() {
       // Both are masked from the start, before any text or attachment is checked — the remote Hub
       // token also while the desk runs on its local Hub (the operator may paste it anywhere).
-      await storedKey(baseUrl()).catch(() => null);
+      await model.storedKey(model.baseUrl()).catch(() => null);
       remember(await kc.get(KEYCHAIN_ACCOUNTS.remoteHubClientToken).catch(() => null));
     },
     modelProvider: {
       async get(): Promise<ModelSettings> {
-        const url = baseUrl();
+        const url = model.baseUrl();
         return {
           baseUrl: url ?? '',
-          model: saved().model ?? env.model ?? '',
-          apiKey: await modelKey(url),
-          provider: provider(),
-          quirks: quirks(),
+          model: model.model() ?? '',
+          apiKey: await model.key(url),
+          provider: model.provider(),
+          quirks: model.quirks(),
         };
       },
     },
