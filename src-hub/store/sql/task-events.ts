@@ -3,7 +3,8 @@
  * oldest unresolved calls), a snapshot of the task as it is when the view is rendered.
  *
  * Two ways to publish it, chosen by the store:
- *   - inside the change's own transaction (`publishTaskView`; PostgreSQL, where no sink is set);
+ *   - inside the change's own transaction, at its end (PostgreSQL's group commit renders each
+ *     touched task's view once per batch, under the task row lock: postgres/group-commit.ts);
  *   - after commit (SQLite's writer thread, a `TaskEventSink`): the change's transaction only marks
  *     the task in `task_views_pending` (durable with the change itself), and the writer renders
  *     the views of the marked tasks in a transaction of their own once the batch is answered. A
@@ -17,10 +18,14 @@ import { readTask } from './ops/tasks.js';
 import { readTaskUsage } from './ops/task-usage.js';
 import { io, type Step } from './session.js';
 
-/** Renders and appends the task's current view; answers the client it was published to (null: no such task). */
-export function* publishTaskView(env: OpEnv, taskId: string, at: string): Step<string | null> {
+/**
+ * Renders and appends the task's current view; answers the client it was published to (null: no
+ * such task). `lock` (the dialect's FOR UPDATE) reads the task row under its lock, so views of one
+ * task rendered by concurrent transactions are appended in the order of their states.
+ */
+export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = ''): Step<string | null> {
   const { sql: s, rules } = env;
-  const task = yield* readTask(s, taskId);
+  const task = yield* readTask(s, taskId, lock);
   if (!task) return null;
   const nowMs = Date.parse(at);
   const usage = yield* readTaskUsage(s, task.task_id, nowMs, rules.taskWindowMs(task));
