@@ -595,7 +595,7 @@ export interface HubStore {
    * just after their transaction commits; SQLite at once).
    */
   flushEvents(): Promise<void>;
-  /** SQLite: transactions (each one fsync) and writes committed since the store opened — group commit at work. */
+  /** Transactions (SQLite: each one fsync; PostgreSQL: this instance's) and the writes they carried since the store opened — group commit at work. */
   commitStats?(): Promise<{ batches: number; writes: number }>;
 
   close(): Promise<void>;

@@ -1,14 +1,13 @@
 /**
- * After commit, in one pass: the task views changes marked, then event seqs in commit order —
- * across every Hub instance.
+ * After commit, in one pass: the task views left marked, then event seqs in commit order — across
+ * every Hub instance.
  *
- * Task views. A task change's transaction only marks the task in `task_views_pending` (durable
- * with the change, sql/task-events.ts), so the task row lock a permit holds never waits for a view
- * to be rendered. A pass renders the view of every marked task as it is now and appends it as a
- * `task.changed` event; a mark is cleared only if no change marked it again after the pass read it
- * (its row version, `xmin`, is unchanged), so a change that commits while its task's view is being
- * rendered gets a view of its own in the next pass. Views of one task's quick changes share one
- * rendering (a view is a snapshot: the latest state wins).
+ * Task views. A batch renders the views of the tasks it changed at its own end (batch.ts); a task
+ * is marked in `task_views_pending` instead only when its view could not be rendered there (or by
+ * an earlier version of the Hub, whose marks a crash may have left). A pass renders the view of
+ * every marked task as it is now, reading the task row under its lock (so it is appended in order
+ * with the views batches append), and clears the mark only if no change marked it again after the
+ * pass read it (its row version, `xmin`, is unchanged).
  *
  * Event seqs. Transactions insert their events with no seq; the pass gives every committed,
  * unsequenced event the next seqs (in insert order) — including the views it just appended — so
@@ -18,10 +17,8 @@
  * transactions commit out of nextval order.
  *
  * Passes run one at a time across all instances (one advisory lock) and concurrent writers share
- * them. A write asks for a pass just after its commit without waiting for it; the instance's next
- * write waits for the pass that publishes the views its last writes marked (store.ts), so each of
- * one caller's changes made one after another gets its view, as on SQLite (`HubStore.flushEvents`
- * waits for a pass). A pass notifies `bailing_events` with the clients
+ * them. A batch asks for a pass just after its commit without waiting for it (store.ts);
+ * `HubStore.flushEvents` waits for one. A pass notifies `bailing_events` with the clients
  * concerned (every instance LISTENs, listener.ts). A timer also runs passes, for marks and events
  * committed by an instance that died before its pass.
  */
@@ -60,7 +57,8 @@ async function publishMarkedViews(s: PgSession): Promise<number> {
   const marks = await s.all<{ task_id: string; at: string; version: string }>(
     `SELECT task_id, at, xmin::text AS version FROM task_views_pending ORDER BY at, task_id LIMIT ${VIEW_BATCH}`,
   );
-  for (const m of marks) await runAsync(publishTaskView(env, String(m.task_id), String(m.at)));
+  for (const m of marks)
+    await runAsync(publishTaskView(env, String(m.task_id), String(m.at), s.dialect.forUpdate));
   // cleared last, so a change marking one of these tasks meanwhile waits only for this commit
   for (const m of marks)
     await s.write('DELETE FROM task_views_pending WHERE task_id = ? AND xmin::text = ?', [

@@ -49,6 +49,12 @@ export interface PgSession extends SqlSession {
   flush(): Promise<void>;
   /** Sends a statement without parameters (BEGIN, COMMIT, ROLLBACK) behind the session's others. */
   statement(text: string): Promise<unknown>;
+  /**
+   * Undoes everything since `SAVEPOINT name` (held-back writes not yet sent are dropped) and
+   * releases it: the transaction goes on as it was at the savepoint, and a failure recorded since
+   * is forgotten (group-commit.ts: one change of a batch failed, the others go on).
+   */
+  rollbackTo(name: string): Promise<void>;
 }
 
 export function createPgSession(target: Pool | PoolClient): PgSession {
@@ -192,6 +198,17 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     run,
     write,
     statement: (text) => queue(text),
+    async rollbackTo(name) {
+      held = [];
+      await sent; // everything sent before it is answered, its failure (if any) recorded
+      failure = null;
+      const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`);
+      undone.catch(() => undefined);
+      const released = queue(`RELEASE SAVEPOINT ${name}`);
+      released.catch(() => undefined);
+      await undone;
+      await released;
+    },
     async flush() {
       const last = release();
       await sent;

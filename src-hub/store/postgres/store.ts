@@ -1,10 +1,11 @@
 /**
- * The PostgreSQL HubStore: several Hub instances serve the same clients from one database. Every
- * write is one READ COMMITTED transaction whose gates lock what they read (sql/ops/
- * invocation-change.ts); serialization failures and deadlocks are retried, a lost connection is
- * `store_unavailable` (HTTP 503). A task change marks its task inside its transaction; the task's
- * view is rendered, and events get their seqs, in a pass just after commit (event-sequencer.ts),
- * and every instance hears about them (listener.ts).
+ * The PostgreSQL HubStore: several Hub instances serve the same clients from one database. Writes
+ * run in READ COMMITTED transactions whose gates lock what they read (sql/ops/
+ * invocation-change.ts); the changes of one task that arrive together share one transaction
+ * (group commit: group-commit.ts, batch.ts), which also renders the task's view at its end.
+ * Serialization failures and deadlocks are retried, a lost connection is `store_unavailable`
+ * (HTTP 503). Events get their seqs in a pass just after commit (event-sequencer.ts), and every
+ * instance hears about them (listener.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { STORE_RULES } from '../../store-rules.js';
@@ -13,10 +14,10 @@ import type { OpEnv } from '../sql/env.js';
 import { ensureIdentity } from '../sql/ops/meta.js';
 import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
-import { createTaskEventSink } from '../sql/task-events.js';
 import type { HubStore } from '../types.js';
 import { toStoreError } from './errors.js';
 import { createEventSequencer } from './event-sequencer.js';
+import { createGroupCommitter } from './group-commit.js';
 import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
 import { clientConfig, createPool, redactUrl } from './pool.js';
@@ -80,8 +81,11 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
 
   const readSession = createPgSession(pool);
-  /** The pass that publishes the task views this instance's writes marked last (null: none pending). */
-  let viewsPublished: Promise<void> | null = null;
+  // writes run in group-commit batches (group-commit.ts, batch.ts); events they appended get their
+  // seqs in the pass after commit, which nobody waits for (flushEvents does)
+  const writer = createGroupCommitter(pool, STORE_RULES, (batch) => {
+    if (batch.appendedEvents || batch.marked > 0) void sequencer.sequenceNow();
+  });
   const runner: OpRunner = {
     async read(name, ...args) {
       const op = READ_OPS[name] as AnyOp;
@@ -97,27 +101,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     },
     async write(name, ...args) {
-      const op = WRITE_OPS[name] as AnyOp;
-      // The views this instance's last task changes marked are published before its next write
-      // begins, so a caller's changes made one after another each get their view (as on SQLite);
-      // meanwhile the caller is answered and the Hub goes on (it sends the request, say).
-      if (viewsPublished) await viewsPublished;
-      const { value, session } = await inTransaction(pool, 'BEGIN', async (s) => {
-        // a task change only marks its task (sql/task-events.ts): the view is rendered after commit
-        const env: OpEnv = { sql: s, rules: STORE_RULES, taskEvents: createTaskEventSink() };
-        const result = await runAsync(op(env, ...args));
-        return { result, marked: await runAsync(env.taskEvents!.mark(env)) };
-      });
-      // The pass after commit publishes the marked views and gives events their seqs
-      // (event-sequencer.ts), off the caller's path (flushEvents waits for one).
-      if (value.marked > 0) {
-        const pass = sequencer.sequenceNow();
-        viewsPublished = pass;
-        void pass.then(() => {
-          if (viewsPublished === pass) viewsPublished = null;
-        });
-      } else if (session.appendedEvents) void sequencer.sequenceNow();
-      return value.result as never;
+      return (await writer.write(name, WRITE_OPS[name] as AnyOp, args)) as never;
     },
   };
 
@@ -137,6 +121,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       return closed;
     },
     flushEvents: () => sequencer.sequenceNow(),
+    commitStats: async () => writer.stats(),
     onEvents(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

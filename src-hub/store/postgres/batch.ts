@@ -1,0 +1,201 @@
+/**
+ * One group-commit batch on PostgreSQL: the writes that arrived together run in ONE READ COMMITTED
+ * transaction, one after another against the same state (each sees every earlier change of its
+ * batch), and are answered only after its COMMIT. A write that fails (a constraint, an error
+ * thrown after it spent a permit, a bug) is rolled back alone — in its own SAVEPOINT — and
+ * answered with its error while the others commit. Savepoints cost two statements per write and
+ * failures are rare, so a batch first runs without them; only when one of its writes fails is it
+ * rolled back and run again with a SAVEPOINT per write (Mode, below): the same answers, a rerun
+ * only on failure. If the transaction as a whole fails — a lost connection (`store_unavailable`),
+ * a failure at COMMIT — every write of the batch is answered with that error and nothing is kept;
+ * a serialization failure or deadlock (PostgreSQL rolled it all back) reruns the whole batch.
+ *
+ * Task views: the writes only note the tasks they changed; at the end of the transaction the view
+ * of each such task is rendered once (the state after every write of the batch) and appended as a
+ * `task.changed` event, reading the task row under its lock (FOR UPDATE), which the batch's
+ * permits hold already — so a task's views are appended in the order of the states they show,
+ * across instances, and no view costs a commit of its own or keeps a caller waiting after its
+ * answer. If a view cannot be rendered, the batch runs again marking its tasks in
+ * `task_views_pending` instead, and the event sequencer's pass renders them after commit
+ * (event-sequencer.ts).
+ */
+import type { Pool } from 'pg';
+import type { StoreRules } from '../rules.js';
+import type { OpEnv } from '../sql/env.js';
+import { runAsync, type Step } from '../sql/session.js';
+import { publishTaskView, type TaskEventSink } from '../sql/task-events.js';
+import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { createPgSession, type PgSession } from './session.js';
+
+const MAX_ATTEMPTS = 5;
+const ONE_WRITE = 'one_write';
+
+export type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
+
+export interface BatchWrite {
+  op: AnyWrite;
+  args: unknown[];
+}
+
+export type BatchAnswer = { ok: true; value: unknown } | { ok: false; error: Error };
+
+export interface BatchResult {
+  answers: BatchAnswer[];
+  /** Events were appended (they need seqs: the sequencer's pass after commit). */
+  appendedEvents: boolean;
+  /** Tasks whose view could not be rendered in the batch and were marked for the pass instead. */
+  marked: number;
+}
+
+/** Collects the tasks a transaction's writes changed (latest time per task). */
+function createViewSink(): TaskEventSink & { touched: Map<string, string> } {
+  const touched = new Map<string, string>();
+  return {
+    touched,
+    touch(taskId, at) {
+      const seen = touched.get(taskId);
+      if (seen === undefined || at > seen) touched.set(taskId, at);
+    },
+    // the batch renders the touched views itself (publishViews): nothing to mark or publish later
+    // eslint-disable-next-line require-yield
+    *mark() {
+      return 0;
+    },
+    // eslint-disable-next-line require-yield
+    *publish() {
+      return [];
+    },
+  };
+}
+
+const quietly = <T>(p: Promise<T>): Promise<T> => {
+  p.catch(() => undefined);
+  return p;
+};
+
+const MARK = `INSERT INTO task_views_pending (task_id, at) VALUES (?, ?)
+  ON CONFLICT (task_id) DO UPDATE SET at = CASE
+    WHEN excluded.at > task_views_pending.at THEN excluded.at ELSE task_views_pending.at END`;
+
+/**
+ * Renders each touched task's view at the end of the transaction (`render`), or marks the task
+ * for the pass after commit (`mark`: the batch is being run again because a view failed).
+ */
+async function publishViews(
+  s: PgSession,
+  env: OpEnv,
+  touched: Map<string, string>,
+  how: 'render' | 'mark',
+): Promise<void> {
+  // in task id order: a batch touching two tasks locks them in the order every batch does
+  for (const [taskId, at] of [...touched].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (how === 'render') await runAsync(publishTaskView(env, taskId, at, s.dialect.forUpdate));
+    else await s.run(MARK, [taskId, at]);
+  }
+}
+
+/**
+ * How a batch runs. First with neither savepoints nor marks: a savepoint costs two statements per
+ * write and failures are rare. If a write fails, the batch is rolled back and run again with a
+ * SAVEPOINT per write, so the failing write is rolled back alone and answered with its error (the
+ * others run again, against the same state, and commit). If a view fails, the batch runs again
+ * marking its tasks instead.
+ */
+interface Mode {
+  savepoints: boolean;
+  views: 'render' | 'mark';
+}
+
+/**
+ * Runs the writes as one transaction and answers each (in order). Never rejects: a failure of the
+ * whole transaction is every write's answer.
+ */
+export async function runBatch(
+  pool: Pool,
+  rules: StoreRules,
+  writes: readonly BatchWrite[],
+): Promise<BatchResult> {
+  const failAll = (err: unknown): BatchResult => {
+    const error = toStoreError(err);
+    return { answers: writes.map(() => ({ ok: false, error })), appendedEvents: false, marked: 0 };
+  };
+  // a batch of one needs no savepoint: its failure is the transaction's
+  const alone = writes.length === 1;
+  const mode: Mode = { savepoints: false, views: 'render' };
+  for (let attempt = 1; ;) {
+    let client;
+    try {
+      client = await pool.connect();
+    } catch (err) {
+      return failAll(fromDriver(err));
+    }
+    const s = createPgSession(client);
+    const sink = createViewSink();
+    const env: OpEnv = { sql: s, rules, taskEvents: sink };
+    let broken: Error | undefined;
+    let phase: 'writes' | 'views' | 'commit' = 'writes';
+    try {
+      // BEGIN, SAVEPOINT and RELEASE go out right behind the statements around them, unawaited;
+      // a failure of any of them fails a later statement the batch does await
+      const began = quietly(s.statement('BEGIN'));
+      const answers: BatchAnswer[] = [];
+      for (const w of writes) {
+        if (!mode.savepoints) {
+          answers.push({ ok: true, value: await runAsync(w.op(env, ...w.args)) });
+          continue;
+        }
+        const before = new Map(sink.touched);
+        quietly(s.statement(`SAVEPOINT ${ONE_WRITE}`));
+        try {
+          const value = await runAsync(w.op(env, ...w.args));
+          // its held-back writes are sent now, so a failure of theirs is this write's
+          const flushed = quietly(s.flush());
+          const released = quietly(s.statement(`RELEASE SAVEPOINT ${ONE_WRITE}`));
+          await flushed;
+          await released;
+          answers.push({ ok: true, value });
+        } catch (err) {
+          if (isUnavailable(err) || isRetryable(err)) throw err;
+          await s.rollbackTo(ONE_WRITE);
+          sink.touched.clear();
+          for (const [k, v] of before) sink.touched.set(k, v);
+          answers.push({ ok: false, error: toStoreError(err) });
+        }
+      }
+      await began;
+      await s.flush(); // the last writes' held-back statements: a failure of theirs is the writes'
+      phase = 'views';
+      await publishViews(s, env, sink.touched, mode.views);
+      const flushed = quietly(s.flush());
+      const committed = quietly(s.statement('COMMIT'));
+      await flushed; // a held-back write that failed made that COMMIT a rollback
+      phase = 'commit';
+      await committed;
+      return {
+        answers,
+        appendedEvents: s.appendedEvents,
+        marked: mode.views === 'mark' ? sink.touched.size : 0,
+      };
+    } catch (err) {
+      if (isUnavailable(err)) broken = err as Error;
+      else await s.statement('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+      if (isRetryable(err) && attempt < MAX_ATTEMPTS) {
+        attempt += 1;
+        continue;
+      }
+      if (!isUnavailable(err) && !isRetryable(err)) {
+        if (phase === 'writes' && !alone && !mode.savepoints) {
+          mode.savepoints = true;
+          continue;
+        }
+        if (phase === 'views' && mode.views === 'render') {
+          mode.views = 'mark';
+          continue;
+        }
+      }
+      return failAll(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+}
