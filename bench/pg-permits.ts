@@ -3,7 +3,8 @@
  * permit transaction alone (new -> dispatching with a task permit, as bench:tasks does) against a
  * private PostgreSQL started with pg_stat_statements, and prints: permits per second, round trips
  * per permit (statements the server executed / permits), each statement's calls, mean and total
- * server time, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
+ * server time, how many permits each group-commit transaction carried, the permit process's CPU per
+ * permit, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
  * and the server's durability settings (synchronous_commit and fsync stay on: the figures are of
  * a durable server). Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits; BENCH_CONCURRENCY (default "1,16").
@@ -146,6 +147,11 @@ try {
     );
     console.log(
       `round trips per permit: ${(calls / PERMITS).toFixed(1)} statements; server time per permit ${(serverMs / PERMITS).toFixed(3)} ms`,
+    );
+    const commits = r.extra?.commits;
+    console.log(
+      `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} permits each`}; ` +
+        `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms`,
     );
     console.log(settings.map((s) => `${s.name}=${s.setting}`).join(', '));
     console.log(
