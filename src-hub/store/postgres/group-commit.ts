@@ -56,7 +56,14 @@ export function createGroupCommitter(
   };
 
   const run = async (writes: Pending[]) => {
-    const result = await runBatch(pool, rules, writes);
+    let result: BatchResult;
+    try {
+      result = await runBatch(pool, rules, writes);
+    } catch (err) {
+      // runBatch answers every failure itself; this is a bug's last line, never a silent hang
+      for (const w of writes) w.reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
     stats.batches += 1;
     stats.writes += writes.length;
     afterBatch(result);
