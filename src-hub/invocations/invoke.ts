@@ -30,10 +30,18 @@ export interface InvokeOutcome {
 export async function invoke(ctx: HubContext, clientId: string, req: InvokeRequest): Promise<InvokeOutcome> {
   ctx.metrics.count(clientId, 'invokes');
   const digest = parameterDigest(req.arguments);
-  const existing = await ctx.store.getInvocation(req.invocation_id);
-  if (existing) return replay(ctx, clientId, req, digest, existing);
+  // every row the checks below read, read together (one read transaction on SQLite)
+  const found = await ctx.store.invokeReads({
+    invocation_id: req.invocation_id,
+    run_id: req.run_id,
+    authorization_ref: req.authorization_ref,
+    client_id: clientId,
+    tool: req.tool,
+    task_id: req.task_id ?? null,
+  });
+  if (found.existing) return replay(ctx, clientId, req, digest, found.existing);
 
-  const run = await ctx.store.getRun(req.run_id);
+  const { run } = found;
   if (!run || run.client_id !== clientId)
     throw notFound('run_not_found', `no run ${req.run_id} for this client`);
   if (run.authorization_ref !== req.authorization_ref) {
@@ -42,8 +50,8 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   if (run.state !== 'open')
     throw conflict('run_ended', `run ${run.run_id} has ended and accepts no new invocations`);
 
-  const auth = await ctx.store.getAuthorization(req.authorization_ref);
-  if (!auth || !(await ctx.store.isGranted(auth.authorization_ref, clientId))) {
+  const auth = found.authorization;
+  if (!auth || !found.granted) {
     throw notFound(
       'authorization_not_found',
       `authorization ${req.authorization_ref} is not granted to this client`,
@@ -58,7 +66,7 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
     );
   }
 
-  const op = await ctx.store.currentOperation(auth.system_id, req.tool);
+  const op = found.operation;
   if (!op)
     throw notFound(
       'tool_not_found',
@@ -73,7 +81,7 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
 
   let task: TaskRecord | null = null;
   if (req.task_id !== undefined) {
-    task = await ctx.store.getTask(req.task_id);
+    task = found.task;
     if (!task || task.client_id !== clientId)
       throw notFound('task_not_found', `no task ${req.task_id} for this client`);
   }
@@ -158,7 +166,9 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
       : undefined,
   });
   if (res.kind !== 'applied') return settle(ctx, clientId, req, digest, res);
-  const done = await sendAndRecord(ctx, res.record, `client:${clientId}`);
+  // the system and authorization were read just now, with the checks: the send needs no new read
+  const target = found.system ? { system: found.system, auth } : undefined;
+  const done = await sendAndRecord(ctx, res.record, `client:${clientId}`, target);
   const approval = done.approval_id ? await ctx.store.getApproval(done.approval_id) : null;
   return { created: true, receipt: toReceipt(done, approval) };
 }

@@ -13,7 +13,7 @@ import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { ReconciliationEvidence } from '../../src-shared/hub-api.js';
 import type { InvocationState, NotSentReasonCode } from '../../src-shared/states.js';
 import type { HubContext, SendResult } from '../context.js';
-import type { InvocationPatch, InvocationRecord } from '../store/types.js';
+import type { AuthorizationRecord, InvocationPatch, InvocationRecord, SystemRecord } from '../store/types.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import { mcpResultOutcome } from '../mcp/outcome.js';
 import { sendByKind } from './by-kind.js';
@@ -21,12 +21,23 @@ import { NO_RESPONSE_CODE, NOT_SENT_CODE } from './reason-codes.js';
 import { transitionInvocation } from './transition.js';
 import { whenStoreReturns } from './when-store-returns.js';
 
+/** Where a call goes: its system and authorization as read from the store. */
+export interface SendTarget {
+  system: SystemRecord;
+  auth: AuthorizationRecord;
+}
+
+/**
+ * `target`: the system and authorization, when the caller read them together with its own checks
+ * just before recording `dispatching`; otherwise they are read here.
+ */
 export function sendAndRecord(
   ctx: HubContext,
   rec: InvocationRecord,
   actor: string,
+  target?: SendTarget,
 ): Promise<InvocationRecord> {
-  const p = sendAndRecordOnce(ctx, rec, actor);
+  const p = sendAndRecordOnce(ctx, rec, actor, target);
   ctx.inflight.add(p);
   void p.finally(() => ctx.inflight.delete(p)).catch(() => undefined);
   return p;
@@ -36,9 +47,10 @@ async function sendAndRecordOnce(
   ctx: HubContext,
   rec: InvocationRecord,
   actor: string,
+  known: SendTarget | undefined,
 ): Promise<InvocationRecord> {
   let result: SendResult | { kind: 'target_missing' } | { kind: 'store_unavailable' };
-  const target = await readTarget(ctx, rec);
+  const target = known ?? (await readTarget(ctx, rec));
   if (target === 'store_unavailable') {
     result = { kind: 'store_unavailable' };
   } else if (!target) {

@@ -311,6 +311,30 @@ export interface ApprovalDecisionInput {
  * and the durable events (the receipt, and the task's view for a task-bound call), rendered by the
  * store's rules (rules.ts). Plain data. Built only by `transitionInvocation` (invocations/transition.ts).
  */
+/** What POST /agent/v1/invocations reads before deciding (HubStore.invokeReads). */
+export interface InvokeReadsQuery {
+  invocation_id: string;
+  run_id: string;
+  authorization_ref: string;
+  client_id: string;
+  tool: string;
+  task_id: string | null;
+}
+
+/**
+ * The answer of HubStore.invokeReads. With `existing` (the id is taken) nothing else is read. The
+ * tool's declaration and the system are read only for an authorization granted to the client.
+ */
+export interface InvokeReads {
+  existing: InvocationRecord | null;
+  run: RunRecord | null;
+  authorization: AuthorizationRecord | null;
+  granted: boolean;
+  operation: OperationRecord | null;
+  task: TaskRecord | null;
+  system: SystemRecord | null;
+}
+
 export interface InvocationChange {
   invocation_id: string;
   from: InvocationState | 'new';
@@ -500,6 +524,8 @@ export interface HubStore {
   endRun(runId: string, at: string): Promise<RunRecord | null>;
 
   getInvocation(invocationId: string): Promise<InvocationRecord | null>;
+  /** Every row an invoke reads before deciding, read together (see InvokeReads). */
+  invokeReads(q: InvokeReadsQuery): Promise<InvokeReads>;
   applyInvocationChange(change: InvocationChange): Promise<InvocationChangeResult>;
   listInvocationsInState(state: InvocationState): Promise<InvocationRecord[]>;
 

@@ -115,6 +115,60 @@ for (const dialect of dialects()) {
         expect(await store.searchOperations(['nothing'], ['sys-a'], 10)).toEqual([]);
       });
 
+      it("an invoke's reads: the rows the single reads give, read together; a taken id reads nothing more", async () => {
+        await seedCatalog(store);
+        await store.createRun({
+          run_id: 'run_1',
+          client_id: 'desk',
+          agent_session_id: 'sess',
+          turn_id: 'turn_1',
+          authorization_ref: 'auth-a',
+          state: 'open',
+          created_at: AT,
+          ended_at: null,
+        });
+        const t = task({ client_id: 'desk' });
+        await store.createTask(t, audit);
+        const q = {
+          invocation_id: 'inv_new',
+          run_id: 'run_1',
+          authorization_ref: 'auth-a',
+          client_id: 'desk',
+          tool: 'update_thing',
+          task_id: t.task_id,
+        };
+        expect(await store.invokeReads(q)).toEqual({
+          existing: null,
+          run: await store.getRun('run_1'),
+          authorization: await store.getAuthorization('auth-a'),
+          granted: true,
+          operation: await store.currentOperation('sys-a', 'update_thing'),
+          task: await store.getTask(t.task_id),
+          system: await store.getSystem('sys-a'),
+        });
+        // not granted to this client: neither the declaration nor the system is read
+        const other = await store.invokeReads({ ...q, client_id: 'someone-else', task_id: null });
+        expect(other).toMatchObject({ granted: false, operation: null, system: null, task: null });
+        expect(other.authorization?.authorization_ref).toBe('auth-a');
+        // nothing under the names asked for
+        expect(
+          await store.invokeReads({ ...q, run_id: 'nope', authorization_ref: 'nope', task_id: 'nope' }),
+        ).toEqual({
+          existing: null,
+          run: null,
+          authorization: null,
+          granted: false,
+          operation: null,
+          task: null,
+          system: null,
+        });
+        const rec = invocation({ invocation_id: 'inv_taken' });
+        await store.applyInvocationChange(dispatch(rec));
+        const taken = await store.invokeReads({ ...q, invocation_id: 'inv_taken' });
+        expect(taken.existing?.state).toBe('dispatching');
+        expect(taken).toMatchObject({ run: null, authorization: null, operation: null, task: null });
+      });
+
       it('systems keep allow_insecure_http; sealed secrets and their meta are replaced in one write', async () => {
         await seedCatalog(store);
         const sys = (await store.getSystem('sys-a'))!;

@@ -56,6 +56,7 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     endRun: (id, at) => run.write('endRun', id, at),
 
     getInvocation: (id) => run.read('getInvocation', id),
+    invokeReads: (q) => run.read('invokeReads', q),
     applyInvocationChange: (change) => run.write('applyInvocationChange', change),
     listInvocationsInState: (state) => run.read('listInvocationsInState', state),
 

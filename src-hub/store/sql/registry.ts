@@ -25,6 +25,7 @@ import {
   readEventPage,
 } from './ops/events.js';
 import { applyInvocationChange } from './ops/invocation-change.js';
+import { invokeReads } from './ops/invoke-reads.js';
 import { getApproval, getInvocation, listApprovals, listInvocationsInState } from './ops/invocations.js';
 import {
   expireOtherInstances,
@@ -70,6 +71,7 @@ export const READ_OPS = {
   grantees,
   getRun,
   getInvocation,
+  invokeReads,
   listInvocationsInState,
   getApproval,
   listApprovals,
@@ -89,6 +91,13 @@ export const READ_OPS = {
 
 /** Reads that must see one consistent state across their queries. */
 export const SNAPSHOT_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['taskUsage']);
+
+/**
+ * Reads of several rows that need no consistent view, which SQLite still runs in one read
+ * transaction: a read transaction that begins after a commit starts with an empty page cache, so
+ * one per row would read the same pages again for each (PostgreSQL runs them as they are).
+ */
+export const GROUPED_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['invokeReads']);
 
 export const WRITE_OPS = {
   setMeta,

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { buildHubStore } from '../sql/build-store.js';
 import type { OpEnv } from '../sql/env.js';
 import { ensureIdentity } from '../sql/ops/meta.js';
-import { READ_OPS, SNAPSHOT_READS, type OpRunner } from '../sql/registry.js';
+import { GROUPED_READS, READ_OPS, SNAPSHOT_READS, type OpRunner } from '../sql/registry.js';
 import { runSync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
 import { STORE_RULES } from '../../store-rules.js';
@@ -46,7 +46,8 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     read(name, ...args) {
       const op = READ_OPS[name] as AnyRead;
       try {
-        const value = SNAPSHOT_READS.has(name) ? snapshot(op, args) : runSync(op(env, ...args));
+        const together = SNAPSHOT_READS.has(name) || GROUPED_READS.has(name);
+        const value = together ? snapshot(op, args) : runSync(op(env, ...args));
         return Promise.resolve(value) as never;
       } catch (err) {
         return Promise.reject(sqliteReadError(err));
