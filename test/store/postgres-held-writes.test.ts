@@ -6,7 +6,7 @@
 // its transaction with its own error code, with nothing of the transaction committed.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { combine, fits, targetTable } from '../../src-hub/store/postgres/combine.js';
+import { combine, fits, LOCK_KEY_SQL, targetTable } from '../../src-hub/store/postgres/combine.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
@@ -160,6 +160,32 @@ describe.skipIf(!available)(
         expect(sent.at(-1)).toBe('ROLLBACK');
         expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
         expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
+      });
+    });
+
+    it("a key lock after held-back writes goes out as their statement's SELECT; their checks still hold", async () => {
+      await withPool(async (pool) => {
+        const sent = counting(pool);
+        await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+          await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row'], 1);
+          expect(await s.get(LOCK_KEY_SQL, ['invocation:x'])).toMatchObject({ locked: '' });
+        });
+        // BEGIN, [t1 + t2 + the lock], COMMIT
+        expect(sent).toHaveLength(3);
+        expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
+        expect(sent[1]).toContain('SELECT pg_advisory_xact_lock(hashtextextended($5, 0)) AS locked');
+        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(5);
+        // a checked write that changes no row fails the lock's statement, and the transaction
+        const err = await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['missing'], 1);
+          await s.get(LOCK_KEY_SQL, ['invocation:y']);
+          return 'locked';
+        }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(Error);
       });
     });
 

@@ -48,12 +48,19 @@ export function fits(held: readonly Statement[], next: Statement): boolean {
 }
 
 /**
- * One statement running `held` and then, if given, `counted`, whose changed-row count it answers
- * as `n`; the count of every held statement with an expectation is answered as `e<i>`. `held`
- * alone, when it is one statement, is sent as it is.
+ * A statement that reads no table and writes nothing: a transaction lock on a key
+ * (dialect.ts). It can go out as the main SELECT of the held-back writes' statement — it sees
+ * nothing they change — so a write followed by the next change's lock costs one round trip.
  */
-export function combine(held: readonly Statement[], counted: Statement | null): Combined {
-  if (counted === null && held.length === 1) {
+export const LOCK_KEY_SQL = 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0)) AS locked';
+
+/**
+ * One statement running `held` and then, if given, `counted`, whose changed-row count it answers
+ * as `n`, or `select` (LOCK_KEY_SQL), whose columns it answers; the count of every held statement
+ * with an expectation is answered as `e<i>`. `held` alone, when it is one statement, is sent as it is.
+ */
+export function combine(held: readonly Statement[], counted: Statement | null, select?: Statement): Combined {
+  if (counted === null && !select && held.length === 1) {
     const only = held[0]!;
     const checks = only.expect === undefined ? [] : [{ column: null, expect: only.expect, sql: only.sql }];
     return { sql: only.sql, params: only.params, checks };
@@ -72,6 +79,11 @@ export function combine(held: readonly Statement[], counted: Statement | null): 
     params.push(...counted.params);
     columns.unshift('(SELECT COUNT(*) FROM counted)::int AS n');
   }
-  const main = columns.length > 0 ? `SELECT ${columns.join(', ')}` : 'SELECT 1 AS done';
+  if (select) params.push(...select.params);
+  const main = select
+    ? [select.sql.trim(), ...columns].join(', ')
+    : columns.length > 0
+      ? `SELECT ${columns.join(', ')}`
+      : 'SELECT 1 AS done';
   return { sql: `WITH ${parts.join(',\n')}\n${main}`, params, checks };
 }

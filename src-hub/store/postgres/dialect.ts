@@ -6,6 +6,7 @@
  * tsvector (tool name A, description B, system name C) ranked with ts_rank.
  */
 import type { Dialect } from '../sql/dialect.js';
+import { LOCK_KEY_SQL } from './combine.js';
 import { io, type SqlSession } from '../sql/session.js';
 import type { PgSession } from './session.js';
 
@@ -17,7 +18,7 @@ export const POSTGRES_DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
   nowMs: '(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT',
   *lock(s, key) {
-    yield* io(s.get('SELECT pg_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [key]));
+    yield* io(s.get(LOCK_KEY_SQL, [key]));
   },
   *appendEvent(s, clientId, type, payloadJson, at) {
     yield* io(

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 import type { Row, SqlSession, SqlValue } from '../sql/session.js';
-import { combine, fits, type Combined, type Statement } from './combine.js';
+import { combine, fits, LOCK_KEY_SQL, type Combined, type Statement } from './combine.js';
 import { POSTGRES_DIALECT } from './dialect.js';
 import { fromDriver } from './errors.js';
 
@@ -144,6 +144,12 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         held = [];
         const r = await sendCombined(c);
         return { rows: [], rowCount: Number((r.rows[0] as { n?: unknown } | undefined)?.n ?? 0) };
+      }
+      if (sql === LOCK_KEY_SQL) {
+        // a lock reads no table: it goes out as the held-back writes' own SELECT
+        const c = combine(held, null, { sql, params });
+        held = [];
+        return await sendCombined(c);
       }
       void release().catch(() => undefined); // queued ahead of this statement on the same connection
     }
