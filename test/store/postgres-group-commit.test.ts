@@ -239,6 +239,31 @@ describe.skipIf(!available)(
       }
     });
 
+    it("a call's outcome joins its task's batches (the instance knows the call's task), and frees its slot", async () => {
+      const recs = Array.from({ length: 8 }, () => invocation({ task_id: taskId }));
+      await Promise.all(recs.map((r) => store.applyInvocationChange(dispatch(r, taskId))));
+      const before = (await store.commitStats!())!;
+      const outcomes = await Promise.all(
+        recs.map((r) =>
+          store.applyInvocationChange({
+            invocation_id: r.invocation_id,
+            from: 'dispatching',
+            to: 'succeeded',
+            at: AT,
+            release_permit: { now_ms: Date.parse(AT) + 1 },
+            audit,
+          }),
+        ),
+      );
+      const stats = (await store.commitStats!())!;
+      expect(outcomes.map((o) => o.kind)).toEqual(recs.map(() => 'applied'));
+      expect(stats.writes - before.writes).toBe(8);
+      expect(stats.batches - before.batches).toBeLessThan(8);
+      expect((await store.taskUsage(taskId, Date.parse(AT) + 2, null)).in_flight).toBe(0);
+      const last = (await views()).at(-1)!;
+      expect([last.permits_granted, last.in_flight]).toEqual([8, 0]);
+    });
+
     it("a caller's successive changes each get their view, published with the change", async () => {
       const rec = invocation({ task_id: taskId });
       const viewsBefore = (await views()).length;
