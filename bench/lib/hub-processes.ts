@@ -102,7 +102,10 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts one Hub process (logging only warnings: per-request logs would be the benchmark's cost). */
+/**
+ * Starts one Hub process, logging only warnings unless BENCH_HUB_LOG_LEVEL says otherwise (`info`,
+ * the Hub's default, logs every request: that cost is then part of the figures).
+ */
 async function spawnHub(
   dir: string,
   name: string,
@@ -134,7 +137,7 @@ async function spawnHub(
     {
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: process.env.BENCH_HUB_LOG_LEVEL ?? 'warn' },
     },
   );
   const url = `http://127.0.0.1:${port}`;
