@@ -13,6 +13,7 @@ import { SQLITE_MIGRATIONS } from '../../src-hub/store/migrations/sqlite.js';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
 import { TASK_VIEW_UNRESOLVED_LIMIT, type TaskView } from '../../src-shared/hub-api.js';
+import { INVOCATION_STATES } from '../../src-shared/states.js';
 import {
   AT,
   audit,
@@ -558,6 +559,125 @@ for (const dialect of dialects()) {
         expect((after.at(-1)!.payload as { task: TaskView }).task.state).toBe('paused');
       });
 
+      it("a task's calls per state, kept by every change, agree with a count of its calls after random grants, refusals, releases, refunds and resolutions", async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 25, inFlight: 1000 });
+        const other = task({ budget: 1000, inFlight: 1000 });
+        await store.createTask(t, audit);
+        await store.createTask(other, audit);
+        const random = seeded(17);
+        const byState = new Map<string, string[]>(); // the calls of t in each state, as the test moved them
+        const move = (id: string, from: string, to: string) => {
+          byState.set(
+            from,
+            (byState.get(from) ?? []).filter((x) => x !== id),
+          );
+          byState.set(to, [...(byState.get(to) ?? []), id]);
+        };
+        const pick = (state: string) => {
+          const ids = byState.get(state) ?? [];
+          return ids.length === 0 ? null : ids[Math.floor(random() * ids.length)]!;
+        };
+        const step = async (): Promise<void> => {
+          const r = random();
+          const taskId = random() < 0.15 ? other.task_id : t.task_id;
+          if (r < 0.4) {
+            const rec = invocation({ task_id: taskId });
+            const res = await store.applyInvocationChange(dispatch(rec, { permit: permitFor(taskId) }));
+            if (taskId === t.task_id && res.kind !== 'stale')
+              move(rec.invocation_id, 'new', res.record.state);
+            return;
+          }
+          if (r < 0.5) {
+            const rec = invocation({ task_id: taskId });
+            await store.applyInvocationChange(dispatch(rec, { to: 'awaiting_approval', patch: {} }));
+            if (taskId === t.task_id) move(rec.invocation_id, 'new', 'awaiting_approval');
+            return;
+          }
+          const [from, to, extra]: [string, InvocationChange['to'], Partial<InvocationChange>] =
+            r < 0.6
+              ? ['dispatching', 'succeeded', { release_permit: { now_ms: Date.parse(AT) + 1 } }]
+              : r < 0.68
+                ? ['dispatching', 'failed', { release_permit: { now_ms: Date.parse(AT) + 1 } }]
+                : r < 0.78
+                  ? [
+                      'dispatching',
+                      'not_dispatched',
+                      { release_permit: { now_ms: Date.parse(AT) + 1, refund: true } },
+                    ]
+                  : r < 0.86
+                    ? ['dispatching', 'unknown', { release_permit: { now_ms: Date.parse(AT) + 1 } }]
+                    : r < 0.92
+                      ? ['unknown', random() < 0.5 ? 'succeeded' : 'unverified', {}]
+                      : ['awaiting_approval', 'denied', {}];
+          const id = pick(from);
+          if (!id) return;
+          move(id, from, to); // before the await: a concurrent step must not pick it again
+          const res = await store.applyInvocationChange({
+            invocation_id: id,
+            from: from as InvocationChange['from'],
+            to,
+            at: AT,
+            audit,
+            ...extra,
+          });
+          expect(res.kind).toBe('applied');
+        };
+        for (let round = 0; round < 30; round++) await Promise.all(Array.from({ length: 8 }, step));
+        const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);
+        const expected: Record<string, number> = {};
+        for (const [state, ids] of byState)
+          if (ids.length > 0 && state !== 'new') expected[state] = ids.length;
+        expect(usage.counts).toEqual(expected);
+        // and a count of the stored calls themselves
+        const counted: Record<string, number> = {};
+        for (const state of INVOCATION_STATES) {
+          const n = (await store.listInvocationsInState(state)).filter((i) => i.task_id === t.task_id).length;
+          if (n > 0) counted[state] = n;
+        }
+        expect(usage.counts).toEqual(counted);
+        expect(Object.keys(counted).length).toBeGreaterThanOrEqual(5); // the walk reached most states
+      });
+
+      it('migration 9 counts the calls a store already had when it is upgraded', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 3, inFlight: 100 });
+        await store.createTask(t, audit);
+        for (let i = 0; i < 5; i++) {
+          const res = await store.applyInvocationChange(
+            dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+          );
+          if (i === 0 && res.kind === 'applied')
+            await store.applyInvocationChange({
+              invocation_id: res.record.invocation_id,
+              from: 'dispatching',
+              to: 'succeeded',
+              at: AT,
+              release_permit: { now_ms: Date.parse(AT) + 1 },
+              audit,
+            });
+        }
+        const before = (await store.taskUsage(t.task_id, Date.parse(AT), null)).counts;
+        expect(before).toEqual({ succeeded: 1, dispatching: 2, not_dispatched: 2 });
+        // the store as a Hub before migration 9 left it: no counters, migration 9 not applied
+        await store.close();
+        await rawSql(dialect.name, opened, [
+          'DROP TABLE task_state_counts',
+          'DELETE FROM schema_migrations WHERE version = 9',
+        ]);
+        const upgraded = await opened.reopen();
+        expect((await upgraded.migrations()).map((m) => m.version)).toContain(9);
+        expect((await upgraded.taskUsage(t.task_id, Date.parse(AT), null)).counts).toEqual(before);
+        // and it keeps counting from there
+        await upgraded.applyInvocationChange(
+          dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+        );
+        expect((await upgraded.taskUsage(t.task_id, Date.parse(AT), null)).counts).toEqual({
+          ...before,
+          not_dispatched: 3,
+        });
+      });
+
       it('event seqs: strictly increasing per reader, never a smaller seq appearing after a larger one was read', async () => {
         const again = await opened.reopen(); // a second instance (or process) appending at the same time
         const seen: number[] = [];
@@ -728,4 +848,29 @@ async function tamperMigration(
   await c.connect();
   await c.query("UPDATE schema_migrations SET checksum = 'tampered' WHERE version = 1");
   await c.end();
+}
+
+/** Runs statements straight on the store's database (its store closed), in either dialect. */
+async function rawSql(name: 'sqlite' | 'postgres', opened: OpenedStore, statements: string[]): Promise<void> {
+  if (name === 'sqlite') {
+    const db = new Database(join(opened.where.dataDir!, 'hub.sqlite'));
+    for (const sql of statements) db.exec(sql);
+    db.close();
+    return;
+  }
+  const c = new pg.Client({ connectionString: opened.where.url });
+  await c.connect();
+  for (const sql of statements) await c.query(sql);
+  await c.end();
+}
+
+/** A small seeded PRNG (mulberry32), so a failing walk can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
 }

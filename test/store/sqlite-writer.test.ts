@@ -3,12 +3,14 @@
 // is `store_unavailable` with nothing of the batch kept, after which writes work again; a task view
 // a crash left unpublished is published when the store opens again.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
+import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
 import type { HubStore } from '../../src-hub/store/types.js';
 import { AT, audit, seedCatalog, task } from './fixtures.js';
 
@@ -75,4 +77,42 @@ describe('SQLite writer thread', () => {
     await store.setMeta('after', 'y');
     expect(await store.getMeta('after')).toBe('y');
   }, 30_000);
+});
+
+describe('SQLite writer thread under a CPU profiler', () => {
+  it('passes on only the profiling flags of its process', () => {
+    expect(
+      profilingExecArgv(['--import', 'tsx', '--cpu-prof', '--cpu-prof-dir', '/p', '--cpu-prof-interval=100']),
+    ).toEqual(['--cpu-prof', '--cpu-prof-dir', '/p', '--cpu-prof-interval=100']);
+    expect(profilingExecArgv(['--import', 'tsx', '--max-old-space-size=100'])).toEqual([]);
+  });
+
+  it('a profiled process gets a profile of its writer thread too, with the committed writes in it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hub-writer-prof-'));
+    try {
+      const script = join(dir, 'write.mts');
+      const storeModule = join(import.meta.dirname, '../../src-hub/store/sqlite/store.ts');
+      writeFileSync(
+        script,
+        `import { createSqliteStore } from ${JSON.stringify(storeModule)};
+const store = createSqliteStore({ dataDir: ${JSON.stringify(join(dir, 'data'))} });
+for (let i = 0; i < 200; i++) await store.setMeta('k' + i, 'v');
+await store.close();
+`,
+      );
+      const profiles = join(dir, 'profiles');
+      execFileSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profiles, '--import', 'tsx', script], {
+        cwd: join(import.meta.dirname, '../..'),
+        stdio: 'pipe',
+      });
+      const files = readdirSync(profiles);
+      const withWriter = files.filter((f) =>
+        readFileSync(join(profiles, f), 'utf8').includes('group-commit.ts'),
+      );
+      expect(files.length).toBeGreaterThanOrEqual(2); // the main thread and the writer thread
+      expect(withWriter.length).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

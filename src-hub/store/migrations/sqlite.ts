@@ -165,4 +165,14 @@ UPDATE tasks SET permits_open = (
   SELECT COUNT(*) FROM permits WHERE permits.task_id = tasks.task_id AND permits.released_at_ms IS NULL);
 `,
   },
+  {
+    version: 9,
+    name: 'task_state_counts',
+    sql: `
+CREATE TABLE task_state_counts (
+  task_id TEXT NOT NULL, state TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (task_id, state)) WITHOUT ROWID;
+INSERT INTO task_state_counts (task_id, state, n)
+  SELECT task_id, state, COUNT(*) FROM invocations WHERE task_id IS NOT NULL GROUP BY task_id, state;
+`,
+  },
 ];

@@ -59,6 +59,30 @@ function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: str
   else yield* io(s.write(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected], 1));
 }
 
+type Counted = { task_id: string | null; state: string };
+
+/**
+ * Keeps the task's calls per state (`task_state_counts`, read by the task view instead of counting
+ * the task's invocations) in step with the invocation row just written: one statement, after
+ * every other row the change writes. The two rows are named in the order of their state, so two
+ * transactions moving calls of one task lock them in the same order (PostgreSQL).
+ */
+function* countState(s: SqlSession, before: Counted | null, after: Counted): Step<void> {
+  if (before && before.task_id === after.task_id && before.state === after.state) return;
+  const deltas: Array<[string, string, number]> = [];
+  if (before?.task_id) deltas.push([before.task_id, before.state, -1]);
+  if (after.task_id) deltas.push([after.task_id, after.state, 1]);
+  if (deltas.length === 0) return;
+  deltas.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1));
+  yield* io(
+    s.write(
+      `INSERT INTO task_state_counts (task_id, state, n) VALUES ${deltas.map(() => '(?, ?, ?)').join(', ')}
+       ON CONFLICT (task_id, state) DO UPDATE SET n = task_state_counts.n + excluded.n`,
+      deltas.flat(),
+    ),
+  );
+}
+
 function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | null> {
   const row = yield* io(
     s.get<{ task_id: string }>(
@@ -352,6 +376,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
       change.at,
     );
     yield* writeInvocation(s, refused, expected);
+    yield* countState(s, current, refused);
     if (enroll) yield* recordEnrollment(s, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
     const approval = yield* publish(env, refused, change, expected, refusedState, kind);
@@ -364,6 +389,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
   yield* writeInvocation(s, record, expected);
   yield* applySideRows(s, change);
+  yield* countState(s, current, record);
   if (enroll) yield* recordEnrollment(s, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
   return { kind: 'applied', record, approval, permit };

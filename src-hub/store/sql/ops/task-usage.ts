@@ -77,9 +77,9 @@ function* readUnresolved(
 
 /**
  * Run inside a transaction (or a snapshot read) for a consistent view. Its cost does not grow with
- * the calls the task has made beyond one count per state: the unresolved list is the oldest
- * TASK_VIEW_UNRESOLVED_LIMIT (the counts per state carry the totals), and attested calls are
- * counted from a partial index of only those.
+ * the calls the task has made: the counts per state are kept in `task_state_counts`, the
+ * unresolved list is the oldest TASK_VIEW_UNRESOLVED_LIMIT (the counts carry the totals), and
+ * attested calls are counted from a partial index of only those.
  */
 export function* readTaskUsage(
   s: SqlSession,
@@ -89,9 +89,11 @@ export function* readTaskUsage(
 ): Step<TaskUsage> {
   const bounds = windowMs ? windowBounds(nowMs, windowMs) : null;
   const byState: Partial<Record<InvocationState, number>> = {};
+  // kept by every change of the task's calls (invocation-change.ts), so reading them does not grow
+  // with the calls the task has made
   const counts = yield* io(
     s.all<{ state: InvocationState; n: number }>(
-      'SELECT state, COUNT(*) AS n FROM invocations WHERE task_id = ? GROUP BY state',
+      'SELECT state, n FROM task_state_counts WHERE task_id = ? AND n > 0 ORDER BY state',
       [taskId],
     ),
   );

@@ -24,6 +24,27 @@ export interface SqliteWriter {
 
 const revive = (e: SerializedError): Error => toSqliteStoreError(e.message, e.code);
 
+/**
+ * The process's CPU-profiling flags (`--cpu-prof`, `--cpu-prof-dir DIR`, …), so a profiled process's
+ * writer thread writes its own profile beside the main thread's. Nothing else is passed on: the
+ * thread boots its own loader (boot.mjs), and a second `--import tsx` would register it twice.
+ */
+export function profilingExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const a = execArgv[i] as string;
+    if (!a.startsWith('--cpu-prof')) continue;
+    out.push(a);
+    const next = execArgv[i + 1];
+    // `--cpu-prof-dir DIR` (and the other valued flags) may give the value as the next argument
+    if (!a.includes('=') && a !== '--cpu-prof' && next !== undefined) {
+      out.push(next);
+      i += 1;
+    }
+  }
+  return out;
+}
+
 async function spawnWriter(dataDir: string): Promise<Worker> {
   // A dynamic import keeps the writer module its own chunk in a bundled build, so the thread loads
   // only the writer's code; from the TypeScript sources the thread boots through tsx.
@@ -36,7 +57,7 @@ async function spawnWriter(dataDir: string): Promise<Worker> {
   const fromSources = WRITER_MODULE_URL.endsWith('.ts');
   return new Worker(fromSources ? new URL('./boot.mjs', WRITER_MODULE_URL) : new URL(WRITER_MODULE_URL), {
     workerData: data,
-    execArgv: [],
+    execArgv: profilingExecArgv(process.execArgv),
   });
 }
 

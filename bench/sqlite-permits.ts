@@ -1,0 +1,339 @@
+/**
+ * npm run bench:sqlite-permits — where the time of a SQLite permit transaction goes, in the
+ * writer's own code. Runs the permit change (new -> dispatching with a task permit, as bench:tasks
+ * does, with the gates transitionInvocation adds) through the group committer the writer thread
+ * runs, in this process and on this thread, in batches of 1 and of 16 against a fresh store file
+ * (synchronous=FULL, as the Hub). Prints per batch size: permits per second, CPU per permit (this
+ * process, which here is the writer alone: no thread, no messages), and — in a second pass with a
+ * timing session — every statement's calls per permit and mean time, BEGIN/COMMIT/savepoints
+ * included, and the time in between (JavaScript of the operation: records, JSON, rules). Figures
+ * are printed, never asserted.
+ * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes.
+ */
+import type Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STORE_RULES } from '../src-hub/store-rules.js';
+import { connect } from '../src-hub/store/sqlite/open.js';
+import { createSqliteSession } from '../src-hub/store/sqlite/session.js';
+import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
+import { createGroupCommitter } from '../src-hub/store/sqlite/writer/group-commit.js';
+import type { WriteRequest } from '../src-hub/store/sqlite/writer/protocol.js';
+import type { SqlSession } from '../src-hub/store/sql/session.js';
+import type { InvocationChange, InvocationRecord } from '../src-hub/store/types.js';
+import type { HttpOperation } from '../src-hub/acc/types.js';
+import { runPermitJob } from './lib/permit-job.js';
+import { heading, table } from './lib/print.js';
+
+const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
+const BATCHES = (process.env.BENCH_BATCHES ?? '1,16').split(',').map(Number);
+
+const operation: HttpOperation = {
+  tool: 'update_product_content',
+  description: 'Update a product description',
+  method: 'PATCH',
+  path_template: '/products/{product_id}',
+  path_params: ['product_id'],
+  query_params: [],
+  body_params: ['description'],
+  has_body: true,
+  body_required: true,
+  input_schema: {
+    type: 'object',
+    properties: { product_id: { type: 'integer' }, description: { type: 'string', maxLength: 2000 } },
+    required: ['product_id', 'description'],
+    additionalProperties: false,
+  },
+  effect: 'write',
+  declared_readonly: false,
+  side_effect: 'write',
+  risk_level: 'low',
+  approval: { required: false, prompt: null, when: [] },
+  idempotent: true,
+  timeout_ms: 10_000,
+  rate_limit: null,
+  scope: 'products:write',
+  subject_required: false,
+  audit_sensitive: false,
+  guidance: null,
+  declaration_revision: 'rev-bench',
+};
+
+interface Timing {
+  calls: number;
+  ms: number;
+}
+
+/** A session that times every statement by its SQL text. */
+function timed(inner: SqlSession, timings: Map<string, Timing>): SqlSession {
+  const time =
+    <A extends unknown[], R>(fn: (...a: A) => R) =>
+    (...a: A): R => {
+      const t0 = performance.now();
+      const r = fn(...a);
+      const key = String(a[0]).replace(/\s+/g, ' ').slice(0, 100);
+      const t = timings.get(key) ?? { calls: 0, ms: 0 };
+      t.calls += 1;
+      t.ms += performance.now() - t0;
+      timings.set(key, t);
+      return r;
+    };
+  return {
+    dialect: inner.dialect,
+    all: time(inner.all.bind(inner)) as SqlSession['all'],
+    get: time(inner.get.bind(inner)) as SqlSession['get'],
+    run: time(inner.run.bind(inner)),
+    write: time(inner.write.bind(inner)),
+  };
+}
+
+/** BEGIN/COMMIT/SAVEPOINT statements the committer prepares, timed the same way. */
+function timePrepared(db: Database.Database, timings: Map<string, Timing>): () => void {
+  const original = db.prepare;
+  const prepare = db.prepare.bind(db);
+  (db as { prepare: unknown }).prepare = (sql: string) => {
+    const stmt = prepare(sql);
+    const run = stmt.run.bind(stmt);
+    (stmt as { run: unknown }).run = (...a: unknown[]) => {
+      const t0 = performance.now();
+      const r = run(...a);
+      const t = timings.get(sql) ?? { calls: 0, ms: 0 };
+      t.calls += 1;
+      t.ms += performance.now() - t0;
+      timings.set(sql, t);
+      return r;
+    };
+    return stmt;
+  };
+  return () => {
+    (db as { prepare: unknown }).prepare = original;
+  };
+}
+
+async function setUp(dir: string, budget: number) {
+  const store = createSqliteStore({ dataDir: dir });
+  const at = new Date().toISOString();
+  const taskId = `task_${randomUUID()}`;
+  await store.createTask(
+    {
+      task_id: taskId,
+      client_id: 'bench',
+      title: 'bench',
+      state: 'active',
+      boundary: {
+        authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
+        write_budget: budget,
+        in_flight_limit: 100_000,
+        rate_limit: null,
+        constraints: [],
+        expires_at: null,
+      },
+      writes_used: 0,
+      permits_granted: 0,
+      created_at: at,
+      updated_at: at,
+      paused_at: null,
+      cancelled_at: null,
+    },
+    { actor: 'bench', kind: 'task.created', detail: {} },
+  );
+  await store.close();
+  return taskId;
+}
+
+function permitChange(taskId: string, session: string): InvocationChange {
+  const at = new Date();
+  const id = `perm_${randomUUID()}`;
+  const rec: InvocationRecord = {
+    invocation_id: id,
+    client_id: 'bench',
+    run_id: 'run-bench',
+    agent_session_id: session,
+    turn_id: 'bench',
+    authorization_ref: 'auth-bench-shop',
+    authorization_revision: 1,
+    system_id: 'bench-shop',
+    tool: operation.tool,
+    declaration_revision: operation.declaration_revision,
+    operation,
+    arguments: { product_id: 42 },
+    parameter_digest: id,
+    host_call_id: 'bench',
+    task_id: taskId,
+    effect: 'write',
+    state: 'not_dispatched',
+    dispatch: 'none',
+    reason_code: null,
+    reason_message: null,
+    retry_after_ms: null,
+    result: null,
+    result_truncated: false,
+    business_status: null,
+    approval_id: null,
+    reconciliation: [],
+    permit_id: null,
+    owner_instance: null,
+    owner_incarnation: null,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+  };
+  return {
+    invocation_id: id,
+    from: 'new',
+    to: 'dispatching',
+    at: at.toISOString(),
+    create: rec,
+    patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
+    permit: {
+      task_id: taskId,
+      effect: 'write',
+      now_ms: at.getTime(),
+      window_ms: null,
+      permit_id: `prm_${randomUUID()}`,
+      refused_to: 'not_dispatched',
+    },
+    enrollment: { refused_to: 'not_dispatched' },
+    operation_rate: { now_ms: at.getTime(), refused_to: 'not_dispatched' },
+    audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
+  };
+}
+
+async function measure(batch: number, timings: Map<string, Timing> | null) {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-permits-'));
+  try {
+    const budget = PERMITS - 100;
+    const taskId = await setUp(dir, budget);
+    const db = connect(dir);
+    const untime = timings ? timePrepared(db, timings) : () => undefined;
+    const sql = createSqliteSession(db);
+    const committer = createGroupCommitter(db, {
+      sql: timings ? timed(sql, timings) : sql,
+      rules: STORE_RULES,
+    });
+    untime(); // only the committer's own statements (BEGIN, COMMIT, savepoints) are timed by text
+    const session = `session_${randomUUID()}`;
+    let id = 0;
+    let granted = 0;
+    let refused = 0;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let done = 0; done < PERMITS; done += batch) {
+      const requests: WriteRequest[] = [];
+      for (let i = 0; i < Math.min(batch, PERMITS - done); i++)
+        requests.push({ id: ++id, op: 'applyInvocationChange', args: [permitChange(taskId, session)] });
+      for (const a of committer.run(requests).answers) {
+        if (!a.ok) throw new Error(a.error.message);
+        if ((a.value as { kind: string }).kind === 'applied') granted += 1;
+        else refused += 1;
+      }
+    }
+    committer.publishViews();
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    const used = db.prepare('SELECT writes_used FROM tasks WHERE task_id = ?').get(taskId) as {
+      writes_used: number;
+    };
+    db.close();
+    return {
+      perSecond: (PERMITS / wallMs) * 1000,
+      cpuUs: (cpu.user + cpu.system) / PERMITS,
+      budget: `${granted} granted, ${refused} refused, writes_used ${used.writes_used} of ${budget}: ${
+        granted === budget && used.writes_used === budget ? 'exact' : 'NOT EXACT'
+      }`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The same permits through the real store (transitionInvocation, writer thread, messages), as bench:tasks runs them. */
+async function throughStore(concurrency: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-permits-'));
+  try {
+    const budget = PERMITS - 100;
+    const taskId = await setUp(dir, budget);
+    const r = await runPermitJob({
+      kind: 'permits',
+      store: { dataDir: dir },
+      client_id: 'bench',
+      task_id: taskId,
+      run: {
+        run_id: 'run-bench',
+        client_id: 'bench',
+        agent_session_id: `session_${randomUUID()}`,
+        turn_id: 'bench',
+        authorization_ref: 'auth-bench-shop',
+        state: 'open',
+        created_at: new Date().toISOString(),
+        ended_at: null,
+      },
+      operation: {
+        system_id: 'bench-shop',
+        tool: operation.tool,
+        declaration_revision: operation.declaration_revision,
+        operation,
+      },
+      calls: PERMITS,
+      concurrency,
+    });
+    const granted = r.states.applied ?? 0;
+    const exact = granted === budget && r.extra.writes_used === budget;
+    return [
+      String(concurrency),
+      String(PERMITS),
+      ((PERMITS / r.wallMs) * 1000).toFixed(0),
+      r.extra.commits ? (PERMITS / r.extra.commits).toFixed(1) : '-',
+      r.extra.cpu_us_per_permit.toFixed(0),
+      `${granted} granted, writes_used ${r.extra.writes_used} of ${budget}: ${exact ? 'exact' : 'NOT EXACT'}`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.BENCH_STORE !== '0') {
+  heading(
+    `SQLite permits through the store (writer thread), this process (load ${loadavg()[0]!.toFixed(2)})`,
+  );
+  const rows: string[][] = [];
+  for (const conc of BATCHES) rows.push(await throughStore(conc));
+  console.log(
+    table(['conc', 'permits', 'permits/s', 'per commit', 'CPU µs/permit (all threads)', 'budget'], rows),
+  );
+}
+
+heading(`SQLite permit transaction in the writer's code, in-process (load ${loadavg()[0]!.toFixed(2)})`);
+const rows: string[][] = [];
+const detail: Array<[number, Map<string, Timing>]> = [];
+for (const batch of BATCHES) {
+  const r = await measure(batch, null);
+  rows.push([String(batch), String(PERMITS), r.perSecond.toFixed(0), r.cpuUs.toFixed(0), r.budget]);
+  const timings = new Map<string, Timing>();
+  await measure(batch, timings);
+  detail.push([batch, timings]);
+}
+console.log(table(['batch', 'permits', 'permits/s', 'CPU µs/permit', 'budget'], rows));
+for (const [batch, timings] of detail) {
+  heading(`statements per permit, batch of ${batch} (a timed pass)`);
+  const sorted = [...timings].sort((a, b) => b[1].ms - a[1].ms);
+  const total = sorted.reduce((n, [, t]) => n + t.ms, 0);
+  console.log(
+    table(
+      ['µs per permit', 'per permit', 'mean µs', 'statement'],
+      sorted.map(([sql, t]) => [
+        ((t.ms * 1000) / PERMITS).toFixed(1),
+        (t.calls / PERMITS).toFixed(2),
+        ((t.ms * 1000) / t.calls).toFixed(1),
+        sql,
+      ]),
+    ),
+  );
+  console.log(`all statements: ${((total * 1000) / PERMITS).toFixed(0)} µs per permit`);
+}
+console.log(
+  `load average after: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
