@@ -11,8 +11,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
-import type { HubStore } from '../../src-hub/store/types.js';
-import { AT, audit, seedCatalog, task } from './fixtures.js';
+import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
+import type { TaskView } from '../../src-shared/hub-api.js';
+import { AT, audit, invocation, seedCatalog, task } from './fixtures.js';
 
 let dir: string;
 let store: HubStore;
@@ -63,6 +64,110 @@ describe('SQLite writer thread', () => {
     const check = new Database(join(dir, 'hub.sqlite'), { readonly: true });
     expect((check.prepare('SELECT COUNT(*) AS n FROM task_views_pending').get() as { n: number }).n).toBe(0);
     check.close();
+  });
+
+  it("a task view's unresolved list (kept between views by the writer) is always what a fresh read finds, also after another connection changed a call", async () => {
+    await seedCatalog(store);
+    const t = task({ budget: 10_000, inFlight: 10_000 });
+    await store.createTask(t, audit);
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const created = () => new Date(Date.parse(AT) + Math.floor(random() * 100_000)).toISOString();
+    const states = new Map<string, string>();
+    const open = async () => {
+      const rec = invocation({ task_id: t.task_id, created_at: created() });
+      const res = await store.applyInvocationChange({
+        invocation_id: rec.invocation_id,
+        from: 'new',
+        to: 'dispatching',
+        at: AT,
+        create: rec,
+        patch: { dispatch: 'attempted' },
+        permit: {
+          task_id: t.task_id,
+          effect: 'write',
+          now_ms: Date.parse(AT),
+          window_ms: null,
+          permit_id: `prm_${rec.invocation_id}`,
+          refused_to: 'not_dispatched',
+        },
+        audit,
+      });
+      states.set(rec.invocation_id, res.kind === 'applied' ? 'dispatching' : 'other');
+    };
+    const moveOne = async (on: HubStore) => {
+      const candidates = [...states].filter(([, st]) => st === 'dispatching' || st === 'unknown');
+      const [id, from] = candidates[Math.floor(random() * candidates.length)]!;
+      const to: InvocationChange['to'] =
+        from === 'unknown'
+          ? 'succeeded'
+          : random() < 0.5
+            ? 'succeeded'
+            : random() < 0.5
+              ? 'unknown'
+              : 'failed';
+      states.set(id, to);
+      const res = await on.applyInvocationChange({
+        invocation_id: id,
+        from: from as InvocationChange['from'],
+        to,
+        at: new Date(Date.parse(AT) + 200_000).toISOString(),
+        audit,
+        ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
+      });
+      expect(res.kind).toBe('applied');
+    };
+    const lastView = async (s: HubStore) => {
+      await s.flushEvents();
+      const views = (await s.listEvents('desk', 0, 100_000)).filter(
+        (e) => e.type === 'task.changed' && (e.payload as { task: TaskView }).task.task_id === t.task_id,
+      );
+      return (views.at(-1)!.payload as { task: TaskView }).task;
+    };
+    const expectFresh = async (s: HubStore) => {
+      const view = await lastView(s);
+      const fresh = await s.taskUsage(t.task_id, Date.parse(AT), null);
+      expect(view.unresolved).toEqual(fresh.unresolved);
+      expect(view.unresolved_total).toBe(fresh.unresolved_total);
+    };
+    for (let i = 0; i < 260; i++) await open(); // more than a view lists: the kept list is full
+    await expectFresh(store);
+    for (let round = 0; round < 25; round++) {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 3 === 0 ? open() : moveOne(store))));
+      await expectFresh(store);
+    }
+    // another connection (the operator CLI's store, a second Hub process) settles a listed call;
+    // the next view of this store must not list it, though its own change would keep the list
+    const other = createSqliteStore({ dataDir: dir });
+    try {
+      const listed = (await lastView(store)).unresolved[0]!;
+      const from = states.get(listed.invocation_id)!;
+      states.set(listed.invocation_id, 'succeeded');
+      await other.applyInvocationChange({
+        invocation_id: listed.invocation_id,
+        from: from as InvocationChange['from'],
+        to: 'succeeded',
+        at: AT,
+        audit,
+        ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
+      });
+      await other.flushEvents();
+      // a change of this store's own that leaves the list as it was (a call resolved, never listed)
+      const late = invocation({ task_id: t.task_id, created_at: '2099-01-01T00:00:00.000Z' });
+      await store.applyInvocationChange({
+        invocation_id: late.invocation_id,
+        from: 'new',
+        to: 'not_dispatched',
+        at: AT,
+        create: late,
+        audit,
+      });
+      const view = await lastView(store);
+      expect(view.unresolved.map((u) => u.invocation_id)).not.toContain(listed.invocation_id);
+      await expectFresh(store);
+    } finally {
+      await other.close();
+    }
   });
 
   it('another process holding the write lock past busy_timeout: store_unavailable, nothing kept, then writes again', async () => {

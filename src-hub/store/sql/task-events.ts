@@ -13,9 +13,11 @@
  *     and appended by the one writer thread, one after another, so a later event never shows an
  *     older state. A mark left by a crash is published when the store opens again.
  */
+import { TASK_VIEW_UNRESOLVED_LIMIT } from '../../../src-shared/hub-api.js';
+import { isUnresolved, type InvocationState } from '../../../src-shared/states.js';
 import type { OpEnv } from './env.js';
 import { readTask } from './ops/tasks.js';
-import { readTaskUsage } from './ops/task-usage.js';
+import { readTaskUsage, type UnresolvedCache, type UnresolvedRow } from './ops/task-usage.js';
 import { io, type Step } from './session.js';
 
 /**
@@ -28,7 +30,13 @@ export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = 
   const task = yield* readTask(s, taskId, lock);
   if (!task) return null;
   const nowMs = Date.parse(at);
-  const usage = yield* readTaskUsage(s, task.task_id, nowMs, rules.taskWindowMs(task));
+  const usage = yield* readTaskUsage(
+    s,
+    task.task_id,
+    nowMs,
+    rules.taskWindowMs(task),
+    env.taskEvents?.unresolved,
+  );
   yield* s.dialect.appendEvent(
     s,
     task.client_id,
@@ -39,27 +47,91 @@ export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = 
   return task.client_id;
 }
 
+/** The call a task change moved (absent for a change of the task itself: create, pause, …). */
+export interface ChangedCall {
+  invocation_id: string;
+  /** Its state after the change. */
+  state: string;
+  created_at: string;
+}
+
 /** A change of this task at `at`: publish its view now (no sink) or mark it for the sink. */
-export function* taskChanged(env: OpEnv, taskId: string, at: string): Step<void> {
-  if (env.taskEvents) env.taskEvents.touch(taskId, at);
+export function* taskChanged(env: OpEnv, taskId: string, at: string, call?: ChangedCall): Step<void> {
+  if (env.taskEvents) env.taskEvents.touch(taskId, at, call);
   else yield* publishTaskView(env, taskId, at);
 }
 
 export interface TaskEventSink {
-  /** Notes that a change of this task is in the running transaction, at `at`. */
-  touch(taskId: string, at: string): void;
+  /** Notes that a change of this task (of this call, if any) is in the running transaction, at `at`. */
+  touch(taskId: string, at: string, call?: ChangedCall): void;
+  /**
+   * The unresolved lists the sink's views last read, kept while only this sink's writer changes
+   * the store: every change of a call reaches `touch` first, which drops a task's list when the
+   * change could alter it.
+   */
+  readonly unresolved: UnresolvedCache;
+  /** Forgets every kept list (another connection changed the store). */
+  forget(): void;
   /** Marks every touched task in `task_views_pending` (inside the same transaction); forgets them. */
   mark(env: OpEnv): Step<number>;
   /** Publishes the view of every marked task and clears the marks; answers the clients published to. */
   publish(env: OpEnv): Step<string[]>;
 }
 
+interface KeptList {
+  rows: UnresolvedRow[];
+  ids: Set<string>;
+  /** The list holds the limit, so calls ordered after its last one are not in it. */
+  full: boolean;
+}
+
+const ordered = (a: { created_at: string; invocation_id: string }, b: UnresolvedRow) =>
+  a.created_at < b.created_at || (a.created_at === b.created_at && a.invocation_id < b.invocation_id);
+
+/**
+ * Whether a kept list still holds after this change of one of its task's calls: not if the call
+ * is listed (its state or time changed, or it left); not if it is unresolved now and would be
+ * listed (the list is short of the limit, or it is older than the list's last call). A call that
+ * is resolved and not listed changes nothing: had it been among the oldest unresolved, it would
+ * have been listed.
+ */
+function stillHolds(kept: KeptList, call: ChangedCall): boolean {
+  if (kept.ids.has(call.invocation_id)) return false;
+  if (!isUnresolved(call.state as InvocationState)) return true;
+  const last = kept.rows.at(-1);
+  return kept.full && last !== undefined && !ordered(call, last);
+}
+
 export function createTaskEventSink(): TaskEventSink {
   const touched = new Map<string, string>();
+  const lists = new Map<string, KeptList>();
   return {
-    touch(taskId, at) {
+    touch(taskId, at, call) {
       const seen = touched.get(taskId);
       if (seen === undefined || at > seen) touched.set(taskId, at);
+      const kept = lists.get(taskId);
+      if (kept && call && !stillHolds(kept, call)) lists.delete(taskId);
+    },
+    unresolved: {
+      get(taskId, unresolvedTotal) {
+        const kept = lists.get(taskId);
+        if (!kept) return undefined;
+        // a list short of the limit holds every unresolved call; a full one, the oldest of at least as many
+        const fits = kept.full
+          ? unresolvedTotal >= TASK_VIEW_UNRESOLVED_LIMIT
+          : unresolvedTotal === kept.rows.length;
+        return fits ? kept.rows : undefined;
+      },
+      put(taskId, rows) {
+        lists.set(taskId, {
+          rows,
+          ids: new Set(rows.map((r) => r.invocation_id)),
+          full: rows.length >= TASK_VIEW_UNRESOLVED_LIMIT,
+        });
+      },
+    },
+    forget() {
+      lists.clear();
     },
     *mark({ sql: s }) {
       const n = touched.size;

@@ -342,7 +342,12 @@ function* publish(
   const payload = JSON.stringify(rules.invocationEvent(record, approval));
   yield* s.dialect.appendEvent(s, record.client_id, 'invocation.changed', payload, change.at);
   // the task's accounting changed with it: its new view is published (sql/task-events.ts)
-  if (record.task_id) yield* taskChanged(env, record.task_id, change.at);
+  if (record.task_id)
+    yield* taskChanged(env, record.task_id, change.at, {
+      invocation_id: record.invocation_id,
+      state: record.state,
+      created_at: record.created_at,
+    });
   return approval;
 }
 

@@ -32,6 +32,19 @@ export function* countOpenPermits(
   };
 }
 
+/** One unresolved call of a task's list, with what orders the list (oldest first, then by id). */
+export type UnresolvedRow = TaskUsage['unresolved'][number] & { created_at: string };
+
+/**
+ * The unresolved list of a task as last read, kept by a single writer (SQLite's writer thread)
+ * that sees every change of the task's calls (sql/task-events.ts): `get` answers it only while no
+ * change since could have altered it.
+ */
+export interface UnresolvedCache {
+  get(taskId: string, unresolvedTotal: number): UnresolvedRow[] | undefined;
+  put(taskId: string, rows: UnresolvedRow[]): void;
+}
+
 /**
  * The unresolved calls, oldest first: the oldest `limit` of each state that has any (index
  * invocations_task_created), merged. `counts` are the task's calls per state, read in the same
@@ -42,12 +55,12 @@ function* readUnresolved(
   taskId: string,
   counts: Partial<Record<InvocationState, number>>,
   limit: number,
-): Step<TaskUsage['unresolved']> {
-  const all: TaskUsage['unresolved'] = [];
+): Step<UnresolvedRow[]> {
+  const all: UnresolvedRow[] = [];
   for (const state of UNRESOLVED_INVOCATION_STATES) {
     if ((counts[state] ?? 0) === 0) continue;
     const rows = yield* io(
-      s.all<TaskUsage['unresolved'][number] & { created_at: string }>(
+      s.all<UnresolvedRow>(
         `SELECT invocation_id, state, tool, authorization_ref, updated_at, created_at FROM invocations
          WHERE task_id = ? AND state = ? ORDER BY created_at, invocation_id LIMIT ?`,
         [taskId, state, limit],
@@ -55,7 +68,7 @@ function* readUnresolved(
     );
     all.push(...rows);
   }
-  const sorted = (all as Array<(typeof all)[number] & { created_at: string }>).sort((a, b) =>
+  const sorted = all.sort((a, b) =>
     a.created_at < b.created_at
       ? -1
       : a.created_at > b.created_at
@@ -66,13 +79,7 @@ function* readUnresolved(
             ? 1
             : 0,
   );
-  return sorted.slice(0, limit).map(({ invocation_id, state, tool, authorization_ref, updated_at }) => ({
-    invocation_id,
-    state,
-    tool,
-    authorization_ref,
-    updated_at,
-  }));
+  return sorted.slice(0, limit);
 }
 
 /**
@@ -86,6 +93,7 @@ export function* readTaskUsage(
   taskId: string,
   nowMs: number,
   windowMs: number | null,
+  cache?: UnresolvedCache,
 ): Step<TaskUsage> {
   const bounds = windowMs ? windowBounds(nowMs, windowMs) : null;
   const byState: Partial<Record<InvocationState, number>> = {};
@@ -111,8 +119,18 @@ export function* readTaskUsage(
   for (const r of attested)
     if (r.state === 'succeeded' || r.state === 'failed') settledByOperator[r.state] = Number(r.n);
   const unresolvedTotal = UNRESOLVED_INVOCATION_STATES.reduce((n, st) => n + (byState[st] ?? 0), 0);
-  const unresolved =
-    unresolvedTotal === 0 ? [] : yield* readUnresolved(s, taskId, byState, TASK_VIEW_UNRESOLVED_LIMIT);
+  let rows = unresolvedTotal === 0 ? [] : cache?.get(taskId, unresolvedTotal);
+  if (rows === undefined) {
+    rows = yield* readUnresolved(s, taskId, byState, TASK_VIEW_UNRESOLVED_LIMIT);
+    cache?.put(taskId, rows);
+  }
+  const unresolved = rows.map(({ invocation_id, state, tool, authorization_ref, updated_at }) => ({
+    invocation_id,
+    state,
+    tool,
+    authorization_ref,
+    updated_at,
+  }));
   const open = yield* countOpenPermits(s, taskId, bounds?.start ?? null);
   return {
     in_flight: open.in_flight,

@@ -43,6 +43,17 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const savepoint = db.prepare('SAVEPOINT one_write');
   const release = db.prepare('RELEASE one_write');
   const undo = db.prepare('ROLLBACK TO one_write');
+  // changes another connection committed (the operator CLI's own writer): the sink's kept task
+  // lists saw none of them, so they are forgotten (data_version moves only for other connections)
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion: unknown = dataVersion.get();
+  const noteOtherWriters = () => {
+    const v = dataVersion.get();
+    if (v !== seenVersion) {
+      seenVersion = v;
+      sink.forget();
+    }
+  };
   const stats: GroupCommitStats = { batches: 0, writes: 0 };
   const failAll = (batch: WriteRequest[], error: SerializedError): BatchResult => ({
     answers: batch.map((r) => ({ id: r.id, ok: false, error })),
@@ -97,6 +108,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
       } catch (err) {
         return failAll(batch, serializeError(err));
       }
+      noteOtherWriters();
       const clients = publishMarked();
       const answers: WriteAnswer[] = [];
       for (const req of batch) {
@@ -136,6 +148,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
       } catch {
         return [];
       }
+      noteOtherWriters();
       const clients = publishMarked();
       try {
         commit.run();
