@@ -170,6 +170,38 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it("the answer to a created call is the stored record, operation and arguments included (sent back from the caller's own copy)", async () => {
+    await seedCatalog(store);
+    const t = task({ budget: 1 });
+    await store.createTask(t, audit);
+    for (const expected of ['applied', 'refused'] as const) {
+      const rec = invocation({ task_id: t.task_id, arguments: { x: 7 }, remote_task_id: null });
+      const res = await store.applyInvocationChange({
+        invocation_id: rec.invocation_id,
+        from: 'new',
+        to: 'dispatching',
+        at: AT,
+        create: rec,
+        patch: { dispatch: 'attempted' },
+        permit: {
+          task_id: t.task_id,
+          effect: 'write',
+          now_ms: Date.parse(AT),
+          window_ms: null,
+          permit_id: `prm_${rec.invocation_id}`,
+          refused_to: 'not_dispatched',
+        },
+        audit,
+      });
+      expect(res.kind).toBe(expected);
+      if (res.kind === 'stale') throw new Error('stale');
+      expect(res.record).toEqual(await store.getInvocation(rec.invocation_id));
+      expect(res.record.operation).toEqual(rec.operation);
+      expect(res.record.arguments).toEqual({ x: 7 });
+      expect(Object.keys(res.record).sort()).toEqual(Object.keys(rec).sort());
+    }
+  });
+
   it('another process holding the write lock past busy_timeout: store_unavailable, nothing kept, then writes again', async () => {
     const holder = new Database(join(dir, 'hub.sqlite'));
     holder.exec('BEGIN IMMEDIATE');

@@ -8,6 +8,7 @@ import { StoreUnavailableError } from '../../errors.js';
 import { toSqliteStoreError } from '../errors.js';
 import type { WriteOpName } from '../../sql/registry.js';
 import type { GroupCommitStats, MainMessage, SerializedError, WriterMessage } from './protocol.js';
+import { restoreAnswer } from './slim-answer.js';
 import type { WriterData } from './thread.js';
 
 export interface SqliteWriter {
@@ -62,7 +63,10 @@ async function spawnWriter(dataDir: string): Promise<Worker> {
 }
 
 export function startSqliteWriter(dataDir: string): SqliteWriter {
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const pending = new Map<
+    number,
+    { op: WriteOpName; args: unknown[]; resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
   let nextId = 1;
   let failure: StoreUnavailableError | null = null;
   let closing = false;
@@ -86,7 +90,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
               const p = pending.get(a.id);
               if (!p) continue;
               pending.delete(a.id);
-              if (a.ok) p.resolve(a.value);
+              if (a.ok) p.resolve(restoreAnswer(p.op, p.args, a.value));
               else p.reject(revive(a.error));
             }
           } else if (m.kind === 'events') {
@@ -123,7 +127,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
       if (closing) return Promise.reject(new StoreUnavailableError('the store is closed'));
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { op, args, resolve, reject });
         post({ kind: 'write', request: { id, op, args } });
       });
     },

@@ -17,6 +17,7 @@ import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
+import { slimAnswer } from './slim-answer.js';
 import {
   serializeError,
   type GroupCommitStats,
@@ -85,7 +86,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
       if (!op) throw new Error(`unknown store write ${String(req.op)}`);
       const value = runSync(op(env, ...req.args));
       release.run();
-      return { id: req.id, ok: true, value };
+      return { id: req.id, ok: true, value: slimAnswer(req.op, req.args, value) };
     } catch (err) {
       if (db.inTransaction) {
         undo.run();
