@@ -612,7 +612,7 @@ for (const dialect of dialects()) {
                       : ['awaiting_approval', 'denied', {}];
           const id = pick(from);
           if (!id) return;
-          move(id, from, to); // before the await: a concurrent step must not pick it again
+          move(id, from, 'moving'); // not to be picked by a concurrent step until this move is done
           const res = await store.applyInvocationChange({
             invocation_id: id,
             from: from as InvocationChange['from'],
@@ -622,6 +622,7 @@ for (const dialect of dialects()) {
             ...extra,
           });
           expect(res.kind).toBe('applied');
+          move(id, 'moving', to);
         };
         for (let round = 0; round < 30; round++) await Promise.all(Array.from({ length: 8 }, step));
         const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);

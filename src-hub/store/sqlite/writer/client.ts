@@ -7,7 +7,13 @@ import { Worker } from 'node:worker_threads';
 import { StoreUnavailableError } from '../../errors.js';
 import { toSqliteStoreError } from '../errors.js';
 import type { WriteOpName } from '../../sql/registry.js';
-import type { GroupCommitStats, MainMessage, SerializedError, WriterMessage } from './protocol.js';
+import type {
+  GroupCommitStats,
+  MainMessage,
+  SerializedError,
+  WriteRequest,
+  WriterMessage,
+} from './protocol.js';
 import { restoreAnswer } from './slim-answer.js';
 import type { WriterData } from './thread.js';
 
@@ -93,6 +99,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
               if (a.ok) p.resolve(restoreAnswer(p.op, p.args, a.value));
               else p.reject(revive(a.error));
             }
+            if (m.clients) for (const listener of listeners) listener(m.clients);
           } else if (m.kind === 'events') {
             for (const listener of listeners) listener(m.clients);
           } else if (m.kind === 'flushed') {
@@ -116,11 +123,25 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
       fail(new StoreUnavailableError('the SQLite writer thread could not start', err));
     },
   );
-  const post = (m: MainMessage) =>
+  const send = (m: MainMessage) =>
     void worker.then(
       (w) => w.postMessage(m),
       () => undefined,
     );
+  // Writes issued in the same turn of the event loop (the callers a batch's answers woke, each
+  // issuing its next write) go to the thread in one message, in the order they were issued; any
+  // other message is sent after the writes issued before it.
+  let queued: WriteRequest[] = [];
+  const sendQueued = () => {
+    if (queued.length === 0) return;
+    const requests = queued;
+    queued = [];
+    send({ kind: 'writes', requests });
+  };
+  const post = (m: MainMessage) => {
+    sendQueued();
+    send(m);
+  };
   return {
     write(op, args) {
       if (failure) return Promise.reject(failure);
@@ -128,7 +149,8 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { op, args, resolve, reject });
-        post({ kind: 'write', request: { id, op, args } });
+        if (queued.length === 0) queueMicrotask(sendQueued);
+        queued.push({ id, op, args });
       });
     },
     stats() {

@@ -24,7 +24,8 @@ export interface GroupCommitStats {
 
 export type WriterMessage =
   | { kind: 'ready' }
-  | { kind: 'answers'; answers: WriteAnswer[] }
+  /** A batch's answers; `clients` got task views in its transaction (the previous batch's views). */
+  | { kind: 'answers'; answers: WriteAnswer[]; clients?: string[] }
   | { kind: 'stats'; stats: GroupCommitStats }
   /** Events were appended for these clients outside any write's answer (task views after commit). */
   | { kind: 'events'; clients: string[] }
@@ -33,7 +34,8 @@ export type WriterMessage =
   | { kind: 'fatal'; error: SerializedError };
 
 export type MainMessage =
-  | { kind: 'write'; request: WriteRequest }
+  /** The writes issued in one turn of the main thread's event loop, in the order they were issued. */
+  | { kind: 'writes'; requests: WriteRequest[] }
   | { kind: 'stats' }
   | { kind: 'flush'; id: number }
   | { kind: 'close' };

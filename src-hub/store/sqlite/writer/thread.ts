@@ -52,7 +52,7 @@ function serve(port: MessagePort, data: WriterData): void {
     if (m.kind === 'close') closing = true;
     else if (m.kind === 'stats') statsAsked = true;
     else if (m.kind === 'flush') flushes.push(m.id);
-    else batch.push(m.request);
+    else batch.push(...m.requests);
   };
   // A batch is answered as soon as it commits. The task views it marked ride on the next batch's
   // transaction (no fsync of their own); when no write comes within VIEW_DELAY_MS they get a
@@ -76,8 +76,7 @@ function serve(port: MessagePort, data: WriterData): void {
       }
       if (batch.length > 0) {
         const { answers, clients } = committer.run(batch);
-        post({ kind: 'answers', answers });
-        if (clients.length > 0) post({ kind: 'events', clients });
+        post({ kind: 'answers', answers, ...(clients.length > 0 ? { clients } : {}) });
       }
       next = receiveMessageOnPort(port)?.message as MainMessage | undefined;
       if (flushes.length > 0 || closing) publishViews();
