@@ -67,11 +67,11 @@ export interface TaskEventSink {
   /**
    * The unresolved lists the sink's views last read, kept while only this sink's writer changes
    * the store: every change of a call reaches `touch` first, which drops a task's list when the
-   * change could alter it.
+   * change could alter it. Only a single writer keeps them (SQLite's writer thread).
    */
-  readonly unresolved: UnresolvedCache;
+  readonly unresolved?: UnresolvedCache;
   /** Forgets every kept list (another connection changed the store). */
-  forget(): void;
+  forget?(): void;
   /** Marks every touched task in `task_views_pending` (inside the same transaction); forgets them. */
   mark(env: OpEnv): Step<number>;
   /** Publishes the view of every marked task and clears the marks; answers the clients published to. */
@@ -102,7 +102,7 @@ function stillHolds(kept: KeptList, call: ChangedCall): boolean {
   return kept.full && last !== undefined && !ordered(call, last);
 }
 
-export function createTaskEventSink(): TaskEventSink {
+export function createTaskEventSink(): Required<TaskEventSink> {
   const touched = new Map<string, string>();
   const lists = new Map<string, KeptList>();
   return {
