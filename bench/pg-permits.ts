@@ -1,7 +1,7 @@
 /**
  * npm run bench:pg-permits — where the time of a PostgreSQL permit transaction goes. Runs the
  * permit transaction alone (new -> dispatching with a task permit, as bench:tasks does) against a
- * private PostgreSQL started with pg_stat_statements, and prints: permits per second, round trips
+ * private PostgreSQL started with pg_stat_statements, and prints: permits per second, statements
  * per permit (statements the server executed / permits), each statement's calls, mean and total
  * server time, how many permits each group-commit transaction carried, the permit process's CPU per
  * permit, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
@@ -146,7 +146,7 @@ try {
         `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
     );
     console.log(
-      `round trips per permit: ${(calls / PERMITS).toFixed(1)} statements; server time per permit ${(serverMs / PERMITS).toFixed(3)} ms`,
+      `statements per permit: ${(calls / PERMITS).toFixed(1)} (each one round trip); server time per permit ${(serverMs / PERMITS).toFixed(3)} ms`,
     );
     const commits = r.extra?.commits;
     console.log(
