@@ -202,6 +202,30 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it('every statement a permit transaction runs on permits and task_state_counts finds its rows by an index, never by a scan', () => {
+    const db = new Database(join(dir, 'hub.sqlite'), { readonly: true });
+    try {
+      const statements = [
+        'UPDATE permits SET released_at_ms = 1 WHERE invocation_id = ? AND released_at_ms IS NULL',
+        'SELECT task_id FROM permits WHERE invocation_id = ?',
+        'SELECT permit_id, task_id, effect FROM permits WHERE invocation_id = ? AND released_at_ms IS NULL',
+        'SELECT COUNT(*) FROM permits WHERE task_id = ? AND granted_at_ms >= ?',
+        'SELECT MAX(granted_at_ms) AS last FROM permits WHERE task_id = ?',
+        'SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id',
+        'SELECT state, n FROM task_state_counts WHERE task_id = ? AND n > 0 ORDER BY state',
+      ];
+      for (const sql of statements) {
+        const params = Array.from({ length: sql.split('?').length - 1 }, () => 'x');
+        const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+          .map((r) => r.detail)
+          .join('; ');
+        expect(plan, sql).not.toMatch(/\bSCAN (permits|task_state_counts)\b/);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('another process holding the write lock past busy_timeout: store_unavailable, nothing kept, then writes again', async () => {
     const holder = new Database(join(dir, 'hub.sqlite'));
     holder.exec('BEGIN IMMEDIATE');

@@ -175,4 +175,11 @@ INSERT INTO task_state_counts (task_id, state, n)
   SELECT task_id, state, COUNT(*) FROM invocations WHERE task_id IS NOT NULL GROUP BY task_id, state;
 `,
   },
+  {
+    version: 10,
+    name: 'drop_unused_permits_open_index',
+    sql: `
+DROP INDEX permits_open;
+`,
+  },
 ];
