@@ -27,11 +27,22 @@ export function createAuth(ctx: HubContext) {
     if (adminHash === undefined) adminHash = await ctx.store.getMeta(ADMIN_TOKEN_META);
     return adminHash !== null && hashesMatch(presented, adminHash);
   };
+  // Client tokens this Hub verified, by the presented token's salted hash. Only on a store no other
+  // process serves (SQLite: one Hub per data directory): a client's token is set only by the config
+  // applied before this app exists, so a verified token stays the client's for this process's life.
+  // On a shared store another instance may change it, so every request reads the client.
+  const verifiedClients = ctx.store.shared ? null : new Map<string, string>();
   const clientOf = async (token: string, presented: string): Promise<string | null> => {
     const id = clientIdOfToken(token);
     if (!id) return null;
+    if (verifiedClients?.get(presented) === id) return id;
     const c = await ctx.store.getClient(id);
-    return c && hashesMatch(presented, c.token_hash) ? c.client_id : null;
+    if (!c || !hashesMatch(presented, c.token_hash)) return null;
+    if (verifiedClients) {
+      if (verifiedClients.size >= 10_000) verifiedClients.clear();
+      verifiedClients.set(presented, c.client_id);
+    }
+    return c.client_id;
   };
   const limits = ctx.settings.rateLimits;
   const agentLimit = createBuckets(limits.agent);
@@ -60,6 +71,7 @@ export function createAuth(ctx: HubContext) {
     reset() {
       adminHash = undefined;
       knownGood.clear();
+      verifiedClients?.clear();
     },
     async client(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);

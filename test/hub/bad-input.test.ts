@@ -148,6 +148,18 @@ describe('bad input', () => {
     nothingHappened();
   });
 
+  it('a verified token stays the only one of its client: other secrets under its id are refused after it', async () => {
+    const list = (tok: string) => http(env.hub.url, 'GET', '/agent/v1/authorizations', { token: tok });
+    for (let round = 0; round < 2; round++) {
+      expect((await list(env.desk)).status).toBe(200);
+      expect((await list(env.other)).status).toBe(200);
+      expectError(await list(env.other.replace(/^bdc_other\./, 'bdc_desk.')), 401, 'unauthorized');
+      expectError(await list(env.desk.replace(/^bdc_desk\./, 'bdc_other.')), 401, 'unauthorized');
+      const last = env.desk.at(-1) === 'A' ? 'B' : 'A';
+      expectError(await list(`${env.desk.slice(0, -1)}${last}`), 401, 'unauthorized');
+    }
+  });
+
   it('client token on admin routes and admin token on agent routes: forbidden', async () => {
     expectError(await http(env.hub.url, 'GET', '/admin/v1/approvals', { token: env.desk }), 403, 'forbidden');
     expectError(
