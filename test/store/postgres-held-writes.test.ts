@@ -35,6 +35,16 @@ describe('combining writes (combine.ts)', () => {
     expect(fits(held, w('UPDATE permits SET a = ?'))).toBe(false); // would not see the insert
     expect(fits(held, w('SELECT 1'))).toBe(false);
     expect(fits([w('SELECT pg_sleep(0)')], w('INSERT INTO audit (a) VALUES (?)'))).toBe(false);
+    // an upsert goes only with new rows (plain inserts), and only new rows go with it
+    const upsert = w(
+      'INSERT INTO counts (k, n) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET n = counts.n + excluded.n',
+    );
+    expect(fits([w('INSERT INTO audit (a) VALUES (?)')], upsert)).toBe(true);
+    expect(fits([w('INSERT INTO audit (a) VALUES (?)'), w('UPDATE tasks SET a = ?')], upsert)).toBe(false);
+    expect(fits([upsert], w('INSERT INTO audit (a) VALUES (?)'))).toBe(true);
+    expect(fits([upsert], w('UPDATE tasks SET a = ?'))).toBe(false);
+    expect(fits([upsert], w('DELETE FROM permits WHERE a = ?'))).toBe(false);
+    expect(fits([upsert], { ...upsert, sql: upsert.sql.replace(/counts/g, 'marks') })).toBe(false);
   });
 
   it('keeps every parameter in statement order and counts the last statement', () => {
@@ -186,6 +196,27 @@ describe.skipIf(!available)(
           (e: unknown) => e,
         );
         expect(err).toBeInstanceOf(Error);
+      });
+    });
+
+    it('an upsert and the inserts after it reach the server in one statement', async () => {
+      await withPool(async (pool) => {
+        const sent = counting(pool);
+        await inTransaction(pool, 'BEGIN', async (s) => {
+          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
+          await s.write(
+            'INSERT INTO t2 (id, n) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = t2.n + excluded.n',
+            ['row', 10],
+          );
+          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3], 1);
+        });
+        // BEGIN, [t2 update], [t2 upsert + t1 + t3], COMMIT
+        expect(sent).toHaveLength(4);
+        expect(sent[2]).toMatch(/^WITH w1 AS \(INSERT INTO t2 .* DO UPDATE/s);
+        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(11);
+        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
+        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(1);
       });
     });
 

@@ -8,11 +8,12 @@
  *
  * No promised order also means no promised order of the row locks a combined statement takes, and
  * two transactions taking two hot rows' locks in opposite orders deadlock (PostgreSQL breaks it
- * after deadlock_timeout, a second). An upsert (`ON CONFLICT ... DO UPDATE`) therefore always goes
- * alone, after what was held before it: the store's upserts (a task's view mark) lock rows every
- * change of a task locks after the task row. What else is combined locks no row another
- * transaction locks in another order: new rows, the rows of the invocation whose lock the
- * transaction holds, and at most one task row.
+ * after deadlock_timeout, a second). So a combined statement takes at most one contended lock
+ * besides those its transaction holds already. An upsert (`ON CONFLICT ... DO UPDATE`: a task's
+ * view mark, its per-state counts) locks rows other changes of the task lock too: it is combined
+ * only with plain INSERTs (new rows, which no other transaction locks). What else is combined locks
+ * no row another transaction locks in another order: new rows, the rows of the invocation whose
+ * lock the transaction holds, and at most one task row.
  */
 import type { SqlValue } from '../sql/session.js';
 
@@ -31,20 +32,32 @@ export interface Combined extends Statement {
 
 const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\b/i;
 
-/** The table a plain INSERT/UPDATE/DELETE changes; null for any other statement. */
+/** A write the store combines: its table, and whether it adds rows, changes rows, or upserts. */
+function shape(sql: string): { table: string; kind: 'insert' | 'change' | 'upsert' } | null {
+  if (sql.includes(';') || /\bRETURNING\b/i.test(sql)) return null;
+  const table = TARGET.exec(sql)?.[1]?.toLowerCase();
+  if (table === undefined) return null;
+  const insert = /^\s*INSERT\b/i.test(sql);
+  if (/\bDO\s+UPDATE\b/i.test(sql)) return insert ? { table, kind: 'upsert' } : null;
+  return { table, kind: insert ? 'insert' : 'change' };
+}
+
+/** The table a plain INSERT/UPDATE/DELETE changes; null for any other statement (an upsert too). */
 export function targetTable(sql: string): string | null {
-  if (sql.includes(';') || /\bRETURNING\b/i.test(sql) || /\bDO\s+UPDATE\b/i.test(sql)) return null;
-  return TARGET.exec(sql)?.[1]?.toLowerCase() ?? null;
+  const s = shape(sql);
+  return s && s.kind !== 'upsert' ? s.table : null;
 }
 
 /** Whether `next` can join `held` in one statement. */
 export function fits(held: readonly Statement[], next: Statement): boolean {
-  const table = targetTable(next.sql);
-  if (table === null) return false;
-  return held.every((h) => {
-    const t = targetTable(h.sql);
-    return t !== null && t !== table;
-  });
+  const n = shape(next.sql);
+  if (n === null) return false;
+  const hs = held.map((h) => shape(h.sql));
+  if (hs.some((h) => h === null || h.table === n.table)) return false;
+  // an upsert's lock is contended: it goes only with new rows, and only new rows go with it
+  if (n.kind === 'upsert') return hs.every((h) => h!.kind === 'insert');
+  if (hs.some((h) => h!.kind === 'upsert')) return n.kind === 'insert';
+  return true;
 }
 
 /**
