@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHubGateway } from '../../src-main/handlers/hub-gateway-over-client.js';
 import type { HubGateway } from '../../src-main/handlers/hub-gateway.js';
 import { createHubClient } from '../../src-main/hub-client/index.js';
-import { startEnv, type HubEnv } from '../hub/helpers.js';
+import { addBulkTools, startEnv, type HubEnv } from '../hub/helpers.js';
 
 let env: HubEnv | null = null;
 let gateway: HubGateway | null = null;
@@ -18,25 +18,7 @@ afterEach(async () => {
 describe('the task form lists every tool of a large system', () => {
   it('lists 130 extra tools of one authorization beside the other systems', async () => {
     env = await startEnv();
-    const systemId = (await env.hub.store.getAuthorization('auth-shop-a'))!.system_id;
-    const current = await env.hub.store.currentOperations([systemId]);
-    const model = current[0]!;
-    const extra = Array.from({ length: 130 }, (_, i) => {
-      const tool = `bulk_tool_${String(i).padStart(3, '0')}`;
-      return { ...model, tool, declaration_revision: `rev-${tool}`, operation: { ...model.operation, tool } };
-    });
-    await env.hub.store.replaceOperations(
-      systemId,
-      [...current, ...extra],
-      'spec-many',
-      [],
-      new Date().toISOString(),
-      {
-        actor: 'test',
-        kind: 'system.spec_refreshed',
-        detail: {},
-      },
-    );
+    const { before } = await addBulkTools(env, 130);
     gateway = createHubGateway({
       client: createHubClient({ baseUrl: env.hub.url, token: env.desk }),
       admin: null,
@@ -45,9 +27,9 @@ describe('the task form lists every tool of a large system', () => {
     });
     const tools = await gateway.listAuthorizationTools();
     const shopA = tools.filter((t) => t.authorization_ref === 'auth-shop-a').map((t) => t.tool);
-    expect(shopA).toHaveLength(current.length + 130);
+    expect(shopA).toHaveLength(before.length + 130);
     expect(new Set(shopA).size).toBe(shopA.length);
-    expect(shopA).toEqual(expect.arrayContaining(['bulk_tool_000', 'bulk_tool_129', model.tool]));
+    expect(shopA).toEqual(expect.arrayContaining(['bulk_tool_000', 'bulk_tool_129', before[0]!]));
     // the other authorizations of the client are still listed
     expect(tools.some((t) => t.authorization_ref !== 'auth-shop-a')).toBe(true);
   });

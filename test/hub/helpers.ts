@@ -217,3 +217,38 @@ export function seedEvents(
     new Date().toISOString(),
   );
 }
+
+/**
+ * Gives auth-shop-a's system `count` more tools (bulk_tool_000 …), copies of its first operation:
+ * a system with more tools than one search page holds. Returns the shop's tools before, and the new ones.
+ */
+export async function addBulkTools(
+  env: HubEnv,
+  count: number,
+): Promise<{ before: string[]; added: string[] }> {
+  const systemId = (await env.hub.store.getAuthorization('auth-shop-a'))!.system_id;
+  const current = await env.hub.store.currentOperations([systemId]);
+  const model = current[0]!;
+  const extra = Array.from({ length: count }, (_, i) => {
+    const tool = `bulk_tool_${String(i).padStart(3, '0')}`;
+    return {
+      ...model,
+      tool,
+      declaration_revision: `rev-${tool}`,
+      operation: { ...model.operation, tool, description: `Bulk tool number ${i}` },
+    };
+  });
+  await env.hub.store.replaceOperations(
+    systemId,
+    [...current, ...extra],
+    'spec-many',
+    [],
+    new Date().toISOString(),
+    {
+      actor: 'test',
+      kind: 'system.spec_refreshed',
+      detail: {},
+    },
+  );
+  return { before: current.map((o) => o.tool), added: extra.map((o) => o.tool) };
+}

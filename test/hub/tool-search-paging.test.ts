@@ -3,7 +3,7 @@
 // stable order. A bad offset is refused with a coded 400 and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeclarationSchema, TOOL_SEARCH_MAX_OFFSET } from '../../src-shared/hub-api.js';
-import { startEnv, type HubEnv } from './helpers.js';
+import { addBulkTools, startEnv, type HubEnv } from './helpers.js';
 
 let env: HubEnv;
 let systemTools: string[];
@@ -11,33 +11,8 @@ const EXTRA = 130;
 
 beforeAll(async () => {
   env = await startEnv();
-  const auth = await env.hub.store.getAuthorization('auth-shop-a');
-  const systemId = auth!.system_id;
-  const current = await env.hub.store.currentOperations([systemId]);
-  const model = current[0]!;
-  // the shop's own tools and EXTRA more, each its own operation
-  const extra = Array.from({ length: EXTRA }, (_, i) => {
-    const tool = `bulk_tool_${String(i).padStart(3, '0')}`;
-    return {
-      ...model,
-      tool,
-      declaration_revision: `rev-${tool}`,
-      operation: { ...model.operation, tool, description: `Bulk tool number ${i}` },
-    };
-  });
-  await env.hub.store.replaceOperations(
-    systemId,
-    [...current, ...extra],
-    'spec-many',
-    [],
-    new Date().toISOString(),
-    {
-      actor: 'test',
-      kind: 'system.spec_refreshed',
-      detail: {},
-    },
-  );
-  systemTools = [...current.map((o) => o.tool), ...extra.map((o) => o.tool)];
+  const { before, added } = await addBulkTools(env, EXTRA);
+  systemTools = [...before, ...added];
 });
 afterAll(async () => env?.close());
 
