@@ -10,7 +10,7 @@
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
-import type { HubCpu } from './lib/hub-processes.js';
+import { cpuSpent, type HubCpuSpent } from './lib/hub-processes.js';
 import { fmt, heading, table } from './lib/print.js';
 import { printRegexCost } from './lib/regex-cost.js';
 import type { Summary } from './lib/stats.js';
@@ -28,8 +28,16 @@ const results = new Map<string, Summary>();
 const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
 const durability = new Map<string, string>();
 const pings = new Map<string, Summary>();
-const cpuPerCall = new Map<string, HubCpu>();
+const cpuPerCall = new Map<string, HubCpuSpent>();
 const commits = new Map<string, number>();
+/** The load generator's own CPU per call (ms): small, so the figures are the Hub's (and the shop's). */
+const generatorCpu = new Map<string, number>();
+/** This process's CPU per call (ms): the bench shop answering (it runs here), the rest of this process idle. */
+const shopCpu = new Map<string, number>();
+const cpuSince = (before: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(before);
+  return (d.user + d.system) / 1000;
+};
 const problems: string[] = [];
 try {
   // straight to the shop, from the load generator
@@ -44,10 +52,13 @@ try {
     };
     await run.loadgen.run({ ...job, calls: 20, concurrency: 4 }); // warm-up
     for (const conc of CONCURRENCY) {
+      const cpu = process.cpuUsage();
       const r = await run.loadgen.run({ ...job, calls: CALLS, concurrency: conc });
+      shopCpu.set(key('direct', kind, conc), cpuSince(cpu) / CALLS);
       if ((r.states.http_200 ?? 0) !== CALLS)
         problems.push(`direct ${kind}@${conc}: ${JSON.stringify(r.states)}`);
       results.set(key('direct', kind, conc), r.summary);
+      if (r.cpuMs !== null) generatorCpu.set(key('direct', kind, conc), r.cpuMs / CALLS);
     }
   }
   for (const setup of run.setups) {
@@ -86,6 +97,7 @@ try {
           const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
           const before = await hubs.commits();
           const cpuBefore = hubs.cpuMs();
+          const shopBefore = process.cpuUsage();
           const r = await run.loadgen.run({
             kind: 'hub',
             urls,
@@ -94,14 +106,11 @@ try {
             concurrency: conc,
             invoke,
           });
+          shopCpu.set(key(setup, kind, conc), cpuSince(shopBefore) / CALLS);
           const after = await hubs.commits();
           const cpuAfter = hubs.cpuMs();
           if (cpuBefore !== null && cpuAfter !== null)
-            cpuPerCall.set(key(setup, kind, conc), {
-              total: (cpuAfter.total - cpuBefore.total) / CALLS,
-              main: (cpuAfter.main - cpuBefore.main) / CALLS,
-              system: (cpuAfter.system - cpuBefore.system) / CALLS,
-            });
+            cpuPerCall.set(key(setup, kind, conc), cpuSpent(cpuBefore, cpuAfter, CALLS));
           if (before && after)
             commits.set(
               key(setup, kind, conc),
@@ -110,6 +119,7 @@ try {
           if ((r.states.succeeded ?? 0) !== CALLS)
             problems.push(`${setup} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
           results.set(key(setup, kind, conc), r.summary);
+          if (r.cpuMs !== null) generatorCpu.set(key(setup, kind, conc), r.cpuMs / CALLS);
         }
       }
       if (setup === 'SQLite, group commit') {
@@ -127,7 +137,9 @@ try {
 
   printFloors(run);
   heading('Governed calls through the Hub vs straight to the bench shop (loopback)');
-  console.log(`calls per case: ${CALLS}; Hubs and the load generator are separate processes`);
+  console.log(
+    `calls per case: ${CALLS}; Hubs and the load generator are separate processes; the bench shop runs in this one`,
+  );
   for (const [setup, d] of durability) console.log(`${setup}: ${d}`);
   const rows: Array<Array<string | number>> = [];
   for (const where of ['direct', ...run.setups] as const) {
@@ -142,11 +154,28 @@ try {
           s.p50_ms,
           s.p99_ms,
           s.per_s,
+          fmt(generatorCpu.get(key(where, kind, conc)) ?? NaN),
+          fmt(shopCpu.get(key(where, kind, conc)) ?? NaN),
         ]);
       }
     }
   }
-  console.log(table(['where', 'call', 'conc', 'calls', 'p50 ms', 'p99 ms', 'calls/s'], rows));
+  console.log(
+    table(
+      [
+        'where',
+        'call',
+        'conc',
+        'calls',
+        'p50 ms',
+        'p99 ms',
+        'calls/s',
+        'load generator CPU ms/call',
+        'bench shop CPU ms/call',
+      ],
+      rows,
+    ),
+  );
   if (cpuPerCall.size > 0) {
     heading('CPU the Hub processes spent per governed call (all threads; /proc, 10 ms ticks)');
     console.log(
@@ -158,6 +187,7 @@ try {
           'Hub CPU ms per call',
           'main thread',
           'other threads',
+          'of which the busiest (SQLite: the writer)',
           'in the kernel',
           'calls/s one core could carry',
         ],
@@ -170,6 +200,7 @@ try {
             fmt(cpu.total),
             fmt(cpu.main),
             fmt(cpu.total - cpu.main),
+            fmt(cpu.busiestOther),
             fmt(cpu.system),
             cpu.total > 0 ? Math.round(1000 / cpu.total) : '—',
           ];

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -45,6 +45,35 @@ export interface HubCpu {
   main: number;
   /** Time in the kernel (system calls: sockets, fsync, waking threads), all threads. */
   system: number;
+  /** Every other thread's time so far, by `pid/tid` (the SQLite writer, V8's helpers, libuv's pool). */
+  others: Record<string, number>;
+}
+
+/** CPU (ms) the Hub processes spent between two readings, per call when divided. */
+export interface HubCpuSpent {
+  total: number;
+  main: number;
+  system: number;
+  /**
+   * The busiest thread besides the main ones (per process, summed over the instances): on SQLite
+   * the writer thread, which runs every transaction and its fsync.
+   */
+  busiestOther: number;
+}
+
+export function cpuSpent(before: HubCpu, after: HubCpu, calls: number): HubCpuSpent {
+  const busiest = new Map<string, number>();
+  for (const [thread, ms] of Object.entries(after.others)) {
+    const pid = thread.split('/')[0]!;
+    const spent = ms - (before.others[thread] ?? 0);
+    busiest.set(pid, Math.max(busiest.get(pid) ?? 0, spent));
+  }
+  return {
+    total: (after.total - before.total) / calls,
+    main: (after.main - before.main) / calls,
+    system: (after.system - before.system) / calls,
+    busiestOther: [...busiest.values()].reduce((a, b) => a + b, 0) / calls,
+  };
 }
 
 /** utime and stime (ms) from a /proc stat line (fields 14 and 15, in clock ticks of 10 ms). */
@@ -59,7 +88,17 @@ function processCpu(pid: number | undefined): HubCpu | null {
   try {
     const all = statTimes(`/proc/${pid}/stat`);
     const main = statTimes(`/proc/${pid}/task/${pid}/stat`);
-    return { total: all.user + all.system, main: main.user + main.system, system: all.system };
+    const others: Record<string, number> = {};
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      if (tid === String(pid)) continue;
+      try {
+        const t = statTimes(`/proc/${pid}/task/${tid}/stat`);
+        others[`${pid}/${tid}`] = t.user + t.system;
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+    return { total: all.user + all.system, main: main.user + main.system, system: all.system, others };
   } catch {
     return null;
   }
@@ -226,13 +265,14 @@ export async function startHubs(
       return d;
     },
     cpuMs() {
-      const sum: HubCpu = { total: 0, main: 0, system: 0 };
+      const sum: HubCpu = { total: 0, main: 0, system: 0, others: {} };
       for (const p of procs) {
         const cpu = processCpu(p.pid);
         if (cpu === null) return null;
         sum.total += cpu.total;
         sum.main += cpu.main;
         sum.system += cpu.system;
+        Object.assign(sum.others, cpu.others);
       }
       return sum;
     },

@@ -5,9 +5,13 @@ import type { LoadJob, LoadResult } from './loadgen.js';
 import { summarize, type Summary } from './stats.js';
 
 export interface LoadGenerator {
-  run(
-    job: LoadJob,
-  ): Promise<{ summary: Summary; states: Record<string, number>; extra?: Record<string, number> }>;
+  run(job: LoadJob): Promise<{
+    summary: Summary;
+    states: Record<string, number>;
+    extra?: Record<string, number>;
+    /** CPU (ms, all threads) the generator's own process spent on the job. */
+    cpuMs: number | null;
+  }>;
   close(): Promise<void>;
 }
 
@@ -37,7 +41,12 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
       child.send(job);
       const r = await answer;
       if (!r.ok) throw new Error(`load generator: ${r.error}`);
-      return { summary: summarize(r.samples, r.wallMs), states: r.states, extra: r.extra };
+      return {
+        summary: summarize(r.samples, r.wallMs),
+        states: r.states,
+        extra: r.extra,
+        cpuMs: r.cpuMs ?? null,
+      };
     },
     async close() {
       child.kill('SIGTERM');

@@ -48,6 +48,8 @@ export type LoadResult =
       wallMs: number;
       states: Record<string, number>;
       extra?: Record<string, number>;
+      /** CPU time (user + system, ms, all threads) this process spent on the job. */
+      cpuMs?: number;
     }
   | { ok: false; error: string };
 
@@ -155,6 +157,7 @@ async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<Loa
 // exit (rather than die) on SIGTERM, so a CPU profile asked for is written
 process.on('SIGTERM', () => process.exit(0));
 process.on('message', (job: LoadJob) => {
+  const cpuBefore = process.cpuUsage();
   const run =
     job.kind === 'hub'
       ? runHub(job)
@@ -164,7 +167,10 @@ process.on('message', (job: LoadJob) => {
           ? runGet(job)
           : runPermitJob(job);
   run.then(
-    (result) => process.send!(result),
+    (result) => {
+      const cpu = process.cpuUsage(cpuBefore);
+      process.send!(result.ok ? { ...result, cpuMs: (cpu.user + cpu.system) / 1000 } : result);
+    },
     (err: unknown) =>
       process.send!({ ok: false, error: String((err as Error)?.stack ?? err) } satisfies LoadResult),
   );
