@@ -7,6 +7,7 @@
  * printed, never asserted. BENCH_CALLS sets calls per case (default 400). The calls go to the
  * bench shop (shop A without a declared per-operation rate limit, bench/lib/bench-shop.ts).
  */
+import { cpus, loadavg } from 'node:os';
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
@@ -23,6 +24,7 @@ const TOOL: Record<Kind, 'get_product' | 'update_product_content'> = {
   write: 'update_product_content',
 };
 
+const loadAtStart = loadavg();
 const run = await startBenchRun();
 const results = new Map<string, Summary>();
 const key = (where: string, kind: Kind, conc: number) => `${where}|${kind}|${conc}`;
@@ -34,6 +36,8 @@ const commits = new Map<string, number>();
 const generatorCpu = new Map<string, number>();
 /** This process's CPU per call (ms): the bench shop answering (it runs here), the rest of this process idle. */
 const shopCpu = new Map<string, number>();
+/** The machine's 1-minute load average when each case ended: other work on a shared machine shows here. */
+const loadAfter = new Map<string, number>();
 const cpuSince = (before: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(before);
   return (d.user + d.system) / 1000;
@@ -55,6 +59,7 @@ try {
       const cpu = process.cpuUsage();
       const r = await run.loadgen.run({ ...job, calls: CALLS, concurrency: conc });
       shopCpu.set(key('direct', kind, conc), cpuSince(cpu) / CALLS);
+      loadAfter.set(key('direct', kind, conc), loadavg()[0]!);
       if ((r.states.http_200 ?? 0) !== CALLS)
         problems.push(`direct ${kind}@${conc}: ${JSON.stringify(r.states)}`);
       results.set(key('direct', kind, conc), r.summary);
@@ -107,6 +112,7 @@ try {
             invoke,
           });
           shopCpu.set(key(setup, kind, conc), cpuSince(shopBefore) / CALLS);
+          loadAfter.set(key(setup, kind, conc), loadavg()[0]!);
           const after = await hubs.commits();
           const cpuAfter = hubs.cpuMs();
           if (cpuBefore !== null && cpuAfter !== null)
@@ -140,6 +146,10 @@ try {
   console.log(
     `calls per case: ${CALLS}; Hubs and the load generator are separate processes; the bench shop runs in this one`,
   );
+  const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
+  console.log(
+    `${cpus().length} CPUs; load average (1, 5, 15 min) at the start: ${loads(loadAtStart)}, at the end: ${loads(loadavg())}`,
+  );
   for (const [setup, d] of durability) console.log(`${setup}: ${d}`);
   const rows: Array<Array<string | number>> = [];
   for (const where of ['direct', ...run.setups] as const) {
@@ -156,6 +166,7 @@ try {
           s.per_s,
           fmt(generatorCpu.get(key(where, kind, conc)) ?? NaN),
           fmt(shopCpu.get(key(where, kind, conc)) ?? NaN),
+          fmt(loadAfter.get(key(where, kind, conc)) ?? NaN),
         ]);
       }
     }
@@ -172,6 +183,7 @@ try {
         'calls/s',
         'load generator CPU ms/call',
         'bench shop CPU ms/call',
+        'load avg after',
       ],
       rows,
     ),
