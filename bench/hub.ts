@@ -36,6 +36,8 @@ const commits = new Map<string, number>();
 const generatorCpu = new Map<string, number>();
 /** This process's CPU per call (ms): the bench shop answering (it runs here), the rest of this process idle. */
 const shopCpu = new Map<string, number>();
+/** The direct call measured right before and right after each Hub case (means of the two). */
+const directAround = new Map<string, Pick<Summary, 'p50_ms' | 'per_s'>>();
 /** The machine's 1-minute load average when each case ended: other work on a shared machine shows here. */
 const loadAfter = new Map<string, number>();
 const cpuSince = (before: NodeJS.CpuUsage) => {
@@ -44,16 +46,17 @@ const cpuSince = (before: NodeJS.CpuUsage) => {
 };
 const problems: string[] = [];
 try {
+  const directJob = (kind: Kind) => ({
+    kind: 'direct' as const,
+    url: run.shop.url,
+    systemId: run.shop.systemId,
+    secret: run.shop.secret,
+    operation: run.operations[TOOL[kind]],
+    write: kind === 'write',
+  });
   // straight to the shop, from the load generator
   for (const kind of ['read', 'write'] as const) {
-    const job = {
-      kind: 'direct' as const,
-      url: run.shop.url,
-      systemId: run.shop.systemId,
-      secret: run.shop.secret,
-      operation: run.operations[TOOL[kind]],
-      write: kind === 'write',
-    };
+    const job = directJob(kind);
     await run.loadgen.run({ ...job, calls: 20, concurrency: 4 }); // warm-up
     for (const conc of CONCURRENCY) {
       const cpu = process.cpuUsage();
@@ -100,6 +103,9 @@ try {
         for (const conc of CONCURRENCY) {
           // concurrency 1 talks to one instance; 16 spreads over every instance
           const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;
+          // the direct call again right before and right after, for a ratio this machine's drift
+          // (2x within the hour for the same code) cannot move between the two measurements
+          const directBefore = await run.loadgen.run({ ...directJob(kind), calls: CALLS, concurrency: conc });
           const before = await hubs.commits();
           const cpuBefore = hubs.cpuMs();
           const shopBefore = process.cpuUsage();
@@ -126,6 +132,11 @@ try {
             problems.push(`${setup} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
           results.set(key(setup, kind, conc), r.summary);
           if (r.cpuMs !== null) generatorCpu.set(key(setup, kind, conc), r.cpuMs / CALLS);
+          const directAfter = await run.loadgen.run({ ...directJob(kind), calls: CALLS, concurrency: conc });
+          directAround.set(key(setup, kind, conc), {
+            p50_ms: (directBefore.summary.p50_ms + directAfter.summary.p50_ms) / 2,
+            per_s: (directBefore.summary.per_s + directAfter.summary.per_s) / 2,
+          });
         }
       }
       if (setup === 'SQLite, group commit') {
@@ -231,16 +242,36 @@ try {
       const d1 = results.get(key('direct', kind, 1))!;
       const h16 = results.get(key(setup, kind, 16))!;
       const d16 = results.get(key('direct', kind, 16))!;
+      const a1 = directAround.get(key(setup, kind, 1));
+      const a16 = directAround.get(key(setup, kind, 16));
       ratioRows.push([
         setup,
         kind,
         ratio(h1.p50_ms / d1.p50_ms),
         ratio(h1.p99_ms / d1.p99_ms),
         ratio(h16.per_s / d16.per_s),
+        a1 ? `${ratio(h1.p50_ms / a1.p50_ms)} (direct ${fmt(a1.p50_ms)} ms)` : 'n/a',
+        a16 ? `${ratio(h16.per_s / a16.per_s)} (direct ${Math.round(a16.per_s)}/s)` : 'n/a',
       ]);
     }
   }
-  console.log(table(['setup', 'call', 'p50 ratio @1', 'p99 ratio @1', 'throughput share @16'], ratioRows));
+  console.log(
+    table(
+      [
+        'setup',
+        'call',
+        'p50 ratio @1',
+        'p99 ratio @1',
+        'throughput share @16',
+        'p50 ratio @1, direct around it',
+        'throughput share @16, direct around it',
+      ],
+      ratioRows,
+    ),
+  );
+  console.log(
+    '(the first three against the direct figures measured at the start; "direct around it": the mean of the direct call measured right before and right after that Hub case)',
+  );
 
   heading(
     'Hub against its floor (a governed write is one HTTP round trip to the Hub, two commits — dispatching, outcome — and the direct call)',
