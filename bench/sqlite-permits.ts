@@ -22,9 +22,10 @@ import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { createGroupCommitter } from '../src-hub/store/sqlite/writer/group-commit.js';
 import type { WriteRequest } from '../src-hub/store/sqlite/writer/protocol.js';
 import type { SqlSession } from '../src-hub/store/sql/session.js';
-import type { InvocationChange, InvocationRecord } from '../src-hub/store/types.js';
+import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
 import type { HttpOperation } from '../src-hub/acc/types.js';
 import { runPermitJob } from './lib/permit-job.js';
+import { permitInvocationRecord } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
@@ -59,6 +60,13 @@ const operation: HttpOperation = {
   audit_sensitive: false,
   guidance: null,
   declaration_revision: 'rev-bench',
+};
+
+const BENCH_OPERATION: OperationRecord = {
+  system_id: 'bench-shop',
+  tool: operation.tool,
+  declaration_revision: operation.declaration_revision,
+  operation,
 };
 
 interface Timing {
@@ -146,39 +154,19 @@ async function setUp(dir: string, budget: number) {
 function permitChange(taskId: string, session: string): InvocationChange {
   const at = new Date();
   const id = `perm_${randomUUID()}`;
-  const rec: InvocationRecord = {
+  const rec = permitInvocationRecord({
     invocation_id: id,
     client_id: 'bench',
-    run_id: 'run-bench',
-    agent_session_id: session,
-    turn_id: 'bench',
-    authorization_ref: 'auth-bench-shop',
-    authorization_revision: 1,
-    system_id: 'bench-shop',
-    tool: operation.tool,
-    declaration_revision: operation.declaration_revision,
-    operation,
-    arguments: { product_id: 42 },
-    parameter_digest: id,
-    host_call_id: 'bench',
     task_id: taskId,
-    effect: 'write',
-    state: 'not_dispatched',
-    dispatch: 'none',
-    reason_code: null,
-    reason_message: null,
-    retry_after_ms: null,
-    result: null,
-    result_truncated: false,
-    business_status: null,
-    approval_id: null,
-    reconciliation: [],
-    permit_id: null,
-    owner_instance: null,
-    owner_incarnation: null,
-    created_at: at.toISOString(),
-    updated_at: at.toISOString(),
-  };
+    run: {
+      run_id: 'run-bench',
+      agent_session_id: session,
+      turn_id: 'bench',
+      authorization_ref: 'auth-bench-shop',
+    },
+    operation: BENCH_OPERATION,
+    at,
+  });
   return {
     invocation_id: id,
     from: 'new',
@@ -269,12 +257,7 @@ async function throughStore(concurrency: number) {
         created_at: new Date().toISOString(),
         ended_at: null,
       },
-      operation: {
-        system_id: 'bench-shop',
-        tool: operation.tool,
-        declaration_revision: operation.declaration_revision,
-        operation,
-      },
+      operation: BENCH_OPERATION,
       calls: PERMITS,
       concurrency,
     });

@@ -11,7 +11,8 @@ import { createEventBus } from '../../src-hub/events/bus.js';
 import { newId } from '../../src-hub/ids.js';
 import { transitionInvocation } from '../../src-hub/invocations/transition.js';
 import { openStore } from '../../src-hub/store/open-store.js';
-import type { InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import type { OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import { permitInvocationRecord } from './permit-record.js';
 import { runConcurrent } from './stats.js';
 
 export interface PermitJob {
@@ -53,39 +54,14 @@ export async function runPermitJob(job: PermitJob) {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date();
       const id = `perm_${randomUUID()}`;
-      const rec: InvocationRecord = {
+      const rec = permitInvocationRecord({
         invocation_id: id,
         client_id: job.client_id,
-        run_id: job.run.run_id,
-        agent_session_id: job.run.agent_session_id,
-        turn_id: job.run.turn_id,
-        authorization_ref: job.run.authorization_ref,
-        authorization_revision: 1,
-        system_id: job.operation.system_id,
-        tool: job.operation.tool,
-        declaration_revision: job.operation.declaration_revision,
-        operation: job.operation.operation,
-        arguments: { product_id: 42 },
-        parameter_digest: id,
-        host_call_id: 'bench',
         task_id: job.task_id,
-        effect: 'write',
-        state: 'not_dispatched',
-        dispatch: 'none',
-        reason_code: null,
-        reason_message: null,
-        retry_after_ms: null,
-        result: null,
-        result_truncated: false,
-        business_status: null,
-        approval_id: null,
-        reconciliation: [],
-        permit_id: null,
-        owner_instance: null,
-        owner_incarnation: null,
-        created_at: at.toISOString(),
-        updated_at: at.toISOString(),
-      };
+        run: job.run,
+        operation: job.operation,
+        at,
+      });
       const r = await transitionInvocation(ctx, {
         invocation_id: id,
         from: 'new',

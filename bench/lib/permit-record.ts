@@ -1,0 +1,51 @@
+/**
+ * The invocation a permit benchmark creates (bench:tasks' permit job, bench:sqlite-permits): a
+ * task-bound write of the bench shop's operation, not yet dispatched, as the Hub would create it.
+ */
+import type { InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+
+export interface PermitRecordInput {
+  invocation_id: string;
+  client_id: string;
+  task_id: string;
+  run: Pick<RunRecord, 'run_id' | 'agent_session_id' | 'turn_id' | 'authorization_ref'>;
+  operation: OperationRecord;
+  at: Date;
+}
+
+export function permitInvocationRecord(i: PermitRecordInput): InvocationRecord {
+  const at = i.at.toISOString();
+  return {
+    invocation_id: i.invocation_id,
+    client_id: i.client_id,
+    run_id: i.run.run_id,
+    agent_session_id: i.run.agent_session_id,
+    turn_id: i.run.turn_id,
+    authorization_ref: i.run.authorization_ref,
+    authorization_revision: 1,
+    system_id: i.operation.system_id,
+    tool: i.operation.tool,
+    declaration_revision: i.operation.declaration_revision,
+    operation: i.operation.operation,
+    arguments: { product_id: 42 },
+    parameter_digest: i.invocation_id,
+    host_call_id: 'bench',
+    task_id: i.task_id,
+    effect: 'write',
+    state: 'not_dispatched',
+    dispatch: 'none',
+    reason_code: null,
+    reason_message: null,
+    retry_after_ms: null,
+    result: null,
+    result_truncated: false,
+    business_status: null,
+    approval_id: null,
+    reconciliation: [],
+    permit_id: null,
+    owner_instance: null,
+    owner_incarnation: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
