@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORE_RULES } from '../src-hub/store-rules.js';
-import { connect } from '../src-hub/store/sqlite/open.js';
+import { connectWriter } from '../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { createGroupCommitter } from '../src-hub/store/sqlite/writer/group-commit.js';
@@ -193,7 +193,7 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
   try {
     const budget = PERMITS - 100;
     const taskId = await setUp(dir, budget);
-    const db = connect(dir);
+    const db = connectWriter(dir);
     const untime = timings ? timePrepared(db, timings) : () => undefined;
     const sql = createSqliteSession(db);
     const committer = createGroupCommitter(db, {

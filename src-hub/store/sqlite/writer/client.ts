@@ -96,7 +96,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
               const p = pending.get(a.id);
               if (!p) continue;
               pending.delete(a.id);
-              if (a.ok) p.resolve(restoreAnswer(p.op, p.args, a.value));
+              if (a.ok) p.resolve(restoreAnswer(p.op, p.args, a.value, a.slim));
               else p.reject(revive(a.error));
             }
             if (m.clients) for (const listener of listeners) listener(m.clients);

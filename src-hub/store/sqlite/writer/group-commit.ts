@@ -86,7 +86,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
       if (!op) throw new Error(`unknown store write ${String(req.op)}`);
       const value = runSync(op(env, ...req.args));
       release.run();
-      return { id: req.id, ok: true, value: slimAnswer(req.op, req.args, value) };
+      return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value) };
     } catch (err) {
       if (db.inTransaction) {
         undo.run();

@@ -14,7 +14,8 @@ export interface SerializedError {
 }
 
 export type WriteAnswer =
-  { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
+  /** `slim`: a created call's record without the operation and arguments the caller sent (slim-answer.ts). */
+  { id: number; ok: true; value: unknown; slim: boolean } | { id: number; ok: false; error: SerializedError };
 
 /** How many transactions (batches) committed how many writes since the writer started. */
 export interface GroupCommitStats {

@@ -15,7 +15,7 @@ import {
 } from 'node:worker_threads';
 import { STORE_RULES } from '../../../store-rules.js';
 import { createSqliteSession } from '../session.js';
-import { connect } from '../open.js';
+import { connectWriter } from '../open.js';
 import { createGroupCommitter } from './group-commit.js';
 import { serializeError, type MainMessage, type WriteRequest, type WriterMessage } from './protocol.js';
 
@@ -32,9 +32,9 @@ export interface WriterData {
 
 function serve(port: MessagePort, data: WriterData): void {
   const post = (m: WriterMessage) => port.postMessage(m);
-  let db: ReturnType<typeof connect>;
+  let db: ReturnType<typeof connectWriter>;
   try {
-    db = connect(data.dataDir);
+    db = connectWriter(data.dataDir);
   } catch (err) {
     post({ kind: 'fatal', error: serializeError(err) });
     return;
