@@ -1,12 +1,14 @@
 /**
- * Smaller answers from the writer thread: a call created by a change (`from: 'new'`) is answered
- * without the compiled operation and the arguments its record carries — the main thread sent both
- * in `change.create` and puts them back (the store writes the record from that very object, so
- * they are the same values). Everything else is answered whole. Neither side copies the record:
- * the writer blanks the two fields in the record the operation just built (nothing else holds it,
- * and it is only posted), and the main thread fills them into the record it just received.
+ * Smaller answers from the writer thread. A change that creates a call (`from: 'new'`) is answered
+ * with only the fields of the stored record that differ from the `change.create` record the
+ * caller sent (its state, dispatch, permit, times, reasons — not the compiled operation, the
+ * arguments or the other fields it was created with); the main thread lays them over its own copy
+ * of `change.create`. The store writes the record from that very object, so the result is the
+ * stored record. Everything else is answered whole.
  */
 import type { InvocationChange, InvocationChangeResult, InvocationRecord } from '../../types.js';
+
+type Fields = Record<string, unknown>;
 
 const createdBy = (op: string, args: readonly unknown[]): InvocationRecord | null => {
   if (op !== 'applyInvocationChange') return null;
@@ -14,27 +16,28 @@ const createdBy = (op: string, args: readonly unknown[]): InvocationRecord | nul
   return change?.from === 'new' && change.create ? change.create : null;
 };
 
-type Blankable = { operation: unknown; arguments: unknown };
-
-/** In the writer, before the answer is posted: blanks what the caller has; answers whether it did. */
+/**
+ * In the writer, before the answer is posted: replaces a created call's record in the answer by
+ * what differs from `change.create`; answers whether it did.
+ */
 export function slimAnswer(op: string, args: readonly unknown[], value: unknown): boolean {
-  const created = createdBy(op, args);
+  const created = createdBy(op, args) as Fields | null;
   const result = value as InvocationChangeResult;
   if (!created || result.kind === 'stale') return false;
-  const record = result.record;
+  const record = result.record as unknown as Fields;
   if (record === created || record.invocation_id !== created.invocation_id) return false;
-  (record as Blankable).operation = null;
-  (record as Blankable).arguments = null;
+  const differs: Fields = {};
+  for (const key in record) if (record[key] !== created[key] || !(key in created)) differs[key] = record[key];
+  (result as { record: unknown }).record = differs;
   return true;
 }
 
-/** On the main thread: the answer as the store gave it (`slim`: the writer blanked it). */
+/** On the main thread: the answer as the store gave it (`slim`: the writer sent what differs). */
 export function restoreAnswer(op: string, args: readonly unknown[], value: unknown, slim: boolean): unknown {
   if (!slim) return value;
   const created = createdBy(op, args);
-  const record = (value as { record?: Blankable }).record;
-  if (!created || !record) throw new Error('a slim store answer without the record it was made from');
-  record.operation = created.operation;
-  record.arguments = created.arguments;
+  const result = value as { record?: Fields };
+  if (!created || !result.record) throw new Error('a slim store answer without the record it was made from');
+  result.record = { ...created, ...result.record };
   return value;
 }
