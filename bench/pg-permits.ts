@@ -6,19 +6,26 @@
  * server time, how many permits each group-commit transaction carried, the permit process's CPU per
  * permit, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
  * and the server's durability settings (synchronous_commit and fsync stay on: the figures are of
- * a durable server). Figures are printed, never asserted.
- * BENCH_PERMITS (default 2000) permits; BENCH_CONCURRENCY (default "1,16").
+ * a durable server). Then the same for governed writes without a task, as the Hub stores them
+ * (new -> dispatching with the operation's rate gate, then dispatching -> succeeded: two changes
+ * per call, no task row lock), per call. Figures are printed, never asserted.
+ * BENCH_PERMITS (default 2000) permits and calls; BENCH_CONCURRENCY (default "1,16");
+ * BENCH_KINDS (default "permits,untasked").
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { startPrivatePostgres } from '../scripts/private-postgres.js';
+import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
 import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
-import { runPermitJob } from './lib/permit-job.js';
+import { benchHubContext, runPermitJob } from './lib/permit-job.js';
+import { permitInvocationRecord } from './lib/permit-record.js';
+import { runConcurrent } from './lib/stats.js';
 import { heading, table } from './lib/print.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
+const KINDS = (process.env.BENCH_KINDS ?? 'permits,untasked').split(',');
 
 const started = await startPrivatePostgres({
   settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
@@ -44,134 +51,255 @@ const operation: OperationRecord = {
   } as unknown as OperationRecord['operation'],
 };
 
-try {
-  for (const conc of CONCURRENCY) {
-    const db = `permits_${conc}`;
-    await admin.query(`CREATE DATABASE ${db}`);
-    const url = cluster.urlFor(db);
-    const setup = await openPostgresStore({ url });
-    const taskId = `task_${randomUUID()}`;
-    const budget = PERMITS - 100; // the last 100 must be refused: the budget is exact
-    const at = new Date().toISOString();
-    await setup.createTask(
-      {
-        task_id: taskId,
-        client_id: 'bench',
-        title: 'bench',
-        state: 'active',
-        boundary: {
-          authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
-          write_budget: budget,
-          in_flight_limit: 100_000,
-        } as never,
-        writes_used: 0,
-        permits_granted: 0,
-        created_at: at,
-        updated_at: at,
-        paused_at: null,
-        cancelled_at: null,
-      },
-      { actor: 'bench', kind: 'task.created', detail: {} },
-    );
-    await setup.close();
-    const run: RunRecord = {
-      run_id: `run_${randomUUID()}`,
-      client_id: 'bench',
-      agent_session_id: `session_${randomUUID()}`,
-      turn_id: 'bench',
-      authorization_ref: 'auth-bench-shop',
-      state: 'open',
-      created_at: at,
-      ended_at: null,
-    };
+interface Measured {
+  samples: number[];
+  wallMs: number;
+  /** Lines printed under the heading (exactness, group commit, CPU). */
+  lines: string[];
+}
 
-    const stats = new pg.Client({ connectionString: url });
-    await stats.connect();
-    await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    await stats.query('SELECT pg_stat_statements_reset()');
-    const waits = new Map<string, number>();
-    let samples = 0;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const { rows } = await stats.query<{ w: string; n: number }>(
-          `SELECT COALESCE(wait_event_type || ':' || wait_event, state) AS w, COUNT(*)::int AS n
-           FROM pg_stat_activity WHERE application_name = 'bailing-hub' AND datname = $1
-           AND state <> 'idle' GROUP BY 1`,
-          [db],
-        );
-        samples++;
-        for (const r of rows) waits.set(r.w, (waits.get(r.w) ?? 0) + r.n);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
-    const r = await runPermitJob({
-      kind: 'permits',
-      store: { url },
-      client_id: 'bench',
-      task_id: taskId,
-      run,
-      operation,
-      calls: PERMITS,
-      concurrency: conc,
-    });
+/** Runs `job` against database `db` with pg_stat_statements and pg_stat_activity sampling, and prints it all per `unit`. */
+async function measure(db: string, url: string, title: string, unit: string, job: () => Promise<Measured>) {
+  const stats = new pg.Client({ connectionString: url });
+  await stats.connect();
+  await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await stats.query('SELECT pg_stat_statements_reset()');
+  const waits = new Map<string, number>();
+  let samples = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await stats.query<{ w: string; n: number }>(
+        `SELECT COALESCE(wait_event_type || ':' || wait_event, state) AS w, COUNT(*)::int AS n
+         FROM pg_stat_activity WHERE application_name = 'bailing-hub' AND datname = $1
+         AND state <> 'idle' GROUP BY 1`,
+        [db],
+      );
+      samples++;
+      for (const r of rows) waits.set(r.w, (waits.get(r.w) ?? 0) + r.n);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
+  let r: Measured;
+  try {
+    r = await job();
+  } finally {
     sampling = false;
     await sampler;
-    const { rows: statements } = await stats.query<{
-      query: string;
-      calls: number;
-      mean: number;
-      total: number;
-    }>(
-      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int,
-              mean_exec_time AS mean, total_exec_time AS total
-       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)
-       AND query NOT LIKE '%pg_stat%' ORDER BY total_exec_time DESC`,
-      [db],
-    );
-    const { rows: settings } = await stats.query<{ name: string; setting: string }>(
-      `SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'commit_delay', 'wal_sync_method') ORDER BY name`,
-    );
-    await stats.end();
-
-    const granted = r.states.applied ?? 0;
-    const calls = statements.reduce((a, s) => a + s.calls, 0);
-    const serverMs = statements.reduce((a, s) => a + s.total, 0);
-    const perS = (r.samples.length * 1000) / r.wallMs;
-    const sorted = [...r.samples].sort((a, b) => a - b);
-    heading(`Permit transactions alone on PostgreSQL, concurrency ${conc} (load ${load})`);
-    console.log(
-      `${r.samples.length} permits in ${r.wallMs.toFixed(0)} ms: ${perS.toFixed(0)}/s, p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)} ms; ` +
-        `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
-    );
-    console.log(
-      `statements per permit: ${(calls / PERMITS).toFixed(1)} (each one round trip); server time per permit ${(serverMs / PERMITS).toFixed(3)} ms`,
-    );
-    const commits = r.extra?.commits;
-    console.log(
-      `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} permits each`}; ` +
-        `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms`,
-    );
-    console.log(settings.map((s) => `${s.name}=${s.setting}`).join(', '));
-    console.log(
-      table(
-        ['statement', 'calls', 'mean ms', 'total ms'],
-        statements
-          .slice(0, 25)
-          .map((s) => [s.query.slice(0, 110), String(s.calls), s.mean.toFixed(3), s.total.toFixed(1)]),
-      ),
-    );
-    console.log(
-      `what the Hub's busy connections waited on (${samples} samples of pg_stat_activity; "active" = running):`,
-    );
-    console.log(
-      table(
-        ['wait', 'connection-samples'],
-        [...waits].sort((a, b) => b[1] - a[1]).map(([w, n]) => [w, String(n)]),
-      ),
-    );
   }
+  const { rows: statements } = await stats.query<{
+    query: string;
+    calls: number;
+    mean: number;
+    total: number;
+  }>(
+    `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::int,
+            mean_exec_time AS mean, total_exec_time AS total
+     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)
+     AND query NOT LIKE '%pg_stat%' ORDER BY total_exec_time DESC`,
+    [db],
+  );
+  const { rows: settings } = await stats.query<{ name: string; setting: string }>(
+    `SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'commit_delay', 'wal_sync_method') ORDER BY name`,
+  );
+  await stats.end();
+
+  const n = r.samples.length;
+  const calls = statements.reduce((a, s) => a + s.calls, 0);
+  const serverMs = statements.reduce((a, s) => a + s.total, 0);
+  const perS = (n * 1000) / r.wallMs;
+  const sorted = [...r.samples].sort((a, b) => a - b);
+  heading(`${title} (load ${load})`);
+  console.log(
+    `${n} ${unit}s in ${r.wallMs.toFixed(0)} ms: ${perS.toFixed(0)}/s, p50 ${sorted[Math.floor(n / 2)]!.toFixed(2)} ms`,
+  );
+  for (const line of r.lines) console.log(line);
+  console.log(
+    `statements per ${unit}: ${(calls / n).toFixed(1)} (each one round trip); server time per ${unit} ${(serverMs / n).toFixed(3)} ms`,
+  );
+  console.log(settings.map((s) => `${s.name}=${s.setting}`).join(', '));
+  console.log(
+    table(
+      ['statement', 'calls', 'mean ms', 'total ms'],
+      statements
+        .slice(0, 25)
+        .map((s) => [s.query.slice(0, 110), String(s.calls), s.mean.toFixed(3), s.total.toFixed(1)]),
+    ),
+  );
+  console.log(
+    `what the Hub's busy connections waited on (${samples} samples of pg_stat_activity; "active" = running):`,
+  );
+  console.log(
+    table(
+      ['wait', 'connection-samples'],
+      [...waits].sort((a, b) => b[1] - a[1]).map(([w, k]) => [w, String(k)]),
+    ),
+  );
+}
+
+function newRun(at: string): RunRecord {
+  return {
+    run_id: `run_${randomUUID()}`,
+    client_id: 'bench',
+    agent_session_id: `session_${randomUUID()}`,
+    turn_id: 'bench',
+    authorization_ref: 'auth-bench-shop',
+    state: 'open',
+    created_at: at,
+    ended_at: null,
+  };
+}
+
+async function permits(conc: number) {
+  const db = `permits_${conc}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const url = cluster.urlFor(db);
+  const setup = await openPostgresStore({ url });
+  const taskId = `task_${randomUUID()}`;
+  const budget = PERMITS - 100; // the last 100 must be refused: the budget is exact
+  const at = new Date().toISOString();
+  await setup.createTask(
+    {
+      task_id: taskId,
+      client_id: 'bench',
+      title: 'bench',
+      state: 'active',
+      boundary: {
+        authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
+        write_budget: budget,
+        in_flight_limit: 100_000,
+      } as never,
+      writes_used: 0,
+      permits_granted: 0,
+      created_at: at,
+      updated_at: at,
+      paused_at: null,
+      cancelled_at: null,
+    },
+    { actor: 'bench', kind: 'task.created', detail: {} },
+  );
+  await setup.close();
+  await measure(
+    db,
+    url,
+    `Permit transactions alone on PostgreSQL, concurrency ${conc}`,
+    'permit',
+    async () => {
+      const r = await runPermitJob({
+        kind: 'permits',
+        store: { url },
+        client_id: 'bench',
+        task_id: taskId,
+        run: newRun(at),
+        operation,
+        calls: PERMITS,
+        concurrency: conc,
+      });
+      const granted = r.states.applied ?? 0;
+      const commits = r.extra?.commits;
+      return {
+        samples: r.samples,
+        wallMs: r.wallMs,
+        lines: [
+          `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
+          `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} permits each`}; ` +
+            `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms`,
+        ],
+      };
+    },
+  );
+}
+
+/**
+ * Governed writes without a task as the Hub stores them, through transitionInvocation and the
+ * real store: new -> dispatching (enrollment and operation-rate gates) and, as if the business
+ * system answered, dispatching -> succeeded. Nothing is sent.
+ */
+async function runUntaskedJob(job: { url: string; run: RunRecord; calls: number; concurrency: number }) {
+  const store = await openPostgresStore({ url: job.url });
+  const ctx = await benchHubContext(store, 'bench-untasked');
+  let succeeded = 0;
+  const before = (await store.commitStats!())!;
+  const cpuBefore = process.cpuUsage();
+  try {
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
+      const at = new Date().toISOString();
+      const id = `call_${randomUUID()}`;
+      const rec = permitInvocationRecord({
+        invocation_id: id,
+        client_id: job.run.client_id,
+        task_id: null,
+        run: job.run,
+        operation,
+        at: new Date(at),
+      });
+      const audit = { actor: 'bench', kind: 'invocation.created', detail: {} };
+      const sent = await transitionInvocation(ctx, {
+        invocation_id: id,
+        from: 'new',
+        to: 'dispatching',
+        create: rec,
+        patch: { dispatch: 'attempted' },
+        audit,
+      });
+      if (sent.kind !== 'applied') return;
+      const done = await transitionInvocation(ctx, {
+        invocation_id: id,
+        from: 'dispatching',
+        to: 'succeeded',
+        at: new Date().toISOString(),
+        patch: { dispatch: 'confirmed', business_status: 200 },
+        audit: { ...audit, kind: 'invocation.succeeded' },
+      });
+      if (done.kind === 'applied') succeeded++;
+    });
+    const cpu = process.cpuUsage(cpuBefore);
+    const after = (await store.commitStats!())!;
+    return {
+      samples,
+      wallMs,
+      succeeded,
+      commits: after.batches - before.batches,
+      writes: after.writes - before.writes,
+      cpuUsPerCall: (cpu.user + cpu.system) / job.calls,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+async function untasked(conc: number) {
+  const db = `untasked_${conc}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const url = cluster.urlFor(db);
+  await measure(
+    db,
+    url,
+    `Governed writes without a task on PostgreSQL (two changes each), concurrency ${conc}`,
+    'call',
+    async () => {
+      const r = await runUntaskedJob({
+        url,
+        run: newRun(new Date().toISOString()),
+        calls: PERMITS,
+        concurrency: conc,
+      });
+      return {
+        samples: r.samples,
+        wallMs: r.wallMs,
+        lines: [
+          `${r.succeeded} of ${PERMITS} calls succeeded; group commit: ${r.commits} transactions, ${(r.writes / Math.max(1, r.commits)).toFixed(1)} changes each; ` +
+            `the process's CPU per call ${(r.cpuUsPerCall / 1000).toFixed(3)} ms`,
+        ],
+      };
+    },
+  );
+}
+
+try {
+  if (KINDS.includes('permits')) for (const conc of CONCURRENCY) await permits(conc);
+  if (KINDS.includes('untasked')) for (const conc of CONCURRENCY) await untasked(conc);
 } finally {
   await admin.end();
   cluster.stop();

@@ -11,7 +11,7 @@ import { createEventBus } from '../../src-hub/events/bus.js';
 import { newId } from '../../src-hub/ids.js';
 import { transitionInvocation } from '../../src-hub/invocations/transition.js';
 import { openStore } from '../../src-hub/store/open-store.js';
-import type { OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import type { HubStore, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
 import { permitInvocationRecord } from './permit-record.js';
 import { runConcurrent } from './stats.js';
 
@@ -26,27 +26,33 @@ export interface PermitJob {
   concurrency: number;
 }
 
-export async function runPermitJob(job: PermitJob) {
-  const store = await openStore(job.store);
-  // The calls it moves to `dispatching` belong to an instance holding a live lease (as a Hub's
-  // do), so the Hubs of the setup, sweeping for orphaned calls, leave them alone. The lease is
-  // left to outlive the setup (its store is thrown away after it): stopping it would have the
-  // Hubs recover these calls during the next measurement. One id per job: a reused id would be a
-  // new incarnation of it, which orphans the last job's calls.
+/**
+ * What transitionInvocation needs of a Hub: the store, a clock, the bus, and an instance that may
+ * dispatch. The calls it moves to `dispatching` belong to an instance holding a live lease (as a
+ * Hub's do), so the Hubs of the setup, sweeping for orphaned calls, leave them alone. The lease is
+ * left to outlive the setup (its store is thrown away after it): stopping it would have the Hubs
+ * recover these calls during the next measurement. One id per job: a reused id would be a new
+ * incarnation of it, which orphans the last job's calls.
+ */
+export async function benchHubContext(store: HubStore, prefix: string): Promise<HubContext> {
   const instance = await store.registerInstance({
-    instance_id: `bench-permits-${randomUUID().slice(0, 8)}`,
+    instance_id: `${prefix}-${randomUUID().slice(0, 8)}`,
     host: hostname(),
     pid: process.pid,
     started_at: new Date().toISOString(),
     lease_ms: 600_000,
   });
-  // what transitionInvocation needs of a Hub: the store, a clock, the bus, and an instance that may dispatch
-  const ctx = {
+  return {
     store,
     now: () => new Date(),
     bus: createEventBus(),
     instance: { id: instance.instance_id, incarnation: instance.incarnation },
   } as unknown as HubContext;
+}
+
+export async function runPermitJob(job: PermitJob) {
+  const store = await openStore(job.store);
+  const ctx = await benchHubContext(store, 'bench-permits');
   const states: Record<string, number> = {};
   const commitsBefore = store.commitStats ? await store.commitStats() : null;
   const cpuBefore = process.cpuUsage();

@@ -1,13 +1,14 @@
 /**
  * The invocation a permit benchmark creates (bench:tasks' permit job, bench:sqlite-permits): a
- * task-bound write of the bench shop's operation, not yet dispatched, as the Hub would create it.
+ * write of the bench shop's operation (task-bound, or without a task for bench:pg-permits' untasked
+ * calls), not yet dispatched, as the Hub would create it.
  */
 import type { InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
 
 export interface PermitRecordInput {
   invocation_id: string;
   client_id: string;
-  task_id: string;
+  task_id: string | null;
   run: Pick<RunRecord, 'run_id' | 'agent_session_id' | 'turn_id' | 'authorization_ref'>;
   operation: OperationRecord;
   at: Date;
