@@ -19,6 +19,7 @@ import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { failAtCommit } from './pg-faults.js';
 import { AT, audit, invocation, seedCatalog, task } from './fixtures.js';
 
 const available = postgresCluster() !== null;
@@ -124,17 +125,9 @@ describe.skipIf(!available)(
       const recs = Array.from({ length: 3 }, () => invocation({ task_id: taskId }));
       const admin = new pg.Client({ connectionString: url });
       await admin.connect();
-      // a deferred constraint trigger: checked at COMMIT, after every statement of the batch succeeded
-      await admin.query(`CREATE FUNCTION fail_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.invocation_id = '${recs[2]!.invocation_id}' THEN
-            RAISE EXCEPTION 'refused at commit' USING ERRCODE = 'P0001';
-          END IF;
-          RETURN NULL;
-        END $$;
-        CREATE CONSTRAINT TRIGGER fail_at_commit AFTER INSERT ON invocations
-          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION fail_at_commit();`);
+      await failAtCommit(admin, recs[2]!.invocation_id);
       await admin.end();
+      await store.flushEvents(); // the task's own view is sequenced by a pass nobody waited for
       const eventsBefore = (await store.listEvents('desk', 0, 10_000)).length;
 
       const result = await runBatch(

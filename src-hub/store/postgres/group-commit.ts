@@ -1,32 +1,55 @@
 /**
- * Group commit within one Hub instance on PostgreSQL: the invocation changes of one task that
- * arrive while an earlier batch of that task runs wait for it and then run together, as one
- * transaction (batch.ts), answered after its COMMIT — the same semantics as the SQLite writer's
- * group commit. Why per task: a task's permits serialise on its row lock (FOR UPDATE) whatever
- * happens, so holding that lock once per batch rather than once per permit is where throughput
- * comes from; and a batch that locks only its own task's row cannot deadlock with another
- * instance's batch on other tasks (a batch mixing tasks A and B could, against one holding B then
- * A). Batches of different tasks run at the same time on different connections, as single writes
- * did. Exactness across instances is the task row lock each change still takes inside the batch.
+ * Group commit within one Hub instance on PostgreSQL: invocation changes that arrive while an
+ * earlier batch of their kind runs wait for it and then run together, as one transaction
+ * (batch.ts), answered after its COMMIT — the same semantics as the SQLite writer's group commit.
+ *
+ * Changes are grouped by the one contended lock their batch may hold, so that a batch holds at
+ * most one such lock and two batches (on this instance or another) cannot wait for each other's:
+ *
+ * - `task:<id>`: the changes of one task. A task's permits serialise on its row lock (FOR UPDATE)
+ *   whatever happens, so holding that lock once per batch rather than once per permit is where
+ *   throughput comes from; one batch of a task at a time (lanes: 1). Exactness across instances
+ *   is the task row lock each change still takes inside the batch.
+ * - `rate:<authorization>:<tool>`: changes of calls without a task that take the operation's
+ *   declared-rate lock (a dispatch of an operation with a rate limit); one batch at a time.
+ * - `free`: changes of calls without a task that take no lock but their own invocation's (new
+ *   rows, the call's own rows): several batches at once (FREE_LANES), each carrying what arrived
+ *   while the others ran.
  *
  * A change's task is its permit's or its new record's; a later change of a call (its outcome,
- * which releases the permit on the task row) is keyed by the task this instance saw the call
- * created or changed with (a bounded map: an invocation's task never changes). Every other write,
- * and a change whose task is not known here, runs as a batch of its own at once.
+ * which releases the permit on the task row) is keyed by what this instance saw the call created
+ * or changed with (a bounded map: a call's task and operation never change). Every other write,
+ * and a change of a call this instance does not know (it may hold a task's rows), runs as a batch
+ * of its own at once.
  */
 import type { Pool } from 'pg';
 import type { StoreRules } from '../rules.js';
-import type { InvocationChange, InvocationChangeResult } from '../types.js';
+import type { InvocationChange, InvocationChangeResult, InvocationRecord } from '../types.js';
 import { runBatch, type AnyWrite, type BatchResult, type BatchWrite } from './batch.js';
 
 /** The most writes one transaction carries (a task's row is held for the whole batch). */
 const MAX_BATCH = 32;
-/** Calls whose task this instance remembers, for keying their later changes. */
-const KNOWN_TASKS = 50_000;
+/** Batches of `free` changes running at once on this instance (each on a pooled connection). */
+const FREE_LANES = 3;
+/** Calls this instance remembers, for keying their later changes. */
+const KNOWN_CALLS = 50_000;
 
 interface Pending extends BatchWrite {
   resolve(value: unknown): void;
   reject(err: Error): void;
+}
+
+/** The writes waiting for one key, and how many of its batches run now (at most `lanes`). */
+interface Lane {
+  queue: Pending[];
+  running: number;
+  lanes: number;
+}
+
+/** What a change's later changes are keyed by: its task, or (without one) its rate lock. */
+interface KnownCall {
+  task: string | null;
+  rateKey: string | null;
 }
 
 export interface GroupCommitStats {
@@ -40,19 +63,32 @@ export interface GroupCommitter {
   stats(): GroupCommitStats;
 }
 
+const rateKeyOf = (r: Pick<InvocationRecord, 'operation' | 'authorization_ref' | 'tool'>): string | null =>
+  r.operation.rate_limit ? `rate:${r.authorization_ref}:${r.tool}` : null;
+
+/** The batch key of an invocation change (null: it runs alone), given the calls this instance knows. */
+export function batchKey(c: InvocationChange, known: KnownCall | undefined): string | null {
+  const task = c.permit?.task_id ?? c.create?.task_id ?? known?.task;
+  if (task) return `task:${task}`;
+  const call: KnownCall | undefined = c.create ? { task: null, rateKey: rateKeyOf(c.create) } : known;
+  if (!call) return null; // a later change of a call not seen here: its task is unknown
+  if (c.operation_rate && call.rateKey) return call.rateKey;
+  return 'free';
+}
+
 export function createGroupCommitter(
   pool: Pool,
   rules: StoreRules,
   afterBatch: (result: BatchResult) => void,
 ): GroupCommitter {
-  const queues = new Map<string, Pending[]>();
-  const taskOf = new Map<string, string>();
+  const lanes = new Map<string, Lane>();
+  const known = new Map<string, KnownCall>();
   const stats: GroupCommitStats = { batches: 0, writes: 0 };
 
-  const remember = (invocationId: string, taskId: string) => {
-    if (taskOf.has(invocationId)) return;
-    if (taskOf.size >= KNOWN_TASKS) taskOf.delete(taskOf.keys().next().value!);
-    taskOf.set(invocationId, taskId);
+  const remember = (r: InvocationRecord) => {
+    if (known.has(r.invocation_id)) return;
+    if (known.size >= KNOWN_CALLS) known.delete(known.keys().next().value!);
+    known.set(r.invocation_id, { task: r.task_id, rateKey: r.task_id ? null : rateKeyOf(r) });
   };
 
   const run = async (writes: Pending[]) => {
@@ -74,17 +110,22 @@ export function createGroupCommitter(
     });
   };
 
-  /** Runs the key's queue batch after batch until it is empty. */
-  const drain = async (key: string, queue: Pending[]) => {
-    while (queue.length > 0) await run(queue.splice(0, MAX_BATCH));
-    queues.delete(key);
+  /** Starts batches of the key's waiting writes while it has a free lane. */
+  const pump = (key: string, lane: Lane) => {
+    while (lane.running < lane.lanes && lane.queue.length > 0) {
+      lane.running += 1;
+      void run(lane.queue.splice(0, MAX_BATCH)).finally(() => {
+        lane.running -= 1;
+        if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
+        else pump(key, lane);
+      });
+    }
   };
 
   const keyOf = (name: string, args: unknown[]): string | null => {
     if (name !== 'applyInvocationChange') return null;
     const c = args[0] as InvocationChange;
-    const task = c.permit?.task_id ?? c.create?.task_id ?? taskOf.get(c.invocation_id) ?? null;
-    return task === null ? null : `task:${task}`;
+    return batchKey(c, known.get(c.invocation_id));
   };
 
   return {
@@ -93,15 +134,17 @@ export function createGroupCommitter(
         const pending: Pending = { op, args, resolve, reject };
         const key = keyOf(name, args);
         if (key === null) return void run([pending]);
-        const queue = queues.get(key);
-        if (queue) return void queue.push(pending); // taken by the running batch's successor
-        const fresh = [pending];
-        queues.set(key, fresh);
-        void drain(key, fresh);
+        let lane = lanes.get(key);
+        if (!lane) {
+          lane = { queue: [], running: 0, lanes: key === 'free' ? FREE_LANES : 1 };
+          lanes.set(key, lane);
+        }
+        lane.queue.push(pending); // taken now if a lane is free, else by the next batch of the key
+        pump(key, lane);
       }).then((value) => {
         if (name === 'applyInvocationChange') {
           const r = value as InvocationChangeResult;
-          if (r.kind !== 'stale' && r.record.task_id) remember(r.record.invocation_id, r.record.task_id);
+          if (r.kind !== 'stale') remember(r.record);
         }
         return value;
       });
