@@ -18,7 +18,13 @@ export const POSTGRES_DIALECT: Dialect = {
   forUpdate: ' FOR UPDATE',
   nowMs: '(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT',
   *lock(s, key) {
-    yield* io(s.get(LOCK_KEY_SQL, [key]));
+    // in a transaction the lock is not waited for: the next statement runs once it is held
+    if (!isPg(s)) {
+      yield* io(s.get(LOCK_KEY_SQL, [key]));
+      return;
+    }
+    const waited = s.lockKey(key);
+    if (waited) yield* io(waited);
   },
   *appendEvent(s, clientId, type, payloadJson, at) {
     yield* io(

@@ -50,7 +50,9 @@ export function createPool(opts: PoolOptions): Pool {
   const connectTimeoutMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   class ConnectingClient extends pg.Client {
     constructor(config?: ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+      // pipelined: a transaction's statements that wait for no answer (BEGIN, a key lock, held-back
+      // writes, COMMIT) go out right behind one another (session.ts)
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs, pipeline: true });
     }
   }
   const pool = new pg.Pool({

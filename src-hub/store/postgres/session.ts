@@ -10,6 +10,9 @@
  * trips instead of six, and the task row lock is held that much shorter. What is still held back
  * at the end goes out with COMMIT (`flush`), which is sent right behind it; a held-back write that
  * fails fails the transaction, and the caller sees its error, never a COMMIT that rolled back.
+ *
+ * On a pipelined connection (pool.ts) the statements nothing waits for — BEGIN, a key lock
+ * (`lockKey`), held-back writes — do not wait for the answers before them either (`queue`).
  */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
@@ -24,6 +27,9 @@ interface Prepared {
 }
 
 const prepared = new Map<string, Prepared>();
+
+/** `INSERT INTO t (columns) VALUES (one row)`, nothing else: no ON CONFLICT, no SELECT. */
+const ONE_ROW_INSERT = /^\s*INSERT\s+INTO\s+[a-z_][a-z0-9_]*\s*\([^()]*\)\s*VALUES\s*\([^()]*\)\s*$/i;
 
 /** Numbers the placeholders (our SQL never has `?` inside a literal) and names the statement. */
 function prepare(sql: string): Prepared {
@@ -47,6 +53,14 @@ export interface PgSession extends SqlSession {
    * trusting the COMMIT's answer.
    */
   flush(): Promise<void>;
+  /**
+   * Takes a transaction lock on `key` (LOCK_KEY_SQL) without waiting for it: the statement goes out
+   * behind the session's others (with its held-back writes, as their SELECT) and the session's next
+   * statement runs only once the lock is held — on a pipelined connection right behind it, with no
+   * round trip between. Its failure is the session's, seen by the next statement awaited. Outside a
+   * transaction it is an ordinary statement, waited for.
+   */
+  lockKey(key: string): void | Promise<void>;
   /** Sends a statement without parameters (BEGIN, COMMIT, ROLLBACK) behind the session's others. */
   statement(text: string): Promise<unknown>;
   /**
@@ -61,37 +75,57 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   let appended = false;
   // only a client's statements run in one transaction, in order; the pool's go anywhere at once
   const inTransaction = 'release' in target;
+  const pipelined = inTransaction && (target as PoolClient & { pipeline?: boolean }).pipeline === true;
   let held: Statement[] = [];
   /** The first failure of a held-back write (sent without the operation waiting for it). */
   let failure: unknown = null;
   let sent: Promise<unknown> = Promise.resolve();
+  /** Pipelined: the last checked write's answer (a barrier waits for it), and the last barrier's. */
+  let checked: Promise<unknown> = Promise.resolve();
+  let gate: Promise<unknown> = Promise.resolve();
 
   /**
-   * Sends one statement after the session's last one was answered (pg's own queue is deprecated):
-   * chained on promises, it goes out in the same turn of the event loop as that answer. Once a
-   * held-back write failed, nothing but ROLLBACK is sent (a COMMIT must not follow it).
+   * Sends one statement behind the session's others. On a pipelined connection (pool.ts) it goes
+   * out at once, without waiting for the answers of those before it: the server runs them in
+   * order, each with its own snapshot, so a statement still sees every earlier one's effects and
+   * locks, and a failure aborts the transaction for everything behind it. Otherwise (pg's own queue
+   * is deprecated) it goes out in the same turn of the event loop as the last one's answer.
+   *
+   * A write's expected row count is checked here, on its answer, not by the server: so COMMIT and
+   * RELEASE SAVEPOINT (`barrier`) wait for the answers of the checked writes before them, and
+   * once a held-back write is known to have failed nothing but ROLLBACK is sent. What was already
+   * sent behind a failed write fails with it and reports that first failure (`query`).
    */
   function queue(
     config: string | QueryConfig,
-    check?: (r: QueryResult<QueryResultRow>) => void,
+    opts: { check?: (r: QueryResult<QueryResultRow>) => void; held?: boolean; barrier?: boolean } = {},
   ): Promise<QueryResult<QueryResultRow>> {
-    const q = sent
-      .then(() => {
-        if (failure && config !== 'ROLLBACK') throw failure;
-        return target.query<QueryResultRow>(config as QueryConfig);
+    const go = () => {
+      if (failure && config !== 'ROLLBACK') throw failure;
+      return target.query<QueryResultRow>(config as QueryConfig);
+    };
+    const after = !pipelined ? sent : opts.barrier ? Promise.all([gate, checked]) : gate;
+    const q = after
+      .then(go)
+      .catch((err: unknown) => {
+        const e = err === failure ? err : fromDriver(err);
+        if (opts.held) failure ??= e; // recorded before `sent` settles: a later statement's failure defers to it
+        return Promise.reject(e);
       })
-      .catch((err: unknown) => Promise.reject(fromDriver(err)))
       .then((r) => {
-        check?.(r);
+        opts.check?.(r);
         return r;
       });
     sent = q.catch(() => undefined);
+    if (opts.check) checked = sent;
+    if (opts.barrier) gate = sent;
     return q;
   }
   function send(
     sql: string,
     params: readonly SqlValue[],
     check?: (r: QueryResult<QueryResultRow>) => void,
+    held = false,
   ): Promise<QueryResult<QueryResultRow>> {
     const p = prepare(sql);
     const config = { name: p.name, text: p.text, values: params as unknown[] };
@@ -104,7 +138,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
           check?.(r);
           return r;
         });
-    return queue(config, check);
+    return queue(config, { ...(check ? { check } : {}), held });
   }
 
   /** Sends a combined statement; a failure of it (or of its row counts) is the session's failure. */
@@ -121,10 +155,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         }
       }
     };
-    return send(c.sql, c.params, check).catch((err: unknown) => {
-      failure ??= err;
-      throw err;
-    });
+    return send(c.sql, c.params, c.checks.length > 0 ? check : undefined, true);
   }
 
   /** Sends the held-back writes as one statement, not waiting for it; its failure is kept. */
@@ -153,10 +184,13 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       }
       void release().catch(() => undefined); // queued ahead of this statement on the same connection
     }
+    const before = sent;
     try {
       return await send(sql, params);
     } catch (err) {
       // after a held-back write failed, the transaction is aborted: that failure is the cause
+      // (on a pipelined connection its answer may still be on its way: wait for it)
+      if (!failure) await before;
       throw failure ?? err;
     }
   }
@@ -183,11 +217,10 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         if (expectChanged !== undefined && n !== expectChanged)
           throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
       });
-    const next: Statement = {
-      sql,
-      params,
-      ...(expectChanged === undefined ? {} : { expect: expectChanged }),
-    };
+    // a one-row INSERT changes one row or fails on the server: its count needs no check (and so
+    // no COMMIT waiting for its answer)
+    const checked = expectChanged !== undefined && !(expectChanged === 1 && ONE_ROW_INSERT.test(sql));
+    const next: Statement = { sql, params, ...(checked ? { expect: expectChanged } : {}) };
     if (held.length > 0 && !fits(held, next)) void release().catch(() => undefined);
     held.push(next);
   }
@@ -203,14 +236,21 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     get,
     run,
     write,
-    statement: (text) => queue(text),
+    lockKey(key) {
+      if (!inTransaction) return query(LOCK_KEY_SQL, [key]).then(() => undefined);
+      const lock = { sql: LOCK_KEY_SQL, params: [key] };
+      const c: Combined = held.length > 0 ? combine(held, null, lock) : { ...lock, checks: [] };
+      held = [];
+      void sendCombined(c).catch(() => undefined);
+    },
+    statement: (text) => queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) }),
     async rollbackTo(name) {
       held = [];
       await sent; // everything sent before it is answered, its failure (if any) recorded
       failure = null;
-      const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`);
+      const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`, { barrier: true });
       undone.catch(() => undefined);
-      const released = queue(`RELEASE SAVEPOINT ${name}`);
+      const released = queue(`RELEASE SAVEPOINT ${name}`, { barrier: true });
       released.catch(() => undefined);
       await undone;
       await released;
@@ -218,7 +258,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     async flush() {
       const last = release();
       await sent;
-      await last;
+      await last.catch(() => undefined); // its failure, and any before it, is `failure`
       if (failure) throw failure;
     },
   };
