@@ -8,7 +8,11 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
+import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
 import { batchKey } from '../../src-hub/store/postgres/group-commit.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
+import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
@@ -110,6 +114,73 @@ describe.skipIf(!available)(
       );
       expect(changed).toHaveLength(48);
       expect(new Set(changed.map((e) => e.seq)).size).toBe(48);
+    });
+
+    const asWrite = (change: InvocationChange): BatchWrite => ({
+      op: applyInvocationChange as BatchWrite['op'],
+      args: [change],
+    });
+
+    it("a batch's independent changes run interleaved: about the round trips of one, each answered as if alone", async () => {
+      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+      try {
+        // a round trip starts with each statement sent while none is on its way or being answered
+        let inFlight = 0;
+        let roundTrips = 0;
+        pool.on('acquire', (client) => {
+          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+          (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+            if (inFlight === 0) roundTrips += 1;
+            inFlight += 1;
+            return original(...args).finally(() => (inFlight -= 1));
+          };
+        });
+        const one = await runBatch(pool, STORE_RULES, [asWrite(dispatch(invocation()))]);
+        const alone = roundTrips;
+        roundTrips = 0;
+        const recs = Array.from({ length: 8 }, () => invocation());
+        const eight = await runBatch(
+          pool,
+          STORE_RULES,
+          recs.map((r) => asWrite(dispatch(r))),
+          {
+            independent: true,
+          },
+        );
+        expect(
+          [one, eight].flatMap((b) => b.answers.map((a) => a.ok && (a.value as { kind: string }).kind)),
+        ).toEqual(Array.from({ length: 9 }, () => 'applied'));
+        for (const r of recs) expect(await stored(r.invocation_id)).toBe('dispatching');
+        expect(roundTrips).toBeLessThanOrEqual(alone + 1);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('two changes of the same call in one batch of independent changes: the first applies, the second finds it (stale)', async () => {
+      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+      try {
+        const [a, b] = [invocation(), invocation()];
+        const result = await runBatch(
+          pool,
+          STORE_RULES,
+          [a, b, a].map((r) => asWrite(dispatch(r))),
+          {
+            independent: true,
+          },
+        );
+        expect(result.answers.map((x) => x.ok && (x.value as { kind: string }).kind)).toEqual([
+          'applied',
+          'applied',
+          'stale',
+        ]);
+        expect([await stored(a.invocation_id), await stored(b.invocation_id)]).toEqual([
+          'dispatching',
+          'dispatching',
+        ]);
+      } finally {
+        await pool.end();
+      }
     });
 
     it('a failing change is rolled back alone; the others of its batch commit', async () => {

@@ -14,7 +14,7 @@
  *   declared-rate lock (a dispatch of an operation with a rate limit); one batch at a time.
  * - `free`: changes of calls without a task that take no lock but their own invocation's (new
  *   rows, the call's own rows): several batches at once (FREE_LANES), each carrying what arrived
- *   while the others ran.
+ *   while the others ran, its changes run at once, interleaved (independent: batch.ts).
  *
  * A change's task is its permit's or its new record's; a later change of a call (its outcome,
  * which releases the permit on the task row) is keyed by what this instance saw the call created
@@ -31,6 +31,8 @@ import { runBatch, type AnyWrite, type BatchResult, type BatchWrite } from './ba
 const MAX_BATCH = 32;
 /** Batches of `free` changes running at once on this instance (each on a pooled connection). */
 const FREE_LANES = 3;
+/** The key of changes that lock only their own call: they run interleaved in their batch (batch.ts). */
+const FREE = 'free';
 /** Calls this instance remembers, for keying their later changes. */
 const KNOWN_CALLS = 50_000;
 
@@ -73,7 +75,7 @@ export function batchKey(c: InvocationChange, known: KnownCall | undefined): str
   const call: KnownCall | undefined = c.create ? { task: null, rateKey: rateKeyOf(c.create) } : known;
   if (!call) return null; // a later change of a call not seen here: its task is unknown
   if (c.operation_rate && call.rateKey) return call.rateKey;
-  return 'free';
+  return FREE;
 }
 
 export function createGroupCommitter(
@@ -91,10 +93,10 @@ export function createGroupCommitter(
     known.set(r.invocation_id, { task: r.task_id, rateKey: r.task_id ? null : rateKeyOf(r) });
   };
 
-  const run = async (writes: Pending[]) => {
+  const run = async (writes: Pending[], independent = false) => {
     let result: BatchResult;
     try {
-      result = await runBatch(pool, rules, writes);
+      result = await runBatch(pool, rules, writes, { independent });
     } catch (err) {
       // runBatch answers every failure itself; this is a bug's last line, never a silent hang
       for (const w of writes) w.reject(err instanceof Error ? err : new Error(String(err)));
@@ -114,7 +116,7 @@ export function createGroupCommitter(
   const pump = (key: string, lane: Lane) => {
     while (lane.running < lane.lanes && lane.queue.length > 0) {
       lane.running += 1;
-      void run(lane.queue.splice(0, MAX_BATCH)).finally(() => {
+      void run(lane.queue.splice(0, MAX_BATCH), key === FREE).finally(() => {
         lane.running -= 1;
         if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
         else pump(key, lane);
@@ -136,7 +138,7 @@ export function createGroupCommitter(
         if (key === null) return void run([pending]);
         let lane = lanes.get(key);
         if (!lane) {
-          lane = { queue: [], running: 0, lanes: key === 'free' ? FREE_LANES : 1 };
+          lane = { queue: [], running: 0, lanes: key === FREE ? FREE_LANES : 1 };
           lanes.set(key, lane);
         }
         lane.queue.push(pending); // taken now if a lane is free, else by the next batch of the key
