@@ -91,6 +91,10 @@ async function sendAndRecordOnce(
           : result.kind === 'mcp_result'
             ? mcpResultOutcome(result, at.toISOString())
             : outcomeOf(result, at.toISOString());
+  // A request that never left gives back its permit, budget and dispatch count (a refund); one that
+  // left frees its permit — and a call that holds none (no task) has nothing to free: no statement.
+  const releasePermit =
+    !sent || rec.permit_id !== null ? { release_permit: { now_ms: at.getTime(), refund: !sent } } : {};
   const res = await whenStoreReturns(ctx, 'the outcome of a dispatched call', () =>
     transitionInvocation(ctx, {
       invocation_id: rec.invocation_id,
@@ -98,7 +102,7 @@ async function sendAndRecordOnce(
       to,
       at: at.toISOString(),
       patch,
-      release_permit: { now_ms: at.getTime(), refund: !sent },
+      ...releasePermit,
       audit: {
         actor,
         kind: 'invocation.dispatched',
