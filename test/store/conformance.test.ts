@@ -11,39 +11,23 @@ import { MigrationChecksumError, migrationChecksum } from '../../src-hub/store/m
 import { POSTGRES_MIGRATIONS } from '../../src-hub/store/migrations/postgres.js';
 import { SQLITE_MIGRATIONS } from '../../src-hub/store/migrations/sqlite.js';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
-import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
+import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import { TASK_VIEW_UNRESOLVED_LIMIT, type TaskView } from '../../src-shared/hub-api.js';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import {
   AT,
   audit,
   dialects,
+  dispatchChange,
   invocation,
+  permitFor,
   operation,
   seedCatalog,
   task,
   type OpenedStore,
 } from './fixtures.js';
 
-const dispatch = (rec: InvocationRecord, extra: Partial<InvocationChange> = {}): InvocationChange => ({
-  invocation_id: rec.invocation_id,
-  from: 'new',
-  to: 'dispatching',
-  at: AT,
-  create: rec,
-  patch: { dispatch: 'attempted' },
-  audit: { actor: 'test', kind: 'invocation.created', detail: {} },
-  ...extra,
-});
-
-const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
-  task_id: taskId,
-  effect: 'write' as const,
-  now_ms: nowMs,
-  window_ms: null,
-  permit_id: `prm_${randomUUID()}`,
-  refused_to: 'not_dispatched' as const,
-});
+const dispatch = dispatchChange;
 
 describe('migrations', () => {
   it('both dialects have the same numbered migrations, with the same names', () => {

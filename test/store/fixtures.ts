@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { HttpOperation } from '../../src-hub/acc/types.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
-import type { HubStore, InvocationRecord, TaskRecord } from '../../src-hub/store/types.js';
+import type { HubStore, InvocationChange, InvocationRecord, TaskRecord } from '../../src-hub/store/types.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
 
 export const AT = '2026-11-30T10:00:00.000Z';
@@ -75,6 +75,33 @@ export function invocation(extra: Partial<InvocationRecord> = {}): InvocationRec
     owner_incarnation: null,
     created_at: AT,
     updated_at: AT,
+    ...extra,
+  };
+}
+
+/** A task permit for a change, spending one write at `nowMs`. */
+export const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
+  task_id: taskId,
+  effect: 'write' as const,
+  now_ms: nowMs,
+  window_ms: null,
+  permit_id: `prm_${randomUUID()}`,
+  refused_to: 'not_dispatched' as const,
+});
+
+/** The change that creates `rec` as `dispatching`; `extra` adds a permit, gates or anything else. */
+export function dispatchChange(
+  rec: InvocationRecord,
+  extra: Partial<InvocationChange> = {},
+): InvocationChange {
+  return {
+    invocation_id: rec.invocation_id,
+    from: 'new',
+    to: 'dispatching',
+    at: AT,
+    create: rec,
+    patch: { dispatch: 'attempted' },
+    audit: { actor: 'test', kind: 'invocation.created', detail: {} },
     ...extra,
   };
 }

@@ -17,7 +17,7 @@ import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
-import { AT, audit, invocation, seedCatalog, task } from './fixtures.js';
+import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
 let dir: string;
 let store: HubStore;
@@ -80,23 +80,12 @@ describe('SQLite writer thread', () => {
     const states = new Map<string, string>();
     const open = async () => {
       const rec = invocation({ task_id: t.task_id, created_at: created() });
-      const res = await store.applyInvocationChange({
-        invocation_id: rec.invocation_id,
-        from: 'new',
-        to: 'dispatching',
-        at: AT,
-        create: rec,
-        patch: { dispatch: 'attempted' },
-        permit: {
-          task_id: t.task_id,
-          effect: 'write',
-          now_ms: Date.parse(AT),
-          window_ms: null,
-          permit_id: `prm_${rec.invocation_id}`,
-          refused_to: 'not_dispatched',
-        },
-        audit,
-      });
+      const res = await store.applyInvocationChange(
+        dispatchChange(rec, {
+          permit: permitFor(t.task_id),
+          audit,
+        }),
+      );
       states.set(rec.invocation_id, res.kind === 'applied' ? 'dispatching' : 'other');
     };
     const moveOne = async (on: HubStore) => {
@@ -189,18 +178,9 @@ describe('SQLite writer thread', () => {
       const [answer] = c.run([{ id: ++id, op: 'applyInvocationChange', args: [change] }]).answers;
       expect(answer!.ok).toBe(true);
     };
-    const dispatch = (rec: ReturnType<typeof invocation>): InvocationChange => ({
-      invocation_id: rec.invocation_id,
-      from: 'new',
-      to: 'dispatching',
-      at: AT,
-      create: rec,
-      patch: { dispatch: 'attempted' },
-      audit,
-    });
     try {
       const a = invocation({ task_id: t.task_id });
-      write(mine, dispatch(a));
+      write(mine, dispatchChange(a));
       mine.prepareViews(); // the view listing A in flight, rendered while the writer waits
       // the other connection publishes the marked view itself (A in flight, as it then was), then settles A
       write(another, {
@@ -214,7 +194,7 @@ describe('SQLite writer thread', () => {
       another.publishViews();
       const db = connections[0]!;
       const seqBefore = (db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq;
-      write(mine, dispatch(invocation({ task_id: t.task_id }))); // would append the prepared view first
+      write(mine, dispatchChange(invocation({ task_id: t.task_id }))); // would append the prepared view first
       mine.publishViews();
       const views = (
         db
@@ -235,23 +215,12 @@ describe('SQLite writer thread', () => {
     await store.createTask(t, audit);
     for (const expected of ['applied', 'refused'] as const) {
       const rec = invocation({ task_id: t.task_id, arguments: { x: 7 }, remote_task_id: null });
-      const res = await store.applyInvocationChange({
-        invocation_id: rec.invocation_id,
-        from: 'new',
-        to: 'dispatching',
-        at: AT,
-        create: rec,
-        patch: { dispatch: 'attempted' },
-        permit: {
-          task_id: t.task_id,
-          effect: 'write',
-          now_ms: Date.parse(AT),
-          window_ms: null,
-          permit_id: `prm_${rec.invocation_id}`,
-          refused_to: 'not_dispatched',
-        },
-        audit,
-      });
+      const res = await store.applyInvocationChange(
+        dispatchChange(rec, {
+          permit: permitFor(t.task_id),
+          audit,
+        }),
+      );
       expect(res.kind).toBe(expected);
       if (res.kind === 'stale') throw new Error('stale');
       expect(res.record).toEqual(await store.getInvocation(rec.invocation_id));
