@@ -216,7 +216,6 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
         if ((a.value as { kind: string }).kind === 'applied') granted += 1;
         else refused += 1;
       }
-      committer.prepareViews(); // as the writer thread does while its callers issue their next writes
     }
     committer.publishViews();
     const wallMs = performance.now() - t0;

@@ -9,11 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
-import { connectWriter, WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
-import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
+import { WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
-import { createGroupCommitter, type GroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
-import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
@@ -160,52 +157,6 @@ describe('SQLite writer thread', () => {
       await expectFresh(store);
     } finally {
       await other.close();
-    }
-  });
-
-  it('a view the writer rendered while waiting is rendered again when another connection wrote before it was appended', async () => {
-    await seedCatalog(store);
-    const t = task({ budget: 100, inFlight: 100 });
-    await store.createTask(t, audit);
-    await store.close();
-    // two writers' committers on two connections, driven step by step on this thread
-    const connections = [connectWriter(dir), connectWriter(dir)];
-    const [mine, another] = connections.map((db) =>
-      createGroupCommitter(db, { sql: createSqliteSession(db), rules: STORE_RULES }),
-    ) as [GroupCommitter, GroupCommitter];
-    let id = 0;
-    const write = (c: GroupCommitter, change: InvocationChange) => {
-      const [answer] = c.run([{ id: ++id, op: 'applyInvocationChange', args: [change] }]).answers;
-      expect(answer!.ok).toBe(true);
-    };
-    try {
-      const a = invocation({ task_id: t.task_id });
-      write(mine, dispatchChange(a));
-      mine.prepareViews(); // the view listing A in flight, rendered while the writer waits
-      // the other connection publishes the marked view itself (A in flight, as it then was), then settles A
-      write(another, {
-        invocation_id: a.invocation_id,
-        from: 'dispatching',
-        to: 'succeeded',
-        at: AT,
-        audit,
-        release_permit: { now_ms: Date.parse(AT) + 1 },
-      });
-      another.publishViews();
-      const db = connections[0]!;
-      const seqBefore = (db.prepare('SELECT MAX(seq) AS seq FROM events').get() as { seq: number }).seq;
-      write(mine, dispatchChange(invocation({ task_id: t.task_id }))); // would append the prepared view first
-      mine.publishViews();
-      const views = (
-        db
-          .prepare("SELECT payload_json FROM events WHERE seq > ? AND type = 'task.changed' ORDER BY seq")
-          .all(seqBefore) as Array<{ payload_json: string }>
-      ).map((r) => (JSON.parse(r.payload_json) as { task: TaskView }).task);
-      expect(views).toHaveLength(1); // only the view of the last change: the mark was published already
-      expect(views[0]!.unresolved.map((u) => u.invocation_id)).not.toContain(a.invocation_id);
-    } finally {
-      for (const db of connections) db.close();
-      store = createSqliteStore({ dataDir: dir }); // for afterEach
     }
   });
 

@@ -20,20 +20,12 @@ import { readTask } from './ops/tasks.js';
 import { readTaskUsage, type UnresolvedCache, type UnresolvedRow } from './ops/task-usage.js';
 import { io, type Step } from './session.js';
 
-/** A task's view rendered as an event, not yet appended. */
-export interface RenderedView {
-  client_id: string;
-  payload_json: string;
-  at: string;
-}
-
-/** Renders the task's current view as the event to append (null: no such task). */
-export function* renderTaskView(
-  env: OpEnv,
-  taskId: string,
-  at: string,
-  lock = '',
-): Step<RenderedView | null> {
+/**
+ * Renders and appends the task's current view; answers the client it was published to (null: no
+ * such task). `lock` (the dialect's FOR UPDATE) reads the task row under its lock, so views of one
+ * task rendered by concurrent transactions are appended in the order of their states.
+ */
+export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = ''): Step<string | null> {
   const { sql: s, rules } = env;
   const task = yield* readTask(s, taskId, lock);
   if (!task) return null;
@@ -45,19 +37,14 @@ export function* renderTaskView(
     rules.taskWindowMs(task),
     env.taskEvents?.unresolved,
   );
-  return { client_id: task.client_id, payload_json: JSON.stringify(rules.taskEvent(task, usage, nowMs)), at };
-}
-
-/**
- * Renders and appends the task's current view; answers the client it was published to (null: no
- * such task). `lock` (the dialect's FOR UPDATE) reads the task row under its lock, so views of one
- * task rendered by concurrent transactions are appended in the order of their states.
- */
-export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = ''): Step<string | null> {
-  const view = yield* renderTaskView(env, taskId, at, lock);
-  if (!view) return null;
-  yield* env.sql.dialect.appendEvent(env.sql, view.client_id, 'task.changed', view.payload_json, view.at);
-  return view.client_id;
+  yield* s.dialect.appendEvent(
+    s,
+    task.client_id,
+    'task.changed',
+    JSON.stringify(rules.taskEvent(task, usage, nowMs)),
+    at,
+  );
+  return task.client_id;
 }
 
 /** The call a task change moved (absent for a change of the task itself: create, pause, …). */
@@ -87,12 +74,6 @@ export interface TaskEventSink {
   forget?(): void;
   /** Marks every touched task in `task_views_pending` (inside the same transaction); forgets them. */
   mark(env: OpEnv): Step<number>;
-  /**
-   * Renders the views of the marked tasks ahead of `publish`, in a read of the committed state
-   * (the writer does it while it waits for the next batch). `publish` appends these instead of
-   * rendering them again, unless the sink was touched, marked or told to forget since.
-   */
-  prepare?(env: OpEnv): Step<void>;
   /** Publishes the view of every marked task and clears the marks; answers the clients published to. */
   publish(env: OpEnv): Step<string[]>;
 }
@@ -124,23 +105,8 @@ function stillHolds(kept: KeptList, call: ChangedCall): boolean {
 export function createTaskEventSink(): Required<TaskEventSink> {
   const touched = new Map<string, string>();
   const lists = new Map<string, KeptList>();
-  let prepared: RenderedView[] | null = null;
-  function* render(env: OpEnv): Step<RenderedView[]> {
-    const marked = yield* io(
-      env.sql.all<{ task_id: string; at: string }>(
-        'SELECT task_id, at FROM task_views_pending ORDER BY at, task_id',
-      ),
-    );
-    const views: RenderedView[] = [];
-    for (const { task_id: taskId, at } of marked) {
-      const view = yield* renderTaskView(env, String(taskId), String(at));
-      if (view) views.push(view);
-    }
-    return views;
-  }
   return {
     touch(taskId, at, call) {
-      prepared = null;
       const seen = touched.get(taskId);
       if (seen === undefined || at > seen) touched.set(taskId, at);
       const kept = lists.get(taskId);
@@ -166,10 +132,8 @@ export function createTaskEventSink(): Required<TaskEventSink> {
     },
     forget() {
       lists.clear();
-      prepared = null;
     },
     *mark({ sql: s }) {
-      prepared = null;
       const n = touched.size;
       for (const [taskId, at] of touched) {
         yield* io(
@@ -184,20 +148,19 @@ export function createTaskEventSink(): Required<TaskEventSink> {
       touched.clear();
       return n;
     },
-    *prepare(env) {
-      prepared = null;
-      prepared = yield* render(env);
-    },
     *publish(env) {
       const s = env.sql;
-      const views = prepared ?? (yield* render(env));
-      prepared = null;
+      const marked = yield* io(
+        s.all<{ task_id: string; at: string }>(
+          'SELECT task_id, at FROM task_views_pending ORDER BY at, task_id',
+        ),
+      );
       const clients = new Set<string>();
-      for (const v of views) {
-        yield* s.dialect.appendEvent(s, v.client_id, 'task.changed', v.payload_json, v.at);
-        clients.add(v.client_id);
+      for (const { task_id: taskId, at } of marked) {
+        const client = yield* publishTaskView(env, String(taskId), String(at));
+        if (client !== null) clients.add(client);
       }
-      yield* io(s.run('DELETE FROM task_views_pending'));
+      if (marked.length > 0) yield* io(s.run('DELETE FROM task_views_pending'));
       return [...clients];
     },
   };

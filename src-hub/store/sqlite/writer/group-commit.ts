@@ -34,14 +34,11 @@ export interface BatchResult {
   clients: string[];
 }
 
-export type GroupCommitter = ReturnType<typeof createGroupCommitter>;
-
 export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const sink = createTaskEventSink();
   const env: OpEnv = { ...base, taskEvents: sink };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
-  const beginRead = db.prepare('BEGIN');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
   const savepoint = db.prepare('SAVEPOINT one_write');
@@ -141,23 +138,6 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     },
     /** Whether task views are marked and not yet published. */
     viewsPending: () => viewsPending,
-    /**
-     * While the writer waits for the next batch: renders the marked tasks' views from the committed
-     * state, in a read transaction (no write, no fsync), so the next transaction only appends
-     * them. The sink renders them again there if anything changed since (a write of this writer,
-     * or another connection's: data_version). On failure nothing is prepared.
-     */
-    prepareViews(): void {
-      if (!viewsPending) return;
-      try {
-        beginRead.run();
-        noteOtherWriters();
-        runSync(sink.prepare(env));
-        commit.run();
-      } catch {
-        if (db.inTransaction) rollback.run();
-      }
-    },
     /**
      * Publishes the views of every marked task in a transaction of its own (when no batch came
      * to carry them); answers the clients that got a view. On failure the marks stay.

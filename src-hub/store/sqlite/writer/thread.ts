@@ -80,10 +80,7 @@ function serve(port: MessagePort, data: WriterData): void {
       }
       next = receiveMessageOnPort(port)?.message as MainMessage | undefined;
       if (flushes.length > 0 || closing) publishViews();
-      else if (next === undefined && committer.viewsPending()) {
-        committer.prepareViews(); // while the callers answered issue their next writes
-        publishLater();
-      }
+      else if (next === undefined && committer.viewsPending()) publishLater();
       if (flushes.length > 0) post({ kind: 'flushed', ids: flushes.splice(0) });
       if (statsAsked) {
         statsAsked = false;
