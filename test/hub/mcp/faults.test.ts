@@ -14,8 +14,12 @@ import { readLedger, registerMcp, testServer, until } from './helpers.js';
 let env: HubEnv;
 let dir: string;
 let ledger: string;
+// the Hub's clock: real time unless a test holds it (rate windows are aligned to the clock minute)
+let heldAt: number | null = null;
 beforeEach(async () => {
+  heldAt = null;
   env = await startEnv({
+    now: () => new Date(heldAt ?? Date.now()),
     settings: { rateLimits: { agent: null, admin: null, authFailures: { count: 30, windowMs: 60_000 } } },
   });
   dir = mkdtempSync(join(tmpdir(), 'mcp-faults-'));
@@ -85,6 +89,7 @@ describe('MCP dispatch faults', () => {
 
   it('an overlay rate limit is the operation rate limit: the second call in the window is refused, not sent', async () => {
     await register({}, { slow_write: { rate_limit: { count: 1, window: '1m' } } });
+    heldAt = Date.now(); // both calls in one window even when the minute turns between them
     const first = await env.invoke({ authRef: 'auth-notes', tool: 'slow_write', args: { note: 'r1' } });
     expect(first.body.state, first.text).toBe('succeeded');
     const second = await env.invoke({ authRef: 'auth-notes', tool: 'slow_write', args: { note: 'r2' } });
