@@ -19,7 +19,7 @@ import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
 import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { benchHubContext, runPermitJob } from './lib/permit-job.js';
-import { permitInvocationRecord } from './lib/permit-record.js';
+import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { runConcurrent } from './lib/stats.js';
 import { heading, table } from './lib/print.js';
 
@@ -156,30 +156,10 @@ async function permits(conc: number) {
   await admin.query(`CREATE DATABASE ${db}`);
   const url = cluster.urlFor(db);
   const setup = await openPostgresStore({ url });
-  const taskId = `task_${randomUUID()}`;
   const budget = PERMITS - 100; // the last 100 must be refused: the budget is exact
-  const at = new Date().toISOString();
-  await setup.createTask(
-    {
-      task_id: taskId,
-      client_id: 'bench',
-      title: 'bench',
-      state: 'active',
-      boundary: {
-        authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
-        write_budget: budget,
-        in_flight_limit: 100_000,
-      } as never,
-      writes_used: 0,
-      permits_granted: 0,
-      created_at: at,
-      updated_at: at,
-      paused_at: null,
-      cancelled_at: null,
-    },
-    { actor: 'bench', kind: 'task.created', detail: {} },
-  );
+  const taskId = await createBenchTask(setup, budget);
   await setup.close();
+  const at = new Date().toISOString();
   await measure(
     db,
     url,

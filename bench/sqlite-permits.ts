@@ -25,7 +25,7 @@ import type { SqlSession } from '../src-hub/store/sql/session.js';
 import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
 import type { HttpOperation } from '../src-hub/acc/types.js';
 import { runPermitJob } from './lib/permit-job.js';
-import { permitInvocationRecord } from './lib/permit-record.js';
+import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
@@ -122,33 +122,11 @@ function timePrepared(db: Database.Database, timings: Map<string, Timing>): () =
 
 async function setUp(dir: string, budget: number) {
   const store = createSqliteStore({ dataDir: dir });
-  const at = new Date().toISOString();
-  const taskId = `task_${randomUUID()}`;
-  await store.createTask(
-    {
-      task_id: taskId,
-      client_id: 'bench',
-      title: 'bench',
-      state: 'active',
-      boundary: {
-        authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
-        write_budget: budget,
-        in_flight_limit: 100_000,
-        rate_limit: null,
-        constraints: [],
-        expires_at: null,
-      },
-      writes_used: 0,
-      permits_granted: 0,
-      created_at: at,
-      updated_at: at,
-      paused_at: null,
-      cancelled_at: null,
-    },
-    { actor: 'bench', kind: 'task.created', detail: {} },
-  );
-  await store.close();
-  return taskId;
+  try {
+    return await createBenchTask(store, budget);
+  } finally {
+    await store.close();
+  }
 }
 
 function permitChange(taskId: string, session: string): InvocationChange {

@@ -1,9 +1,10 @@
 /**
- * The invocation a permit benchmark creates (bench:tasks' permit job, bench:sqlite-permits): a
+ * The task and the invocation a permit benchmark creates (bench:tasks' permit job, bench:sqlite-permits): a
  * write of the bench shop's operation (task-bound, or without a task for bench:pg-permits' untasked
  * calls), not yet dispatched, as the Hub would create it.
  */
-import type { InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import { randomUUID } from 'node:crypto';
+import type { HubStore, InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
 
 export interface PermitRecordInput {
   invocation_id: string;
@@ -49,4 +50,34 @@ export function permitInvocationRecord(i: PermitRecordInput): InvocationRecord {
     created_at: at,
     updated_at: at,
   };
+}
+
+/** Creates the task a permit benchmark spends: the bench shop's write, `budget` writes, no other limit. */
+export async function createBenchTask(store: HubStore, budget: number): Promise<string> {
+  const taskId = `task_${randomUUID()}`;
+  const at = new Date().toISOString();
+  await store.createTask(
+    {
+      task_id: taskId,
+      client_id: 'bench',
+      title: 'bench',
+      state: 'active',
+      boundary: {
+        authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
+        write_budget: budget,
+        in_flight_limit: 100_000,
+        rate_limit: null,
+        constraints: [],
+        expires_at: null,
+      },
+      writes_used: 0,
+      permits_granted: 0,
+      created_at: at,
+      updated_at: at,
+      paused_at: null,
+      cancelled_at: null,
+    },
+    { actor: 'bench', kind: 'task.created', detail: {} },
+  );
+  return taskId;
 }

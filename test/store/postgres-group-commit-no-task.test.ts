@@ -16,22 +16,14 @@ import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
-import { failAtCommit } from './pg-faults.js';
-import { AT, audit, invocation, operation, seedCatalog } from './fixtures.js';
+import { failAtCommit, refuseInsert } from './pg-faults.js';
+import { AT, audit, dispatchChange, invocation, operation, seedCatalog } from './fixtures.js';
 
 const available = postgresCluster() !== null;
 const NOW = Date.parse(AT);
 
-const dispatch = (rec: InvocationRecord): InvocationChange => ({
-  invocation_id: rec.invocation_id,
-  from: 'new',
-  to: 'dispatching',
-  at: AT,
-  create: rec,
-  patch: { dispatch: 'attempted' },
-  operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
-  audit: { actor: 'test', kind: 'invocation.created', detail: {} },
-});
+const dispatch = (rec: InvocationRecord): InvocationChange =>
+  dispatchChange(rec, { operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' } });
 
 const succeed = (rec: InvocationRecord): InvocationChange => ({
   invocation_id: rec.invocation_id,
@@ -186,14 +178,7 @@ describe.skipIf(!available)(
     it('a failing change is rolled back alone; the others of its batch commit', async () => {
       const recs = Array.from({ length: 12 }, () => invocation());
       const failing = recs[11]!; // issued last: it waits and joins a batch with others
-      await watcher.query(`CREATE FUNCTION refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.invocation_id = '${failing.invocation_id}' THEN
-            RAISE EXCEPTION 'refused' USING ERRCODE = 'P0001';
-          END IF;
-          RETURN NEW;
-        END $$;
-        CREATE TRIGGER refuse_one BEFORE INSERT ON invocations FOR EACH ROW EXECUTE FUNCTION refuse_one();`);
+      await refuseInsert(watcher, failing.invocation_id);
       const before = (await store.commitStats!())!;
       const settled = await Promise.allSettled(recs.map((r) => store.applyInvocationChange(dispatch(r))));
       const stats = (await store.commitStats!())!;
