@@ -6,17 +6,19 @@
  * (synchronous=FULL, as the Hub). Prints per batch size: permits per second, CPU per permit (this
  * process, which here is the writer alone: no thread, no messages), and — in a second pass with a
  * timing session — every statement's calls per permit and mean time, BEGIN/COMMIT/savepoints
- * included, and the time in between (JavaScript of the operation: records, JSON, rules). Figures
- * are printed, never asserted.
+ * included, and the time in between (JavaScript of the operation: records, JSON, rules), and the
+ * WAL pages a commit writes (that pass does not checkpoint, so every frame stays in the WAL file).
+ * Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes.
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newId } from '../src-hub/ids.js';
 import { STORE_RULES } from '../src-hub/store-rules.js';
-import { connectWriter } from '../src-hub/store/sqlite/open.js';
+import { connectWriter, sqliteFile } from '../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { createGroupCommitter } from '../src-hub/store/sqlite/writer/group-commit.js';
@@ -157,7 +159,7 @@ function permitChange(taskId: string, session: string): InvocationChange {
       effect: 'write',
       now_ms: at.getTime(),
       window_ms: null,
-      permit_id: `prm_${randomUUID()}`,
+      permit_id: newId('prm'),
       refused_to: 'not_dispatched',
     },
     enrollment: { refused_to: 'not_dispatched' },
@@ -173,6 +175,10 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
     const taskId = await setUp(dir, budget);
     const db = connectWriter(dir);
     const untime = timings ? timePrepared(db, timings) : () => undefined;
+    // the timed pass keeps every frame in the WAL (no checkpoint), so its size counts the pages written
+    if (timings) db.pragma('wal_autocheckpoint = 0');
+    const walBytes = () => statSync(`${sqliteFile(dir)}-wal`, { throwIfNoEntry: false })?.size ?? 0;
+    const wal0 = walBytes();
     const sql = createSqliteSession(db);
     const committer = createGroupCommitter(db, {
       sql: timings ? timed(sql, timings) : sql,
@@ -198,6 +204,9 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
     committer.publishViews();
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
+    const pageSize = Number(db.pragma('page_size', { simple: true }));
+    // a WAL frame is a 24-byte header and one page; the file starts with a 32-byte header
+    const frames = (walBytes() - Math.max(wal0, 32)) / (pageSize + 24);
     const used = db.prepare('SELECT writes_used FROM tasks WHERE task_id = ?').get(taskId) as {
       writes_used: number;
     };
@@ -205,6 +214,7 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
     return {
       perSecond: (PERMITS / wallMs) * 1000,
       cpuUs: (cpu.user + cpu.system) / PERMITS,
+      pagesPerCommit: frames / Math.max(1, committer.stats.batches),
       budget: `${granted} granted, ${refused} refused, writes_used ${used.writes_used} of ${budget}: ${
         granted === budget && used.writes_used === budget ? 'exact' : 'NOT EXACT'
       }`,
@@ -270,12 +280,19 @@ const rows: string[][] = [];
 const detail: Array<[number, Map<string, Timing>]> = [];
 for (const batch of BATCHES) {
   const r = await measure(batch, null);
-  rows.push([String(batch), String(PERMITS), r.perSecond.toFixed(0), r.cpuUs.toFixed(0), r.budget]);
   const timings = new Map<string, Timing>();
-  await measure(batch, timings);
+  const t = await measure(batch, timings);
+  rows.push([
+    String(batch),
+    String(PERMITS),
+    r.perSecond.toFixed(0),
+    r.cpuUs.toFixed(0),
+    t.pagesPerCommit.toFixed(1),
+    r.budget,
+  ]);
   detail.push([batch, timings]);
 }
-console.log(table(['batch', 'permits', 'permits/s', 'CPU µs/permit', 'budget'], rows));
+console.log(table(['batch', 'permits', 'permits/s', 'CPU µs/permit', 'WAL pages/commit', 'budget'], rows));
 for (const [batch, timings] of detail) {
   heading(`statements per permit, batch of ${batch} (a timed pass)`);
   const sorted = [...timings].sort((a, b) => b[1].ms - a[1].ms);

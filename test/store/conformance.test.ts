@@ -663,6 +663,65 @@ for (const dialect of dialects()) {
         });
       });
 
+      it('migration 11 keeps the permits a store had, drops their index by invocation, and releases by permit id', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 5, inFlight: 100 });
+        await store.createTask(t, audit);
+        const granted: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await store.applyInvocationChange(
+            dispatch(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id) }),
+          );
+          if (res.kind !== 'applied') throw new Error(`not applied: ${res.kind}`);
+          granted.push(res.record.invocation_id);
+        }
+        const finish = (s: HubStore, id: string, refund: boolean) =>
+          s.applyInvocationChange({
+            invocation_id: id,
+            from: 'dispatching',
+            to: refund ? 'not_dispatched' : 'succeeded',
+            at: AT,
+            release_permit: { now_ms: Date.parse(AT) + 1, ...(refund ? { refund: true } : {}) },
+            audit,
+          });
+        expect((await finish(store, granted[0]!, false)).kind).toBe('applied');
+        const before = await store.listPermits(t.task_id);
+        // the store as a Hub before migration 11 left it: permits unique by invocation, 11 not applied
+        await store.close();
+        await rawSql(
+          dialect.name,
+          opened,
+          dialect.name === 'sqlite'
+            ? [
+                `CREATE TABLE permits_v1 (permit_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, invocation_id TEXT NOT NULL UNIQUE,
+                   effect TEXT NOT NULL, granted_at_ms INTEGER NOT NULL, released_at_ms INTEGER)`,
+                'INSERT INTO permits_v1 SELECT permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms FROM permits',
+                'DROP TABLE permits',
+                'ALTER TABLE permits_v1 RENAME TO permits',
+                'CREATE INDEX permits_granted ON permits (task_id, granted_at_ms)',
+                'DELETE FROM schema_migrations WHERE version = 11',
+              ]
+            : [
+                'ALTER TABLE permits ADD CONSTRAINT permits_invocation_id_key UNIQUE (invocation_id)',
+                'DELETE FROM schema_migrations WHERE version = 11',
+              ],
+        );
+        expect(await permitIndexesOnInvocation(dialect.name, opened)).toBe(1);
+        const upgraded = await opened.reopen();
+        expect((await upgraded.migrations()).map((m) => m.version)).toContain(11);
+        expect(await permitIndexesOnInvocation(dialect.name, opened)).toBe(0);
+        expect(await upgraded.listPermits(t.task_id)).toEqual(before);
+        // the permits granted before the upgrade are released (and refunded) by the calls' permit ids
+        expect((await finish(upgraded, granted[1]!, false)).kind).toBe('applied');
+        expect((await finish(upgraded, granted[2]!, true)).kind).toBe('applied');
+        const after = await upgraded.listPermits(t.task_id);
+        expect(after.map((p) => p.invocation_id).sort()).toEqual(granted.slice(0, 2).sort());
+        expect(after.every((p) => p.released_at_ms !== null)).toBe(true);
+        const usage = await upgraded.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(usage.in_flight).toBe(0);
+        expect((await upgraded.getTask(t.task_id))?.writes_used).toBe(2);
+      });
+
       it('event seqs: strictly increasing per reader, never a smaller seq appearing after a larger one was read', async () => {
         const again = await opened.reopen(); // a second instance (or process) appending at the same time
         const seen: number[] = [];
@@ -847,6 +906,35 @@ async function rawSql(name: 'sqlite' | 'postgres', opened: OpenedStore, statemen
   await c.connect();
   for (const sql of statements) await c.query(sql);
   await c.end();
+}
+
+/** How many indexes of the permits table cover invocation_id (the store's database, its store closed or not). */
+async function permitIndexesOnInvocation(name: 'sqlite' | 'postgres', opened: OpenedStore): Promise<number> {
+  if (name === 'sqlite') {
+    const db = new Database(join(opened.where.dataDir!, 'hub.sqlite'), { readonly: true });
+    try {
+      const indexes = db.prepare("SELECT name FROM pragma_index_list('permits')").all() as Array<{
+        name: string;
+      }>;
+      return indexes.filter((i) =>
+        (db.prepare('SELECT name FROM pragma_index_info(?)').all(i.name) as Array<{ name: string }>).some(
+          (c) => c.name === 'invocation_id',
+        ),
+      ).length;
+    } finally {
+      db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: opened.where.url });
+  await c.connect();
+  try {
+    const r = await c.query(
+      "SELECT COUNT(*)::int AS n FROM pg_indexes WHERE tablename = 'permits' AND indexdef LIKE '%(invocation_id)%'",
+    );
+    return Number(r.rows[0].n);
+  } finally {
+    await c.end();
+  }
 }
 
 /** A small seeded PRNG (mulberry32), so a failing walk can be replayed. */

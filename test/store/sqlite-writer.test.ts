@@ -204,9 +204,10 @@ describe('SQLite writer thread', () => {
     const db = new Database(join(dir, 'hub.sqlite'), { readonly: true });
     try {
       const statements = [
-        'UPDATE permits SET released_at_ms = 1 WHERE invocation_id = ? AND released_at_ms IS NULL',
-        'SELECT task_id FROM permits WHERE invocation_id = ?',
-        'SELECT permit_id, task_id, effect FROM permits WHERE invocation_id = ? AND released_at_ms IS NULL',
+        'UPDATE permits SET released_at_ms = 1 WHERE permit_id = ? AND released_at_ms IS NULL',
+        'SELECT task_id FROM permits WHERE permit_id = ?',
+        'SELECT permit_id, task_id, effect FROM permits WHERE permit_id = ? AND released_at_ms IS NULL',
+        'DELETE FROM permits WHERE permit_id = ?',
         'SELECT COUNT(*) FROM permits WHERE task_id = ? AND granted_at_ms >= ?',
         'SELECT MAX(granted_at_ms) AS last FROM permits WHERE task_id = ?',
         'SELECT * FROM permits WHERE task_id = ? ORDER BY granted_at_ms, permit_id',

@@ -200,4 +200,14 @@ INSERT INTO task_state_counts (task_id, state, n)
 DROP INDEX permits_open;
 `,
   },
+  {
+    // Permits are released and refunded by the permit id the invocation row holds, so nothing reads
+    // them by invocation id: the UNIQUE index on it (keyed by the caller's random ids, one B-tree page
+    // per permit in every commit) goes.
+    version: 11,
+    name: 'permits_keyed_by_permit',
+    sql: `
+ALTER TABLE permits DROP CONSTRAINT permits_invocation_id_key;
+`,
+  },
 ];

@@ -182,4 +182,23 @@ INSERT INTO task_state_counts (task_id, state, n)
 DROP INDEX permits_open;
 `,
   },
+  {
+    // Permits are released and refunded by the permit id the invocation row holds, so nothing reads
+    // them by invocation id: the UNIQUE index on it (keyed by the caller's random ids, one B-tree page
+    // per permit in every commit) goes. Rebuilt WITHOUT ROWID (its one B-tree is the
+    // permit_id key, which src-hub/ids.ts makes time-ordered).
+    version: 11,
+    name: 'permits_keyed_by_permit',
+    sql: `
+CREATE TABLE permits_v11 (
+  permit_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, invocation_id TEXT NOT NULL,
+  effect TEXT NOT NULL, granted_at_ms INTEGER NOT NULL, released_at_ms INTEGER
+) WITHOUT ROWID;
+INSERT INTO permits_v11 (permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms)
+  SELECT permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms FROM permits;
+DROP TABLE permits;
+ALTER TABLE permits_v11 RENAME TO permits;
+CREATE INDEX permits_granted ON permits (task_id, granted_at_ms);
+`,
+  },
 ];

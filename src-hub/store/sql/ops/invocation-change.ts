@@ -234,8 +234,12 @@ function* grantPermit(
   return permit;
 }
 
-/** The approval rows a change creates or decides, and the permit it releases. */
-function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
+/**
+ * The approval rows a change creates or decides, and the permit it releases: the one the call held
+ * when the change began (`heldPermit`, the invocation row's permit_id — permits are found by their
+ * own key, never by the invocation's).
+ */
+function* applySideRows(s: SqlSession, change: InvocationChange, heldPermit: string | null): Step<void> {
   if (change.create_approval) {
     const a: ApprovalRecord = change.create_approval;
     yield* io(
@@ -273,19 +277,19 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
     );
     if (changed !== 1) throw new Error(`approval ${d.approval_id} is no longer pending`);
   }
-  if (change.release_permit?.refund) yield* refundPermit(s, change);
-  else if (change.release_permit) {
+  if (change.release_permit?.refund) yield* refundPermit(s, change, heldPermit);
+  else if (change.release_permit && heldPermit !== null) {
     const released = yield* io(
-      s.run('UPDATE permits SET released_at_ms = ? WHERE invocation_id = ? AND released_at_ms IS NULL', [
+      s.run('UPDATE permits SET released_at_ms = ? WHERE permit_id = ? AND released_at_ms IS NULL', [
         change.release_permit.now_ms,
-        change.invocation_id,
+        heldPermit,
       ]),
     );
     if (released === 1)
       yield* io(
         s.write(
-          'UPDATE tasks SET permits_open = permits_open - 1 WHERE task_id = (SELECT task_id FROM permits WHERE invocation_id = ?)',
-          [change.invocation_id],
+          'UPDATE tasks SET permits_open = permits_open - 1 WHERE task_id = (SELECT task_id FROM permits WHERE permit_id = ?)',
+          [heldPermit],
         ),
       );
   }
@@ -296,13 +300,16 @@ function* applySideRows(s: SqlSession, change: InvocationChange): Step<void> {
  * been granted — the permit row (its in-flight and rate-window slot), the write budget,
  * permits_granted, and the dispatch counted in the operation's declared-rate window.
  */
-function* refundPermit(s: SqlSession, change: InvocationChange): Step<void> {
-  const permit = yield* io(
-    s.get<{ permit_id: string; task_id: string; effect: string }>(
-      'SELECT permit_id, task_id, effect FROM permits WHERE invocation_id = ? AND released_at_ms IS NULL',
-      [change.invocation_id],
-    ),
-  );
+function* refundPermit(s: SqlSession, change: InvocationChange, heldPermit: string | null): Step<void> {
+  const permit =
+    heldPermit === null
+      ? undefined
+      : yield* io(
+          s.get<{ permit_id: string; task_id: string; effect: string }>(
+            'SELECT permit_id, task_id, effect FROM permits WHERE permit_id = ? AND released_at_ms IS NULL',
+            [heldPermit],
+          ),
+        );
   if (permit) {
     yield* io(s.write('DELETE FROM permits WHERE permit_id = ?', [permit.permit_id]));
     yield* io(
@@ -393,7 +400,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (permit) record = { ...record, permit_id: permit.permit_id };
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
   yield* writeInvocation(s, record, expected);
-  yield* applySideRows(s, change);
+  yield* applySideRows(s, change, current?.permit_id ?? null);
   yield* countState(s, current, record);
   if (enroll) yield* recordEnrollment(s, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
