@@ -1,7 +1,9 @@
 /**
  * One group-commit batch on PostgreSQL: the writes that arrived together run in ONE READ COMMITTED
  * transaction, one after another against the same state (each sees every earlier change of its
- * batch), and are answered only after its COMMIT. A write that fails (a constraint, an error
+ * batch), and are answered only after its COMMIT. Consecutive creations of a task's calls with
+ * their permits are applied as one set-based run (permit-run.ts): the same answers, in the same
+ * order, with a few statements for the whole run. A write that fails (a constraint, an error
  * thrown after it spent a permit, a bug) is rolled back alone — in its own SAVEPOINT — and
  * answered with its error while the others commit. Savepoints cost two statements per write and
  * failures are rare, so a batch first runs without them; only when one of its writes fails is it
@@ -21,10 +23,13 @@
  */
 import type { Pool } from 'pg';
 import type { StoreRules } from '../rules.js';
+import type { InvocationChange } from '../types.js';
 import type { OpEnv } from '../sql/env.js';
+import { applyInvocationChange } from '../sql/ops/invocation-change.js';
 import { runAsync, type Step } from '../sql/session.js';
 import { publishTaskView, type TaskEventSink } from '../sql/task-events.js';
 import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
 import { createPgSession, type PgSession } from './session.js';
 
 const MAX_ATTEMPTS = 5;
@@ -114,6 +119,24 @@ interface Mode {
 }
 
 /**
+ * The changes from `start` on that one set-based permit run can apply (permit-run.ts): consecutive
+ * creations of calls of one task, each with its permit, counted in the same rate window.
+ */
+function permitRun(writes: readonly BatchWrite[], start: number): InvocationChange[] {
+  const run: InvocationChange[] = [];
+  let key: string | null = null;
+  for (const w of writes.slice(start)) {
+    const change = w.args[0] as InvocationChange;
+    if (w.op !== (applyInvocationChange as AnyWrite) || !joinsRun(change)) break;
+    const k = runKey(change);
+    if (key !== null && k !== key) break;
+    key = k;
+    run.push(change);
+  }
+  return run;
+}
+
+/**
  * Runs the writes as one transaction and answers each (in order). Never rejects: a failure of the
  * whole transaction is every write's answer.
  */
@@ -155,11 +178,22 @@ export async function runBatch(
           answers.push({ ok: true, value: r.value });
         }
       }
-      for (const w of answers.length > 0 ? [] : writes) {
+      const ranTogether = answers.length > 0;
+      for (let i = 0; !ranTogether && i < writes.length;) {
+        const w = writes[i]!;
         if (!mode.savepoints) {
+          // a run of new calls of one task with their permits: applied set-wise (permit-run.ts)
+          const run = permitRun(writes, i);
+          if (run.length > 0) {
+            for (const value of await applyPermitRun(s, env, run)) answers.push({ ok: true, value });
+            i += run.length;
+            continue;
+          }
           answers.push({ ok: true, value: await runAsync(w.op(env, ...w.args)) });
+          i += 1;
           continue;
         }
+        i += 1;
         const before = new Map(sink.touched);
         quietly(s.statement(`SAVEPOINT ${ONE_WRITE}`));
         try {

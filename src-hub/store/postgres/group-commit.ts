@@ -9,7 +9,8 @@
  * - `task:<id>`: the changes of one task. A task's permits serialise on its row lock (FOR UPDATE)
  *   whatever happens, so holding that lock once per batch rather than once per permit is where
  *   throughput comes from; one batch of a task at a time (lanes: 1). Exactness across instances
- *   is the task row lock each change still takes inside the batch.
+ *   is the task row lock each change still takes inside the batch (a set-based run of permits,
+ *   permit-run.ts, takes it once and decides its changes from the row it read under it).
  * - `rate:<authorization>:<tool>`: changes of calls without a task that take the operation's
  *   declared-rate lock (a dispatch of an operation with a rate limit); one batch at a time.
  * - `free`: changes of calls without a task that take no lock but their own invocation's (new
