@@ -4,7 +4,8 @@
 // entry and counter is what the one-change path gives when the same changes are applied one after
 // another (budget, in-flight and rate refusals in batch order, enrollment, releases between runs);
 // a failing change is rolled back alone; a repeated create is `stale`; two instances racing on one
-// task stay exact; and a run costs the same statements whatever its length.
+// task stay exact; and a run costs the same statements whatever its length (a change alone
+// is not a run).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -326,9 +327,10 @@ describe.skipIf(!available)(
       }
     });
 
-    it('a run costs the same statements whatever its length', async () => {
+    it('a run costs the same statements whatever its length; a change alone is not a run', async () => {
       const taskId = await newTask({ write_budget: 1000, rate_limit: { count: 1000, window: '1m' } });
       let statements = 0;
+      let setWise = 0;
       const counted = new WeakSet<object>();
       const counting = {
         connect: async () => {
@@ -338,6 +340,7 @@ describe.skipIf(!available)(
           const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
           (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
             statements += 1;
+            if (String((args[0] as { text?: string }).text).includes('json_populate_recordset')) setWise += 1;
             return original(...args);
           };
           return client;
@@ -354,8 +357,12 @@ describe.skipIf(!available)(
         return statements;
       };
       const two = await cost(2);
+      expect(setWise).toBe(1);
       expect(await cost(16)).toBe(two);
       expect(await cost(32)).toBe(two);
+      // a change alone is cheaper through its own statements: it is not a run
+      await cost(1);
+      expect(setWise).toBe(3);
     });
   },
 );

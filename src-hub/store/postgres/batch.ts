@@ -119,6 +119,12 @@ interface Mode {
 }
 
 /**
+ * The fewest changes applied as a set-based run: one change alone costs the server more through
+ * the set-wise statements (JSON rows, CTEs) than through its own, and saves no statement.
+ */
+const MIN_RUN = 2;
+
+/**
  * The changes from `start` on that one set-based permit run can apply (permit-run.ts): consecutive
  * creations of calls of one task, each with its permit, counted in the same rate window.
  */
@@ -184,7 +190,7 @@ export async function runBatch(
         if (!mode.savepoints) {
           // a run of new calls of one task with their permits: applied set-wise (permit-run.ts)
           const run = permitRun(writes, i);
-          if (run.length > 0) {
+          if (run.length >= MIN_RUN) {
             for (const value of await applyPermitRun(s, env, run)) answers.push({ ok: true, value });
             i += run.length;
             continue;
