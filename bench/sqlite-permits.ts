@@ -9,7 +9,9 @@
  * included, and the time in between (JavaScript of the operation: records, JSON, rules), and the
  * WAL pages a commit writes (that pass does not checkpoint, so every frame stays in the WAL file).
  * Figures are printed, never asserted.
- * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes.
+ * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes; BENCH_OUTCOMES=1
+ * also records each granted permit's outcome (dispatching -> succeeded, the permit released, as the
+ * Hub records a sent write's answer) in the next batch, so the writer's mix is a governed write's.
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +34,7 @@ import { heading, table } from './lib/print.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,16').split(',').map(Number);
+const OUTCOMES = process.env.BENCH_OUTCOMES === '1';
 
 const operation: HttpOperation = {
   tool: 'update_product_content',
@@ -168,6 +171,28 @@ function permitChange(taskId: string, session: string): InvocationChange {
   };
 }
 
+/** A sent write's answer as the Hub records it (send.ts): succeeded, the business response, the permit freed. */
+function outcomeChange(invocationId: string): InvocationChange {
+  const at = new Date();
+  return {
+    invocation_id: invocationId,
+    from: 'dispatching',
+    to: 'succeeded',
+    at: at.toISOString(),
+    patch: {
+      dispatch: 'confirmed',
+      result: { product_id: 42, description: 'updated', updated_at: at.toISOString() },
+      business_status: 200,
+    },
+    release_permit: { now_ms: at.getTime(), refund: false },
+    audit: {
+      actor: 'bench',
+      kind: 'invocation.dispatched',
+      detail: { outcome: 'http_response', business_status: 200, request_sent: true },
+    },
+  };
+}
+
 async function measure(batch: number, timings: Map<string, Timing> | null) {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-permits-'));
   try {
@@ -191,15 +216,27 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
     let refused = 0;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
+    let dispatched: string[] = [];
+    const change = (r: WriteRequest) => r.args[0] as InvocationChange;
     for (let done = 0; done < PERMITS; done += batch) {
-      const requests: WriteRequest[] = [];
+      const requests: WriteRequest[] = dispatched.map((inv) => ({
+        id: ++id,
+        op: 'applyInvocationChange',
+        args: [outcomeChange(inv)],
+      }));
+      dispatched = [];
       for (let i = 0; i < Math.min(batch, PERMITS - done); i++)
         requests.push({ id: ++id, op: 'applyInvocationChange', args: [permitChange(taskId, session)] });
-      for (const a of committer.run(requests).answers) {
+      committer.run(requests).answers.forEach((a, k) => {
         if (!a.ok) throw new Error(a.error.message);
-        if ((a.value as { kind: string }).kind === 'applied') granted += 1;
-        else refused += 1;
-      }
+        const req = requests[k]!;
+        if (change(req).from !== 'new') return;
+        if ((a.value as { kind: string }).kind !== 'applied') refused += 1;
+        else {
+          granted += 1;
+          if (OUTCOMES) dispatched.push(change(req).invocation_id);
+        }
+      });
     }
     committer.publishViews();
     const wallMs = performance.now() - t0;
@@ -275,7 +312,9 @@ if (process.env.BENCH_STORE !== '0') {
   );
 }
 
-heading(`SQLite permit transaction in the writer's code, in-process (load ${loadavg()[0]!.toFixed(2)})`);
+heading(
+  `SQLite permit transaction in the writer's code${OUTCOMES ? ', each with its outcome in the next batch' : ''}, in-process (load ${loadavg()[0]!.toFixed(2)})`,
+);
 const rows: string[][] = [];
 const detail: Array<[number, Map<string, Timing>]> = [];
 for (const batch of BATCHES) {
