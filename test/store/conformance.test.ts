@@ -12,7 +12,11 @@ import { POSTGRES_MIGRATIONS } from '../../src-hub/store/migrations/postgres.js'
 import { SQLITE_MIGRATIONS } from '../../src-hub/store/migrations/sqlite.js';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
-import { TASK_VIEW_UNRESOLVED_LIMIT, type TaskView } from '../../src-shared/hub-api.js';
+import {
+  TASK_VIEW_UNRESOLVED_LIMIT,
+  type ReconciliationEvidence,
+  type TaskView,
+} from '../../src-shared/hub-api.js';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import {
   AT,
@@ -720,6 +724,82 @@ for (const dialect of dialects()) {
         const usage = await upgraded.taskUsage(t.task_id, Date.parse(AT), null);
         expect(usage.in_flight).toBe(0);
         expect((await upgraded.getTask(t.task_id))?.writes_used).toBe(2);
+      });
+
+      it('a change of a call updates only the columns it changes: never the compiled operation or the arguments again', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 5, inFlight: 100 });
+        await store.createTask(t, audit);
+        const rec = invocation({ task_id: t.task_id });
+        expect(
+          (await store.applyInvocationChange(dispatch(rec, { permit: permitFor(t.task_id) }))).kind,
+        ).toBe('applied');
+        // from here on, any UPDATE naming the operation or the arguments fails the transaction
+        await store.close();
+        await rawSql(
+          dialect.name,
+          opened,
+          dialect.name === 'sqlite'
+            ? [
+                `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
+                   BEGIN SELECT RAISE(ABORT, 'rewritten'); END`,
+              ]
+            : [
+                `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
+                   FOR EACH ROW EXECUTE FUNCTION bailing_refuse_change('rewritten')`,
+              ],
+        );
+        const again = await opened.reopen();
+        const evidence: ReconciliationEvidence = {
+          checked_at: AT,
+          source: 'dispatch_response',
+          outcome: 'succeeded',
+          http_status: 200,
+          evidence_digest: null,
+          detail: 'checked',
+        };
+        const done = await again.applyInvocationChange({
+          invocation_id: rec.invocation_id,
+          from: 'dispatching',
+          to: 'succeeded',
+          at: '2026-11-30T10:00:09.000Z',
+          patch: {
+            dispatch: 'confirmed',
+            result: { ok: true, items: [1, 2] },
+            business_status: 200,
+            add_evidence: evidence,
+          },
+          release_permit: { now_ms: Date.parse(AT) + 9 },
+          audit,
+        });
+        expect(done.kind).toBe('applied');
+        const stored = await again.getInvocation(rec.invocation_id);
+        expect(stored).toEqual({
+          ...rec,
+          state: 'succeeded',
+          dispatch: 'confirmed',
+          result: { ok: true, items: [1, 2] },
+          business_status: 200,
+          reconciliation: [evidence],
+          permit_id: stored!.permit_id,
+          remote_task_id: null,
+          updated_at: '2026-11-30T10:00:09.000Z',
+        });
+        expect(stored!.permit_id).not.toBeNull();
+        // a change that sets nothing but the state still moves it (and its time)
+        const next = await again.applyInvocationChange({
+          invocation_id: rec.invocation_id,
+          from: 'succeeded',
+          to: 'unverified',
+          at: '2026-11-30T10:00:10.000Z',
+          audit,
+        });
+        expect(next.kind).toBe('applied');
+        expect(await again.getInvocation(rec.invocation_id)).toEqual({
+          ...stored,
+          state: 'unverified',
+          updated_at: '2026-11-30T10:00:10.000Z',
+        });
       });
 
       it('event seqs: strictly increasing per reader, never a smaller seq appearing after a larger one was read', async () => {

@@ -195,46 +195,74 @@ export const INVOCATION_COLUMNS = [
 type InvocationColumn = (typeof INVOCATION_COLUMNS)[number];
 
 export function invocationValues(i: InvocationRecord): SqlValue[] {
-  const p = invocationParams(i);
-  return INVOCATION_COLUMNS.map((c) => p[c]);
+  return INVOCATION_COLUMNS.map((c) => COLUMN_VALUE[c](i));
 }
 
-function invocationParams(i: InvocationRecord): Record<InvocationColumn, SqlValue> {
-  return {
-    invocation_id: i.invocation_id,
-    client_id: i.client_id,
-    run_id: i.run_id,
-    agent_session_id: i.agent_session_id,
-    turn_id: i.turn_id,
-    authorization_ref: i.authorization_ref,
-    authorization_revision: i.authorization_revision,
-    system_id: i.system_id,
-    tool: i.tool,
-    declaration_revision: i.declaration_revision,
-    operation_json: JSON.stringify(i.operation),
-    arguments_json: JSON.stringify(i.arguments),
-    parameter_digest: i.parameter_digest,
-    host_call_id: i.host_call_id,
-    task_id: i.task_id,
-    effect: i.effect,
-    state: i.state,
-    dispatch: i.dispatch,
-    reason_code: i.reason_code,
-    reason_message: i.reason_message,
-    retry_after_ms: i.retry_after_ms,
-    result_json: i.result === null || i.result === undefined ? null : JSON.stringify(i.result),
-    result_truncated: i.result_truncated ? 1 : 0,
-    business_status: i.business_status,
-    approval_id: i.approval_id,
-    reconciliation_json: JSON.stringify(i.reconciliation),
-    permit_id: i.permit_id,
-    owner_instance: i.owner_instance ?? null,
-    owner_incarnation: i.owner_incarnation ?? null,
-    remote_task_id: i.remote_task_id ?? null,
-    created_at: i.created_at,
-    updated_at: i.updated_at,
-  };
+/** The record field each JSON column is rendered from (every other column has its field's name). */
+const JSON_FIELD = {
+  operation_json: 'operation',
+  arguments_json: 'arguments',
+  result_json: 'result',
+  reconciliation_json: 'reconciliation',
+} as const satisfies Partial<Record<InvocationColumn, keyof InvocationRecord>>;
+
+/**
+ * The columns whose value `after` changes from `before` (the row as it was read), with their new
+ * values, in table order; never the id. A JSON column counts as changed only when its field is
+ * another object than before's: a change keeps the parsed values it does not set (applyPatch), so
+ * an update renders and writes only what moved — never the compiled operation or the arguments
+ * again, which a call keeps from its creation.
+ */
+export function changedInvocationValues(
+  before: InvocationRecord,
+  after: InvocationRecord,
+): Array<[InvocationColumn, SqlValue]> {
+  const changed: Array<[InvocationColumn, SqlValue]> = [];
+  for (const c of INVOCATION_COLUMNS) {
+    if (c === 'invocation_id') continue;
+    const field = (JSON_FIELD as Partial<Record<InvocationColumn, keyof InvocationRecord>>)[c] ?? c;
+    const was = before[field as keyof InvocationRecord];
+    const now = after[field as keyof InvocationRecord];
+    if (was === now || ((was ?? null) === null && (now ?? null) === null)) continue;
+    changed.push([c, COLUMN_VALUE[c](after)]);
+  }
+  return changed;
 }
+
+const COLUMN_VALUE: Record<InvocationColumn, (i: InvocationRecord) => SqlValue> = {
+  invocation_id: (i) => i.invocation_id,
+  client_id: (i) => i.client_id,
+  run_id: (i) => i.run_id,
+  agent_session_id: (i) => i.agent_session_id,
+  turn_id: (i) => i.turn_id,
+  authorization_ref: (i) => i.authorization_ref,
+  authorization_revision: (i) => i.authorization_revision,
+  system_id: (i) => i.system_id,
+  tool: (i) => i.tool,
+  declaration_revision: (i) => i.declaration_revision,
+  operation_json: (i) => JSON.stringify(i.operation),
+  arguments_json: (i) => JSON.stringify(i.arguments),
+  parameter_digest: (i) => i.parameter_digest,
+  host_call_id: (i) => i.host_call_id,
+  task_id: (i) => i.task_id,
+  effect: (i) => i.effect,
+  state: (i) => i.state,
+  dispatch: (i) => i.dispatch,
+  reason_code: (i) => i.reason_code,
+  reason_message: (i) => i.reason_message,
+  retry_after_ms: (i) => i.retry_after_ms,
+  result_json: (i) => (i.result === null || i.result === undefined ? null : JSON.stringify(i.result)),
+  result_truncated: (i) => (i.result_truncated ? 1 : 0),
+  business_status: (i) => i.business_status,
+  approval_id: (i) => i.approval_id,
+  reconciliation_json: (i) => JSON.stringify(i.reconciliation),
+  permit_id: (i) => i.permit_id,
+  owner_instance: (i) => i.owner_instance ?? null,
+  owner_incarnation: (i) => i.owner_incarnation ?? null,
+  remote_task_id: (i) => i.remote_task_id ?? null,
+  created_at: (i) => i.created_at,
+  updated_at: (i) => i.updated_at,
+};
 
 export function toApproval(r: Row): ApprovalRecord {
   return {

@@ -20,7 +20,7 @@ import type {
   PermitRecord,
 } from '../../types.js';
 import type { OpEnv } from '../env.js';
-import { INVOCATION_COLUMNS, invocationValues, toTask } from '../rows.js';
+import { changedInvocationValues, INVOCATION_COLUMNS, invocationValues, toTask } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { windowBounds } from '../window.js';
 import { insertAudit } from './audit.js';
@@ -44,19 +44,32 @@ export function applyPatch(
 
 const INSERT_INVOCATION = `INSERT INTO invocations (${INVOCATION_COLUMNS.join(', ')})
   VALUES (${INVOCATION_COLUMNS.map(() => '?').join(', ')})`;
-const UPDATE_INVOCATION = `UPDATE invocations SET ${INVOCATION_COLUMNS.slice(1)
-  .map((c) => `${c} = ?`)
-  .join(', ')} WHERE invocation_id = ? AND state = ?`;
 
 /**
- * Inserts (expected null) or compare-and-sets (expected state) the record. It cannot find the row
- * moved (the invocation's lock is held and its state was read under it), so it is a write whose
- * one changed row the store checks, failing the transaction otherwise — not a round trip of its own.
+ * Inserts the record (`before` null: the call is new) or compare-and-sets it from `before`'s state,
+ * updating only the columns that changed (rows.ts changedInvocationValues: the compiled operation
+ * and the arguments are written once, at creation). It cannot find the row moved (the
+ * invocation's lock is held and its state was read under it), so it is a write whose one changed
+ * row the store checks, failing the transaction otherwise — not a round trip of its own.
  */
-function* writeInvocation(s: SqlSession, record: InvocationRecord, expected: string | null): Step<void> {
-  const values = invocationValues(record);
-  if (expected === null) yield* io(s.write(INSERT_INVOCATION, values, 1));
-  else yield* io(s.write(UPDATE_INVOCATION, [...values.slice(1), record.invocation_id, expected], 1));
+function* writeInvocation(
+  s: SqlSession,
+  record: InvocationRecord,
+  before: InvocationRecord | null,
+): Step<void> {
+  if (before === null) {
+    yield* io(s.write(INSERT_INVOCATION, invocationValues(record), 1));
+    return;
+  }
+  const changed = changedInvocationValues(before, record);
+  if (changed.length === 0) changed.push(['updated_at', record.updated_at]);
+  yield* io(
+    s.write(
+      `UPDATE invocations SET ${changed.map(([c]) => `${c} = ?`).join(', ')} WHERE invocation_id = ? AND state = ?`,
+      [...changed.map(([, v]) => v), record.invocation_id, before.state],
+      1,
+    ),
+  );
 }
 
 type Counted = { task_id: string | null; state: string };
@@ -387,7 +400,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
       },
       change.at,
     );
-    yield* writeInvocation(s, refused, expected);
+    yield* writeInvocation(s, refused, current);
     yield* countState(s, current, refused);
     if (enroll) yield* recordEnrollment(s, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
@@ -399,7 +412,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);
   if (permit) record = { ...record, permit_id: permit.permit_id };
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
-  yield* writeInvocation(s, record, expected);
+  yield* writeInvocation(s, record, current);
   yield* applySideRows(s, change, current?.permit_id ?? null);
   yield* countState(s, current, record);
   if (enroll) yield* recordEnrollment(s, change, base);
