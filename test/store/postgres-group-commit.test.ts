@@ -232,6 +232,28 @@ describe.skipIf(!available)(
       }
     });
 
+    it('callers answered by a batch who send their next change at once share the next batch', async () => {
+      const t = task({ budget: 1000, inFlight: 1000 });
+      await store.createTask(t, audit);
+      const before = (await store.commitStats!())!;
+      // 16 callers, each sending its next change as soon as its last one is answered
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < 8; i++) {
+            const r = await store.applyInvocationChange(
+              dispatch(invocation({ task_id: t.task_id }), t.task_id),
+            );
+            expect(r.kind).toBe('applied');
+          }
+        }),
+      );
+      const stats = (await store.commitStats!())!;
+      expect(stats.writes - before.writes).toBe(128);
+      // the first change starts a batch alone, then 16 at a time; without waiting a turn for the
+      // answered callers, batches alternate one change and fifteen (sixteen batches or more)
+      expect(stats.batches - before.batches).toBeLessThanOrEqual(10);
+    });
+
     it("a call's outcome joins its task's batches (the instance knows the call's task), and frees its slot", async () => {
       const recs = Array.from({ length: 8 }, () => invocation({ task_id: taskId }));
       await Promise.all(recs.map((r) => store.applyInvocationChange(dispatch(r, taskId))));

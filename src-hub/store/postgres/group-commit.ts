@@ -117,11 +117,16 @@ export function createGroupCommitter(
   const pump = (key: string, lane: Lane) => {
     while (lane.running < lane.lanes && lane.queue.length > 0) {
       lane.running += 1;
-      void run(lane.queue.splice(0, MAX_BATCH), key === FREE).finally(() => {
-        lane.running -= 1;
-        if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
-        else pump(key, lane);
-      });
+      void run(lane.queue.splice(0, MAX_BATCH), key === FREE).finally(() =>
+        // the callers this batch answered often send their next change before the event loop turns:
+        // waiting that one turn lets them share the next batch, instead of the first of them
+        // starting one alone while the others queue behind it
+        setImmediate(() => {
+          lane.running -= 1;
+          if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
+          else pump(key, lane);
+        }),
+      );
     }
   };
 
