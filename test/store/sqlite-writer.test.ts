@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
-import { WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
+import { connectWriter, WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
@@ -178,6 +178,35 @@ describe('SQLite writer thread', () => {
       expect(res.record.operation).toBe(rec.operation);
       expect(res.record.arguments).toBe(rec.arguments);
       expect(Object.keys(res.record).sort()).toEqual(Object.keys(rec).sort());
+    }
+  });
+
+  it("the writer's connection keeps the statement journals of its savepoints in memory, and a failing write is still undone alone", async () => {
+    const db = connectWriter(dir);
+    try {
+      expect(db.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
+      db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+      db.exec('BEGIN IMMEDIATE');
+      // writes large enough that their journal would have spilled past 64 KiB into a file
+      const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+      for (let i = 0; i < 3; i++) {
+        db.exec('SAVEPOINT one_write');
+        try {
+          for (let j = 0; j < 50; j++) insert.run(i * 100 + j, 'x'.repeat(2000));
+          if (i === 1) insert.run(0, 'a key already taken');
+          db.exec('RELEASE one_write');
+        } catch (err) {
+          expect((err as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+          db.exec('ROLLBACK TO one_write');
+          db.exec('RELEASE one_write');
+        }
+      }
+      db.exec('COMMIT');
+      const kept = db.prepare('SELECT k FROM t ORDER BY k').pluck().all() as number[];
+      expect(kept).toHaveLength(100);
+      expect(kept.some((k) => k >= 100 && k < 200)).toBe(false);
+    } finally {
+      db.close();
     }
   });
 
