@@ -27,6 +27,26 @@ export type LookupResult =
   | { outcome: 'unavailable'; detail: string };
 
 /** The Hub's outbound edge: built from src-hub/dispatch, src-hub/acc and src-hub/reconcile/lookup.ts. */
+/** One business request to send: the system, the operation and its arguments, the signing inputs. */
+export interface BusinessSendInput {
+  baseUrl: string;
+  systemId: string;
+  allowInsecureHttp: boolean;
+  secret: string;
+  signedPath: SignedPathMode;
+  op: CompiledOperation;
+  args: Record<string, unknown>;
+  onBehalfOf: string;
+  jobId: string;
+  idempotencyKey: string;
+  timeoutMs: number;
+}
+
+/** A business request built and signed, not sent: `send` sends it, once. */
+export interface PreparedSend {
+  send(signal?: AbortSignal): Promise<SendResult>;
+}
+
 export interface BusinessEdge {
   /** `secret` null: an unsigned spec GET (the system's `spec_signing: unsigned`). */
   fetchSpec(input: {
@@ -43,20 +63,12 @@ export interface BusinessEdge {
     spec_revision: string;
   };
   approvalRequired(op: CompiledOperation, args: Record<string, unknown>): boolean;
-  send(input: {
-    baseUrl: string;
-    systemId: string;
-    allowInsecureHttp: boolean;
-    secret: string;
-    signedPath: SignedPathMode;
-    op: CompiledOperation;
-    args: Record<string, unknown>;
-    onBehalfOf: string;
-    jobId: string;
-    idempotencyKey: string;
-    timeoutMs: number;
-    signal?: AbortSignal;
-  }): Promise<SendResult>;
+  send(input: BusinessSendInput & { signal?: AbortSignal }): Promise<SendResult>;
+  /**
+   * Builds and signs the request now and sends it when asked (`send` on the answer): the Hub
+   * prepares a call's request while its `dispatching` record commits, and sends it only after.
+   */
+  prepareSend(input: BusinessSendInput): PreparedSend;
   lookup(input: {
     baseUrl: string;
     systemId: string;

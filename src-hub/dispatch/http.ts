@@ -106,11 +106,79 @@ const NOT_SENT_WORDS: Record<NotSentReason, string> = {
 const errCode = (err: NodeJS.ErrnoException) =>
   /^[A-Z0-9_]{2,40}$/.test(err.code ?? '') ? (err.code as string) : 'error';
 
+/**
+ * A request ready to go out: checked (destination, header values) and laid out (headers, body
+ * bytes, request options), with nothing sent and no connection asked for. Preparing it is pure
+ * computation, so it can be done while something else is awaited (the Hub signs a call's request
+ * while its `dispatching` record commits); `runExchange` sends it.
+ */
+export type PreparedExchange =
+  | { ready: false; refusal: { reason: NotSentReason; detail: string } }
+  | {
+      ready: true;
+      transport: typeof http | typeof https;
+      options: http.RequestOptions;
+      body: Buffer;
+      isHttps: boolean;
+      timeoutMs: number;
+      maxBodyBytes: number;
+    };
+
+export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): PreparedExchange {
+  const refusal = checkBaseUrl(input.origin.href, input.allowInsecureHttp);
+  if (refusal)
+    return {
+      ready: false,
+      refusal: { reason: 'destination_refused', detail: `${refusal.message}; nothing was sent` },
+    };
+  const badHeader = Object.entries(input.headers).find(([, v]) => v !== '' && !isHeaderSafe(v));
+  if (badHeader)
+    return {
+      ready: false,
+      refusal: {
+        reason: 'invalid_header',
+        detail: `header ${badHeader[0]} has a value that cannot be sent as visible ASCII; nothing was sent`,
+      },
+    };
+  const isHttps = input.origin.protocol === 'https:';
+  const loopbackOnly = !isHttps && !input.allowInsecureHttp;
+  const body = Buffer.from(input.body, 'utf8');
+  const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
+  if (body.length > 0) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(body.length);
+  }
+  return {
+    ready: true,
+    transport: isHttps ? https : http,
+    options: {
+      protocol: input.origin.protocol,
+      hostname: input.origin.hostname.replace(/^\[|\]$/g, ''),
+      port: input.origin.port || (isHttps ? 443 : 80),
+      method: input.method.toUpperCase(),
+      path: input.target,
+      headers,
+      // kept-alive connections, one pool per address policy (connection-pool.ts)
+      agent: agentFor(isHttps, loopbackOnly),
+      // every address a name resolves to is checked before connecting (destination.ts)
+      lookup: guardedLookup({ loopbackOnly }),
+    },
+    body,
+    isHttps,
+    timeoutMs: input.timeoutMs,
+    maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+  };
+}
+
 export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> {
-  const maxBody = input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  return runExchange(prepareExchange(input), input.signal);
+}
+
+/** Sends a prepared request (an abort before it starts, or its refusal, is a `not_sent`). */
+export function runExchange(prepared: PreparedExchange, signal?: AbortSignal): Promise<DispatchResult> {
   return new Promise<DispatchResult>((resolve) => {
     let settled = false;
-    const isHttps = input.origin.protocol === 'https:';
+    const isHttps = prepared.ready && prepared.isHttps;
     let tcpConnected = false;
     // The first byte of the request can be written only once the connection (and, for https, the
     // TLS handshake) is up: Node buffers everything written before. Until then nothing has left.
@@ -120,54 +188,27 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
       if (settled) return;
       settled = true;
       if (deadline.timer) clearTimeout(deadline.timer);
-      input.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       resolve(r);
     };
     const notSent = (reason: NotSentReason, detail: string) => finish({ kind: 'not_sent', reason, detail });
     const noResponse = (reason: NoResponseReason, detail: string) =>
       finish({ kind: 'no_response', reason, detail });
 
-    if (input.signal?.aborted) {
+    if (signal?.aborted) {
       notSent('aborted', 'aborted before sending');
       return;
     }
-    const refusal = checkBaseUrl(input.origin.href, input.allowInsecureHttp);
-    if (refusal) {
-      notSent('destination_refused', `${refusal.message}; nothing was sent`);
+    if (!prepared.ready) {
+      notSent(prepared.refusal.reason, prepared.refusal.detail);
       return;
     }
-    const badHeader = Object.entries(input.headers).find(([, v]) => v !== '' && !isHeaderSafe(v));
-    if (badHeader) {
-      notSent(
-        'invalid_header',
-        `header ${badHeader[0]} has a value that cannot be sent as visible ASCII; nothing was sent`,
-      );
-      return;
-    }
-
-    const transport = isHttps ? https : http;
-    const loopbackOnly = !isHttps && !input.allowInsecureHttp;
-    const bodyBuf = Buffer.from(input.body, 'utf8');
-    const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
-    if (bodyBuf.length > 0) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(bodyBuf.length);
-    }
+    const maxBody = prepared.maxBodyBytes;
+    const timeoutMs = prepared.timeoutMs;
 
     let req: http.ClientRequest;
     try {
-      req = transport.request({
-        protocol: input.origin.protocol,
-        hostname: input.origin.hostname.replace(/^\[|\]$/g, ''),
-        port: input.origin.port || (isHttps ? 443 : 80),
-        method: input.method.toUpperCase(),
-        path: input.target,
-        headers,
-        // kept-alive connections, one pool per address policy (connection-pool.ts)
-        agent: agentFor(isHttps, loopbackOnly),
-        // every address a name resolves to is checked before connecting (destination.ts)
-        lookup: guardedLookup({ loopbackOnly }),
-      });
+      req = prepared.transport.request(prepared.options);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       const header = code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN';
@@ -183,17 +224,17 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
       else notSent('aborted', 'aborted before the connection was made');
       req.destroy();
     }
-    input.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
 
     deadline.timer = setTimeout(() => {
-      if (writable) noResponse('timeout', `no complete answer within ${input.timeoutMs} ms`);
+      if (writable) noResponse('timeout', `no complete answer within ${timeoutMs} ms`);
       else
         notSent(
           'connect_timeout',
-          `no connection${isHttps && tcpConnected ? ' (TLS handshake)' : ''} within ${input.timeoutMs} ms`,
+          `no connection${isHttps && tcpConnected ? ' (TLS handshake)' : ''} within ${timeoutMs} ms`,
         );
       req.destroy();
-    }, input.timeoutMs);
+    }, timeoutMs);
 
     req.on('socket', (socket) => {
       if (!socket.connecting) {
@@ -265,6 +306,6 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
       });
     });
 
-    req.end(bodyBuf);
+    req.end(prepared.body);
   });
 }

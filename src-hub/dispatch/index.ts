@@ -4,12 +4,21 @@ export { signedHeaders, type SignHeadersInput } from './sign.js';
 export { requestTarget, signedPathOf } from './signed-path.js';
 export {
   httpExchange,
+  prepareExchange,
+  runExchange,
+  type PreparedExchange,
   DEFAULT_MAX_BODY_BYTES,
   type DispatchResult,
   type NoResponseReason,
   type NotSentReason,
 } from './http.js';
-export { sendSigned, type SendSignedInput } from './send-signed.js';
+export {
+  PREPARED_FRESH_MS,
+  prepareSigned,
+  sendSigned,
+  type PreparedSigned,
+  type SendSignedInput,
+} from './send-signed.js';
 export {
   fetchSpec,
   DEFAULT_SPEC_PATH,

@@ -2,7 +2,7 @@
 import type { SignedPathMode } from '../../src-shared/hub-api.js';
 import { signedHeaders } from './sign.js';
 import { requestTarget, signedPathOf } from './signed-path.js';
-import { httpExchange, type DispatchResult } from './http.js';
+import { prepareExchange, runExchange, type DispatchResult, type PreparedExchange } from './http.js';
 import type { BuiltRequest } from './build-request.js';
 
 export type { DispatchResult } from './http.js';
@@ -26,12 +26,24 @@ export interface SendSignedInput {
   maxBodyBytes?: number;
 }
 
-export async function sendSigned(input: SendSignedInput): Promise<DispatchResult> {
+/** A signed request ready to send (nothing sent yet): `send` sends it exactly once. */
+export interface PreparedSigned {
+  send(signal?: AbortSignal): Promise<DispatchResult>;
+}
+
+/**
+ * Signed longer ago than this when sent, a prepared request is signed again (fresh timestamp and
+ * nonce): preparing happens just before the send is allowed (while `dispatching` commits), and a
+ * store that stalls should not make the request go out with an old signature.
+ */
+export const PREPARED_FRESH_MS = 1_000;
+
+function signAndLayOut(input: Omit<SendSignedInput, 'signal'>, nowMs: number): PreparedExchange {
   let origin: URL;
   try {
     origin = new URL(input.baseUrl);
   } catch {
-    return { kind: 'not_sent', reason: 'invalid_request', detail: 'invalid base URL' };
+    return { ready: false, refusal: { reason: 'invalid_request', detail: 'invalid base URL' } };
   }
   const target = requestTarget(origin, input.request.pathWithQuery);
   const headers = signedHeaders({
@@ -43,8 +55,9 @@ export async function sendSigned(input: SendSignedInput): Promise<DispatchResult
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,
     idempotencyKey: input.idempotencyKey,
+    nowSeconds: Math.floor(nowMs / 1000),
   });
-  return httpExchange({
+  return prepareExchange({
     origin,
     target,
     method: input.request.method,
@@ -52,7 +65,31 @@ export async function sendSigned(input: SendSignedInput): Promise<DispatchResult
     body: input.request.body,
     allowInsecureHttp: input.allowInsecureHttp,
     timeoutMs: input.timeoutMs,
-    signal: input.signal,
     maxBodyBytes: input.maxBodyBytes,
   });
+}
+
+/**
+ * Signs and lays out the request now; sends it when asked (signed again if it has grown stale).
+ * `now` is the clock the signature's timestamp and the staleness are read from.
+ */
+export function prepareSigned(
+  input: Omit<SendSignedInput, 'signal'>,
+  now: () => number = Date.now,
+): PreparedSigned {
+  const preparedAt = now();
+  const prepared = signAndLayOut(input, preparedAt);
+  let sent = false;
+  return {
+    send(signal) {
+      if (sent) throw new Error('a prepared request is sent once');
+      sent = true;
+      const at = now();
+      return runExchange(at - preparedAt <= PREPARED_FRESH_MS ? prepared : signAndLayOut(input, at), signal);
+    },
+  };
+}
+
+export function sendSigned(input: SendSignedInput): Promise<DispatchResult> {
+  return prepareSigned(input).send(input.signal);
 }

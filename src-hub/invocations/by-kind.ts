@@ -5,7 +5,7 @@
  * `dispatching` record — and after — recording the outcome — is the same path for both.
  */
 import type { EvidenceCheckOutcome } from '../../src-shared/states.js';
-import type { HubContext, LookupResult, SendResult } from '../context.js';
+import type { BusinessSendInput, HubContext, LookupResult, PreparedSend, SendResult } from '../context.js';
 import { dispatchMcp } from '../mcp/dispatch.js';
 import { recoverMcp } from '../mcp/recover.js';
 import { openSigningSecret } from '../secrets/system-secret.js';
@@ -13,34 +13,71 @@ import type { AuthorizationRecord, InvocationRecord, SystemRecord } from '../sto
 
 const UNOPENED = "the system's signing secret cannot be opened with the Hub's secret key";
 
+/**
+ * A call's request built and signed ahead of its send (HTTP systems; null for MCP, whose call is
+ * made at send time, and when the signing secret cannot be opened — the send reports that).
+ * Nothing leaves until `sendByKind` is given it, after `dispatching` is on disk.
+ */
+export function prepareByKind(
+  ctx: HubContext,
+  target: { system: SystemRecord; auth: AuthorizationRecord },
+  rec: InvocationRecord,
+): PreparedCall | null {
+  if (target.system.kind !== 'http') return null;
+  try {
+    const secret = openSigningSecret(ctx, target.system);
+    if (secret === null) return null;
+    return { invocation_id: rec.invocation_id, request: ctx.edge.prepareSend(httpSend(target, rec, secret)) };
+  } catch {
+    // whatever went wrong happens again at send time, where it is recorded as the call's outcome
+    return null;
+  }
+}
+
+export interface PreparedCall {
+  invocation_id: string;
+  request: PreparedSend;
+}
+
+function httpSend(
+  { system, auth }: { system: SystemRecord; auth: AuthorizationRecord },
+  rec: InvocationRecord,
+  secret: string,
+): BusinessSendInput {
+  return {
+    baseUrl: system.base_url,
+    systemId: system.system_id,
+    allowInsecureHttp: system.allow_insecure_http,
+    secret,
+    signedPath: system.signed_path,
+    op: rec.operation,
+    args: rec.arguments,
+    onBehalfOf: auth.on_behalf_of,
+    jobId: rec.run_id,
+    idempotencyKey: rec.invocation_id,
+    timeoutMs: rec.operation.timeout_ms,
+  };
+}
+
+/** `prepared`: the request prepareByKind made for this call, sent as it is. */
 export function sendByKind(
   ctx: HubContext,
   target: { system: SystemRecord; auth: AuthorizationRecord },
   rec: InvocationRecord,
   hooks: { onTaskCreated: (taskId: string) => Promise<void> },
+  prepared?: PreparedCall | null,
 ): Promise<SendResult> {
-  const { system, auth } = target;
+  const { system } = target;
   switch (system.kind) {
     case 'mcp':
       return dispatchMcp(ctx, system, rec, hooks.onTaskCreated);
     case 'http': {
+      if (prepared && prepared.invocation_id === rec.invocation_id)
+        return prepared.request.send(ctx.shutdown);
       const secret = openSigningSecret(ctx, system);
       if (secret === null)
         return Promise.resolve({ kind: 'not_sent', reason: 'credentials_unavailable', detail: UNOPENED });
-      return ctx.edge.send({
-        baseUrl: system.base_url,
-        systemId: system.system_id,
-        allowInsecureHttp: system.allow_insecure_http,
-        secret,
-        signedPath: system.signed_path,
-        op: rec.operation,
-        args: rec.arguments,
-        onBehalfOf: auth.on_behalf_of,
-        jobId: rec.run_id,
-        idempotencyKey: rec.invocation_id,
-        timeoutMs: rec.operation.timeout_ms,
-        signal: ctx.shutdown,
-      });
+      return ctx.edge.send({ ...httpSend(target, rec, secret), signal: ctx.shutdown });
     }
   }
 }

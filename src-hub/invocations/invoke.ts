@@ -19,6 +19,7 @@ import type {
 import { checkBoundary } from '../tasks/boundary.js';
 import { WINDOW_MS } from '../tasks/policy.js';
 import { toReceipt } from './receipt.js';
+import { prepareByKind } from './by-kind.js';
 import { sendAndRecord } from './send.js';
 import { transitionInvocation } from './transition.js';
 
@@ -152,7 +153,7 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
     return settle(ctx, clientId, req, digest, res);
   }
 
-  const res = await created('dispatching', {
+  const committing = created('dispatching', {
     patch: { dispatch: 'attempted' },
     permit: task
       ? {
@@ -165,10 +166,16 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
         }
       : undefined,
   });
-  if (res.kind !== 'applied') return settle(ctx, clientId, req, digest, res);
   // the system and authorization were read just now, with the checks: the send needs no new read
   const target = found.system ? { system: found.system, auth } : undefined;
-  const done = await sendAndRecord(ctx, res.record, `client:${clientId}`, target);
+  // While `dispatching` commits, the request is built and signed; it leaves only once the commit
+  // has returned (sendAndRecord). The store was handed the change above and posts it in the next
+  // microtask (the SQLite writer batches a turn's writes): one turn later, that has happened.
+  await Promise.resolve();
+  const prepared = target ? prepareByKind(ctx, target, record) : null;
+  const res = await committing;
+  if (res.kind !== 'applied') return settle(ctx, clientId, req, digest, res);
+  const done = await sendAndRecord(ctx, res.record, `client:${clientId}`, target, prepared);
   const approval = done.approval_id ? await ctx.store.getApproval(done.approval_id) : null;
   return { created: true, receipt: toReceipt(done, approval) };
 }

@@ -16,7 +16,7 @@ import type { HubContext, SendResult } from '../context.js';
 import type { AuthorizationRecord, InvocationPatch, InvocationRecord, SystemRecord } from '../store/types.js';
 import { StoreUnavailableError } from '../store/errors.js';
 import { mcpResultOutcome } from '../mcp/outcome.js';
-import { sendByKind } from './by-kind.js';
+import { sendByKind, type PreparedCall } from './by-kind.js';
 import { NO_RESPONSE_CODE, NOT_SENT_CODE } from './reason-codes.js';
 import { transitionInvocation } from './transition.js';
 import { whenStoreReturns } from './when-store-returns.js';
@@ -29,15 +29,17 @@ export interface SendTarget {
 
 /**
  * `target`: the system and authorization, when the caller read them together with its own checks
- * just before recording `dispatching`; otherwise they are read here.
+ * just before recording `dispatching`; otherwise they are read here. `prepared`: the request the
+ * caller built and signed (prepareByKind) while `dispatching` committed.
  */
 export function sendAndRecord(
   ctx: HubContext,
   rec: InvocationRecord,
   actor: string,
   target?: SendTarget,
+  prepared?: PreparedCall | null,
 ): Promise<InvocationRecord> {
-  const p = sendAndRecordOnce(ctx, rec, actor, target);
+  const p = sendAndRecordOnce(ctx, rec, actor, target, prepared ?? null);
   ctx.inflight.add(p);
   void p.finally(() => ctx.inflight.delete(p)).catch(() => undefined);
   return p;
@@ -48,6 +50,7 @@ async function sendAndRecordOnce(
   rec: InvocationRecord,
   actor: string,
   known: SendTarget | undefined,
+  prepared: PreparedCall | null,
 ): Promise<InvocationRecord> {
   let result: SendResult | { kind: 'target_missing' } | { kind: 'store_unavailable' };
   const target = known ?? (await readTarget(ctx, rec));
@@ -57,9 +60,15 @@ async function sendAndRecordOnce(
     result = { kind: 'target_missing' };
   } else {
     try {
-      result = await sendByKind(ctx, target, rec, {
-        onTaskCreated: (taskId) => recordTaskId(ctx, rec, taskId, actor),
-      });
+      result = await sendByKind(
+        ctx,
+        target,
+        rec,
+        {
+          onTaskCreated: (taskId) => recordTaskId(ctx, rec, taskId, actor),
+        },
+        known ? prepared : null,
+      );
     } catch (err) {
       ctx.logger.error(
         { invocation_id: rec.invocation_id, err: String(err) },
