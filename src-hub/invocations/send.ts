@@ -100,10 +100,6 @@ async function sendAndRecordOnce(
           : result.kind === 'mcp_result'
             ? mcpResultOutcome(result, at.toISOString())
             : outcomeOf(result, at.toISOString());
-  // A request that never left gives back its permit, budget and dispatch count (a refund); one that
-  // left frees its permit — and a call that holds none (no task) has nothing to free: no statement.
-  const releasePermit =
-    !sent || rec.permit_id !== null ? { release_permit: { now_ms: at.getTime(), refund: !sent } } : {};
   const res = await whenStoreReturns(ctx, 'the outcome of a dispatched call', () =>
     transitionInvocation(ctx, {
       invocation_id: rec.invocation_id,
@@ -111,7 +107,10 @@ async function sendAndRecordOnce(
       to,
       at: at.toISOString(),
       patch,
-      ...releasePermit,
+      // A request that never left gives back its permit, budget and dispatch count (a refund); one
+      // that left frees its permit. A call holding none (no task) has nothing to free: the store
+      // sees that on the record and runs no permit statement (sql/ops/invocation-change.ts).
+      release_permit: { now_ms: at.getTime(), refund: !sent },
       audit: {
         actor,
         kind: 'invocation.dispatched',

@@ -1,8 +1,8 @@
-// The transaction that records a call's outcome frees its permit only when the call holds one: a
-// call with no task sends no permit statement with its outcome (one round trip less on
-// PostgreSQL), a task-bound call's permit is freed as before, and a request that never left still
-// gets its refund (the dispatch it counted in the operation's rate window is given back) with or
-// without a permit.
+// The transaction that records a call's outcome frees its permit only when the call holds one:
+// every outcome asks for the release and the store decides from the call's record (a call with no
+// task runs no permit statement: test/store/release-permit-op.test.ts counts them), a task-bound
+// call's permit is freed as before, and a request that never left still gets its refund (the
+// dispatch it counted in the operation's rate window is given back) with or without a permit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import type { InvocationChange } from '../../src-hub/store/types.js';
@@ -44,7 +44,7 @@ describe('the outcome transaction frees a permit only where there is one', () =>
     expect(res.status).toBe(201);
     const receipt = ReceiptSchema.parse(res.body);
     expect(receipt.state).toBe('succeeded');
-    expect(outcomeOf(receipt.invocation_id).release_permit).toBeUndefined();
+    expect(outcomeOf(receipt.invocation_id).release_permit).toMatchObject({ refund: false });
     expect(rows('SELECT COUNT(*) AS n FROM permits WHERE invocation_id = ?', receipt.invocation_id)).toBe(0);
   });
 
