@@ -327,6 +327,59 @@ describe.skipIf(!available)(
       }
     });
 
+    it('a run locks a session only for its first call: an enrolled one is not locked after the task row', async () => {
+      const taskId = await newTask({});
+      const session = `sess-${randomUUID()}`;
+      const held = changesFor(taskId, [{ create: 0, session }]);
+      expect((await store.applyInvocationChange(held.changes[0]!)).kind).toBe('applied'); // enrolls it
+      const locks: string[][] = [];
+      const watching = {
+        connect: async () => {
+          const client = await pool.connect();
+          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+          (client as unknown as { query: unknown }).query = (config: {
+            text?: string;
+            values?: unknown[];
+          }) => {
+            if (String(config.text).includes('pg_advisory_xact_lock(hashtextextended(k'))
+              locks.push(JSON.parse(String(config.values![0])) as string[]);
+            return original(config);
+          };
+          const release = client.release.bind(client);
+          client.release = (err?: Error | boolean) => {
+            (client as unknown as { query: unknown }).query = original;
+            release(err);
+          };
+          return client;
+        },
+      } as unknown as pg.Pool;
+      const fresh = `sess-${randomUUID()}`;
+      const { changes } = changesFor(taskId, [
+        { create: 0, session },
+        { create: 1, session },
+        { create: 2, session: fresh },
+      ]);
+      // the first change of the batch releases a permit: it holds the task row before the run
+      const release: InvocationChange = {
+        invocation_id: held.ids[0]!,
+        from: 'dispatching',
+        to: 'succeeded',
+        at: AT,
+        release_permit: { now_ms: NOW + 1 },
+        audit,
+      };
+      const result = await runBatch(watching, STORE_RULES, [release, ...changes].map(asWrite));
+      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
+        'applied',
+        'applied',
+        'applied',
+        'applied',
+      ]);
+      const sessionLocks = locks.flat().filter((k) => k.startsWith('enrollment:'));
+      expect(sessionLocks).toEqual([`enrollment:desk:${fresh}`]);
+      expect(locks[0]!.filter((k) => k.startsWith('invocation:'))).toHaveLength(3);
+    });
+
     it('a run costs the same statements whatever its length; a change alone is not a run', async () => {
       const taskId = await newTask({ write_budget: 1000, rate_limit: { count: 1000, window: '1m' } });
       let statements = 0;

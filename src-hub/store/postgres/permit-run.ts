@@ -3,11 +3,11 @@
  * with a task permit (`new -> dispatching`, or refused) is applied with a few statements for the
  * whole run instead of a handful per change:
  *
- *   1. one round trip of pipelined statements: the transaction locks of every call and of every
- *      session's enrollment (one statement, in the order the one-change path takes them: calls
- *      first, then sessions), a read of the calls (none may exist yet), of the sessions'
- *      enrollments, the task row locked FOR UPDATE, and — for a task with a rate limit — the
- *      permits granted in the current window;
+ *   1. one round trip of pipelined statements: the transaction locks of every call (one
+ *      statement), a read of the calls (none may exist yet), of the sessions' enrollments, the
+ *      task row locked FOR UPDATE, and — for a task with a rate limit — the permits granted in the
+ *      current window; a session not enrolled yet (its first call) is then locked and read again,
+ *      one more round trip, as the one-change path does;
  *   2. the decisions, in the Hub, one change at a time in batch order, with the rules the
  *      one-change path applies (enrollment, then the task permit: budget, in-flight, rate), each
  *      against the state every earlier change of the run left (counters kept in memory from the
@@ -19,7 +19,7 @@
  *      trip of their own.
  *
  * Exact across instances for the same reason as the one-change path: the task row stays locked
- * from step 1 to COMMIT, and the calls' and sessions' locks are taken before anything is read.
+ * from step 1 to COMMIT, and the calls' locks are taken before anything is read.
  * What the run cannot decide alone — a call that exists already (a repeated create: `stale`), the
  * same call twice in the run, a rate window that changes within the run — is handed back to the
  * one-change path (applyInvocationChange), in the same transaction. A change with anything else to
@@ -135,19 +135,16 @@ export async function applyPermitRun(
   for (const c of changes)
     if (c.enrollment)
       sessions.set(sessionKey(c.create!), { c: c.create!.client_id, a: c.create!.agent_session_id });
-  const keys = [
-    ...ids.map((id) => `invocation:${id}`).sort(),
-    ...[...sessions.keys()].map((k) => `enrollment:${k}`).sort(),
-  ];
-  // one round trip: each statement goes out behind the one before, without waiting for its answer
-  const locked = s.all(LOCK_KEYS, [JSON.stringify(keys)]);
-  const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
-  const enrolled =
-    sessions.size > 0
+  const readEnrollments = (of: Array<{ c: string; a: string }>) =>
+    of.length > 0
       ? s.all<{ client_id: string; agent_session_id: string; task_id: string }>(ENROLLED, [
-          JSON.stringify([...sessions.values()]),
+          JSON.stringify(of),
         ])
       : Promise.resolve([]);
+  // one round trip: each statement goes out behind the one before, without waiting for its answer
+  const locked = s.all(LOCK_KEYS, [JSON.stringify(ids.map((id) => `invocation:${id}`).sort())]);
+  const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
+  const enrolled = readEnrollments([...sessions.values()]);
   const taskRow = s.get<Row>('SELECT * FROM tasks WHERE task_id = ? FOR UPDATE', [taskId]);
   const p0 = first.permit!;
   const bounds = p0.window_ms ? windowBounds(p0.now_ms, p0.window_ms) : null;
@@ -172,6 +169,19 @@ export async function applyPermitRun(
   let inFlight = Number(row.permits_open);
   let usedInWindow = Number(window?.n ?? 0);
   const enrolledIn = new Map(enrollments.map((e) => [sessionKey(e), String(e.task_id)]));
+  // An enrollment is permanent: one that exists was read without a lock. A session not enrolled
+  // yet (its first call) is locked and read again, as the one-change path does, so two first calls
+  // cannot both enroll it; only then, so a run of enrolled sessions takes no lock but the calls'
+  // and the task's — a batch whose earlier change holds the task row takes no session lock after it.
+  const unenrolled = [...sessions].filter(([k]) => !enrolledIn.has(k));
+  if (unenrolled.length > 0) {
+    const keys = unenrolled.map(([k]) => `enrollment:${k}`).sort();
+    const [, again] = await Promise.all([
+      s.all(LOCK_KEYS, [JSON.stringify(keys)]),
+      readEnrollments(unenrolled.map(([, v]) => v)),
+    ]);
+    for (const e of again) enrolledIn.set(sessionKey(e), String(e.task_id));
+  }
 
   const invocations: Rows = [];
   const permits: Rows = [];
