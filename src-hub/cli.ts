@@ -8,6 +8,7 @@
  *     deny <approval_id> [--decision-id ID] [--note TEXT]
  *     create-client --name NAME [--client-id ID]        prints the token once
  *     register-system --file REQUEST.json              an HTTP system or an MCP server (docs/mcp.md)
+ *     retire-system <system_id>                        no new calls, out of every catalogue (docs/hub-api.md)
  *     list-tasks
  *     pause-task <task_id> | continue-task <task_id> | cancel-task <task_id>
  *     rotate-secret-key [--secret-key-file FILE] [--new-secret-key-file FILE]   (the Hub stopped)
@@ -25,6 +26,7 @@ import { decideApproval, toApproval } from './approvals/decide.js';
 import { loadConfigFile, type HubConfig } from './config.js';
 import { RegisterAnySystemRequestSchema } from '../src-shared/hub-api.js';
 import { registerMcpSystem } from './mcp/register.js';
+import { retireSystem } from './systems/retire.js';
 import { registerSystem } from './systems/service.js';
 import { prepareStoreSecrets, resolveSecretKey, rotateSecretKey } from './secrets/index.js';
 import { lockDataDir } from './store/data-dir-lock.js';
@@ -226,6 +228,9 @@ async function operator(p: Parsed): Promise<void> {
         );
         break;
       }
+      case 'retire-system':
+        print(await retireSystem(ctx, arg('system_id'), actor));
+        break;
       case 'list-tasks':
         print({ tasks: await listTaskViews(ctx, null) });
         break;
@@ -252,6 +257,7 @@ const USAGE = `Bailing Hub
   npm run hub -- approve|deny <approval_id> STORE [--decision-id ID] [--note TEXT]
   npm run hub -- create-client --name NAME STORE [--client-id ID]
   npm run hub -- register-system --file REQUEST.json STORE   (an HTTP system, or an MCP server: docs/mcp.md)
+  npm run hub -- retire-system <system_id> STORE   (refused while its calls are unresolved; register again to revive)
   npm run hub -- list-tasks STORE
   npm run hub -- pause-task|continue-task|cancel-task <task_id> STORE
   npm run hub -- rotate-secret-key STORE [--secret-key-file FILE] [--new-secret-key-file FILE]

@@ -149,7 +149,15 @@ export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<v
         `invalid Hub config: systems.${i}.${field} (${s.system_id}): ${refusal.message}`,
       );
   }
-  for (const s of config.systems)
+  for (const s of config.systems) {
+    // a system the admin retired stays retired across restarts: the config file does not revive it
+    if ((await ctx.store.getSystem(s.system_id))?.retired_at) {
+      ctx.logger.warn(
+        { system_id: s.system_id },
+        'config system is retired and stays retired; register it again (admin API or CLI) to revive it',
+      );
+      continue;
+    }
     await (
       s.kind === 'mcp'
         ? registerMcpSystem(ctx, s, actor, { requireServer: false })
@@ -160,6 +168,7 @@ export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<v
         'config system registered with problems',
       );
     });
+  }
   const salt = ctx.store.tokenSalt();
   for (const c of config.clients) {
     const existing = await ctx.store.getClient(c.client_id);

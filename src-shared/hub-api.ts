@@ -79,6 +79,8 @@ export const HUB_ERROR_CODES = [
   'mcp_server_unreachable', // 502 an MCP server could not be started or connected, or did not answer initialize / tools/list; nothing stored
   'system_kind_mismatch', // 409 the system is of the other kind (an MCP route on an HTTP system, or an id re-registered as the other kind)
   'mcp_tools_invalid', // 422 an MCP server's tool list cannot be governed (too many tools, a malformed schema, a duplicate or invalid name); nothing stored
+  'system_retired', // 409 the system is retired: it takes no new calls (register it again to revive it); nothing stored or sent
+  'system_has_unresolved_invocations', // 409 retire: calls to the system are not in a final state yet; resolve them first (nothing changed)
 ] as const;
 export type HubErrorCode = (typeof HUB_ERROR_CODES)[number];
 
@@ -479,6 +481,8 @@ export const SystemSchema = z.object({
     .lazy(() => McpServerViewSchema)
     .nullable()
     .optional(),
+  /** When the system was retired (POST /admin/v1/systems/{id}/retire); null in service; absent: an older Hub. */
+  retired_at: z.string().nullable().optional(),
 });
 export type HubSystem = z.infer<typeof SystemSchema>;
 

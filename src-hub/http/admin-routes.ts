@@ -16,6 +16,7 @@ import { badRequest, notFound } from '../errors.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { registerMcpSystem } from '../mcp/register.js';
 import { listMcpTools, setToolOverlay } from '../mcp/tools-admin.js';
+import { retireSystem } from '../systems/retire.js';
 import { refreshSystem, registerSystem, systemView } from '../systems/service.js';
 import type { HubAuth } from './auth.js';
 import { bodies, EMPTY_BODY, idParams } from './schemas.js';
@@ -64,6 +65,12 @@ export function registerAdminRoutes(
     '/admin/v1/systems/:id/refresh',
     { onRequest, schema: { ...p('id'), body: EMPTY_BODY } },
     async (req) => refreshSystem(ctx, req.params.id, 'admin'),
+  );
+  // no new calls, out of every catalogue, its MCP connection closed; idempotent (docs/hub-api.md)
+  app.post<{ Params: { id: string } }>(
+    '/admin/v1/systems/:id/retire',
+    { onRequest, schema: { ...p('id'), body: EMPTY_BODY } },
+    async (req) => retireSystem(ctx, req.params.id, 'admin'),
   );
 
   // an MCP server's tools, each with its overlay and how the Hub governs it (docs/mcp.md#the-overlay)

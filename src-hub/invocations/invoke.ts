@@ -9,6 +9,7 @@ import type { InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import { renderPrompt } from '../approvals/prompt.js';
 import { conflict, HubError, notFound } from '../errors.js';
+import { isSystemRetiredError } from '../store/errors.js';
 import { newId } from '../ids.js';
 import type {
   InvocationChangeResult,
@@ -80,6 +81,8 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
     );
   }
 
+  if (found.system?.retired_at) throw systemRetired(auth.system_id);
+
   let task: TaskRecord | null = null;
   if (req.task_id !== undefined) {
     task = found.task;
@@ -96,8 +99,12 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
       to,
       at: record.created_at,
       create: record,
+      // a retire racing this call: decided in the store, against this very transaction
+      live_system: record.system_id,
       audit: { actor: `client:${clientId}`, kind: 'invocation.created', detail: createdDetail(record) },
       ...rest,
+    }).catch((err: unknown) => {
+      throw isSystemRetiredError(err) ? systemRetired(record.system_id) : err;
     });
 
   const args = ctx.schemas.validate(
@@ -179,6 +186,9 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
   const approval = done.approval_id ? await ctx.store.getApproval(done.approval_id) : null;
   return { created: true, receipt: toReceipt(done, approval) };
 }
+
+const systemRetired = (systemId: string) =>
+  conflict('system_retired', `system ${systemId} is retired: it takes no new calls (nothing was stored or sent)`);
 
 async function settle(
   ctx: HubContext,

@@ -26,7 +26,10 @@ const mcpName = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128);
 export async function exposedTools(ctx: HubContext, clientId: string): Promise<ExposedTool[]> {
   const auths = (await ctx.store.listAuthorizations(clientId)).filter((a) => a.state !== 'revoked');
   const systemIds = [...new Set(auths.map((a) => a.system_id))];
-  const systems = new Map((await ctx.store.listSystems()).map((s) => [s.system_id, s]));
+  // a retired system's tools are not exposed (docs/hub-api.md "Retiring a system")
+  const systems = new Map(
+    (await ctx.store.listSystems()).filter((s) => s.retired_at === null).map((s) => [s.system_id, s]),
+  );
   const declarations: Declaration[] = [];
   for (const op of await ctx.store.currentOperations(systemIds)) {
     const sys = systems.get(op.system_id);

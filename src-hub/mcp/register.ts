@@ -76,6 +76,8 @@ export async function registerMcpSystem(
           url: settings.url,
           secret_env_names: settings.secret_env_names,
           has_bearer_token: settings.has_bearer_token,
+          // registering a retired server's id again revives it (retired_at is cleared)
+          ...(existing?.retired_at ? { revived: true } : {}),
         },
       },
     );

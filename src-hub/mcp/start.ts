@@ -13,7 +13,7 @@ import { createMcpSupervisor, type McpSupervisor } from './supervisor.js';
 export function startMcpSupervisor(ctx: HubContext): McpSupervisor {
   const refresh = async (systemId: string) => {
     const sys = await ctx.store.getSystem(systemId);
-    if (!sys || sys.kind !== 'mcp') return;
+    if (!sys || sys.kind !== 'mcp' || sys.retired_at !== null) return;
     await refreshMcpCatalog(ctx, sys, 'mcp');
   };
   const supervisor = createMcpSupervisor({

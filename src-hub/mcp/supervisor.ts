@@ -6,6 +6,9 @@
  * `notifications/tools/list_changed` does too (debounced), so declarations follow the server.
  * A call that finds no connection asks for one once, bounded by its own timeout; if none can be
  * made the call never left (`not_sent_not_connected`).
+ * A retired system's connection is closed (its process stopped) and never made again: at once in
+ * the process that retired it (`retire`), and within `sweepMs` in any other process on the same
+ * store, which reads `retired_at` from the store as it reads every registration change.
  */
 import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { McpConnectionState } from '../../src-shared/states.js';
@@ -27,6 +30,8 @@ export interface McpSupervisor {
   toolsChanged(systemId: string): void;
   /** Connects every MCP system the store lists (in the background; failures are retried). */
   start(): Promise<void>;
+  /** The system was retired: its connection is closed (a stdio server's process stopped, awaited). */
+  retire(systemId: string): Promise<void>;
   state(systemId: string): McpLiveState;
   /** The connection's process id (stdio), if connected: for tests and diagnostics. */
   pid(systemId: string): number | null;
@@ -45,6 +50,8 @@ export interface SupervisorDeps {
   openSecrets(system: SystemRecord): McpSecrets;
   /** Pause before reconnecting after `attempt` failures (ms). */
   backoffMs?: (attempt: number) => number;
+  /** How often the store is read for systems retired by another process (ms; default 5000). */
+  sweepMs?: number;
 }
 
 interface Entry {
@@ -139,7 +146,7 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
         void (async () => {
           const system = await deps.getSystem(systemId).catch(() => null);
           if (closing || entries.get(systemId) !== e) return;
-          if (!system || system.kind !== 'mcp' || !system.mcp) {
+          if (!system || system.kind !== 'mcp' || !system.mcp || system.retired_at !== null) {
             entries.delete(systemId);
             return;
           }
@@ -159,7 +166,7 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
     let e = entries.get(system.system_id);
     if (e && e.fingerprint !== fp) {
       // re-registered with other settings: the old connection goes
-      retire(system.system_id, e);
+      void retire(system.system_id, e);
       e = undefined;
     }
     if (!e) {
@@ -177,17 +184,36 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
     return e;
   };
 
-  const retire = (systemId: string, e: Entry) => {
+  const retire = async (systemId: string, e: Entry): Promise<void> => {
     entries.delete(systemId);
     if (e.timer) clearTimeout(e.timer);
     if (e.changedTimer) clearTimeout(e.changedTimer);
-    void e.conn?.close();
+    const conn = e.conn ?? (await e.connecting?.catch(() => null));
+    await conn?.close();
   };
+
+  // another process (a sibling Hub, the operator CLI) may retire a system this one is connected to
+  const sweep = async () => {
+    if (closing || entries.size === 0) return;
+    const systems = new Map((await deps.listSystems()).map((s) => [s.system_id, s]));
+    for (const [systemId, e] of [...entries]) {
+      const s = systems.get(systemId);
+      if (!s || s.retired_at !== null) {
+        deps.log('mcp.retired', { system_id: systemId, pid: e.conn?.pid ?? null });
+        await retire(systemId, e);
+      }
+    }
+  };
+  const sweeper = setInterval(() => {
+    void sweep().catch((err: unknown) => deps.log('mcp.sweep_failed', { error: String(err) }));
+  }, deps.sweepMs ?? 5000);
+  sweeper.unref();
 
   return {
     async connectionFor(system, timeoutMs) {
       if (closing) return { notConnected: 'the Hub is shutting down' };
       if (system.kind !== 'mcp' || !system.mcp) return { notConnected: 'not an MCP system' };
+      if (system.retired_at !== null) return { notConnected: 'the system is retired' };
       const e = entryFor(system);
       if (e.conn?.isOpen()) return e.conn;
       let timer: NodeJS.Timeout | undefined;
@@ -219,10 +245,14 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
     },
     async start() {
       for (const s of await deps.listSystems()) {
-        if (s.kind !== 'mcp' || !s.mcp || closing) continue;
+        if (s.kind !== 'mcp' || !s.mcp || s.retired_at !== null || closing) continue;
         const e = entryFor(s);
         if (!e.conn && !e.connecting) void connect(s, e).catch(() => undefined);
       }
+    },
+    async retire(systemId) {
+      const e = entries.get(systemId);
+      if (e) await retire(systemId, e);
     },
     state(systemId) {
       const e = entries.get(systemId);
@@ -234,6 +264,7 @@ export function createMcpSupervisor(deps: SupervisorDeps): McpSupervisor {
     },
     async close() {
       closing = true;
+      clearInterval(sweeper);
       const all = [...entries.entries()];
       entries.clear();
       for (const [, e] of all) {

@@ -25,3 +25,21 @@ export class StoreOperationError extends Error {
     this.name = 'StoreOperationError';
   }
 }
+
+/**
+ * A new call's system was retired (InvocationChange.live_system): the change is rolled back and
+ * nothing is written. The code survives the SQLite writer thread (as `dbCode` on the revived
+ * StoreOperationError) and PostgreSQL (this error itself); `isSystemRetiredError` reads both.
+ */
+export const SYSTEM_RETIRED = 'system_retired';
+
+export class SystemRetiredError extends StoreOperationError {
+  readonly code = SYSTEM_RETIRED;
+  constructor(readonly systemId: string) {
+    super(`system ${systemId} is retired`, SYSTEM_RETIRED);
+    this.name = 'SystemRetiredError';
+  }
+}
+
+export const isSystemRetiredError = (err: unknown): boolean =>
+  err instanceof StoreOperationError && err.dbCode === SYSTEM_RETIRED;

@@ -61,6 +61,11 @@ export interface SystemRecord {
   mcp_tools: McpToolSource[] | null;
   /** MCP: the operator's overlay by tool name (empty: every tool governed from its annotations). */
   mcp_overlays: Record<string, ToolOverlay>;
+  /**
+   * When the admin retired the system (docs/hub-api.md "Retiring a system"): no catalogue lists
+   * it and no new call goes to it; registering the same id again clears it. Null: in service.
+   */
+  retired_at: string | null;
 }
 
 /** What registering a system writes: an HTTP system needs neither `kind` nor `mcp` (http, null). */
@@ -74,8 +79,14 @@ export type SystemInput = Omit<
   | 'mcp_overlays'
   | 'kind'
   | 'mcp'
+  | 'retired_at'
 > &
   Partial<Pick<SystemRecord, 'kind' | 'mcp'>>;
+
+export type RetireSystemResult =
+  | { kind: 'not_found' }
+  | { kind: 'unresolved'; count: number }
+  | { kind: 'retired'; system: SystemRecord; already: boolean };
 
 /** What an MCP server's catalog change writes, with the operations compiled from it (one transaction). */
 export interface McpCatalogChange {
@@ -378,6 +389,12 @@ export interface InvocationChange {
    * (answers `stale` when it does), checked inside the transaction.
    */
   only_if_orphaned?: boolean;
+  /**
+   * A new call's system must not be retired: checked inside the transaction under a shared lock on
+   * the system's row, which retiring takes exclusively (store/sql/ops/systems.ts). A retired system
+   * fails the change with SystemRetiredError and nothing is written.
+   */
+  live_system?: string;
   create_approval?: ApprovalRecord;
   decide_approval?: ApprovalDecisionInput;
   audit: AuditInput;
@@ -476,6 +493,11 @@ export interface HubStore {
   upsertSystem(s: SystemInput, at: string, audit: AuditInput): Promise<SystemRecord>;
   getSystem(systemId: string): Promise<SystemRecord | null>;
   listSystems(): Promise<SystemRecord[]>;
+  /**
+   * Retires the system in one transaction: refused while any of its calls is unresolved
+   * (UNRESOLVED_INVOCATION_STATES); a system already retired is answered as it is (no new audit).
+   */
+  retireSystem(systemId: string, at: string, audit: AuditInput): Promise<RetireSystemResult>;
   /**
    * Replaces the sealed signing secrets of the named systems and sets the meta values, in one
    * transaction (sealing older plain values, rotating the secret key).

@@ -66,7 +66,8 @@ export async function searchTools(
   const systems = new Map<string, SystemRecord>();
   for (const id of systemIds) {
     const s = await ctx.store.getSystem(id);
-    if (s) systems.set(id, s);
+    // a retired system is in no catalogue (docs/hub-api.md "Retiring a system")
+    if (s && s.retired_at === null) systems.set(id, s);
   }
   const out: ToolSearchResponse['declarations'] = [];
   for (const hit of hits) {

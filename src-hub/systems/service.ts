@@ -71,7 +71,13 @@ export async function registerSystem(
     {
       actor,
       kind: 'system.registered',
-      detail: { system_id: req.system_id, base_url: req.base_url, spec_path: specPath },
+      detail: {
+        system_id: req.system_id,
+        base_url: req.base_url,
+        spec_path: specPath,
+        // registering a retired system's id again revives it (retired_at is cleared)
+        ...(existing?.retired_at ? { revived: true } : {}),
+      },
     },
   );
   if (fetched.ok) await applySpec(ctx, sys, fetched.doc, actor);
@@ -87,6 +93,11 @@ export async function registerSystem(
 export async function refreshSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {
   const sys = await ctx.store.getSystem(systemId);
   if (!sys) throw notFound('system_not_found', `no system ${systemId}`);
+  if (sys.retired_at !== null)
+    throw conflict(
+      'system_retired',
+      `system ${systemId} is retired; register it again to bring it back (nothing was read)`,
+    );
   if (sys.kind === 'mcp') return refreshMcpSystem(ctx, systemId, actor);
   let secret: string | null = null;
   if (sys.spec_signing === 'signed') {

@@ -26,5 +26,6 @@ export async function systemView(ctx: HubContext, s: SystemRecord): Promise<HubS
       s.kind === 'mcp' && s.mcp
         ? serverView(s.mcp, ctx.mcp?.state(s.system_id) ?? { connection: null, server_info: null })
         : null,
+    retired_at: s.retired_at,
   };
 }

@@ -41,7 +41,10 @@ export async function createTask(
       throw badRequest(`authorization ${member.authorization_ref} is not granted to this client`);
     }
     if (auth.state === 'revoked') throw badRequest(`authorization ${member.authorization_ref} is revoked`);
-    const declared = new Set((await ctx.store.currentOperations([auth.system_id])).map((o) => o.tool));
+    const retired = (await ctx.store.getSystem(auth.system_id))?.retired_at ?? null;
+    const declared = new Set(
+      retired === null ? (await ctx.store.currentOperations([auth.system_id])).map((o) => o.tool) : [],
+    );
     for (const tool of member.tools) {
       if (!declared.has(tool))
         throw badRequest(`tool ${tool} is not declared for authorization ${member.authorization_ref}`);

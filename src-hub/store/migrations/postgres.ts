@@ -210,4 +210,11 @@ DROP INDEX permits_open;
 ALTER TABLE permits DROP CONSTRAINT permits_invocation_id_key;
 `,
   },
+  {
+    version: 12,
+    name: 'system_retired_at',
+    sql: `
+ALTER TABLE systems ADD COLUMN retired_at TEXT;
+`,
+  },
 ];

@@ -201,4 +201,11 @@ ALTER TABLE permits_v11 RENAME TO permits;
 CREATE INDEX permits_granted ON permits (task_id, granted_at_ms);
 `,
   },
+  {
+    version: 12,
+    name: 'system_retired_at',
+    sql: `
+ALTER TABLE systems ADD COLUMN retired_at TEXT;
+`,
+  },
 ];

@@ -34,6 +34,7 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     upsertSystem: (s, at, audit) => run.write('upsertSystem', s, at, audit),
     getSystem: (id) => run.read('getSystem', id),
     listSystems: () => run.read('listSystems'),
+    retireSystem: (id, at, audit) => run.write('retireSystem', id, at, audit),
     resealSecrets: (secrets, meta, audit) => run.write('resealSecrets', secrets, meta, audit),
     replaceOperations: (id, ops, rev, diagnostics, at, audit) =>
       run.write('replaceOperations', id, ops, rev, diagnostics, at, audit),

@@ -44,7 +44,14 @@ import {
   searchOperations,
 } from './ops/operations.js';
 import { createRun, endRun, getRun } from './ops/runs.js';
-import { getSystem, listSystems, recordDiagnostics, resealSecrets, upsertSystem } from './ops/systems.js';
+import {
+  getSystem,
+  listSystems,
+  recordDiagnostics,
+  resealSecrets,
+  retireSystem,
+  upsertSystem,
+} from './ops/systems.js';
 import {
   changeTaskState,
   createTask,
@@ -105,6 +112,7 @@ export const WRITE_OPS = {
   createClient,
   upsertClient,
   upsertSystem,
+  retireSystem,
   resealSecrets,
   replaceOperations,
   replaceMcpCatalog,

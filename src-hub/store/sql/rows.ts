@@ -91,6 +91,7 @@ export function toSystem(r: Row): SystemRecord {
     mcp: json(r.mcp_json, null),
     mcp_tools: json(r.mcp_tools_json, null),
     mcp_overlays: json(r.mcp_overlays_json, {}),
+    retired_at: strOrNull(r.retired_at),
   };
 }
 

@@ -78,6 +78,10 @@ export const enCodes = {
   'code.system_kind_mismatch': 'That system is of the other kind (an HTTP system or an MCP server).',
   'code.mcp_tools_invalid':
     'The MCP server’s tool list cannot be governed (too many tools, a malformed schema, a tool named twice or a bad tool name); nothing was registered.',
+  'code.system_retired':
+    'That business system has been retired on the Hub: it takes no new calls. Nothing was sent. An administrator can register it again to bring it back.',
+  'code.system_has_unresolved_invocations':
+    'The system still has calls whose outcome is not final (awaiting approval, running, or needing a check). Resolve them first — that needs the system — then remove it. Nothing changed.',
 
   // Why the Hub refused a task-bound call a permit (src-shared/states.ts TASK_REFUSAL_CODES).
   'code.task_paused': 'The task is paused; no further calls are dispatched until it continues.',

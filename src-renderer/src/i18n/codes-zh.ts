@@ -64,6 +64,10 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.system_kind_mismatch': '该系统属于另一种类型（HTTP 系统或 MCP 服务器）。',
   'code.mcp_tools_invalid':
     '该 MCP 服务器的工具列表无法受管（工具过多、架构格式错误、工具重名或工具名称不合规）；未注册任何内容。',
+  'code.system_retired':
+    '该业务系统已在 Hub 上停用：不再接受新的调用。未发送任何内容。管理员可以重新注册它以恢复使用。',
+  'code.system_has_unresolved_invocations':
+    '该系统仍有结果尚未确定的调用（等待审批、正在运行或需要核实）。请先处理这些调用（处理时需要该系统），再移除它。未做任何更改。',
 
   'code.task_paused': '任务已暂停；在继续之前不会再派发任何调用。',
   'code.task_cancelled': '任务已取消；不会再派发任何调用。',

@@ -59,4 +59,29 @@ describe('npm run hub -- register-system (MCP)', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^mcp_tools_invalid: /);
   });
+
+  it('retire-system retires it (idempotent, printed view with retired_at); an unknown id is system_not_found', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
+    dirs.push(dataDir);
+    const file = join(dataDir, 'req.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        kind: 'mcp',
+        system_id: 'notes',
+        name: 'Notes',
+        server: testServer(join(dataDir, 'ledger.jsonl')),
+      }),
+    );
+    expect((await cli(dataDir, ['register-system', '--file', file])).status).toBe(0);
+    const r = await cli(dataDir, ['retire-system', 'notes']);
+    expect(r.status, r.stderr).toBe(0);
+    const sys = SystemSchema.parse(JSON.parse(r.stdout));
+    expect(sys.retired_at).not.toBeNull();
+    const again = await cli(dataDir, ['retire-system', 'notes']);
+    expect(SystemSchema.parse(JSON.parse(again.stdout)).retired_at).toBe(sys.retired_at);
+    const missing = await cli(dataDir, ['retire-system', 'nope']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^system_not_found: /);
+  });
 });

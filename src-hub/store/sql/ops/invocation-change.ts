@@ -28,6 +28,7 @@ import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
 import { countOpenPermits } from './task-usage.js';
 import { taskChanged } from '../task-events.js';
+import { requireLiveSystem } from './systems.js';
 
 export function applyPatch(
   record: InvocationRecord,
@@ -379,6 +380,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (change.from === 'new') {
     if (current || !change.create) return { kind: 'stale', current };
     base = change.create;
+    if (change.live_system) yield* requireLiveSystem(s, change.live_system);
   } else {
     if (!current || current.state !== change.from) return { kind: 'stale', current };
     if (change.only_if_orphaned && (yield* ownerIsLive(s, change.invocation_id)))

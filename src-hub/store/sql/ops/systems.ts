@@ -1,6 +1,8 @@
 /** Business systems: base URL, spec path, signing secret (the Hub's credential store) and signing modes. */
-import type { AuditInput, SystemInput, SystemRecord } from '../../types.js';
+import type { AuditInput, RetireSystemResult, SystemInput, SystemRecord } from '../../types.js';
 import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
+import { UNRESOLVED_INVOCATION_STATES } from '../../../../src-shared/states.js';
+import { SystemRetiredError } from '../../errors.js';
 import type { OpEnv } from '../env.js';
 import { toSystem } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
@@ -27,7 +29,8 @@ export function* upsertSystem(
        ON CONFLICT (system_id) DO UPDATE SET name = excluded.name, base_url = excluded.base_url,
          spec_path = excluded.spec_path, signing_secret = excluded.signing_secret,
          spec_signing = excluded.spec_signing, signed_path = excluded.signed_path,
-         allow_insecure_http = excluded.allow_insecure_http, kind = excluded.kind, mcp_json = excluded.mcp_json`,
+         allow_insecure_http = excluded.allow_insecure_http, kind = excluded.kind, mcp_json = excluded.mcp_json,
+         retired_at = NULL`,
       [
         sys.system_id,
         sys.name,
@@ -88,4 +91,52 @@ export function* recordDiagnostics(
     ]),
   );
   yield* insertAudit(sql, audit, new Date().toISOString());
+}
+
+const UNRESOLVED_LIST = UNRESOLVED_INVOCATION_STATES.map((st) => `'${st}'`).join(', ');
+
+/**
+ * Retires a system in one transaction. Its row is locked first (PostgreSQL: FOR UPDATE, which
+ * waits for every new call's FOR KEY SHARE in `requireLiveSystem`), so the unresolved calls counted
+ * after it include every call created before, and no call is created after: an invoke racing the
+ * retire either lands first (and the retire is refused) or finds the system retired.
+ */
+export function* retireSystem(
+  { sql }: OpEnv,
+  systemId: string,
+  at: string,
+  audit: AuditInput,
+): Step<RetireSystemResult> {
+  const row = yield* io(
+    sql.get<Row>(`SELECT * FROM systems WHERE system_id = ?${sql.dialect.forUpdate}`, [systemId]),
+  );
+  if (!row) return { kind: 'not_found' };
+  const current = toSystem(row);
+  if (current.retired_at !== null) return { kind: 'retired', system: current, already: true };
+  const open = yield* io(
+    sql.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM invocations WHERE system_id = ? AND state IN (${UNRESOLVED_LIST})`,
+      [systemId],
+    ),
+  );
+  const count = Number(open?.n ?? 0);
+  if (count > 0) return { kind: 'unresolved', count };
+  yield* io(sql.write('UPDATE systems SET retired_at = ? WHERE system_id = ?', [at, systemId], 1));
+  yield* insertAudit(sql, audit, at);
+  return { kind: 'retired', system: { ...current, retired_at: at }, already: false };
+}
+
+/**
+ * Inside a new call's transaction: its system must not be retired. PostgreSQL takes FOR KEY SHARE
+ * on the system's row (new calls do not wait for each other; a retire's FOR UPDATE waits for them
+ * and they for it); SQLite's one writer already runs the two one after the other.
+ */
+export function* requireLiveSystem(s: SqlSession, systemId: string): Step<void> {
+  const lock = s.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
+  const row = yield* io(
+    s.get<{ retired_at: string | null }>(`SELECT retired_at FROM systems WHERE system_id = ?${lock}`, [
+      systemId,
+    ]),
+  );
+  if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
 }

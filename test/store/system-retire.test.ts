@@ -1,0 +1,138 @@
+// Retiring a system in the store (retireSystem, InvocationChange.live_system) on both dialects:
+// the decision and a new call's check are one transaction each, ordered by the system row's lock.
+// On PostgreSQL the lock protocol itself is checked with a second connection holding what the
+// other side's transaction holds: a retire waits for a new call's FOR KEY SHARE and then counts it;
+// a new call waits for a retire's FOR UPDATE and then finds the system retired.
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isSystemRetiredError } from '../../src-hub/store/errors.js';
+import {
+  AT,
+  audit,
+  dialects,
+  dispatchChange,
+  invocation,
+  seedCatalog,
+  type OpenedStore,
+} from './fixtures.js';
+
+const retireAudit = { actor: 'test', kind: 'system.retired', detail: { system_id: 'sys-a' } };
+
+for (const dialect of dialects()) {
+  describe.skipIf(dialect.unavailable !== null)(
+    `retiring a system: ${dialect.name}${dialect.unavailable ? ` (skipped: ${dialect.unavailable})` : ''}`,
+    () => {
+      let opened: OpenedStore;
+      beforeEach(async () => {
+        opened = await dialect.open();
+        await seedCatalog(opened.store);
+      });
+      afterEach(async () => {
+        await opened.cleanup();
+      });
+
+      it('not found, refused while a call is unresolved, then retired once (idempotent); registering again revives', async () => {
+        const { store } = opened;
+        expect(await store.retireSystem('nope', AT, retireAudit)).toEqual({ kind: 'not_found' });
+        const rec = invocation();
+        expect((await store.applyInvocationChange(dispatchChange(rec))).kind).toBe('applied');
+        expect(await store.retireSystem('sys-a', AT, retireAudit)).toEqual({ kind: 'unresolved', count: 1 });
+        expect((await store.getSystem('sys-a'))?.retired_at).toBeNull();
+        await store.applyInvocationChange({
+          invocation_id: rec.invocation_id,
+          from: 'dispatching',
+          to: 'succeeded',
+          at: AT,
+          audit,
+        });
+        const first = await store.retireSystem('sys-a', '2026-11-30T11:00:00.000Z', retireAudit);
+        expect(first.kind === 'retired' && first.system.retired_at).toBe('2026-11-30T11:00:00.000Z');
+        expect(first.kind === 'retired' && first.already).toBe(false);
+        const second = await store.retireSystem('sys-a', '2026-11-30T12:00:00.000Z', retireAudit);
+        expect(second.kind === 'retired' && second.already).toBe(true);
+        expect(second.kind === 'retired' && second.system.retired_at).toBe('2026-11-30T11:00:00.000Z');
+        expect((await store.listAudit({ kind: 'system.retired' })).length).toBe(1);
+
+        const sys = (await store.getSystem('sys-a'))!;
+        await store.upsertSystem({ ...sys }, AT, audit);
+        expect((await store.getSystem('sys-a'))?.retired_at).toBeNull();
+      });
+
+      it('a new call on a retired system fails with system_retired and writes nothing, also among other changes of its batch', async () => {
+        const { store } = opened;
+        expect((await store.retireSystem('sys-a', AT, retireAudit)).kind).toBe('retired');
+        const gated = invocation();
+        const free = invocation({ system_id: 'sys-b' });
+        const [a, b] = await Promise.allSettled([
+          store.applyInvocationChange(dispatchChange(gated, { live_system: 'sys-a' })),
+          store.applyInvocationChange(dispatchChange(free)),
+        ]);
+        expect(a.status).toBe('rejected');
+        expect(isSystemRetiredError(a.status === 'rejected' ? a.reason : null)).toBe(true);
+        expect(b.status === 'fulfilled' && b.value.kind).toBe('applied');
+        expect(await store.getInvocation(gated.invocation_id)).toBeNull();
+        expect(await store.listAudit({ invocation_id: gated.invocation_id })).toEqual([]);
+      });
+
+      // PostgreSQL only: SQLite's one writer runs the two transactions one after the other
+      if (dialect.name === 'postgres')
+        it('PostgreSQL: a retire waits for a new call holding the row and counts it; a new call waits for a retire and is refused', async () => {
+          const { store, where } = opened;
+          const other = new pg.Client({ connectionString: where.url });
+          await other.connect();
+          try {
+            // a settled call to copy rows from
+            const seed = invocation();
+            await store.applyInvocationChange(dispatchChange(seed));
+            await store.applyInvocationChange({
+              invocation_id: seed.invocation_id,
+              from: 'dispatching',
+              to: 'succeeded',
+              at: AT,
+              audit,
+            });
+            // a new call's transaction holds FOR KEY SHARE and has not committed yet
+            await other.query('BEGIN');
+            await other.query("SELECT retired_at FROM systems WHERE system_id = 'sys-a' FOR KEY SHARE");
+            let settled = false;
+            const retiring = store.retireSystem('sys-a', AT, retireAudit).finally(() => (settled = true));
+            await new Promise((r) => setTimeout(r, 300));
+            expect(settled).toBe(false);
+            await other.query(
+              'CREATE TEMP TABLE raced AS SELECT * FROM invocations WHERE invocation_id = $1',
+              [seed.invocation_id],
+            );
+            await other.query("UPDATE raced SET invocation_id = 'inv_raced_0001', state = 'dispatching'");
+            await other.query('INSERT INTO invocations SELECT * FROM raced');
+            await other.query('COMMIT');
+            expect(await retiring).toEqual({ kind: 'unresolved', count: 1 });
+
+            // settle it, then hold a retire's FOR UPDATE: a new call waits and finds the system retired
+            await other.query(
+              "UPDATE invocations SET state = 'succeeded' WHERE invocation_id = 'inv_raced_0001'",
+            );
+            await other.query('BEGIN');
+            await other.query("SELECT * FROM systems WHERE system_id = 'sys-a' FOR UPDATE");
+            await other.query("UPDATE systems SET retired_at = $1 WHERE system_id = 'sys-a'", [AT]);
+            const rec = invocation();
+            let done = false;
+            const creating = store
+              .applyInvocationChange(dispatchChange(rec, { live_system: 'sys-a' }))
+              .finally(() => (done = true));
+            creating.catch(() => undefined);
+            await new Promise((r) => setTimeout(r, 300));
+            expect(done).toBe(false);
+            await other.query('COMMIT');
+            const err = await creating.then(
+              () => null,
+              (e: unknown) => e,
+            );
+            expect(isSystemRetiredError(err)).toBe(true);
+            expect(await store.getInvocation(rec.invocation_id)).toBeNull();
+          } finally {
+            await other.end();
+          }
+        });
+    },
+  );
+}
