@@ -188,7 +188,10 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
 }
 
 const systemRetired = (systemId: string) =>
-  conflict('system_retired', `system ${systemId} is retired: it takes no new calls (nothing was stored or sent)`);
+  conflict(
+    'system_retired',
+    `system ${systemId} is retired: it takes no new calls (nothing was stored or sent)`,
+  );
 
 async function settle(
   ctx: HubContext,
