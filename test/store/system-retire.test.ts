@@ -12,7 +12,9 @@ import {
   dialects,
   dispatchChange,
   invocation,
+  permitFor,
   seedCatalog,
+  task,
   type OpenedStore,
 } from './fixtures.js';
 
@@ -72,6 +74,38 @@ for (const dialect of dialects()) {
         expect(b.status === 'fulfilled' && b.value.kind).toBe('applied');
         expect(await store.getInvocation(gated.invocation_id)).toBeNull();
         expect(await store.listAudit({ invocation_id: gated.invocation_id })).toEqual([]);
+      });
+
+      it('new calls of one task with their permits, sent together (PostgreSQL applies them as one set-based run): those to a retired system fail with system_retired, the others apply', async () => {
+        const { store } = opened;
+        const sysA = (await store.getSystem('sys-a'))!;
+        await store.upsertSystem({ ...sysA, system_id: 'sys-b', name: 'System B' }, AT, audit);
+        const t = task({ budget: 100 });
+        await store.createTask(t, audit);
+        expect((await store.retireSystem('sys-a', AT, retireAudit)).kind).toBe('retired');
+        const calls = Array.from({ length: 12 }, (_, i) => {
+          const system = i % 3 === 0 ? 'sys-a' : 'sys-b';
+          const rec = invocation({ system_id: system, task_id: t.task_id });
+          return { rec, system };
+        });
+        const settled = await Promise.allSettled(
+          calls.map(({ rec, system }) =>
+            store.applyInvocationChange(
+              dispatchChange(rec, { permit: permitFor(t.task_id), live_system: system }),
+            ),
+          ),
+        );
+        settled.forEach((r, i) => {
+          const { rec, system } = calls[i]!;
+          if (system === 'sys-a') {
+            expect(r.status).toBe('rejected');
+            expect(isSystemRetiredError(r.status === 'rejected' ? r.reason : null)).toBe(true);
+          } else expect(r.status === 'fulfilled' && r.value.kind, rec.invocation_id).toBe('applied');
+        });
+        for (const { rec, system } of calls)
+          expect((await store.getInvocation(rec.invocation_id)) === null).toBe(system === 'sys-a');
+        // only the applied calls spent the task's budget
+        expect((await store.getTask(t.task_id))?.writes_used).toBe(8);
       });
 
       // PostgreSQL only: SQLite's one writer runs the two transactions one after the other

@@ -24,6 +24,9 @@
  * same call twice in the run, a rate window that changes within the run — is handed back to the
  * one-change path (applyInvocationChange), in the same transaction. A change with anything else to
  * do (an approval, a permit release, an operation with a declared rate limit) never joins a run.
+ * The calls' systems are read in step 1 FOR KEY SHARE as the one-change path reads them
+ * (`live_system`, ops/systems.ts requireLiveSystem); a run with a call to a retired system fails
+ * with SystemRetiredError, and the batch runs again one change at a time, where only that call fails.
  */
 import type {
   InvocationChange,
@@ -39,6 +42,7 @@ import { runAsync, type Row } from '../sql/session.js';
 import { taskChanged } from '../sql/task-events.js';
 import { windowBounds } from '../sql/window.js';
 import type { PgSession } from './session.js';
+import { SystemRetiredError } from '../errors.js';
 
 /** A change a run can apply: a new call of a task, with its permit and nothing else to write. */
 export function joinsRun(change: InvocationChange): boolean {
@@ -69,6 +73,9 @@ const LOCK_KEYS = `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) AS locke
 // = ANY(ARRAY(...)): probed in the primary key, one lookup per call (IN (SELECT ...) may hash the table)
 const EXISTING = `SELECT invocation_id FROM invocations
   WHERE invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
+// every row locked (a retire's FOR UPDATE waits for this transaction), the retired ones told apart after
+const SYSTEMS = `SELECT system_id, retired_at FROM systems
+  WHERE system_id = ANY (ARRAY(SELECT json_array_elements_text(?::json))) FOR KEY SHARE`;
 const ENROLLED = `SELECT e.client_id, e.agent_session_id, e.task_id FROM session_enrollments e
   JOIN json_to_recordset(?::json) AS k(c text, a text) ON e.client_id = k.c AND e.agent_session_id = k.a`;
 
@@ -145,6 +152,11 @@ export async function applyPermitRun(
   const locked = s.all(LOCK_KEYS, [JSON.stringify(ids.map((id) => `invocation:${id}`).sort())]);
   const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
   const enrolled = readEnrollments([...sessions.values()]);
+  const liveSystems = [...new Set(changes.flatMap((c) => (c.live_system ? [c.live_system] : [])))];
+  const systems =
+    liveSystems.length > 0
+      ? s.all<{ system_id: string; retired_at: string | null }>(SYSTEMS, [JSON.stringify(liveSystems)])
+      : Promise.resolve([]);
   const taskRow = s.get<Row>('SELECT * FROM tasks WHERE task_id = ? FOR UPDATE', [taskId]);
   const p0 = first.permit!;
   const bounds = p0.window_ms ? windowBounds(p0.now_ms, p0.window_ms) : null;
@@ -154,14 +166,17 @@ export async function applyPermitRun(
         [taskId, bounds.start],
       )
     : Promise.resolve({ n: 0 });
-  const [, found, enrollments, row, window] = await Promise.all([
+  const [, found, enrollments, row, window, systemRows] = await Promise.all([
     locked,
     existing,
     enrolled,
     taskRow,
     inWindow,
+    systems,
   ]);
   if (found.length > 0) return oneByOne(); // a repeated create: its change answers `stale`
+  const retired = systemRows.find((r) => r.retired_at !== null);
+  if (retired) throw new SystemRetiredError(retired.system_id);
   if (!row) throw new Error(`task ${taskId} vanished inside the dispatch transaction`);
 
   const { rules } = env;
