@@ -59,6 +59,7 @@ export const api: BailingApi = {
   listMcpServers: (input) => invoke('listMcpServers', input),
   addMcpServer: (input) => invoke('addMcpServer', input),
   refreshMcpServer: (input) => invoke('refreshMcpServer', input),
+  removeMcpServer: (input) => invoke('removeMcpServer', input),
   listMcpTools: (input) => invoke('listMcpTools', input),
   setMcpToolOverlay: (input) => invoke('setMcpToolOverlay', input),
   clearMcpToolOverlay: (input) => invoke('clearMcpToolOverlay', input),

@@ -11,7 +11,10 @@
  *     show the result; the write reached the memory server's graph exactly once;
  *  4. a write with no overlay (MCP's defaults: high risk, approval) waits for approval, and Needs
  *     attention lists it with the kind MCP;
- *  5. the secret is nowhere on screen, in the desk's data folder or in the app's log.
+ *  5. the secret is nowhere on screen, in the desk's data folder or in the app's log;
+ *  6. Remove asks for a confirmation; with the write of 4 still awaiting approval the Hub refuses
+ *     it, worded from its code next to the server; once that call is denied, Remove (confirmed)
+ *     takes the server out of the list and the Hub has retired it (its process stopped).
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { existsSync, readFileSync } from 'node:fs';
@@ -238,4 +241,46 @@ test('5. the secret is nowhere on screen, in the data folder or in the log', asy
   await expect(page.locator('body')).not.toContainText(SECRET);
   expect(secretsInFiles([stack.desk], { mcp_secret: SECRET })).toEqual([]);
   expect(readFileSync(stack.logFile, 'utf8')).not.toContain(SECRET);
+});
+
+test('6. Remove: confirmed, refused while a call awaits approval (worded from its code), then the server is gone', async () => {
+  await goTo(page, 'Settings');
+  const server = section().getByTestId('mcp-server');
+  await expect(server).toHaveCount(1);
+  const confirmPanel = server.getByTestId('mcp-server-remove-confirm');
+
+  // the way out changes nothing
+  await server.getByTestId('mcp-server-remove').click();
+  await expect(confirmPanel).toContainText(en['mcp.remove.confirm'].replace('{name}', SERVER_NAME));
+  await confirmPanel.getByRole('button', { name: en['mcp.remove.no'] }).click();
+  await expect(confirmPanel).toHaveCount(0);
+
+  await server.getByTestId('mcp-server-remove').click();
+  await confirmPanel.getByRole('button', { name: en['mcp.remove.yes'] }).click();
+  const answer = server.getByTestId('mcp-server-answer');
+  await expect(answer).toHaveAttribute('role', 'alert');
+  await expect(answer).toContainText(en['code.system_has_unresolved_invocations']);
+  await screenshot(page, 'mcp-04-remove-refused');
+  await expect(server).toHaveCount(1);
+
+  const pending = await stack.admin<{ approvals: { approval_id: string; tool: string }[] }>(
+    'GET',
+    '/admin/v1/approvals?state=pending',
+  );
+  const approval = pending.approvals.find((a) => a.tool === 'delete_entities');
+  expect(approval).toBeDefined();
+  await stack.admin('POST', `/admin/v1/approvals/${approval!.approval_id}/decision`, {
+    decision_id: 'e2e-deny-before-remove',
+    decision: 'deny',
+  });
+
+  await server.getByTestId('mcp-server-remove').click();
+  await confirmPanel.getByRole('button', { name: en['mcp.remove.yes'] }).click();
+  await expect(section().getByTestId('mcp-server')).toHaveCount(0, { timeout: 30_000 });
+  await expect(section().getByText(en['mcp.none'])).toBeVisible();
+  const systems = await stack.admin<{ systems: { system_id: string; retired_at?: string | null }[] }>(
+    'GET',
+    '/admin/v1/systems',
+  );
+  expect(systems.systems.find((s) => s.system_id === 'memory')?.retired_at).toBeTruthy();
 });

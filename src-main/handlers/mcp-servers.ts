@@ -24,6 +24,7 @@ export type McpServerHandlers = Pick<
   | 'listMcpServers'
   | 'addMcpServer'
   | 'refreshMcpServer'
+  | 'removeMcpServer'
   | 'listMcpTools'
   | 'setMcpToolOverlay'
   | 'clearMcpToolOverlay'
@@ -186,15 +187,17 @@ export function createMcpServerHandlers(deps: McpServerDeps): McpServerHandlers 
       const [systems, refs] = await Promise.all([a.listSystems(), refsBySystem()]);
       return {
         can_manage: true,
+        // a removed (retired) server is no longer the desk's: the Hub keeps it for its history
         servers: systems
-          .filter((s) => s.kind === 'mcp' && s.mcp)
+          .filter((s) => s.kind === 'mcp' && s.mcp && !s.retired_at)
           .map((s) => serverItem(s, refs.get(s.system_id) ?? null)),
       };
     },
     async addMcpServer(input) {
       const a = admin();
       const secrets = mcpFormSecrets(input);
-      if ((await a.listSystems()).some((s) => s.system_id === input.system_id))
+      // a removed (retired) server's id may be added again: the Hub revives it
+      if ((await a.listSystems()).some((s) => s.system_id === input.system_id && !s.retired_at))
         throw new AppError('system_exists', `a system ${input.system_id} is registered already`);
       try {
         const sys = await a.registerSystem({
@@ -217,6 +220,13 @@ export function createMcpServerHandlers(deps: McpServerDeps): McpServerHandlers 
       // desk's authorization here, so its tools reach conversations and tasks.
       const ref = (await refsBySystem()).get(sys.system_id) ?? (await grantToDesk(a, sys.system_id));
       return serverItem(sys, ref);
+    },
+    async removeMcpServer(input) {
+      const a = admin();
+      await mcpSystem(a, input.system_id);
+      const sys = await a.retireSystem(input.system_id);
+      if (!sys.retired_at) throw new AppError('hub_error', `the Hub did not retire ${input.system_id}`);
+      return { system_id: sys.system_id, retired_at: sys.retired_at };
     },
     async listMcpTools(input) {
       const a = admin();

@@ -59,6 +59,8 @@ export interface HubAdminClient {
   /** An HTTP system, or an MCP server (`kind: "mcp"`, docs/mcp.md). */
   registerSystem(req: RegisterAnySystemRequest, opts?: CallOptions): Promise<HubSystem>;
   refreshSystem(systemId: string, opts?: CallOptions): Promise<HubSystem>;
+  /** Retires the system (docs/hub-api.md "Retiring a system"): idempotent, refused while a call is unresolved. */
+  retireSystem(systemId: string, opts?: CallOptions): Promise<HubSystem>;
   listSystems(opts?: CallOptions): Promise<HubSystem[]>;
   listAllAuthorizations(opts?: CallOptions): Promise<Authorization[]>;
   /** An MCP server's tools, each with its overlay and how the Hub governs it now. */
@@ -123,6 +125,7 @@ export function createHubAdminClient(options: HubAdminClientOptions): HubAdminCl
         opts,
       ),
     refreshSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/refresh`, {}, SystemSchema, opts),
+    retireSystem: (id, opts) => post(`/admin/v1/systems/${enc(id)}/retire`, {}, SystemSchema, opts),
     listSystems: async (opts) => (await get('/admin/v1/systems', SystemListSchema, opts)).systems,
     listAllAuthorizations: async (opts) =>
       (await get('/admin/v1/authorizations', AuthorizationListSchema, opts)).authorizations,

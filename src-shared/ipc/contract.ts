@@ -41,6 +41,7 @@ import {
   AddMcpServerInputSchema,
   McpOverlayInputSchema,
   McpServerItemSchema,
+  McpServerRemovedSchema,
   McpSystemRefSchema,
   McpToolItemSchema,
   McpToolRefSchema,
@@ -265,6 +266,11 @@ export const CALLS = {
   addMcpServer: call(AddMcpServerInputSchema, McpServerItemSchema),
   /** Reads the server's tools again now (new declaration revisions where they changed). */
   refreshMcpServer: call(McpSystemRefSchema, McpServerItemSchema),
+  /**
+   * Removes the server: the Hub retires it (its process stopped, its tools out of every catalogue,
+   * its calls kept). Refused while one of its calls is unresolved (`system_has_unresolved_invocations`).
+   */
+  removeMcpServer: call(McpSystemRefSchema, McpServerRemovedSchema),
   listMcpTools: call(
     McpSystemRefSchema,
     z.strictObject({ system_id: z.string(), tools: z.array(McpToolItemSchema) }),

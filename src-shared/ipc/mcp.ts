@@ -197,4 +197,8 @@ export const McpToolItemSchema = McpToolViewSchema.extend({
 export type McpToolItem = z.infer<typeof McpToolItemSchema>;
 
 export const McpSystemRefSchema = z.strictObject({ system_id: SystemIdSchema });
+
+/** A server removed from the desk: the Hub retired it (its history stays on the Hub). */
+export const McpServerRemovedSchema = z.strictObject({ system_id: z.string(), retired_at: z.string() });
+export type McpServerRemoved = z.infer<typeof McpServerRemovedSchema>;
 export const McpToolRefSchema = z.strictObject({ system_id: SystemIdSchema, tool: McpToolNameSchema });

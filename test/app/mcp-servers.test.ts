@@ -333,6 +333,75 @@ describe('a server registered outside the desk', () => {
   }, 30_000);
 });
 
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+};
+
+describe('removing a server', () => {
+  it('is refused while one of its calls awaits approval (coded), then removes it: gone from the list and the search, its process stopped; adding it again brings it back', async () => {
+    await ok('addMcpServer', memoryForm('scratch'));
+    const session = await ok('createSession', {
+      title: 'Scratch',
+      authorization_refs: ['mcp-scratch'],
+      task_id: null,
+    });
+    await ok('getConversation', { session_id: session.session_id });
+    const tools = (await ok('searchTools', { session_id: session.session_id, query: 'delete entities' }))
+      .tools;
+    const del = tools.find((t: { tool: string }) => t.tool === 'delete_entities');
+    // destructive: high risk, needs approval — an unresolved call
+    const run = await ok('runToolManually', {
+      session_id: session.session_id,
+      function_name: del.function_name,
+      arguments: { entityNames: ['nobody'] },
+    });
+    expect(run.item.state).toBe('awaiting_approval');
+
+    const refused = await call('removeMcpServer', { system_id: 'scratch' });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.code).toBe('hub_error');
+      expect(refused.error.cause?.error).toBe('system_has_unresolved_invocations');
+    }
+    expect((await ok('listMcpServers', {})).servers.map((s: any) => s.system_id)).toContain('scratch');
+
+    const pending = (await ok('listApprovals', {})).approvals.find(
+      (a: { tool: string }) => a.tool === 'delete_entities',
+    );
+    await ok('decideApproval', { approval_id: pending.approval_id, decision: 'deny' });
+    const pid = desk.root.local!.hub.ctx.mcp!.pid('scratch');
+    expect(pid).not.toBeNull();
+    const removed = await ok('removeMcpServer', { system_id: 'scratch' });
+    expect(removed.system_id).toBe('scratch');
+    expect(Date.parse(removed.retired_at)).not.toBeNaN();
+    expect((await ok('listMcpServers', {})).servers.map((s: any) => s.system_id)).not.toContain('scratch');
+    // the Hub answered after closing the connection; the process is gone (bounded wait for its exit)
+    const until = Date.now() + 10_000;
+    while (processAlive(pid!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(pid!)).toBe(false);
+    const after = await ok('searchTools', { session_id: session.session_id, query: 'delete entities' });
+    expect(
+      after.tools.some((t: { authorization_ref: string }) => t.authorization_ref === 'mcp-scratch'),
+    ).toBe(false);
+    // an unknown id, hostile input
+    const missing = await call('removeMcpServer', { system_id: 'never-added' });
+    expect(missing.ok === false && missing.error.code).toBe('not_found');
+    const hostile = await call('removeMcpServer', { system_id: 'scratch', extra: true });
+    expect(hostile.ok === false && hostile.error.code).toBe('invalid_payload');
+
+    const again = await ok('addMcpServer', memoryForm('scratch'));
+    expect(again.system_id).toBe('scratch');
+    expect((await ok('listMcpServers', {})).servers.map((s: any) => s.system_id)).toContain('scratch');
+    await ok('removeMcpServer', { system_id: 'scratch' });
+  }, 90_000);
+});
+
 describe('without an admin credential (a remote Hub)', () => {
   const handlers = createMcpServerHandlers({
     admin: null,

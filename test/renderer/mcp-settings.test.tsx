@@ -3,7 +3,8 @@
 // anything is sent; adding the server (the secret never on screen afterwards); its tool table with
 // each value's origin; an overlay edited (a bad timeout refused at its field) and cleared; a
 // registration the Hub refuses worded from its code next to the button, in English and Chinese;
-// and the system kind beside the new system in the task form and the timeline.
+// the system kind beside the new system in the task form and the timeline; and Remove with its
+// confirmation, refused while a call awaits approval (worded from the code), then done.
 // @vitest-environment jsdom
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
@@ -205,4 +206,66 @@ describe('Settings: MCP servers', () => {
     await waitFor(() => expect(within(item).getByTestId('system-kind').textContent).toBe('MCP'));
     cleanup();
   }, 30_000);
+
+  it('Remove asks first; refused while a call awaits approval, worded from its code in both languages; then the server is gone', async () => {
+    // an unannotated write of the memory server, made by hand: it waits for approval
+    const router = desk.root.router;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as untyped JSON
+    const ok = async (name: Parameters<typeof router.call>[0], input: unknown): Promise<any> => {
+      const r = await router.call(name, input, { transport: 'browser' });
+      if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
+      return r.value;
+    };
+    const session = await ok('createSession', {
+      title: 'Pending',
+      authorization_refs: ['mcp-memory'],
+      task_id: null,
+    });
+    await ok('getConversation', { session_id: session.session_id });
+    const del = (
+      await ok('searchTools', { session_id: session.session_id, query: 'delete entities' })
+    ).tools.find((t: { tool: string }) => t.tool === 'delete_entities');
+    const run = await ok('runToolManually', {
+      session_id: session.session_id,
+      function_name: del.function_name,
+      arguments: { entityNames: ['nobody'] },
+    });
+    expect(run.item.state).toBe('awaiting_approval');
+
+    const { user, s } = await openSettings();
+    const row = within(await s.findByTestId('mcp-server'));
+    await user.click(row.getByRole('button', { name: 'Remove' }));
+    const ask = within(row.getByRole('alertdialog', { name: 'Remove' }));
+    expect(ask.getByText(/^Remove Memory graph\? The Hub retires it/)).toBeTruthy();
+    await user.click(ask.getByRole('button', { name: 'Keep it' }));
+    expect(row.queryByRole('alertdialog')).toBeNull();
+
+    await user.click(row.getByRole('button', { name: 'Remove' }));
+    await user.click(
+      within(row.getByRole('alertdialog', { name: 'Remove' })).getByRole('button', {
+        name: 'Remove the server',
+      }),
+    );
+    const answer = await row.findByTestId('mcp-server-answer', {}, { timeout: 20_000 });
+    expect(answer.getAttribute('role')).toBe('alert');
+    expect(answer.textContent).toMatch(/^The system still has calls whose outcome is not final/);
+    act(() => useApp.setState({ lang: 'zh' }));
+    await waitFor(() => expect(answer.textContent).toMatch(/^该系统仍有结果尚未确定的调用/));
+    act(() => useApp.setState({ lang: 'en' }));
+    expect(s.getAllByTestId('mcp-server')).toHaveLength(1);
+
+    const pending = (await ok('listApprovals', {})).approvals.find(
+      (a: { tool: string }) => a.tool === 'delete_entities',
+    );
+    await ok('decideApproval', { approval_id: pending.approval_id, decision: 'deny' });
+    await user.click(row.getByRole('button', { name: 'Remove' }));
+    await user.click(
+      within(row.getByRole('alertdialog', { name: 'Remove' })).getByRole('button', {
+        name: 'Remove the server',
+      }),
+    );
+    await waitFor(() => expect(s.queryAllByTestId('mcp-server')).toHaveLength(0), { timeout: 20_000 });
+    expect(s.getByText('No MCP server yet.')).toBeTruthy();
+    cleanup();
+  }, 60_000);
 });

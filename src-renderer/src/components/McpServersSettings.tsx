@@ -1,7 +1,7 @@
 /**
  * Settings (local Hub): the MCP servers the Hub governs — name, transport, connection and last
- * problem, tool count — with Read tools again, each server's tool table (McpToolTable) and the
- * form that adds one (McpServerForm). docs/desktop-app.md, docs/mcp.md#in-the-desk.
+ * problem, tool count — with Read tools again, Remove (after a confirmation; the Hub retires the
+ * server), each server's tool table (McpToolTable) and the form that adds one (McpServerForm). docs/desktop-app.md, docs/mcp.md#in-the-desk.
  */
 import React, { useEffect, useState } from 'react';
 import type { McpServerItem } from '../../../src-shared/ipc/mcp.js';
@@ -9,6 +9,7 @@ import { useT } from '../i18n/use-t.js';
 import { caught, message, shownErrorText, type ShownError } from '../logic/shown-error.js';
 import { hubUsable, useApp } from '../store/app.js';
 import { useMcpServers } from '../store/mcp-servers.js';
+import { ConfirmPanel } from './ConfirmPanel.js';
 import { KindBadge } from './KindBadge.js';
 import { McpServerForm } from './McpServerForm.js';
 import { McpToolTable } from './McpToolTable.js';
@@ -18,6 +19,7 @@ function ServerRow({ server }: { server: McpServerItem }): React.JSX.Element {
   const usable = useApp(hubUsable);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [answer, setAnswer] = useState<{ ok: boolean; shown: ShownError } | null>(null);
   const store = useMcpServers.getState;
   const act = (p: Promise<void>, done: ShownError | null) => {
@@ -76,6 +78,19 @@ function ServerRow({ server }: { server: McpServerItem }): React.JSX.Element {
         >
           {t('mcp.refresh')}
         </button>
+        {!confirming && (
+          <button
+            type="button"
+            data-testid="mcp-server-remove"
+            disabled={busy || !usable}
+            onClick={() => {
+              setAnswer(null);
+              setConfirming(true);
+            }}
+          >
+            {t('mcp.remove')}
+          </button>
+        )}
         {answer && (
           <span
             role={answer.ok ? 'status' : 'alert'}
@@ -86,6 +101,21 @@ function ServerRow({ server }: { server: McpServerItem }): React.JSX.Element {
           </span>
         )}
       </div>
+      {confirming && (
+        <ConfirmPanel
+          label={t('mcp.remove')}
+          text={t('mcp.remove.confirm', { name: server.name })}
+          confirmLabel={t('mcp.remove.yes')}
+          cancelLabel={t('mcp.remove.no')}
+          disabled={busy || !usable}
+          testId="mcp-server-remove-confirm"
+          onConfirm={() => {
+            setConfirming(false);
+            act(store().remove(server.system_id), null);
+          }}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
       {open && <McpToolTable systemId={server.system_id} name={server.name} />}
     </li>
   );

@@ -34,6 +34,11 @@ export const enMcp = {
   'mcp.refreshed': 'Tools read again.',
   'mcp.showTools': 'Show tools',
   'mcp.hideTools': 'Hide tools',
+  'mcp.remove': 'Remove',
+  'mcp.remove.confirm':
+    'Remove {name}? The Hub retires it: its tools leave conversations and tasks, a command it started is stopped, and its calls stay in the history. Adding it again under the same id brings it back.',
+  'mcp.remove.yes': 'Remove the server',
+  'mcp.remove.no': 'Keep it',
 
   'mcp.add.title': 'Add an MCP server',
   'mcp.add.systemId': 'Id (a–z, 0–9, - and _)',

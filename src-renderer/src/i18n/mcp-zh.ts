@@ -34,6 +34,11 @@ export const zhMcp: Record<keyof typeof enMcp, string> = {
   'mcp.refreshed': '已重新读取工具。',
   'mcp.showTools': '显示工具',
   'mcp.hideTools': '隐藏工具',
+  'mcp.remove': '移除',
+  'mcp.remove.confirm':
+    '移除 {name}？Hub 将停用它：它的工具会从对话和任务中消失，它启动的命令会被停止，它的调用仍保留在历史记录中。以相同 ID 再次添加即可恢复。',
+  'mcp.remove.yes': '移除该服务器',
+  'mcp.remove.no': '保留',
 
   'mcp.add.title': '添加 MCP 服务器',
   'mcp.add.systemId': 'ID（a–z、0–9、- 和 _）',

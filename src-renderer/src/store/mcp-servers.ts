@@ -21,6 +21,8 @@ export interface McpServersState {
   load(): Promise<void>;
   add(form: AddMcpServerForm): Promise<McpServerItem>;
   refresh(systemId: string): Promise<void>;
+  /** Removes the server (the Hub retires it); it leaves the list once the Hub has answered. */
+  remove(systemId: string): Promise<void>;
   loadTools(systemId: string): Promise<void>;
   setOverlay(systemId: string, tool: string, overlay: McpOverlayInput): Promise<void>;
   clearOverlay(systemId: string, tool: string): Promise<void>;
@@ -57,6 +59,12 @@ export const useMcpServers = create<McpServersState>((set, get) => {
       const item = await call('refreshMcpServer', { system_id: systemId });
       set({ servers: upsert(get().servers, item) });
       if (get().tools[systemId]) await get().loadTools(systemId);
+    },
+    async remove(systemId) {
+      await call('removeMcpServer', { system_id: systemId });
+      const { [systemId]: _gone, ...tools } = get().tools;
+      set({ servers: get().servers.filter((s) => s.system_id !== systemId), tools });
+      await reloadAuthorizations();
     },
     async loadTools(systemId) {
       const r = await call('listMcpTools', { system_id: systemId });
