@@ -692,24 +692,21 @@ for (const dialect of dialects()) {
         const before = await store.listPermits(t.task_id);
         // the store as a Hub before migration 11 left it: permits unique by invocation, 11 not applied
         await store.close();
-        await rawSql(
-          dialect.name,
-          opened,
-          dialect.name === 'sqlite'
-            ? [
-                `CREATE TABLE permits_v1 (permit_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, invocation_id TEXT NOT NULL UNIQUE,
+        await rawSql(dialect.name, opened, {
+          sqlite: [
+            `CREATE TABLE permits_v1 (permit_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, invocation_id TEXT NOT NULL UNIQUE,
                    effect TEXT NOT NULL, granted_at_ms INTEGER NOT NULL, released_at_ms INTEGER)`,
-                'INSERT INTO permits_v1 SELECT permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms FROM permits',
-                'DROP TABLE permits',
-                'ALTER TABLE permits_v1 RENAME TO permits',
-                'CREATE INDEX permits_granted ON permits (task_id, granted_at_ms)',
-                'DELETE FROM schema_migrations WHERE version = 11',
-              ]
-            : [
-                'ALTER TABLE permits ADD CONSTRAINT permits_invocation_id_key UNIQUE (invocation_id)',
-                'DELETE FROM schema_migrations WHERE version = 11',
-              ],
-        );
+            'INSERT INTO permits_v1 SELECT permit_id, task_id, invocation_id, effect, granted_at_ms, released_at_ms FROM permits',
+            'DROP TABLE permits',
+            'ALTER TABLE permits_v1 RENAME TO permits',
+            'CREATE INDEX permits_granted ON permits (task_id, granted_at_ms)',
+            'DELETE FROM schema_migrations WHERE version = 11',
+          ],
+          postgres: [
+            'ALTER TABLE permits ADD CONSTRAINT permits_invocation_id_key UNIQUE (invocation_id)',
+            'DELETE FROM schema_migrations WHERE version = 11',
+          ],
+        });
         expect(await permitIndexesOnInvocation(dialect.name, opened)).toBe(1);
         const upgraded = await opened.reopen();
         expect((await upgraded.migrations()).map((m) => m.version)).toContain(11);
@@ -736,19 +733,16 @@ for (const dialect of dialects()) {
         ).toBe('applied');
         // from here on, any UPDATE naming the operation or the arguments fails the transaction
         await store.close();
-        await rawSql(
-          dialect.name,
-          opened,
-          dialect.name === 'sqlite'
-            ? [
-                `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
+        await rawSql(dialect.name, opened, {
+          sqlite: [
+            `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
                    BEGIN SELECT RAISE(ABORT, 'rewritten'); END`,
-              ]
-            : [
-                `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
+          ],
+          postgres: [
+            `CREATE TRIGGER refuse_rewrite BEFORE UPDATE OF operation_json, arguments_json ON invocations
                    FOR EACH ROW EXECUTE FUNCTION bailing_refuse_change('rewritten')`,
-              ],
-        );
+          ],
+        });
         const again = await opened.reopen();
         const evidence: ReconciliationEvidence = {
           checked_at: AT,
@@ -974,8 +968,16 @@ async function tamperMigration(
   await c.end();
 }
 
-/** Runs statements straight on the store's database (its store closed), in either dialect. */
-async function rawSql(name: 'sqlite' | 'postgres', opened: OpenedStore, statements: string[]): Promise<void> {
+/**
+ * Runs statements straight on the store's database (its store closed), in either dialect: the same
+ * statements for both, or each dialect's own.
+ */
+async function rawSql(
+  name: 'sqlite' | 'postgres',
+  opened: OpenedStore,
+  given: string[] | Record<'sqlite' | 'postgres', string[]>,
+): Promise<void> {
+  const statements = Array.isArray(given) ? given : given[name];
   if (name === 'sqlite') {
     const db = new Database(join(opened.where.dataDir!, 'hub.sqlite'));
     for (const sql of statements) db.exec(sql);
