@@ -1,11 +1,12 @@
 // Retiring a system in the store (retireSystem, InvocationChange.live_system) on both dialects:
-// the decision and a new call's check are one transaction each, ordered by the system row's lock.
+// the decision and a new call's check are one transaction each, ordered by the system's key.
 // On PostgreSQL the lock protocol itself is checked with a second connection holding what the
-// other side's transaction holds: a retire waits for a new call's FOR KEY SHARE and then counts it;
-// a new call waits for a retire's FOR UPDATE and then finds the system retired.
+// other side's transaction holds: a retire waits for a new call's shared hold of the system's key
+// and then counts it; a new call waits for a retire's exclusive hold and then finds it retired.
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSystemRetiredError } from '../../src-hub/store/errors.js';
+import { systemLockKey } from '../../src-hub/store/sql/ops/systems.js';
 import {
   AT,
   audit,
@@ -110,7 +111,7 @@ for (const dialect of dialects()) {
 
       // PostgreSQL only: SQLite's one writer runs the two transactions one after the other
       if (dialect.name === 'postgres')
-        it('PostgreSQL: a retire waits for a new call holding the row and counts it; a new call waits for a retire and is refused', async () => {
+        it("PostgreSQL: a retire waits for a new call holding the system's key and counts it; a new call waits for a retire and is refused", async () => {
           const { store, where } = opened;
           const other = new pg.Client({ connectionString: where.url });
           await other.connect();
@@ -125,9 +126,11 @@ for (const dialect of dialects()) {
               at: AT,
               audit,
             });
-            // a new call's transaction holds FOR KEY SHARE and has not committed yet
+            // a new call's transaction holds the system's key shared and has not committed yet
             await other.query('BEGIN');
-            await other.query("SELECT retired_at FROM systems WHERE system_id = 'sys-a' FOR KEY SHARE");
+            await other.query('SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))', [
+              systemLockKey('sys-a'),
+            ]);
             let settled = false;
             const retiring = store.retireSystem('sys-a', AT, retireAudit).finally(() => (settled = true));
             await new Promise((r) => setTimeout(r, 300));
@@ -141,12 +144,14 @@ for (const dialect of dialects()) {
             await other.query('COMMIT');
             expect(await retiring).toEqual({ kind: 'unresolved', count: 1 });
 
-            // settle it, then hold a retire's FOR UPDATE: a new call waits and finds the system retired
+            // settle it, then hold a retire's exclusive key: a new call waits and finds the system retired
             await other.query(
               "UPDATE invocations SET state = 'succeeded' WHERE invocation_id = 'inv_raced_0001'",
             );
             await other.query('BEGIN');
-            await other.query("SELECT * FROM systems WHERE system_id = 'sys-a' FOR UPDATE");
+            await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+              systemLockKey('sys-a'),
+            ]);
             await other.query("UPDATE systems SET retired_at = $1 WHERE system_id = 'sys-a'", [AT]);
             const rec = invocation();
             let done = false;

@@ -24,8 +24,8 @@
  * same call twice in the run, a rate window that changes within the run — is handed back to the
  * one-change path (applyInvocationChange), in the same transaction. A change with anything else to
  * do (an approval, a permit release, an operation with a declared rate limit) never joins a run.
- * The calls' systems are read in step 1 FOR KEY SHARE as the one-change path reads them
- * (`live_system`, ops/systems.ts requireLiveSystem); a run with a call to a retired system fails
+ * The calls' systems' keys are held shared and their rows read in step 1, as the one-change path
+ * checks them (`live_system`, ops/systems.ts sendLiveSystemCheck); a run with a call to a retired system fails
  * with SystemRetiredError, and the batch runs again one change at a time, where only that call fails.
  */
 import type {
@@ -43,6 +43,7 @@ import { taskChanged } from '../sql/task-events.js';
 import { windowBounds } from '../sql/window.js';
 import type { PgSession } from './session.js';
 import { SystemRetiredError } from '../errors.js';
+import { SHARED_LOCK_KEYS_SQL, systemLockKey } from '../sql/ops/systems.js';
 
 /** A change a run can apply: a new call of a task, with its permit and nothing else to write. */
 export function joinsRun(change: InvocationChange): boolean {
@@ -73,9 +74,9 @@ const LOCK_KEYS = `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) AS locke
 // = ANY(ARRAY(...)): probed in the primary key, one lookup per call (IN (SELECT ...) may hash the table)
 const EXISTING = `SELECT invocation_id FROM invocations
   WHERE invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
-// every row locked (a retire's FOR UPDATE waits for this transaction), the retired ones told apart after
+// read after the systems' keys are held shared (a retire holds them exclusively); the retired ones told apart after
 const SYSTEMS = `SELECT system_id, retired_at FROM systems
-  WHERE system_id = ANY (ARRAY(SELECT json_array_elements_text(?::json))) FOR KEY SHARE`;
+  WHERE system_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
 const ENROLLED = `SELECT e.client_id, e.agent_session_id, e.task_id FROM session_enrollments e
   JOIN json_to_recordset(?::json) AS k(c text, a text) ON e.client_id = k.c AND e.agent_session_id = k.a`;
 
@@ -153,6 +154,11 @@ export async function applyPermitRun(
   const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
   const enrolled = readEnrollments([...sessions.values()]);
   const liveSystems = [...new Set(changes.flatMap((c) => (c.live_system ? [c.live_system] : [])))];
+  // the systems' keys held shared, then their rows read in a statement of their own (ops/systems.ts)
+  const systemsHeld =
+    liveSystems.length > 0
+      ? s.all(SHARED_LOCK_KEYS_SQL, [JSON.stringify(liveSystems.map(systemLockKey).sort())])
+      : Promise.resolve([]);
   const systems =
     liveSystems.length > 0
       ? s.all<{ system_id: string; retired_at: string | null }>(SYSTEMS, [JSON.stringify(liveSystems)])
@@ -166,12 +172,13 @@ export async function applyPermitRun(
         [taskId, bounds.start],
       )
     : Promise.resolve({ n: 0 });
-  const [, found, enrollments, row, window, systemRows] = await Promise.all([
+  const [, found, enrollments, row, window, , systemRows] = await Promise.all([
     locked,
     existing,
     enrolled,
     taskRow,
     inWindow,
+    systemsHeld,
     systems,
   ]);
   if (found.length > 0) return oneByOne(); // a repeated create: its change answers `stale`

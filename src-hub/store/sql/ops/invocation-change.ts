@@ -28,7 +28,7 @@ import { ownerIsLive } from './instances.js';
 import { readApproval, readInvocation } from './invocations.js';
 import { countOpenPermits } from './task-usage.js';
 import { taskChanged } from '../task-events.js';
-import { requireLiveSystem } from './systems.js';
+import { sendLiveSystemCheck } from './systems.js';
 
 export function applyPatch(
   record: InvocationRecord,
@@ -375,12 +375,15 @@ function* publish(
 export function* applyInvocationChange(env: OpEnv, change: InvocationChange): Step<InvocationChangeResult> {
   const s = env.sql;
   yield* s.dialect.lock(s, `invocation:${change.invocation_id}`);
+  // a new call's system check goes out with the call's read: one round trip for both
+  const systemIsLive =
+    change.from === 'new' && change.live_system ? sendLiveSystemCheck(s, change.live_system) : null;
   const current = yield* readInvocation(s, change.invocation_id);
   let base: InvocationRecord;
   if (change.from === 'new') {
     if (current || !change.create) return { kind: 'stale', current };
     base = change.create;
-    if (change.live_system) yield* requireLiveSystem(s, change.live_system);
+    if (systemIsLive) yield* systemIsLive();
   } else {
     if (!current || current.state !== change.from) return { kind: 'stale', current };
     if (change.only_if_orphaned && (yield* ownerIsLive(s, change.invocation_id)))

@@ -96,10 +96,11 @@ export function* recordDiagnostics(
 const UNRESOLVED_LIST = UNRESOLVED_INVOCATION_STATES.map((st) => `'${st}'`).join(', ');
 
 /**
- * Retires a system in one transaction. Its row is locked first (PostgreSQL: FOR UPDATE, which
- * waits for every new call's FOR KEY SHARE in `requireLiveSystem`), so the unresolved calls counted
- * after it include every call created before, and no call is created after: an invoke racing the
- * retire either lands first (and the retire is refused) or finds the system retired.
+ * Retires a system in one transaction. It first takes the system's key exclusively (PostgreSQL: an
+ * advisory lock, which waits for every new call's shared hold of it in `sendLiveSystemCheck`), so
+ * the unresolved calls counted after it include every call created before, and no call is created
+ * after: an invoke racing the retire either lands first (and the retire is refused) or finds the
+ * system retired.
  */
 export function* retireSystem(
   { sql }: OpEnv,
@@ -107,6 +108,7 @@ export function* retireSystem(
   at: string,
   audit: AuditInput,
 ): Step<RetireSystemResult> {
+  yield* sql.dialect.lock(sql, systemLockKey(systemId));
   const row = yield* io(
     sql.get<Row>(`SELECT * FROM systems WHERE system_id = ?${sql.dialect.forUpdate}`, [systemId]),
   );
@@ -126,17 +128,39 @@ export function* retireSystem(
   return { kind: 'retired', system: { ...current, retired_at: at }, already: false };
 }
 
+/** The key a retire takes exclusively and every new call of the system shares (PostgreSQL). */
+export const systemLockKey = (systemId: string): string => `system:${systemId}`;
+
+/** PostgreSQL: shared transaction locks on the keys of a JSON array parameter. */
+export const SHARED_LOCK_KEYS_SQL = `SELECT pg_advisory_xact_lock_shared(hashtextextended(k, 0)) AS locked
+  FROM json_array_elements_text(?::json) AS k`;
+
+/** Keeps a statement sent ahead from reporting an unhandled rejection when nothing awaits it. */
+function ahead<T>(answer: T | Promise<T>): T | Promise<T> {
+  if (answer instanceof Promise) answer.catch(() => undefined);
+  return answer;
+}
+
 /**
- * Inside a new call's transaction: its system must not be retired. PostgreSQL takes FOR KEY SHARE
- * on the system's row (new calls do not wait for each other; a retire's FOR UPDATE waits for them
- * and they for it); SQLite's one writer already runs the two one after the other.
+ * Inside a new call's transaction: its system must not be retired. The check is sent at once —
+ * on PostgreSQL behind the statements already sent, without waiting, so it shares the round trip
+ * of the call's own read — and the step it answers reads the result. PostgreSQL first holds the
+ * system's key shared (in memory: new calls do not wait for each other and write nothing to the
+ * system's row; a retire's exclusive hold waits for them and they for it), then reads the row in
+ * a statement of its own, so it sees a retire that committed while it waited. SQLite's one writer
+ * already runs a retire and a new call one after the other.
  */
-export function* requireLiveSystem(s: SqlSession, systemId: string): Step<void> {
-  const lock = s.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
-  const row = yield* io(
-    s.get<{ retired_at: string | null }>(`SELECT retired_at FROM systems WHERE system_id = ?${lock}`, [
-      systemId,
-    ]),
+export function sendLiveSystemCheck(s: SqlSession, systemId: string): () => Step<void> {
+  const held =
+    s.dialect.name === 'postgres'
+      ? ahead(s.all(SHARED_LOCK_KEYS_SQL, [JSON.stringify([systemLockKey(systemId)])]))
+      : null;
+  const read = ahead(
+    s.get<{ retired_at: string | null }>('SELECT retired_at FROM systems WHERE system_id = ?', [systemId]),
   );
-  if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
+  return function* () {
+    if (held !== null) yield* io(held);
+    const row = yield* io(read);
+    if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
+  };
 }
