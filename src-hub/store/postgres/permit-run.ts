@@ -36,7 +36,12 @@ import type {
   PermitRecord,
 } from '../types.js';
 import type { OpEnv } from '../sql/env.js';
-import { applyInvocationChange, applyPatch } from '../sql/ops/invocation-change.js';
+import {
+  applyInvocationChange,
+  applyPatch,
+  grantedPermitRecord,
+  refusedRecord,
+} from '../sql/ops/invocation-change.js';
 import { INVOCATION_COLUMNS, invocationValues, toTask } from '../sql/rows.js';
 import { runAsync, type Row } from '../sql/session.js';
 import { taskChanged } from '../sql/task-events.js';
@@ -251,25 +256,9 @@ export async function applyPermitRun(
     let record: InvocationRecord;
     let permit: PermitRecord | null = null;
     if (refusal) {
-      const refusedState = refusal.refused_to ?? base.state;
-      record = applyPatch(
-        { ...base, state: refusedState },
-        {
-          reason_code: refusal.decision.code,
-          reason_message: refusal.decision.message,
-          retry_after_ms: refusal.decision.retry_after_ms,
-        },
-        change.at,
-      );
+      record = refusedRecord(base, refusal, change.at);
     } else {
-      permit = {
-        permit_id: p.permit_id,
-        task_id: p.task_id,
-        invocation_id: change.invocation_id,
-        effect: p.effect,
-        granted_at_ms: p.now_ms,
-        released_at_ms: null,
-      };
+      permit = grantedPermitRecord(change, p);
       permits.push({ ...permit });
       const spent = p.effect === 'write' ? 1 : 0;
       counted.writes += spent;

@@ -206,6 +206,35 @@ function* recordEnrollment(s: SqlSession, change: InvocationChange, base: Invoca
   );
 }
 
+/** The record of a new or changed call refused by a gate: moved to `refused_to` (or left), with the reason. */
+export function refusedRecord(
+  base: InvocationRecord,
+  refusal: { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationRecord['state'] | null },
+  at: string,
+): InvocationRecord {
+  const { decision } = refusal;
+  return applyPatch(
+    { ...base, state: refusal.refused_to ?? base.state },
+    { reason_code: decision.code, reason_message: decision.message, retry_after_ms: decision.retry_after_ms },
+    at,
+  );
+}
+
+/** The permit a change's grant creates. */
+export function grantedPermitRecord(
+  change: InvocationChange,
+  p: NonNullable<InvocationChange['permit']>,
+): PermitRecord {
+  return {
+    permit_id: p.permit_id,
+    task_id: p.task_id,
+    invocation_id: change.invocation_id,
+    effect: p.effect,
+    granted_at_ms: p.now_ms,
+    released_at_ms: null,
+  };
+}
+
 /** Grants the permit (spending the write budget) and counts the dispatch against the operation's rate. */
 function* grantPermit(
   s: SqlSession,
@@ -227,14 +256,7 @@ function* grantPermit(
         [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
       ),
     );
-    permit = {
-      permit_id: p.permit_id,
-      task_id: p.task_id,
-      invocation_id: change.invocation_id,
-      effect: p.effect,
-      granted_at_ms: p.now_ms,
-      released_at_ms: null,
-    };
+    permit = grantedPermitRecord(change, p);
   }
   // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
   if (change.operation_rate) {
@@ -396,15 +418,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (refusal) {
     const { decision } = refusal;
     const refusedState = refusal.refused_to ?? base.state;
-    const refused = applyPatch(
-      { ...base, state: refusedState },
-      {
-        reason_code: decision.code,
-        reason_message: decision.message,
-        retry_after_ms: decision.retry_after_ms,
-      },
-      change.at,
-    );
+    const refused = refusedRecord(base, refusal, change.at);
     yield* writeInvocation(s, refused, current);
     yield* countState(s, current, refused);
     if (enroll) yield* recordEnrollment(s, change, base);
