@@ -6,9 +6,9 @@
  * that task. Whatever is not `succeeded` comes back as an error result carrying the state, the
  * invocation id, the reason code and a sentence — never as a success.
  */
-import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InvokeRequestSchema, type Receipt } from '../../src-shared/hub-api.js';
+import { newInvocationId } from '../../src-shared/invocation-id.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
 import { invoke } from '../invocations/invoke.js';
@@ -100,7 +100,7 @@ export async function callGoverned(
       `the idempotency key in _meta must be 8–128 visible ASCII characters`,
       null,
     );
-  const invocationId = key ?? `inv_${randomUUID()}`;
+  const invocationId = key ?? newInvocationId();
   const taskId = text(meta?.[TASK_ID_META]);
   try {
     const existing = await ctx.store.getInvocation(invocationId);

@@ -10,6 +10,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { INVOCATION_ID_PATTERN } from '../../src-shared/invocation-id.js';
 import { conversationItems } from '../../src-main/handlers/conversation.js';
 import { listUnresolved } from '../../src-main/handlers/unresolved.js';
 import type {
@@ -107,7 +108,14 @@ describe('call card lifecycle', () => {
     await until(() => env!.demo.shopA.requests().some((q) => q.operation === 'update_product_content'));
     const atShop = cardsOf(events, 'auth_shop_a__update_product_content').at(-1);
     expect(atShop?.state).toBe('dispatching');
-    expect(atShop?.invocation_id).toMatch(/^inv_/);
+    // the desk's own id (time, then 128 random bits), and the business system got it as the key
+    expect(atShop?.invocation_id).toMatch(INVOCATION_ID_PATTERN);
+    expect(
+      env!.demo.shopA
+        .requests()
+        .filter((q) => q.operation === 'update_product_content')
+        .map((q) => q.idempotency_key),
+    ).toEqual([atShop?.invocation_id]);
     // The fence was saved before the card left pending_dispatch.
     const journal = await runtime.journalStatus(s.sessionId);
     expect(journal.entries.map((e) => e.invocation_id)).toContain(atShop?.invocation_id);

@@ -10,7 +10,7 @@
  * - omitted otherwise: also `unsupported` (no store was configured); the host's default wiring
  *   passes `createSqliteInvocationStore({ path })` under its data directory.
  */
-import { randomBytes } from 'node:crypto';
+import { newInvocationId } from '../../../src-shared/invocation-id.js';
 import type { InvocationStore } from '../../journal/index.js';
 import { withRecordValidation } from '../../journal/index.js';
 import type { InvocationRuntime, ScopeCheck, ScopeStore, SessionScope } from '../invocation-ports.js';
@@ -30,13 +30,14 @@ export interface InvocationRuntimeDeps {
   /** True when the host supplies its own scope store (then the invocation store must be explicit). */
   customScopeStore?: boolean;
   now?: () => Date;
-  /** New invocation ids (also the business idempotency key). Default: `inv_` + 24 random bytes. */
+  /**
+   * New invocation ids (also the business idempotency key). Default: newInvocationId — the creation
+   * time, then 128 random bits (docs/journal.md#invocation-ids).
+   */
   newId?: () => string;
 }
 
-export function newInvocationId(): string {
-  return `inv_${randomBytes(24).toString('base64url')}`;
-}
+export { newInvocationId };
 
 const BUILT_IN = new Set(['sqlite', 'file', 'memory']);
 
@@ -66,7 +67,7 @@ export function createInvocationRuntime(deps: InvocationRuntimeDeps): Invocation
     unsupportedReason,
     scopeStore: deps.scopeStore,
     now,
-    newId: deps.newId ?? newInvocationId,
+    newId: deps.newId ?? (() => newInvocationId()),
     journal(sessionId) {
       let j = journals.get(sessionId);
       if (!j) journals.set(sessionId, (j = new SessionJournal(sessionId, store, now)));

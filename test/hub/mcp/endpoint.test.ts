@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { INVOCATION_ID_PATTERN } from '../../../src-shared/invocation-id.js';
 import { http, newInvocationId, startEnv, type HubEnv } from '../helpers.js';
 
 const KEY = 'dev.bailingdesk/idempotency_key';
@@ -81,6 +82,8 @@ describe('the Hub as an MCP server', () => {
     expect(String(r.structuredContent.message)).toContain('approval');
     expect(env.demo.shopA.ledger()).toHaveLength(0);
     const id = r.structuredContent.invocation_id as string;
+    // no idempotency key in _meta: the Hub makes the id, time-ordered like the desk's
+    expect(id).toMatch(INVOCATION_ID_PATTERN);
     const approvalId = r.structuredContent.approval_id as string;
     const d = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, {
       decision_id: `d-${approvalId}`,
