@@ -10,10 +10,10 @@
  * Loopback only: over a real network a fresh connection also pays a round trip (and TLS, if any).
  * Prints a table and JSON; asserts nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { createHubClient, type HubClient } from '../src-main/hub-client/index.js';
 import { startBenchHub } from './lib/hub-env.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
+import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
 import { runConcurrent, summarize, type Summary } from './lib/stats.js';
 
@@ -33,7 +33,7 @@ try {
 
   const write = (c: HubClient) => async (i: number) => {
     const r = await c.invoke({
-      invocation_id: `inv_${randomUUID()}`,
+      invocation_id: benchInvocationId(),
       run_id: runId,
       authorization_ref: BENCH_SHOP.authorization_ref,
       tool: 'update_product_content',
@@ -70,7 +70,7 @@ try {
       }
     }
   }
-  heading('Hub client writes: fresh connection per POST vs keep-alive pool (loopback)');
+  heading(`Hub client writes: fresh connection per POST vs keep-alive pool (loopback; ${benchIdsLabel()})`);
   console.log(table(SUMMARY_HEADERS, rows));
   console.log(JSON.stringify({ bench: 'hub-client-conn', calls_per_case: CALLS, results }));
 } finally {

@@ -12,6 +12,7 @@ import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
 import { cpuSpent, type HubCpuSpent } from './lib/hub-processes.js';
+import { benchIdsLabel } from './lib/invocation-ids.js';
 import { fmt, heading, table } from './lib/print.js';
 import { printRegexCost } from './lib/regex-cost.js';
 import type { Summary } from './lib/stats.js';
@@ -155,7 +156,7 @@ try {
   printFloors(run);
   heading('Governed calls through the Hub vs straight to the bench shop (loopback)');
   console.log(
-    `calls per case: ${CALLS}; Hubs and the load generator are separate processes; the bench shop runs in this one`,
+    `calls per case: ${CALLS}; Hubs and the load generator are separate processes; the bench shop runs in this one; ${benchIdsLabel()}`,
   );
   const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
   console.log(

@@ -17,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Declaration } from '../src-shared/hub-api.js';
 import { createHub } from '../src-hub/index.js';
+import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { fmt, heading, SUMMARY_HEADERS, summaryRow, table } from './lib/print.js';
 import { runConcurrent, summarize, type Summary } from './lib/stats.js';
 
@@ -112,7 +113,7 @@ async function governed(systemId: string): Promise<Map<number, Summary>> {
   const states: Record<string, number> = {};
   const call = async (i: number) => {
     const r = await post('/agent/v1/invocations', {
-      invocation_id: `inv_${randomUUID()}`,
+      invocation_id: benchInvocationId(),
       run_id: run.body.run_id,
       authorization_ref: authRef,
       tool: 'add_note',
@@ -156,7 +157,7 @@ try {
     }
   }
   heading(
-    `MCP: governed calls through the Hub vs the SDK client straight to the server (${CALLS} writes per case)`,
+    `MCP: governed calls through the Hub vs the SDK client straight to the server (${CALLS} writes per case; ${benchIdsLabel()})`,
   );
   console.log(table(SUMMARY_HEADERS, rows));
   heading('ratios governed / direct');

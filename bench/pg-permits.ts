@@ -18,6 +18,7 @@ import { startPrivatePostgres } from '../scripts/private-postgres.js';
 import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
 import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
+import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { benchHubContext, runPermitJob } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { runConcurrent } from './lib/stats.js';
@@ -110,7 +111,7 @@ async function measure(db: string, url: string, title: string, unit: string, job
   const serverMs = statements.reduce((a, s) => a + s.total, 0);
   const perS = (n * 1000) / r.wallMs;
   const sorted = [...r.samples].sort((a, b) => a - b);
-  heading(`${title} (load ${load})`);
+  heading(`${title} (load ${load}; ${benchIdsLabel()})`);
   console.log(
     `${n} ${unit}s in ${r.wallMs.toFixed(0)} ms: ${perS.toFixed(0)}/s, p50 ${sorted[Math.floor(n / 2)]!.toFixed(2)} ms`,
   );
@@ -205,7 +206,7 @@ async function runUntaskedJob(job: { url: string; run: RunRecord; calls: number;
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date().toISOString();
-      const id = `call_${randomUUID()}`;
+      const id = benchInvocationId();
       const rec = permitInvocationRecord({
         invocation_id: id,
         client_id: job.run.client_id,

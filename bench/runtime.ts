@@ -32,6 +32,7 @@ import { createInvocationRuntime } from '../src-main/runtime/invocations/index.j
 import { buildScope } from '../src-main/runtime/scope-builder.js';
 import { createSqliteScopeStore } from '../src-main/runtime/scope/index.js';
 import { measureHistoryRebuild } from './lib/history-rebuild.js';
+import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { measureModelRoundTrip } from './lib/model-round-trip.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
@@ -84,7 +85,12 @@ try {
   const decl = declarations.find((d) => d.tool === 'get_product') as Declaration;
   const scopeStore = createSqliteScopeStore({ path: join(hostDir, 'scopes.sqlite') });
   const invocationStore = createSqliteInvocationStore({ path: join(hostDir, 'invocations.sqlite') });
-  const invocations = createInvocationRuntime({ hub: client, invocationStore, scopeStore });
+  const invocations = createInvocationRuntime({
+    hub: client,
+    invocationStore,
+    scopeStore,
+    newId: benchInvocationId,
+  });
   const sessionId = `ses_bench_${randomUUID()}`;
   const scope = buildScope(sessionId, conn, ['auth-shop-a'], authorizations, null);
   await scopeStore.save(scope);
@@ -126,7 +132,7 @@ try {
     // bare Hub call
     t = performance.now();
     const r = await client.invoke({
-      invocation_id: `inv_bare_${randomUUID()}`,
+      invocation_id: benchInvocationId(),
       run_id: bareRun.run_id,
       authorization_ref: 'auth-shop-a',
       tool: 'get_product',
@@ -199,7 +205,7 @@ try {
   }
   archive.close();
   const entries: JournalEntry[] = Array.from({ length: INVOCATIONS }, (_, i) => ({
-    invocation_id: `inv_big_${i}_${randomUUID()}`,
+    invocation_id: benchInvocationId(),
     agent_session_id: bigSession,
     hub_id: bigScope.hubId,
     client_id: bigScope.clientId,
@@ -263,7 +269,7 @@ try {
   const rebuild = measureHistoryRebuild(HISTORY_TURNS, HISTORY_REPS);
   const hr = stats(rebuild.samples);
 
-  console.log('\nHost runtime benchmark (real Hub + demo shop, SQLite host stores)\n');
+  console.log(`\nHost runtime benchmark (real Hub + demo shop, SQLite host stores; ${benchIdsLabel()})\n`);
   console.log(`governed call, host path   median ${ms(h.median)}  p95 ${ms(h.p95)}  (n=${h.n})`);
   console.log(`bare Hub invoke            median ${ms(b.median)}  p95 ${ms(b.p95)}  (n=${b.n})`);
   console.log(`host overhead per call     median ${ms(h.median - b.median)}  mean ${ms(h.mean - b.mean)}`);

@@ -28,6 +28,7 @@ import type { WriteRequest } from '../src-hub/store/sqlite/writer/protocol.js';
 import type { SqlSession } from '../src-hub/store/sql/session.js';
 import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
 import type { HttpOperation } from '../src-hub/acc/types.js';
+import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { runPermitJob } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
@@ -136,7 +137,7 @@ async function setUp(dir: string, budget: number) {
 
 function permitChange(taskId: string, session: string): InvocationChange {
   const at = new Date();
-  const id = `perm_${randomUUID()}`;
+  const id = benchInvocationId();
   const rec = permitInvocationRecord({
     invocation_id: id,
     client_id: 'bench',
@@ -303,7 +304,7 @@ async function throughStore(concurrency: number) {
 
 if (process.env.BENCH_STORE !== '0') {
   heading(
-    `SQLite permits through the store (writer thread), this process (load ${loadavg()[0]!.toFixed(2)})`,
+    `SQLite permits through the store (writer thread), this process (load ${loadavg()[0]!.toFixed(2)}; ${benchIdsLabel()})`,
   );
   const rows: string[][] = [];
   for (const conc of BATCHES) rows.push(await throughStore(conc));
@@ -313,7 +314,7 @@ if (process.env.BENCH_STORE !== '0') {
 }
 
 heading(
-  `SQLite permit transaction in the writer's code${OUTCOMES ? ', each with its outcome in the next batch' : ''}, in-process (load ${loadavg()[0]!.toFixed(2)})`,
+  `SQLite permit transaction in the writer's code${OUTCOMES ? ', each with its outcome in the next batch' : ''}, in-process (load ${loadavg()[0]!.toFixed(2)}; ${benchIdsLabel()})`,
 );
 const rows: string[][] = [];
 const detail: Array<[number, Map<string, Timing>]> = [];

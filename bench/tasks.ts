@@ -11,6 +11,7 @@ import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
 import type { BenchHubs } from './lib/hub-processes.js';
+import { benchIdsLabel } from './lib/invocation-ids.js';
 import { heading, summaryRow, SUMMARY_HEADERS, table } from './lib/print.js';
 import type { Summary } from './lib/stats.js';
 
@@ -154,7 +155,9 @@ try {
 
   printFloors(run);
   heading('Task permits under contention (one task, loopback, bench shop)');
-  console.log(`calls per case: ${CALLS}; Hubs and the load generator are separate processes`);
+  console.log(
+    `calls per case: ${CALLS}; Hubs and the load generator are separate processes; ${benchIdsLabel()}`,
+  );
   const rows: Array<Array<string | number>> = [];
   for (const setup of run.setups)
     for (const label of CASES)
@@ -164,7 +167,7 @@ try {
   console.log('(calls/s of a task-bound write = permits granted per second, each also sent and answered)');
 
   heading(
-    'The permit transaction alone (check + grant + dispatching, committed; target ≥ 5,000/s at 16 with the budget exact)',
+    `The permit transaction alone (check + grant + dispatching, committed; target ≥ 5,000/s at 16 with the budget exact; ${benchIdsLabel()})`,
   );
   const prow: Array<Array<string | number>> = [];
   for (const [k, p] of permits) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import type { CompiledOperation } from '../../src-hub/acc/types.js';
 import { buildRequest, sendSigned } from '../../src-hub/dispatch/index.js';
+import { benchInvocationId } from './invocation-ids.js';
 import { runPermitJob, type PermitJob } from './permit-job.js';
 import { runConcurrent } from './stats.js';
 
@@ -93,7 +94,7 @@ async function runHub(job: Extract<LoadJob, { kind: 'hub' }>): Promise<LoadResul
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async (i) => {
       const r = await post(agent, `${job.urls[i % job.urls.length]}/agent/v1/invocations`, job.token, {
-        invocation_id: `bench_${randomUUID()}`,
+        invocation_id: benchInvocationId(),
         run_id: job.invoke.run_id,
         authorization_ref: job.invoke.authorization_ref,
         tool: job.invoke.tool,
@@ -145,7 +146,7 @@ async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<Loa
       signedPath: 'operation',
       onBehalfOf: 'operator@demo.local',
       jobId: 'bench',
-      idempotencyKey: `direct_${randomUUID()}`,
+      idempotencyKey: benchInvocationId(),
       timeoutMs: 10_000,
     });
     const state = r.kind === 'response' ? `http_${r.status}` : r.kind;

@@ -12,6 +12,7 @@ import { newId } from '../../src-hub/ids.js';
 import { transitionInvocation } from '../../src-hub/invocations/transition.js';
 import { openStore } from '../../src-hub/store/open-store.js';
 import type { HubStore, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import { benchInvocationId } from './invocation-ids.js';
 import { permitInvocationRecord } from './permit-record.js';
 import { runConcurrent } from './stats.js';
 
@@ -59,7 +60,7 @@ export async function runPermitJob(job: PermitJob) {
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date();
-      const id = `perm_${randomUUID()}`;
+      const id = benchInvocationId();
       const rec = permitInvocationRecord({
         invocation_id: id,
         client_id: job.client_id,
