@@ -7,7 +7,8 @@
  * process, which here is the writer alone: no thread, no messages), and — in a second pass with a
  * timing session — every statement's calls per permit and mean time, BEGIN/COMMIT/savepoints
  * included, and the time in between (JavaScript of the operation: records, JSON, rules), and the
- * WAL pages a commit writes (that pass does not checkpoint, so every frame stays in the WAL file).
+ * WAL pages a commit writes (that pass does not checkpoint, so every frame stays in the WAL file),
+ * in all and by the B-tree (table or index) each page belongs to.
  * Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes; BENCH_OUTCOMES=1
  * also records each granted permit's outcome (dispatching -> succeeded, the permit released, as the
@@ -15,7 +16,7 @@
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../src-hub/ids.js';
@@ -124,6 +125,23 @@ function timePrepared(db: Database.Database, timings: Map<string, Timing>): () =
   return () => {
     (db as { prepare: unknown }).prepare = original;
   };
+}
+
+/**
+ * The WAL frames written after `from` (bytes), counted by the B-tree (table or index) their page
+ * belongs to now (dbstat). A frame is a 24-byte header (the page number first) and one page.
+ */
+function walPagesByTree(db: Database.Database, walFile: string, from: number, pageSize: number) {
+  const owner = new Map<number, string>();
+  for (const r of db.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[])
+    owner.set(r.pageno, r.name);
+  const wal = readFileSync(walFile);
+  const byTree = new Map<string, number>();
+  for (let at = Math.max(from, 32); at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    const name = owner.get(wal.readUInt32BE(at)) ?? '(free page)';
+    byTree.set(name, (byTree.get(name) ?? 0) + 1);
+  }
+  return byTree;
 }
 
 async function setUp(dir: string, budget: number) {
@@ -245,6 +263,7 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
     const pageSize = Number(db.pragma('page_size', { simple: true }));
     // a WAL frame is a 24-byte header and one page; the file starts with a 32-byte header
     const frames = (walBytes() - Math.max(wal0, 32)) / (pageSize + 24);
+    const byTree = timings ? walPagesByTree(db, `${sqliteFile(dir)}-wal`, wal0, pageSize) : null;
     const used = db.prepare('SELECT writes_used FROM tasks WHERE task_id = ?').get(taskId) as {
       writes_used: number;
     };
@@ -253,6 +272,8 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
       perSecond: (PERMITS / wallMs) * 1000,
       cpuUs: (cpu.user + cpu.system) / PERMITS,
       pagesPerCommit: frames / Math.max(1, committer.stats.batches),
+      commits: committer.stats.batches,
+      byTree,
       budget: `${granted} granted, ${refused} refused, writes_used ${used.writes_used} of ${budget}: ${
         granted === budget && used.writes_used === budget ? 'exact' : 'NOT EXACT'
       }`,
@@ -318,6 +339,7 @@ heading(
 );
 const rows: string[][] = [];
 const detail: Array<[number, Map<string, Timing>]> = [];
+const trees: Array<[number, Map<string, number>, number]> = [];
 for (const batch of BATCHES) {
   const r = await measure(batch, null);
   const timings = new Map<string, Timing>();
@@ -331,6 +353,7 @@ for (const batch of BATCHES) {
     r.budget,
   ]);
   detail.push([batch, timings]);
+  if (t.byTree) trees.push([batch, t.byTree, t.commits]);
 }
 console.log(table(['batch', 'permits', 'permits/s', 'CPU µs/permit', 'WAL pages/commit', 'budget'], rows));
 for (const [batch, timings] of detail) {
@@ -349,6 +372,16 @@ for (const [batch, timings] of detail) {
     ),
   );
   console.log(`all statements: ${((total * 1000) / PERMITS).toFixed(0)} µs per permit`);
+}
+for (const [batch, byTree, commits] of trees) {
+  heading(`WAL pages per commit by B-tree, batch of ${batch} (the timed pass)`);
+  const sorted = [...byTree].sort((a, b) => b[1] - a[1]);
+  console.log(
+    table(
+      ['pages/commit', 'B-tree (table or index)'],
+      sorted.map(([name, n]) => [(n / Math.max(1, commits)).toFixed(1), name]),
+    ),
+  );
 }
 console.log(
   `load average after: ${loadavg()
