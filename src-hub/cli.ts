@@ -9,6 +9,7 @@
  *     create-client --name NAME [--client-id ID]        prints the token once
  *     register-system --file REQUEST.json              an HTTP system or an MCP server (docs/mcp.md)
  *     retire-system <system_id>                        no new calls, out of every catalogue (docs/hub-api.md)
+ *     list-systems | list-authorizations               the admin views, retired systems' too (with their retired_at)
  *     list-tasks
  *     pause-task <task_id> | continue-task <task_id> | cancel-task <task_id>
  *     rotate-secret-key [--secret-key-file FILE] [--new-secret-key-file FILE]   (the Hub stopped)
@@ -21,13 +22,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import { createClient } from './admin/service.js';
+import { authorizationView, createClient } from './admin/service.js';
 import { decideApproval, toApproval } from './approvals/decide.js';
 import { loadConfigFile, type HubConfig } from './config.js';
 import { RegisterAnySystemRequestSchema } from '../src-shared/hub-api.js';
 import { registerMcpSystem } from './mcp/register.js';
 import { retireSystem } from './systems/retire.js';
-import { registerSystem } from './systems/service.js';
+import { registerSystem, systemView } from './systems/service.js';
 import { prepareStoreSecrets, resolveSecretKey, rotateSecretKey } from './secrets/index.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { isPostgresUrl } from './store/open-store.js';
@@ -231,6 +232,17 @@ async function operator(p: Parsed): Promise<void> {
       case 'retire-system':
         print(await retireSystem(ctx, arg('system_id'), actor));
         break;
+      // what GET /admin/v1/systems and /admin/v1/authorizations answer: history included
+      case 'list-systems':
+        print({ systems: await Promise.all((await ctx.store.listSystems()).map((s) => systemView(ctx, s))) });
+        break;
+      case 'list-authorizations':
+        print({
+          authorizations: await Promise.all(
+            (await ctx.store.listAuthorizations()).map((a) => authorizationView(ctx, a)),
+          ),
+        });
+        break;
       case 'list-tasks':
         print({ tasks: await listTaskViews(ctx, null) });
         break;
@@ -258,6 +270,7 @@ const USAGE = `Bailing Hub
   npm run hub -- create-client --name NAME STORE [--client-id ID]
   npm run hub -- register-system --file REQUEST.json STORE   (an HTTP system, or an MCP server: docs/mcp.md)
   npm run hub -- retire-system <system_id> STORE   (refused while its calls are unresolved; register again to revive)
+  npm run hub -- list-systems|list-authorizations STORE   (retired systems' too, with retired_at / system_retired_at)
   npm run hub -- list-tasks STORE
   npm run hub -- pause-task|continue-task|cancel-task <task_id> STORE
   npm run hub -- rotate-secret-key STORE [--secret-key-file FILE] [--new-secret-key-file FILE]

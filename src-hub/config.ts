@@ -183,8 +183,16 @@ export async function applyConfig(ctx: HubContext, config: HubConfig): Promise<v
     );
   }
   for (const a of config.authorizations) {
-    if (!(await ctx.store.getSystem(a.system_id)))
-      throw new Error(`config authorization ${a.authorization_ref}: unknown system ${a.system_id}`);
+    const sys = await ctx.store.getSystem(a.system_id);
+    if (!sys) throw new Error(`config authorization ${a.authorization_ref}: unknown system ${a.system_id}`);
+    // a retired system's authorizations and grants stay as they were (its history) until it is revived
+    if (sys.retired_at !== null) {
+      ctx.logger.warn(
+        { system_id: a.system_id, authorization_ref: a.authorization_ref },
+        'config authorization of a retired system is not applied; register the system again to revive it',
+      );
+      continue;
+    }
     const existing = await ctx.store.getAuthorization(a.authorization_ref);
     if (!existing) {
       const at = ctx.now().toISOString();

@@ -97,6 +97,12 @@ export const AuthorizationSchema = z.object({
   revision: z.number().int().min(1),
   /** The kind of the authorization's system (`http` or `mcp`); absent: an older Hub (http). */
   system_kind: z.enum(SYSTEM_KINDS).optional(),
+  /**
+   * When the authorization's system was retired (docs/hub-api.md "Retiring a system"); null: in
+   * service. Only admin views show a retired system's authorizations: the agent API leaves them
+   * out. Absent: an older Hub.
+   */
+  system_retired_at: z.string().nullable().optional(),
 });
 export type Authorization = z.infer<typeof AuthorizationSchema>;
 export const AuthorizationListSchema = z.object({ authorizations: z.array(AuthorizationSchema) });

@@ -1,12 +1,13 @@
 /** Operator actions: clients, authorizations (create, grant, revoke, rebind). */
 import { onBehalfOfProblem } from '../../src-shared/header-value.js';
-import type { AuthorizationState, SystemKind } from '../../src-shared/states.js';
+import type { AuthorizationState } from '../../src-shared/states.js';
 import type { Authorization } from '../../src-shared/hub-api.js';
 import { clientIdOfToken, hashToken, newClientToken } from '../auth/tokens.js';
 import type { HubContext } from '../context.js';
 import { badRequest, conflict, HubError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
-import type { AuthorizationRecord } from '../store/types.js';
+import type { AuthorizationRecord, SystemRecord } from '../store/types.js';
+import { liveSystemChange, refuseIfRetired, refuseIfSystemRetired } from '../systems/retired.js';
 
 export async function createClient(
   ctx: HubContext,
@@ -39,25 +40,39 @@ export async function createClient(
 export function toAuthorization(
   hubId: string,
   a: AuthorizationRecord,
-  systemName: string,
-  systemKind?: SystemKind,
+  sys: Pick<SystemRecord, 'name' | 'kind' | 'retired_at'> | null,
 ): Authorization {
   return {
     authorization_ref: a.authorization_ref,
     hub_id: hubId,
     system_id: a.system_id,
-    system_name: systemName,
+    system_name: sys?.name ?? a.system_id,
     account: a.account,
     on_behalf_of: a.on_behalf_of,
     state: a.state,
     revision: a.revision,
-    ...(systemKind ? { system_kind: systemKind } : {}),
+    ...(sys ? { system_kind: sys.kind } : {}),
+    system_retired_at: sys?.retired_at ?? null,
   };
 }
 
+/** An authorization as the admin sees it: a retired system's too, with `system_retired_at`. */
 export async function authorizationView(ctx: HubContext, a: AuthorizationRecord): Promise<Authorization> {
-  const sys = await ctx.store.getSystem(a.system_id);
-  return toAuthorization(ctx.hubId, a, sys?.name ?? a.system_id, sys?.kind);
+  return toAuthorization(ctx.hubId, a, await ctx.store.getSystem(a.system_id));
+}
+
+/**
+ * The authorizations granted to a client, as the agent API lists them: only those of systems in
+ * service. A retired system's authorizations are history, offered to no agent (its calls stay
+ * readable by id); the admin list keeps them (docs/hub-api.md "Retiring a system").
+ */
+export async function clientAuthorizations(ctx: HubContext, clientId: string): Promise<Authorization[]> {
+  const granted = await ctx.store.listAuthorizations(clientId);
+  const systems = new Map<string, SystemRecord | null>();
+  for (const id of new Set(granted.map((a) => a.system_id))) systems.set(id, await ctx.store.getSystem(id));
+  return granted
+    .filter((a) => !systems.get(a.system_id)?.retired_at)
+    .map((a) => toAuthorization(ctx.hubId, a, systems.get(a.system_id) ?? null));
 }
 
 export async function createAuthorization(
@@ -69,6 +84,7 @@ export async function createAuthorization(
   if (problem) throw badRequest(problem);
   const sys = await ctx.store.getSystem(input.system_id);
   if (!sys) throw notFound('system_not_found', `no system ${input.system_id}`);
+  refuseIfRetired(sys, 'a new authorization');
   const ref = input.authorization_ref ?? `${input.system_id}:${newId('cli').slice(4, 16)}`;
   if (await ctx.store.getAuthorization(ref))
     throw conflict('already_exists', `authorization ${ref} already exists`);
@@ -83,12 +99,16 @@ export async function createAuthorization(
     created_at: at,
     updated_at: at,
   };
-  await ctx.store.createAuthorization(rec, {
-    actor,
-    kind: 'authorization.created',
-    detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account },
-  });
-  return toAuthorization(ctx.hubId, rec, sys.name, sys.kind);
+  await liveSystemChange(
+    sys.system_id,
+    'a new authorization',
+    ctx.store.createAuthorization(rec, {
+      actor,
+      kind: 'authorization.created',
+      detail: { authorization_ref: ref, system_id: sys.system_id, account: input.account },
+    }),
+  );
+  return toAuthorization(ctx.hubId, rec, sys);
 }
 
 export async function grantAuthorization(
@@ -100,11 +120,16 @@ export async function grantAuthorization(
   const a = await ctx.store.getAuthorization(ref);
   if (!a) throw notFound('authorization_not_found', `no authorization ${ref}`);
   if (!(await ctx.store.getClient(clientId))) throw notFound('not_found', `no client ${clientId}`);
-  await ctx.store.grant(ref, clientId, {
-    actor,
-    kind: 'authorization.granted',
-    detail: { authorization_ref: ref, client_id: clientId },
-  });
+  await refuseIfSystemRetired(ctx, a.system_id, `granting authorization ${ref}`);
+  await liveSystemChange(
+    a.system_id,
+    `granting authorization ${ref}`,
+    ctx.store.grant(ref, clientId, {
+      actor,
+      kind: 'authorization.granted',
+      detail: { authorization_ref: ref, client_id: clientId },
+    }),
+  );
   return authorizationView(ctx, a);
 }
 
@@ -124,7 +149,8 @@ export async function changeAuthorization(
     if (cur.state === 'revoked')
       throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
     const sys = await ctx.store.getSystem(cur.system_id);
-    const name = sys?.name ?? cur.system_id;
+    const what = `${patch.state === 'revoked' ? 'revoking' : 'rebinding'} authorization ${ref}`;
+    if (sys) refuseIfRetired(sys, what);
     const next: AuthorizationRecord = {
       ...cur,
       state: patch.state,
@@ -133,17 +159,21 @@ export async function changeAuthorization(
       revision: cur.revision + 1,
       updated_at: ctx.now().toISOString(),
     };
-    const view = toAuthorization(ctx.hubId, next, name, sys?.kind);
-    const changed = await ctx.store.updateAuthorization({
-      next,
-      expected_revision: cur.revision,
-      audit: {
-        actor,
-        kind: `authorization.${patch.state}`,
-        detail: { authorization_ref: ref, account: patch.account ?? null },
-      },
-      event: { type: 'authorization.changed', authorization: view },
-    });
+    const view = toAuthorization(ctx.hubId, next, sys);
+    const changed = await liveSystemChange(
+      cur.system_id,
+      what,
+      ctx.store.updateAuthorization({
+        next,
+        expected_revision: cur.revision,
+        audit: {
+          actor,
+          kind: `authorization.${patch.state}`,
+          detail: { authorization_ref: ref, account: patch.account ?? null },
+        },
+        event: { type: 'authorization.changed', authorization: view },
+      }),
+    );
     if (!changed) continue; // changed by someone else meanwhile: decide again on the current revision
     for (const clientId of await ctx.store.grantees(ref)) ctx.bus.notify(clientId);
     return view;

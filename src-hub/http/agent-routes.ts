@@ -7,7 +7,7 @@ import type {
   Run,
   ToolSearchRequest,
 } from '../../src-shared/hub-api.js';
-import { authorizationView } from '../admin/service.js';
+import { clientAuthorizations } from '../admin/service.js';
 import type { HubContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { attest } from '../invocations/attest.js';
@@ -36,9 +36,7 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
   const onRequest = auth.client;
 
   app.get('/agent/v1/authorizations', { onRequest }, async (req) => {
-    const clientId = requireClientId(req);
-    const list = await ctx.store.listAuthorizations(clientId);
-    return { authorizations: await Promise.all(list.map((a) => authorizationView(ctx, a))) };
+    return { authorizations: await clientAuthorizations(ctx, requireClientId(req)) };
   });
 
   app.post<{ Body: ToolSearchRequest }>(

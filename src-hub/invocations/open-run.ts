@@ -15,6 +15,12 @@ export async function openRun(ctx: HubContext, clientId: string, req: CreateRunR
   }
   if (a.state === 'revoked')
     throw conflict('authorization_revoked', `authorization ${a.authorization_ref} is revoked`);
+  // a retired system takes no new calls, so no new run either (docs/hub-api.md "Retiring a system")
+  if ((await ctx.store.getSystem(a.system_id))?.retired_at)
+    throw conflict(
+      'system_retired',
+      `authorization ${a.authorization_ref} is of system ${a.system_id}, which is retired: it takes no new runs`,
+    );
   const run: RunRecord = {
     run_id: newId('run'),
     client_id: clientId,

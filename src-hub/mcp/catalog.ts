@@ -13,6 +13,7 @@ import { listAllTools } from './list-tools.js';
 import { openMcpSecrets } from './secrets.js';
 import type { McpSecrets, McpServerSettings, McpToolSource } from './types.js';
 import { specRefreshedAudit } from '../systems/refreshed-audit.js';
+import { liveSystemChange } from '../systems/retired.js';
 
 export const HUB_MCP_VERSION = '0.1.0';
 
@@ -105,7 +106,7 @@ export function writeCatalog(
   expected: string | null | undefined,
   audit: AuditInput,
 ): Promise<boolean> {
-  return ctx.store.replaceMcpCatalog({
+  const change = ctx.store.replaceMcpCatalog({
     system_id: systemId,
     tools: compiled.tools,
     overlays,
@@ -121,6 +122,7 @@ export function writeCatalog(
     at: ctx.now().toISOString(),
     audit,
   });
+  return liveSystemChange(systemId, 'changing its tools', change);
 }
 
 /**
@@ -146,10 +148,14 @@ export async function refreshMcpCatalog(ctx: HubContext, sys: SystemRecord, acto
         );
       } catch (err) {
         if (err instanceof HubError && err.code === 'mcp_tools_invalid')
-          await ctx.store.recordDiagnostics(
+          await liveSystemChange(
             sys.system_id,
-            [{ code: 'tools_invalid', operation: null, message: err.message }],
-            { actor, kind: 'system.spec_rejected', detail: { system_id: sys.system_id } },
+            'recording its tools',
+            ctx.store.recordDiagnostics(
+              sys.system_id,
+              [{ code: 'tools_invalid', operation: null, message: err.message }],
+              { actor, kind: 'system.spec_rejected', detail: { system_id: sys.system_id } },
+            ),
           );
         throw err;
       }

@@ -11,6 +11,7 @@ import type { SystemRecord } from '../store/types.js';
 import { recompileWithOverlays } from './catalog.js';
 import { governanceOf } from './compile.js';
 import { lookupToolProblem } from './overlay.js';
+import { refuseIfRetired } from '../systems/retired.js';
 import type { McpToolSource } from './types.js';
 
 type McpSystem = SystemRecord & { mcp_tools: McpToolSource[] };
@@ -95,6 +96,11 @@ export async function setToolOverlay(
 ): Promise<McpToolView> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const sys = await mcpSystem(ctx, systemId);
+    // reading a retired server's tools stays allowed; changing how they are governed does not
+    refuseIfRetired(
+      sys,
+      overlay ? `setting the overlay of ${toolName}` : `clearing the overlay of ${toolName}`,
+    );
     const tool = sys.mcp_tools.find((t) => t.name === toolName);
     if (!tool) throw notFound('tool_not_found', `${systemId} lists no tool ${toolName}`);
     const overlays = { ...sys.mcp_overlays };

@@ -13,6 +13,7 @@ import { openSigningSecret } from '../secrets/system-secret.js';
 import type { SystemRecord } from '../store/types.js';
 import { systemView } from './view.js';
 import { specRefreshedAudit } from './refreshed-audit.js';
+import { liveSystemChange } from './retired.js';
 
 export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
 
@@ -132,11 +133,15 @@ export async function refreshSystem(ctx: HubContext, systemId: string, actor: st
 async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor: string): Promise<void> {
   const compiled = ctx.edge.compileSpec(doc);
   if (compiled.operations.length === 0 && compiled.diagnostics.length > 0) {
-    await ctx.store.recordDiagnostics(sys.system_id, compiled.diagnostics, {
-      actor,
-      kind: 'system.spec_rejected',
-      detail: { system_id: sys.system_id, diagnostics: compiled.diagnostics.length },
-    });
+    await liveSystemChange(
+      sys.system_id,
+      'recording its spec',
+      ctx.store.recordDiagnostics(sys.system_id, compiled.diagnostics, {
+        actor,
+        kind: 'system.spec_rejected',
+        detail: { system_id: sys.system_id, diagnostics: compiled.diagnostics.length },
+      }),
+    );
     const whole = compiled.diagnostics.find((d) => d.code === 'spec_invalid');
     const why = whole ? whole.message : compiled.diagnostics.map((d) => d.code).join(', ');
     throw new HubError(
@@ -145,7 +150,7 @@ async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor
       `the spec of ${sys.system_id} yields no usable operation (${why}); the previous spec is kept`,
     );
   }
-  await ctx.store.replaceOperations(
+  const replaced = ctx.store.replaceOperations(
     sys.system_id,
     compiled.operations.map((op) => ({
       system_id: sys.system_id,
@@ -158,4 +163,5 @@ async function applySpec(ctx: HubContext, sys: SystemRecord, doc: unknown, actor
     ctx.now().toISOString(),
     specRefreshedAudit(actor, sys.system_id, compiled),
   );
+  await liveSystemChange(sys.system_id, 'changing its declarations', replaced);
 }

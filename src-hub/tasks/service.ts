@@ -41,10 +41,13 @@ export async function createTask(
       throw badRequest(`authorization ${member.authorization_ref} is not granted to this client`);
     }
     if (auth.state === 'revoked') throw badRequest(`authorization ${member.authorization_ref} is revoked`);
-    const retired = (await ctx.store.getSystem(auth.system_id))?.retired_at ?? null;
-    const declared = new Set(
-      retired === null ? (await ctx.store.currentOperations([auth.system_id])).map((o) => o.tool) : [],
-    );
+    const sys = await ctx.store.getSystem(auth.system_id);
+    if (sys?.retired_at)
+      throw conflict(
+        'system_retired',
+        `authorization ${member.authorization_ref} is of system ${auth.system_id}, which is retired: a task cannot name it (nothing was stored)`,
+      );
+    const declared = new Set((await ctx.store.currentOperations([auth.system_id])).map((o) => o.tool));
     for (const tool of member.tools) {
       if (!declared.has(tool))
         throw badRequest(`tool ${tool} is not declared for authorization ${member.authorization_ref}`);

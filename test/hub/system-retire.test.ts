@@ -136,8 +136,8 @@ describe('retiring a system', () => {
       write_budget: 1,
       in_flight_limit: 1,
     });
-    expect(task.status).toBe(400);
-    expect(task.body.error).toBe('invalid_request');
+    expect(task.status).toBe(409);
+    expect(task.body.error).toBe('system_retired');
     const refresh = await env.admin('POST', '/admin/v1/systems/shop-a/refresh');
     expect(refresh.status).toBe(409);
     expect(refresh.body.error).toBe('system_retired');

@@ -3,8 +3,9 @@
 // anything is sent; adding the server (the secret never on screen afterwards); its tool table with
 // each value's origin; an overlay edited (a bad timeout refused at its field) and cleared; a
 // registration the Hub refuses worded from its code next to the button, in English and Chinese;
-// the system kind beside the new system in the task form and the timeline; and Remove with its
-// confirmation, refused while a call awaits approval (worded from the code), then done.
+// the system kind beside the new system in the task form and the timeline; Remove with its
+// confirmation, refused while a call awaits approval (worded from the code), then done; and a
+// server removed behind the screen's back, whose changes are refused (system_retired, worded).
 // @vitest-environment jsdom
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
@@ -37,6 +38,14 @@ afterAll(async () => {
   await wired?.close();
   rmSync(dir, { recursive: true, force: true });
 }, 120_000);
+
+/** A main-process handler's answer, through the real router (as the renderer's calls go). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as untyped JSON
+async function ok(name: Parameters<TestDesk['root']['router']['call']>[0], input: unknown): Promise<any> {
+  const r = await desk.root.router.call(name, input, { transport: 'browser' });
+  if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
+  return r.value;
+}
 
 async function openSettings() {
   const user = userEvent.setup();
@@ -209,13 +218,6 @@ describe('Settings: MCP servers', () => {
 
   it('Remove asks first; refused while a call awaits approval, worded from its code in both languages; then the server is gone', async () => {
     // an unannotated write of the memory server, made by hand: it waits for approval
-    const router = desk.root.router;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as untyped JSON
-    const ok = async (name: Parameters<typeof router.call>[0], input: unknown): Promise<any> => {
-      const r = await router.call(name, input, { transport: 'browser' });
-      if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
-      return r.value;
-    };
     const session = await ok('createSession', {
       title: 'Pending',
       authorization_refs: ['mcp-memory'],
@@ -266,6 +268,56 @@ describe('Settings: MCP servers', () => {
     );
     await waitFor(() => expect(s.queryAllByTestId('mcp-server')).toHaveLength(0), { timeout: 20_000 });
     expect(s.getByText('No MCP server yet.')).toBeTruthy();
+    cleanup();
+  }, 60_000);
+
+  it('removed behind its back (another window, the operator CLI): reading its tools again and an overlay edit are refused, worded from system_retired in both languages, nothing changed', async () => {
+    // added again under the same id: the Hub revives it
+    await ok('addMcpServer', {
+      system_id: 'memory',
+      name: 'Memory graph',
+      server: {
+        transport: 'stdio',
+        command: process.execPath,
+        args: [MEMORY],
+        env: [{ name: 'MEMORY_FILE_PATH', value: join(dir, 'memory.jsonl'), secret: false }],
+        cwd: null,
+      },
+    });
+    const { user, s } = await openSettings();
+    const row = within(await s.findByTestId('mcp-server'));
+    await user.click(row.getByRole('button', { name: 'Show tools' }));
+    const table = within(await row.findByTestId('mcp-tools'));
+    const toolRow = () =>
+      within(table.getAllByTestId('mcp-tool-row').find((r) => r.dataset.tool === 'create_entities')!);
+    await waitFor(() =>
+      expect(toolRow().getByRole('button', { name: 'Edit overlay of create_entities' })).toBeTruthy(),
+    );
+    const before = (await ok('listMcpTools', { system_id: 'memory' })).tools;
+
+    // removed elsewhere while this screen still shows it
+    expect((await ok('removeMcpServer', { system_id: 'memory' })).retired_at).toEqual(expect.any(String));
+
+    await user.click(row.getByRole('button', { name: 'Read tools again' }));
+    const answer = await row.findByTestId('mcp-server-answer', {}, { timeout: 20_000 });
+    expect(answer.getAttribute('role')).toBe('alert');
+    expect(answer.textContent).toMatch(/^That business system has been retired \(removed\) on the Hub/);
+
+    await user.click(toolRow().getByRole('button', { name: 'Edit overlay of create_entities' }));
+    const overlay = within(await table.findByRole('form', { name: 'Overlay of create_entities' }));
+    await user.selectOptions(overlay.getByLabelText('Risk'), 'high');
+    await user.click(overlay.getByRole('button', { name: 'Save overlay' }));
+    const refused = await toolRow().findByTestId('mcp-tool-answer', {}, { timeout: 20_000 });
+    expect(refused.getAttribute('role')).toBe('alert');
+    expect(refused.textContent).toMatch(
+      /^That business system has been retired \(removed\) on the Hub: .*its tools, overlays and authorizations can no longer be changed/,
+    );
+    act(() => useApp.setState({ lang: 'zh' }));
+    await waitFor(() => expect(refused.textContent).toMatch(/^该业务系统已在 Hub 上停用（已移除）/));
+    expect(answer.textContent).toMatch(/^该业务系统已在 Hub 上停用（已移除）/);
+    act(() => useApp.setState({ lang: 'en' }));
+    // nothing changed: its tools read as before (reading a retired server's tools stays allowed)
+    expect((await ok('listMcpTools', { system_id: 'memory' })).tools).toEqual(before);
     cleanup();
   }, 60_000);
 });

@@ -109,6 +109,93 @@ for (const dialect of dialects()) {
         expect((await store.getTask(t.task_id))?.writes_used).toBe(8);
       });
 
+      it("a retired system's declarations, authorizations and grants are frozen: every change of them fails with system_retired inside its transaction and writes nothing; reading them stays allowed", async () => {
+        const { store } = opened;
+        await store.createClient(
+          { client_id: 'other', name: 'other', token_hash: 'h2', created_at: AT },
+          audit,
+        );
+        expect((await store.retireSystem('sys-a', AT, retireAudit)).kind).toBe('retired');
+        const auditBefore = (await store.listAudit({})).length;
+        const sysBefore = await store.getSystem('sys-a');
+        const opsBefore = await store.currentOperations(['sys-a']);
+        const authBefore = await store.getAuthorization('auth-a');
+        const op = opsBefore[0]!;
+        const changes: Array<[string, () => Promise<unknown>]> = [
+          [
+            'replaceOperations',
+            () =>
+              store.replaceOperations(
+                'sys-a',
+                [{ ...op, declaration_revision: 'rev-2' }],
+                'spec-2',
+                [],
+                AT,
+                audit,
+              ),
+          ],
+          [
+            'replaceMcpCatalog',
+            () =>
+              store.replaceMcpCatalog({
+                system_id: 'sys-a',
+                tools: [],
+                overlays: {},
+                operations: [],
+                spec_revision: 'spec-3',
+                diagnostics: [],
+                expected_revision: undefined,
+                at: AT,
+                audit,
+              }),
+          ],
+          [
+            'recordDiagnostics',
+            () => store.recordDiagnostics('sys-a', [{ code: 'x', operation: null, message: 'm' }], audit),
+          ],
+          [
+            'createAuthorization',
+            () =>
+              store.createAuthorization(
+                { ...authBefore!, authorization_ref: 'auth-a2', created_at: AT, updated_at: AT },
+                audit,
+              ),
+          ],
+          ['grant', () => store.grant('auth-a', 'other', audit)],
+          [
+            'updateAuthorization',
+            () =>
+              store.updateAuthorization({
+                next: { ...authBefore!, state: 'revoked', revision: 2 },
+                expected_revision: 1,
+                audit,
+                event: { type: 'authorization.changed' },
+              }),
+          ],
+        ];
+        for (const [name, change] of changes) {
+          const err = await change().then(
+            () => null,
+            (e: unknown) => e,
+          );
+          expect(isSystemRetiredError(err), name).toBe(true);
+        }
+        expect((await store.listAudit({})).length).toBe(auditBefore);
+        expect(await store.getSystem('sys-a')).toEqual(sysBefore);
+        expect(await store.currentOperations(['sys-a'])).toEqual(opsBefore);
+        expect(await store.getAuthorization('auth-a')).toEqual(authBefore);
+        expect(await store.getAuthorization('auth-a2')).toBeNull();
+        expect(await store.grantees('auth-a')).toEqual(['desk']);
+        expect(
+          (await store.listEvents('desk', 0, 100)).filter((e) => e.type === 'authorization.changed'),
+        ).toEqual([]);
+
+        // registering it again revives it: the same changes apply
+        await store.upsertSystem({ ...sysBefore! }, AT, audit);
+        await store.grant('auth-a', 'other', audit);
+        expect(await store.grantees('auth-a')).toEqual(['desk', 'other']);
+      });
+
       // PostgreSQL only: SQLite's one writer runs the two transactions one after the other
       if (dialect.name === 'postgres')
         it("PostgreSQL: a retire waits for a new call holding the system's key and counts it; a new call waits for a retire and is refused", async () => {

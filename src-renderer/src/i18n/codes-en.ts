@@ -79,7 +79,7 @@ export const enCodes = {
   'code.mcp_tools_invalid':
     'The MCP server’s tool list cannot be governed (too many tools, a malformed schema, a tool named twice or a bad tool name); nothing was registered.',
   'code.system_retired':
-    'That business system has been retired on the Hub: it takes no new calls. Nothing was sent. An administrator can register it again to bring it back.',
+    'That business system has been retired (removed) on the Hub: it takes no new calls, and its tools, overlays and authorizations can no longer be changed. Nothing was sent or changed. Registering it again (adding it again under the same id) brings it back.',
   'code.system_has_unresolved_invocations':
     'The system still has calls whose outcome is not final (awaiting approval, running, or needing a check). Resolve them first — that needs the system — then remove it. Nothing changed.',
 
@@ -148,7 +148,7 @@ export const enCodes = {
   'code.invocation_binding_conflict':
     'The original binding of this call does not match its session scope or the Hub receipt; inspect the original evidence.',
   'code.authorization_missing':
-    'An authorization of the original scope no longer exists; the whole original scope is blocked.',
+    'An authorization of the original scope is no longer offered to this desk (taken away, or its business system retired); the whole original scope is blocked.',
   'code.binding_conflict': 'The saved scope does not match its binding; the whole original scope is blocked.',
   'code.scope_unavailable': 'The conversation’s scope is not available; nothing was sent.',
   'code.scope_missing': 'The conversation’s saved scope is missing; nothing was sent.',
@@ -266,7 +266,8 @@ export const enCodes = {
   'reason.archive_recovery_gap': 'part of the conversation archive is missing or unreadable',
   'reason.authorization_revoked': 'an authorization of this conversation was revoked',
   'reason.authorization_rebound': 'an authorization of this conversation changed (it was rebound)',
-  'reason.authorization_missing': 'an authorization of this conversation no longer exists',
+  'reason.authorization_missing':
+    'an authorization of this conversation is no longer offered to this desk (taken away, or its business system retired)',
   'reason.binding_conflict': 'the saved scope does not match its binding',
   'reason.scope_missing': 'the saved scope of this conversation is missing',
 } as const;

@@ -65,7 +65,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.mcp_tools_invalid':
     '该 MCP 服务器的工具列表无法受管（工具过多、架构格式错误、工具重名或工具名称不合规）；未注册任何内容。',
   'code.system_retired':
-    '该业务系统已在 Hub 上停用：不再接受新的调用。未发送任何内容。管理员可以重新注册它以恢复使用。',
+    '该业务系统已在 Hub 上停用（已移除）：不再接受新的调用，其工具、覆盖设置和授权也不能再更改。未发送或更改任何内容。重新注册（以相同 ID 再次添加）即可恢复。',
   'code.system_has_unresolved_invocations':
     '该系统仍有结果尚未确定的调用（等待审批、正在运行或需要核实）。请先处理这些调用（处理时需要该系统），再移除它。未做任何更改。',
 
@@ -112,7 +112,8 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'code.invocation_store_unsupported': '此主机未启用持久的调用存储；只能恢复本次运行中发起的调用。',
   'code.invocation_binding_unavailable': '此调用没有记录原始绑定；无法根据会话文本或模型输入来恢复它。',
   'code.invocation_binding_conflict': '此调用的原始绑定与其会话范围或 Hub 回执不一致；请查看原始证据。',
-  'code.authorization_missing': '原始授权范围中的一个授权已不存在，整个原始授权范围已被阻止。',
+  'code.authorization_missing':
+    '原始授权范围中的一个授权已不再提供给本桌面（已被收回，或其业务系统已停用），整个原始授权范围已被阻止。',
   'code.binding_conflict': '已保存的授权范围与其绑定不一致，整个原始授权范围已被阻止。',
   'code.scope_unavailable': '此会话的授权范围不可用，未发送任何内容。',
   'code.scope_missing': '此会话保存的授权范围缺失，未发送任何内容。',
@@ -210,7 +211,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'reason.archive_recovery_gap': '会话存档的一部分缺失或无法读取',
   'reason.authorization_revoked': '此会话的一个授权已被撤销',
   'reason.authorization_rebound': '此会话的一个授权已更改（已重新绑定）',
-  'reason.authorization_missing': '此会话的一个授权已不存在',
+  'reason.authorization_missing': '此会话的一个授权已不再提供给本桌面（已被收回，或其业务系统已停用）',
   'reason.binding_conflict': '已保存的授权范围与其绑定不一致',
   'reason.scope_missing': '此会话保存的授权范围缺失',
 };

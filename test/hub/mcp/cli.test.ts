@@ -5,8 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SystemSchema } from '../../../src-shared/hub-api.js';
-import { storeArgsFor } from '../store-mode.js';
+import { z } from 'zod';
+import { AuthorizationListSchema, SystemSchema } from '../../../src-shared/hub-api.js';
+import { openStoreFor, storeArgsFor } from '../store-mode.js';
 import { readLedger, testServer } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -60,7 +61,7 @@ describe('npm run hub -- register-system (MCP)', () => {
     expect(bad.stderr).toMatch(/^mcp_tools_invalid: /);
   });
 
-  it('retire-system retires it (idempotent, printed view with retired_at); an unknown id is system_not_found', async () => {
+  it('retire-system retires it (idempotent, printed view with retired_at); an unknown id is system_not_found; list-systems and list-authorizations keep it, marked retired', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
     dirs.push(dataDir);
     const file = join(dataDir, 'req.json');
@@ -74,6 +75,25 @@ describe('npm run hub -- register-system (MCP)', () => {
       }),
     );
     expect((await cli(dataDir, ['register-system', '--file', file])).status).toBe(0);
+    const store = await openStoreFor(dataDir);
+    try {
+      const at = new Date().toISOString();
+      await store.createAuthorization(
+        {
+          authorization_ref: 'auth-notes',
+          system_id: 'notes',
+          account: 'notes',
+          on_behalf_of: 'ops@example.com',
+          state: 'active',
+          revision: 1,
+          created_at: at,
+          updated_at: at,
+        },
+        { actor: 'test', kind: 'authorization.created', detail: {} },
+      );
+    } finally {
+      await store.close();
+    }
     const r = await cli(dataDir, ['retire-system', 'notes']);
     expect(r.status, r.stderr).toBe(0);
     const sys = SystemSchema.parse(JSON.parse(r.stdout));
@@ -83,5 +103,15 @@ describe('npm run hub -- register-system (MCP)', () => {
     const missing = await cli(dataDir, ['retire-system', 'nope']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^system_not_found: /);
+    // the operator's listings keep it, marked retired
+    const listed = await cli(dataDir, ['list-systems']);
+    expect(listed.status, listed.stderr).toBe(0);
+    const systems = z.object({ systems: z.array(SystemSchema) }).parse(JSON.parse(listed.stdout)).systems;
+    expect(systems.find((s) => s.system_id === 'notes')?.retired_at).toBe(sys.retired_at);
+    const auths = await cli(dataDir, ['list-authorizations']);
+    expect(auths.status, auths.stderr).toBe(0);
+    const [auth] = AuthorizationListSchema.parse(JSON.parse(auths.stdout)).authorizations;
+    expect(auth?.authorization_ref).toBe('auth-notes');
+    expect(auth?.system_retired_at).toBe(sys.retired_at);
   });
 });

@@ -10,7 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SystemSchema, type Declaration } from '../../../src-shared/hub-api.js';
+import {
+  HubErrorBodySchema,
+  McpToolListSchema,
+  SystemSchema,
+  type Declaration,
+} from '../../../src-shared/hub-api.js';
 import { startEnv, type HubEnv } from '../helpers.js';
 import { openStoreFor } from '../store-mode.js';
 import { memoryServer, registerMcp } from './helpers.js';
@@ -132,6 +137,38 @@ describe('retiring an MCP server', () => {
     expect(again).not.toBeNull();
     expect(again).not.toBe(pid);
     expect(await memoryTools()).toContain('read_graph');
+  });
+
+  it('its overlays are frozen: setting or clearing one is refused 409 system_retired with nothing stored, a refresh too; reading its tools stays allowed', async () => {
+    const set = await env.admin('POST', '/admin/v1/systems/memory/tools/create_entities/overlay', {
+      risk_level: 'high',
+    });
+    expect(set.status, set.text).toBe(200);
+    expect((await env.admin('POST', '/admin/v1/systems/memory/retire')).status).toBe(200);
+    const stored = () =>
+      env.sql<{ overlays: string; spec: string }>(
+        "SELECT mcp_overlays_json AS overlays, spec_revision AS spec FROM systems WHERE system_id = 'memory'",
+      );
+    const ops = () =>
+      env.sql("SELECT tool, declaration_revision FROM operations WHERE system_id = 'memory' AND current = 1");
+    const audits = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM audit')[0]!.n);
+    const before = { stored: stored(), ops: ops(), audits: audits() };
+
+    for (const [path, body] of [
+      ['/admin/v1/systems/memory/tools/read_graph/overlay', { enabled: false }],
+      ['/admin/v1/systems/memory/tools/create_entities/overlay/clear', undefined],
+      ['/admin/v1/systems/memory/refresh', undefined],
+    ] as const) {
+      const r = await env.admin('POST', path, body);
+      expect(r.status, `${path}: ${r.text}`).toBe(409);
+      expect(HubErrorBodySchema.parse(r.body).error).toBe('system_retired');
+    }
+    expect({ stored: stored(), ops: ops(), audits: audits() }).toEqual(before);
+
+    const tools = await env.admin('GET', '/admin/v1/systems/memory/tools');
+    expect(tools.status, tools.text).toBe(200);
+    const kept = McpToolListSchema.parse(tools.body).tools.find((t) => t.tool === 'create_entities');
+    expect(kept?.overlay).toEqual({ risk_level: 'high' });
   });
 
   it('retired by another process on the same store (a sibling Hub, the operator CLI), the serving Hub stops its process within its sweep', async () => {

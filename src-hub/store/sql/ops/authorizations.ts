@@ -4,6 +4,7 @@ import type { OpEnv } from '../env.js';
 import { toAuthorization } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
+import { requireLiveSystem } from './systems.js';
 
 function* readAuthorization(s: SqlSession, ref: string, lock = ''): Step<AuthorizationRecord | null> {
   const row = yield* io(s.get<Row>(`SELECT * FROM authorizations WHERE authorization_ref = ?${lock}`, [ref]));
@@ -21,6 +22,7 @@ function* readGrantees(s: SqlSession, ref: string): Step<string[]> {
 }
 
 export function* createAuthorization({ sql }: OpEnv, a: AuthorizationRecord, audit: AuditInput): Step<void> {
+  yield* requireLiveSystem(sql, a.system_id);
   yield* io(
     sql.run(
       `INSERT INTO authorizations (authorization_ref, system_id, account, on_behalf_of, state, revision, created_at, updated_at)
@@ -58,6 +60,10 @@ export function* listAuthorizations({ sql }: OpEnv, clientId?: string): Step<Aut
 }
 
 export function* grant({ sql }: OpEnv, ref: string, clientId: string, audit: AuditInput): Step<void> {
+  const of = yield* io(
+    sql.get<{ system_id: string }>('SELECT system_id FROM authorizations WHERE authorization_ref = ?', [ref]),
+  );
+  if (of) yield* requireLiveSystem(sql, String(of.system_id));
   yield* io(
     sql.run('INSERT INTO grants (authorization_ref, client_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [
       ref,
@@ -83,6 +89,7 @@ export function* updateAuthorization({ sql }: OpEnv, change: AuthorizationChange
   const { next } = change;
   const cur = yield* readAuthorization(sql, next.authorization_ref, sql.dialect.forUpdate);
   if (!cur || cur.revision !== change.expected_revision) return false;
+  yield* requireLiveSystem(sql, cur.system_id);
   yield* io(
     sql.run(
       `UPDATE authorizations SET state = ?, account = ?, on_behalf_of = ?, revision = ?, updated_at = ?

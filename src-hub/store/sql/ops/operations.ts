@@ -1,10 +1,12 @@
 /** A system's compiled operations (declarations): the current set, replaced per spec refresh, and search. */
 import type { SpecDiagnostic } from '../../../../src-shared/hub-api.js';
 import type { AuditInput, McpCatalogChange, OperationRecord } from '../../types.js';
+import { SystemRetiredError } from '../../errors.js';
 import type { OpEnv } from '../env.js';
 import { toOperation } from '../rows.js';
 import { io, type Row, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
+import { requireLiveSystem } from './systems.js';
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -20,6 +22,7 @@ export function* replaceOperations(
 ): Step<void> {
   // Hub instances sharing a store refresh a system's spec at start together: one at a time
   yield* env.sql.dialect.lock(env.sql, `system:${systemId}`);
+  yield* requireLiveSystem(env.sql, systemId);
   yield* writeOperations(env, systemId, ops, specRevision, diagnostics, at, audit);
 }
 
@@ -31,11 +34,14 @@ export function* replaceMcpCatalog(env: OpEnv, change: McpCatalogChange): Step<b
   const { sql } = env;
   yield* sql.dialect.lock(sql, `system:${change.system_id}`);
   const row = yield* io(
-    sql.get<{ spec_revision: string | null }>('SELECT spec_revision FROM systems WHERE system_id = ?', [
-      change.system_id,
-    ]),
+    sql.get<{ spec_revision: string | null; retired_at: string | null }>(
+      'SELECT spec_revision, retired_at FROM systems WHERE system_id = ?',
+      [change.system_id],
+    ),
   );
   if (!row) return false;
+  // a retired system's catalog is frozen: an overlay edit or a late tool list writes nothing
+  if (row.retired_at !== null) throw new SystemRetiredError(change.system_id);
   if (change.expected_revision !== undefined && (row.spec_revision ?? null) !== change.expected_revision)
     return false;
   yield* io(

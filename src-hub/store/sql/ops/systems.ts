@@ -84,6 +84,7 @@ export function* recordDiagnostics(
   diagnostics: SpecDiagnostic[],
   audit: AuditInput,
 ): Step<void> {
+  yield* requireLiveSystem(sql, systemId);
   yield* io(
     sql.run('UPDATE systems SET diagnostics_json = ? WHERE system_id = ?', [
       JSON.stringify(diagnostics),
@@ -163,4 +164,15 @@ export function sendLiveSystemCheck(s: SqlSession, systemId: string): () => Step
     const row = yield* io(read);
     if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
   };
+}
+
+/**
+ * Inside an admin change of a system's declarations, authorizations or grants (a refresh, an
+ * overlay, a grant, a revoke …): the system must be in service, checked as a new call checks it,
+ * so a retire and the change run one after the other and a retired system fails the change with
+ * system_retired (rolled back: nothing written). A retired system's record is history, frozen
+ * until it is registered again (docs/hub-api.md "Retiring a system").
+ */
+export function* requireLiveSystem(s: SqlSession, systemId: string): Step<void> {
+  yield* sendLiveSystemCheck(s, systemId)();
 }

@@ -1,0 +1,156 @@
+// What a retired system leaves behind is history, on SQLite and PostgreSQL (the hub-postgres
+// project runs this file again): its authorizations are offered to no agent (the admin list keeps
+// them, marked with system_retired_at), every admin change of its declarations, authorizations
+// and grants is refused 409 system_retired with nothing stored, a task or a run naming it is
+// refused with the same code, no approval of it can be pending, and a restart with a config file
+// that names it applies nothing of it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuthorizationListSchema, HubErrorBodySchema, type Authorization } from '../../src-shared/hub-api.js';
+import { startEnv, type HubEnv, type HttpResult } from './helpers.js';
+
+let env: HubEnv;
+beforeEach(async () => {
+  env = await startEnv();
+});
+afterEach(async () => {
+  await env.close();
+});
+
+const retire = (id: string) => env.admin('POST', `/admin/v1/systems/${encodeURIComponent(id)}/retire`);
+const refs = (r: HttpResult) =>
+  AuthorizationListSchema.parse(r.body).authorizations.map((a: Authorization) => a.authorization_ref);
+const expectRetiredRefusal = (r: HttpResult) => {
+  expect(r.status, r.text).toBe(409);
+  expect(HubErrorBodySchema.parse(r.body).error).toBe('system_retired');
+};
+const auditCount = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM audit')[0]!.n);
+
+describe("a retired system's authorizations", () => {
+  it('are not offered to agents; the admin list keeps them, marked with system_retired_at', async () => {
+    const before = await env.agent('GET', '/agent/v1/authorizations');
+    expect(refs(before)).toContain('auth-shop-a');
+    const live = AuthorizationListSchema.parse(before.body).authorizations;
+    expect(live.every((a) => a.system_retired_at === null)).toBe(true);
+
+    const retired = await retire('shop-a');
+    expect(retired.status, retired.text).toBe(200);
+    const retiredAt = retired.body.retired_at as string;
+
+    for (const tok of [env.desk, env.other]) {
+      const list = await env.agent('GET', '/agent/v1/authorizations', undefined, tok);
+      expect(list.status).toBe(200);
+      expect(refs(list)).not.toContain('auth-shop-a');
+      expect(refs(list)).toContain('auth-shop-b');
+    }
+    const admin = AuthorizationListSchema.parse(
+      (await env.admin('GET', '/admin/v1/authorizations')).body,
+    ).authorizations;
+    const kept = admin.find((a) => a.authorization_ref === 'auth-shop-a');
+    expect(kept?.state).toBe('active');
+    expect(kept?.system_retired_at).toBe(retiredAt);
+    expect(admin.find((a) => a.authorization_ref === 'auth-shop-b')?.system_retired_at).toBeNull();
+
+    // revived: offered again, unmarked
+    const again = await env.admin('POST', '/admin/v1/systems', {
+      system_id: 'shop-a',
+      name: 'Shop A',
+      base_url: env.demo.shopA.url,
+      signing_secret: env.demo.shopA.secret,
+    });
+    expect(again.status, again.text).toBe(201);
+    const back = AuthorizationListSchema.parse((await env.agent('GET', '/agent/v1/authorizations')).body);
+    expect(
+      back.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.system_retired_at,
+    ).toBeNull();
+  });
+
+  it('admin changes of them are refused 409 system_retired and store nothing: a new authorization, a grant, a revoke, a rebind', async () => {
+    const client = await env.admin('POST', '/admin/v1/clients', { name: 'late', client_id: 'late' });
+    expect(client.status, client.text).toBe(201);
+    expect((await retire('shop-a')).status).toBe(200);
+    const audits = auditCount();
+    const authRows = () =>
+      env.sql(
+        'SELECT authorization_ref, state, revision, account, on_behalf_of FROM authorizations ORDER BY authorization_ref',
+      );
+    const grantRows = () => env.sql('SELECT authorization_ref, client_id FROM grants ORDER BY 1, 2');
+    const [auths, grants] = [authRows(), grantRows()];
+
+    expectRetiredRefusal(
+      await env.admin('POST', '/admin/v1/authorizations', {
+        system_id: 'shop-a',
+        account: 'another',
+        on_behalf_of: 'ops@example.com',
+        authorization_ref: 'auth-shop-a-2',
+      }),
+    );
+    expectRetiredRefusal(
+      await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/grants', { client_id: 'late' }),
+    );
+    expectRetiredRefusal(await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/revoke'));
+    expectRetiredRefusal(
+      await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/rebind', { account: 'moved' }),
+    );
+    expect(authRows()).toEqual(auths);
+    expect(grantRows()).toEqual(grants);
+    expect(auditCount()).toBe(audits);
+    // the other systems' authorizations still change
+    const ok = await env.admin('POST', '/admin/v1/authorizations/auth-shop-b/grants', { client_id: 'late' });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('a task naming one, or a run on one, is refused 409 system_retired (nothing stored)', async () => {
+    expect((await retire('shop-a')).status).toBe(200);
+    const tasks = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM tasks')[0]!.n);
+    const runs = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]!.n);
+    const [t0, r0] = [tasks(), runs()];
+    expectRetiredRefusal(
+      await env.agent('POST', '/agent/v1/tasks', {
+        title: 'names a retired system',
+        authorizations: [
+          { authorization_ref: 'auth-shop-b', tools: ['get_product'] },
+          { authorization_ref: 'auth-shop-a', tools: ['get_product'] },
+        ],
+        write_budget: 1,
+        in_flight_limit: 1,
+      }),
+    );
+    expectRetiredRefusal(
+      await env.agent('POST', '/agent/v1/runs', {
+        agent_session_id: 'sess-retired',
+        turn_id: 'turn-1',
+        authorization_ref: 'auth-shop-a',
+      }),
+    );
+    expect([tasks(), runs()]).toEqual([t0, r0]);
+  });
+
+  it('no approval of it can be pending: a denied call lets the retire through and the approval stays readable, decided', async () => {
+    const r = await env.invoke({ authRef: 'auth-shop-a', tool: 'publish_listing', args: { product_id: 42 } });
+    expect(r.body.state).toBe('awaiting_approval');
+    const approvalId = r.body.approval.approval_id as string;
+    expect((await retire('shop-a')).body.error).toBe('system_has_unresolved_invocations');
+    const denied = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, {
+      decision_id: 'dec-1',
+      decision: 'deny',
+    });
+    expect(denied.status, denied.text).toBe(200);
+    expect((await retire('shop-a')).status).toBe(200);
+    const pending = await env.admin('GET', '/admin/v1/approvals?state=pending');
+    expect(pending.body.approvals).toEqual([]);
+    const kept = await env.admin('GET', `/admin/v1/approvals/${approvalId}`);
+    expect(kept.body.state).toBe('denied');
+  });
+
+  it('a restart with the config file naming it applies nothing of it: the Hub starts, its authorizations stay as they were', async () => {
+    expect((await retire('shop-a')).status).toBe(200);
+    const grants = env.sql("SELECT client_id FROM grants WHERE authorization_ref = 'auth-shop-a' ORDER BY 1");
+    await env.restart();
+    expect(
+      env.sql("SELECT client_id FROM grants WHERE authorization_ref = 'auth-shop-a' ORDER BY 1"),
+    ).toEqual(grants);
+    expect(refs(await env.agent('GET', '/agent/v1/authorizations'))).not.toContain('auth-shop-a');
+    const b = await env.invoke({ authRef: 'auth-shop-b', tool: 'get_product', args: { product_id: 42 } });
+    expect(b.status, b.text).toBe(201);
+  });
+});
