@@ -14,7 +14,11 @@
  *  5. the secret is nowhere on screen, in the desk's data folder or in the app's log;
  *  6. Remove asks for a confirmation; with the write of 4 still awaiting approval the Hub refuses
  *     it, worded from its code next to the server; once that call is denied, Remove (confirmed)
- *     takes the server out of the list and the Hub has retired it (its process stopped).
+ *     takes the server out of the list and the Hub has retired it (its process stopped);
+ *  7. added again under the same id (revived), then removed behind the screen's back (the Hub's
+ *     admin API, as another window or the operator CLI would): "Read tools again" and an overlay
+ *     edit are refused, worded from `system_retired` next to the server and the tool; nothing
+ *     changed on the Hub.
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { existsSync, readFileSync } from 'node:fs';
@@ -283,4 +287,40 @@ test('6. Remove: confirmed, refused while a call awaits approval (worded from it
     '/admin/v1/systems',
   );
   expect(systems.systems.find((s) => s.system_id === 'memory')?.retired_at).toBeTruthy();
+});
+
+test('7. removed behind the screen’s back: reading its tools again and an overlay edit are refused, worded from system_retired', async () => {
+  const form = addForm();
+  await fillStdio(form, 'memory', SERVER_NAME, [MEMORY]);
+  await addVariable(form, 1, 'MEMORY_FILE_PATH', memoryFile(), false);
+  await form.getByRole('button', { name: en['mcp.add.submit'] }).click();
+  await expect(form.getByTestId('mcp-add-answer')).toHaveText(/^Added Memory graph: \d+ tools\.$/, {
+    timeout: 30_000,
+  });
+  const server = section().getByTestId('mcp-server');
+  await expect(server).toHaveCount(1);
+  await server.getByRole('button', { name: en['mcp.showTools'] }).click();
+  await expect(cell('create_entities', 'effect')).toBeVisible();
+  const before = await stack.admin<{ tools: unknown[] }>('GET', '/admin/v1/systems/memory/tools');
+
+  await stack.admin('POST', '/admin/v1/systems/memory/retire');
+
+  await server.getByRole('button', { name: en['mcp.refresh'] }).click();
+  const answer = server.getByTestId('mcp-server-answer');
+  await expect(answer).toHaveAttribute('role', 'alert');
+  await expect(answer).toContainText(en['code.system_retired']);
+
+  await toolRow('create_entities')
+    .getByRole('button', { name: en['mcp.tools.edit'].replace('{tool}', 'create_entities') })
+    .click();
+  const overlay = section().getByRole('form', {
+    name: en['mcp.overlay.title'].replace('{tool}', 'create_entities'),
+  });
+  await overlay.getByLabel(en['mcp.overlay.risk']).selectOption('high');
+  await overlay.getByRole('button', { name: en['mcp.overlay.save'] }).click();
+  const refused = toolRow('create_entities').getByTestId('mcp-tool-answer');
+  await expect(refused).toHaveAttribute('role', 'alert');
+  await expect(refused).toContainText(en['code.system_retired']);
+  await screenshot(page, 'mcp-05-removed-elsewhere');
+  expect(await stack.admin<{ tools: unknown[] }>('GET', '/admin/v1/systems/memory/tools')).toEqual(before);
 });
