@@ -16,13 +16,21 @@ const isArrayIndex = (k: string) => ARRAY_INDEX.test(k) && Number(k) < 2 ** 32 -
 function canonicalKeys(obj: Record<string, unknown>): string[] {
   // An own `__proto__` key was always left out (assigning it to a plain object sets the prototype);
   // the Hub refuses request bodies that carry one.
-  const keys = Object.keys(obj)
-    .filter((k) => k !== '__proto__')
-    .sort();
-  const indices = keys.filter(isArrayIndex);
-  if (indices.length === 0) return keys;
+  const keys = Object.keys(obj);
+  let sawIndex = false;
+  let sawProto = false;
+  for (const k of keys) {
+    const c = k.charCodeAt(0);
+    // only a key starting with a digit can be an array index
+    if (c >= 0x30 && c <= 0x39) sawIndex = true;
+    else if (k === '__proto__') sawProto = true;
+  }
+  const sorted = (sawProto ? keys.filter((k) => k !== '__proto__') : keys).sort();
+  if (!sawIndex) return sorted;
+  const indices = sorted.filter(isArrayIndex);
+  if (indices.length === 0) return sorted;
   indices.sort((a, b) => Number(a) - Number(b));
-  return [...indices, ...keys.filter((k) => !isArrayIndex(k))];
+  return [...indices, ...sorted.filter((k) => !isArrayIndex(k))];
 }
 
 /** A JSON scalar, or undefined when JSON leaves the value out (undefined, functions, symbols). */
@@ -42,14 +50,57 @@ function scalar(v: unknown): string | undefined {
   }
 }
 
+/** Nesting the recursive walk (canonicalShallow) takes; anything deeper is walked iteratively. */
+const RECURSION_LIMIT = 64;
+
+/** Thrown by canonicalShallow at RECURSION_LIMIT: the value is walked again by canonicalDeep. */
+const TOO_DEEP: unique symbol = Symbol('too deep');
+
+/**
+ * The same text as canonicalDeep, by plain recursion (no frame objects, no output array): the
+ * values the Hub digests on every call — arguments, results, receipts — are a few levels deep.
+ */
+function canonicalShallow(v: unknown, depth: number): string | undefined {
+  if (v === null || typeof v !== 'object') return scalar(v);
+  if (depth >= RECURSION_LIMIT) throw TOO_DEEP;
+  if (Array.isArray(v)) {
+    let out = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ',';
+      out += canonicalShallow(v[i], depth + 1) ?? 'null';
+    }
+    return out + ']';
+  }
+  const obj = v as Record<string, unknown>;
+  let out = '{';
+  let wrote = false;
+  for (const key of canonicalKeys(obj)) {
+    const text = canonicalShallow(obj[key], depth + 1);
+    if (text === undefined) continue; // undefined, functions and symbols are left out of objects
+    out += (wrote ? ',' : '') + JSON.stringify(key) + ':' + text;
+    wrote = true;
+  }
+  return out + '}';
+}
+
 /**
  * Canonical JSON of a value: what `JSON.stringify` gives after sorting every object's keys (see
- * canonicalKeys for array-index keys), with
- * `undefined` object fields left out. Iterative (an explicit stack), so nesting depth is bounded by
- * memory, not by the call stack: hostile input deep enough to overflow a recursive walk still
+ * canonicalKeys for array-index keys), with `undefined` object fields left out. Values nested
+ * deeper than RECURSION_LIMIT are walked iteratively (canonicalDeep), so nesting depth is bounded
+ * by memory, not by the call stack: hostile input deep enough to overflow a recursive walk still
  * gets a digest (the Hub refuses such bodies earlier anyway, see json-depth.ts).
  */
 export function canonicalJson(value: unknown): string {
+  try {
+    return canonicalShallow(value, 0) as string;
+  } catch (err) {
+    if (err === TOO_DEEP) return canonicalDeep(value);
+    throw err;
+  }
+}
+
+/** canonicalJson with an explicit stack instead of recursion (any depth). */
+export function canonicalDeep(value: unknown): string {
   const out: string[] = [];
   const stack: Frame[] = [];
   const open = (v: unknown): void => {

@@ -1,8 +1,9 @@
-// Canonical JSON is iterative: same text as the recursive definition on every value, and no stack
-// overflow on nesting no recursive walk survives.
+// Canonical JSON: a recursive walk for the usual shallow values and an iterative one past its depth
+// limit; the same text as the recursive definition on every value, and no stack overflow on nesting
+// no recursive walk survives.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, parameterDigest } from '../../src-shared/digest.js';
+import { canonicalDeep, canonicalJson, parameterDigest } from '../../src-shared/digest.js';
 import { jsonTextDeeperThan, valueDeeperThan } from '../../src-shared/json-depth.js';
 
 /** The definition: JSON.stringify after sorting every object's keys and dropping undefined fields. */
@@ -38,6 +39,7 @@ describe('canonical JSON', () => {
     fc.assert(
       fc.property(values, (v) => {
         expect(canonicalJson(v)).toBe(reference(v));
+        expect(canonicalDeep(v)).toBe(reference(v));
       }),
       { seed, numRuns: 2000 },
     );
@@ -48,6 +50,21 @@ describe('canonical JSON', () => {
     expect(parameterDigest({ product_id: 42, description: 'x' })).toBe(
       parameterDigest({ description: 'x', product_id: 42 }),
     );
+  });
+
+  it("gives the same text on either side of the recursive walk's depth limit", () => {
+    for (let depth = 60; depth <= 70; depth++) {
+      // objects and arrays alternating, with keys to sort and fields to leave out at every level
+      let v: unknown = { z: 1, a: [true, null, undefined], m: undefined };
+      for (let i = 0; i < depth; i++) v = i % 2 ? [v, 'x'] : { b: v, a: i, '10': 'ten', '9': 'nine' };
+      expect(canonicalJson(v)).toBe(reference(v));
+      expect(canonicalDeep(v)).toBe(reference(v));
+    }
+    // a BigInt is refused the same way deep or shallow
+    expect(() => canonicalJson({ a: 1n })).toThrow(TypeError);
+    let deep: unknown = { a: 1n };
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(() => canonicalJson(deep)).toThrow(TypeError);
   });
 
   it('digests 100,000 levels of nesting without a stack overflow', () => {
