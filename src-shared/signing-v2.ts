@@ -33,6 +33,8 @@ export interface SignatureV2Fields {
   method: string;
   pathWithQuery: string;
   body: string; // exact bytes sent ('' when none)
+  /** sha256 hex of `body`, when the caller has it already (the Hub signs v1 and v2 over one body). */
+  bodySha256?: string;
   onBehalfOf: string;
   jobId: string;
   idempotencyKey: string; // '' when none (look-ups, the spec GET)
@@ -47,7 +49,7 @@ export function canonicalV2(f: SignatureV2Fields): string {
     f.audience,
     f.method.toUpperCase(),
     f.pathWithQuery,
-    sha256Hex(f.body),
+    f.bodySha256 ?? sha256Hex(f.body),
     f.onBehalfOf,
     f.jobId,
     f.idempotencyKey,

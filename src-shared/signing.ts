@@ -20,12 +20,14 @@ export interface SignatureInput {
   method: string;
   pathWithQuery: string;
   body: string; // exact bytes sent ('' when none)
+  /** sha256 hex of `body`, when the caller has it already (the Hub signs v1 and v2 over one body). */
+  bodySha256?: string;
   onBehalfOf: string;
   jobId: string;
 }
 
 export function signatureBase(input: Omit<SignatureInput, 'secret'>): string {
-  return `${input.timestamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.${sha256Hex(input.body)}.${input.onBehalfOf}.${input.jobId}`;
+  return `${input.timestamp}.${input.method.toUpperCase()}.${input.pathWithQuery}.${input.bodySha256 ?? sha256Hex(input.body)}.${input.onBehalfOf}.${input.jobId}`;
 }
 
 export function computeSignature(input: SignatureInput): string {

@@ -12,6 +12,8 @@ export interface SignV2Input {
   /** The same path v1 covers (the system's `signed_path`, signed-path.ts). */
   pathWithQuery: string;
   body: string;
+  /** sha256 hex of `body`, when the caller has it already. */
+  bodySha256?: string;
   onBehalfOf: string;
   jobId: string;
   idempotencyKey: string | null;
@@ -33,6 +35,7 @@ export function signatureV2Headers(input: SignV2Input): Record<string, string> {
       method: input.method,
       pathWithQuery: input.pathWithQuery,
       body: input.body,
+      ...(input.bodySha256 !== undefined ? { bodySha256: input.bodySha256 } : {}),
       onBehalfOf: input.onBehalfOf,
       jobId: input.jobId,
       idempotencyKey: input.idempotencyKey ?? '',

@@ -4,6 +4,7 @@
  * over the same timestamp. Headers whose value is empty (the spec GET has no on-behalf-of subject
  * and no job) are left out; a verifier reads a missing one as ''.
  */
+import { sha256Hex } from '../../src-shared/digest.js';
 import { SIGNATURE_HEADERS, computeSignature } from '../../src-shared/signing.js';
 import { signatureV2Headers, type SignV2Input } from './sign-v2.js';
 
@@ -12,12 +13,15 @@ export type SignHeadersInput = Omit<SignV2Input, 'timestamp'> & { nowSeconds?: n
 
 export function signedHeaders(input: SignHeadersInput): Record<string, string> {
   const timestamp = input.nowSeconds ?? Math.floor(Date.now() / 1000);
+  // both signatures cover the body's hash: computed once
+  const bodySha256 = sha256Hex(input.body);
   const signature = computeSignature({
     secret: input.secret,
     timestamp,
     method: input.method,
     pathWithQuery: input.pathWithQuery,
     body: input.body,
+    bodySha256,
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,
   });
@@ -30,6 +34,7 @@ export function signedHeaders(input: SignHeadersInput): Record<string, string> {
       method: input.method,
       pathWithQuery: input.pathWithQuery,
       body: input.body,
+      bodySha256,
       onBehalfOf: input.onBehalfOf,
       jobId: input.jobId,
       idempotencyKey: input.idempotencyKey,
