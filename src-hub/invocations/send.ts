@@ -65,7 +65,10 @@ async function sendAndRecordOnce(
         target,
         rec,
         {
-          onTaskCreated: (taskId) => recordTaskId(ctx, rec, taskId, actor),
+          // a method, not an arrow: tsx's keepNames would name an arrow per call (defineProperty)
+          onTaskCreated(taskId) {
+            return recordTaskId(ctx, rec, taskId, actor);
+          },
         },
         known ? prepared : null,
       );
