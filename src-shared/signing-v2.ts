@@ -12,7 +12,7 @@
  * audience, refuses a timestamp 300 s or more away, and remembers every nonce it accepted until
  * its timestamp leaves the window (a nonce seen again is a replay).
  */
-import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomFillSync, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { sha256Hex } from './digest.js';
 
 export const SIGNATURE_V2_HEADERS = {
@@ -58,7 +58,7 @@ export function canonicalV2(f: SignatureV2Fields): string {
     .join('');
 }
 
-export function computeSignatureV2(secret: string, f: SignatureV2Fields): string {
+export function computeSignatureV2(secret: string | KeyObject, f: SignatureV2Fields): string {
   return 'v2=' + createHmac('sha256', secret).update(canonicalV2(f), 'utf8').digest('hex');
 }
 

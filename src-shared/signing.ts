@@ -3,7 +3,7 @@
  * x-bailing-signature = "sha256=" + hex HMAC-SHA256(secret,
  *   `${ts}.${METHOD}.${pathWithQuery}.${sha256hex(body)}.${onBehalfOf}.${jobId}`)
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { sha256Hex } from './digest.js';
 
 export const SIGNATURE_HEADERS = {
@@ -15,7 +15,8 @@ export const SIGNATURE_HEADERS = {
 } as const;
 
 export interface SignatureInput {
-  secret: string;
+  /** The shared secret (a KeyObject made from it signs the same, without preparing the key per call). */
+  secret: string | KeyObject;
   timestamp: number; // unix seconds
   method: string;
   pathWithQuery: string;

@@ -2,10 +2,11 @@
  * The v2 signature headers of one business request (src-shared/signing-v2.ts): a fresh nonce, the
  * system id as the audience, and the idempotency key inside the signed text.
  */
+import type { KeyObject } from 'node:crypto';
 import { computeSignatureV2, newNonce, SIGNATURE_V2_HEADERS } from '../../src-shared/signing-v2.js';
 
 export interface SignV2Input {
-  secret: string;
+  secret: string | KeyObject;
   /** The system id the Hub registered the system under. */
   audience: string;
   method: string;

@@ -6,17 +6,22 @@
  */
 import { sha256Hex } from '../../src-shared/digest.js';
 import { SIGNATURE_HEADERS, computeSignature } from '../../src-shared/signing.js';
+import { hmacKey } from './hmac-key.js';
 import { signatureV2Headers, type SignV2Input } from './sign-v2.js';
 
 /** What both signatures cover (SignV2Input), with the clock read here unless a test fixes it. */
-export type SignHeadersInput = Omit<SignV2Input, 'timestamp'> & { nowSeconds?: number };
+export type SignHeadersInput = Omit<SignV2Input, 'timestamp' | 'secret'> & {
+  secret: string;
+  nowSeconds?: number;
+};
 
 export function signedHeaders(input: SignHeadersInput): Record<string, string> {
   const timestamp = input.nowSeconds ?? Math.floor(Date.now() / 1000);
   // both signatures cover the body's hash: computed once
   const bodySha256 = sha256Hex(input.body);
+  const key = hmacKey(input.secret);
   const signature = computeSignature({
-    secret: input.secret,
+    secret: key,
     timestamp,
     method: input.method,
     pathWithQuery: input.pathWithQuery,
@@ -29,7 +34,7 @@ export function signedHeaders(input: SignHeadersInput): Record<string, string> {
     [SIGNATURE_HEADERS.timestamp]: String(timestamp),
     [SIGNATURE_HEADERS.signature]: signature,
     ...signatureV2Headers({
-      secret: input.secret,
+      secret: key,
       audience: input.audience,
       method: input.method,
       pathWithQuery: input.pathWithQuery,
