@@ -15,6 +15,7 @@ import {
   installExpectationHandler,
 } from './framework-errors.js';
 import { installStrictQuery } from './query.js';
+import { requestLoggerFactory } from './request-logger.js';
 import { createStreamRegistry } from '../events/stream-registry.js';
 import { registerEventRoutes } from './events-route.js';
 import { registerTaskRoutes } from './task-routes.js';
@@ -40,6 +41,8 @@ export interface HubApp {
 export function buildApp(ctx: HubContext): HubApp {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
+    // each request's child logger is made only when it logs (request-logger.ts)
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: ctx.settings.bodyLimit,
     forceCloseConnections: true,
     // ids up to the contract's 128 visible characters, percent-encoded (3 bytes each), fit
