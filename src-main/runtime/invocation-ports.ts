@@ -192,7 +192,13 @@ export interface InvocationRuntime {
 
 /** Why one member blocks a whole scope, as a value: the code and the member it names. */
 export interface ScopeBlock {
-  reason: 'authorization_revoked' | 'authorization_rebound' | 'authorization_missing' | 'binding_conflict';
+  /** `system_retired`: a run or call of the member was refused because the Hub retired its system. */
+  reason:
+    | 'authorization_revoked'
+    | 'authorization_rebound'
+    | 'authorization_missing'
+    | 'binding_conflict'
+    | 'system_retired';
   authorization_ref: string;
 }
 

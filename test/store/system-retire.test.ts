@@ -1,5 +1,7 @@
 // Retiring a system in the store (retireSystem, InvocationChange.live_system) on both dialects:
-// the decision and a new call's check are one transaction each, ordered by the system's key.
+// the decision and a new call's check are one transaction each, ordered by the system's key; an
+// admin change of a retired system's declarations, authorizations or grants fails inside its own
+// transaction (requireLiveSystem) and writes nothing.
 // On PostgreSQL the lock protocol itself is checked with a second connection holding what the
 // other side's transaction holds: a retire waits for a new call's shared hold of the system's key
 // and then counts it; a new call waits for a retire's exclusive hold and then finds it retired.
@@ -255,6 +257,56 @@ for (const dialect of dialects()) {
             );
             expect(isSystemRetiredError(err)).toBe(true);
             expect(await store.getInvocation(rec.invocation_id)).toBeNull();
+          } finally {
+            await other.end();
+          }
+        });
+
+      if (dialect.name === 'postgres')
+        it("PostgreSQL: an admin change of the system (a grant, an overlay's catalog) waits for a retire holding the system's key, then is refused and writes nothing", async () => {
+          const { store, where } = opened;
+          await store.createClient(
+            { client_id: 'other', name: 'other', token_hash: 'h2', created_at: AT },
+            audit,
+          );
+          const other = new pg.Client({ connectionString: where.url });
+          await other.connect();
+          try {
+            await other.query('BEGIN');
+            await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+              systemLockKey('sys-a'),
+            ]);
+            await other.query("UPDATE systems SET retired_at = $1 WHERE system_id = 'sys-a'", [AT]);
+            const settled: string[] = [];
+            const changes = [
+              store.grant('auth-a', 'other', audit).finally(() => settled.push('grant')),
+              store
+                .replaceMcpCatalog({
+                  system_id: 'sys-a',
+                  tools: [],
+                  overlays: {},
+                  operations: [],
+                  spec_revision: 'spec-9',
+                  diagnostics: [],
+                  expected_revision: undefined,
+                  at: AT,
+                  audit,
+                })
+                .finally(() => settled.push('catalog')),
+            ];
+            for (const c of changes) c.catch(() => undefined);
+            await new Promise((r) => setTimeout(r, 300));
+            expect(settled).toEqual([]);
+            await other.query('COMMIT');
+            for (const c of changes) {
+              const err = await c.then(
+                () => null,
+                (e: unknown) => e,
+              );
+              expect(isSystemRetiredError(err)).toBe(true);
+            }
+            expect(await store.grantees('auth-a')).toEqual(['desk']);
+            expect((await store.getSystem('sys-a'))?.spec_revision).toBe('spec-1');
           } finally {
             await other.end();
           }

@@ -41,7 +41,7 @@ export function scopeBlockedFeedback(
   return {
     category: 'blocked',
     code: check.reason,
-    message: `Authorization ${check.authorization_ref} of the original scope is ${check.reason.replace('authorization_', '')}; the whole original group is blocked (no other account, no surviving subset).`,
+    message: `Authorization ${check.authorization_ref} of the original scope is ${check.reason === 'system_retired' ? 'of a system retired on the Hub' : check.reason.replace('authorization_', '')}; the whole original group is blocked (no other account, no surviving subset).`,
     detail: check.authorization_ref,
     next_action: 'none',
     retryable: false,

@@ -17,8 +17,13 @@ import { refuse, turnCancelled, type ExecutableCall, type Outcome } from './outc
 import { containsSecret } from './secret-check.js';
 import { handleOf } from './targets.js';
 
-const isScopeCode = (code: string): code is 'authorization_revoked' | 'authorization_rebound' =>
-  code === 'authorization_revoked' || code === 'authorization_rebound';
+/** Hub refusals that take a member out of the scope: the whole scope is blocked (never a subset). */
+const SCOPE_WORDS = {
+  authorization_revoked: 'revoked',
+  authorization_rebound: 'rebound',
+  system_retired: 'retired on the Hub',
+} as const;
+const isScopeCode = (code: string): code is keyof typeof SCOPE_WORDS => Object.hasOwn(SCOPE_WORDS, code);
 
 /** Everything checked on the host before the call may need the Hub; null when all passed. */
 export function checkLocally(
@@ -77,7 +82,7 @@ export async function openRun(
         ...refuse(
           'blocked',
           refusal.code,
-          `${d.system_name} (${d.account}) is ${refusal.code.replace('authorization_', '')}; the whole scope is blocked. Nothing was sent.`,
+          `${d.system_name} (${d.account}) is ${SCOPE_WORDS[refusal.code]}; the whole scope is blocked. Nothing was sent.`,
           'none',
           'refused',
           `${d.system_name} (${d.account})`,

@@ -266,6 +266,8 @@ export const enCodes = {
   'reason.archive_recovery_gap': 'part of the conversation archive is missing or unreadable',
   'reason.authorization_revoked': 'an authorization of this conversation was revoked',
   'reason.authorization_rebound': 'an authorization of this conversation changed (it was rebound)',
+  'reason.system_retired':
+    'the business system of an authorization of this conversation was retired on the Hub',
   'reason.authorization_missing':
     'an authorization of this conversation is no longer offered to this desk (taken away, or its business system retired)',
   'reason.binding_conflict': 'the saved scope does not match its binding',

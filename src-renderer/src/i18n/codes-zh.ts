@@ -211,6 +211,7 @@ export const zhCodes: Record<keyof typeof enCodes, string> = {
   'reason.archive_recovery_gap': '会话存档的一部分缺失或无法读取',
   'reason.authorization_revoked': '此会话的一个授权已被撤销',
   'reason.authorization_rebound': '此会话的一个授权已更改（已重新绑定）',
+  'reason.system_retired': '此会话的一个授权所属的业务系统已在 Hub 上停用',
   'reason.authorization_missing': '此会话的一个授权已不再提供给本桌面（已被收回，或其业务系统已停用）',
   'reason.binding_conflict': '已保存的授权范围与其绑定不一致',
   'reason.scope_missing': '此会话保存的授权范围缺失',
