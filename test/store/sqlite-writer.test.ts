@@ -160,6 +160,39 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it('while writes keep coming, the task views they mark ride on the next batch and never take a transaction of their own; once the writes stop, they do', async () => {
+    await store.close();
+    store = createSqliteStore({ dataDir: dir, viewDelayMs: 1_000 });
+    await seedCatalog(store);
+    const t = task({ budget: 1_000 });
+    await store.createTask(t, audit);
+    await store.flushEvents();
+    const before = await store.commitStats!();
+    // one write every ~50 ms for well over the delay: each marks the task, each is a batch of its own
+    const writes = 25;
+    for (let i = 0; i < writes; i++) {
+      const res = await store.applyInvocationChange(
+        dispatchChange(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id), audit }),
+      );
+      expect(res.kind).toBe('applied');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const during = await store.commitStats!();
+    expect(during.writes - before.writes).toBe(writes);
+    expect(during.batches - before.batches).toBe(writes);
+    // the last write's view: published in a transaction of its own once no batch came for the delay
+    await new Promise<void>((resolve) => {
+      const off = store.onEvents(() => {
+        off();
+        resolve();
+      });
+    });
+    const after = await store.commitStats!();
+    expect(after.batches - before.batches).toBe(writes + 1);
+    const views = (await store.listEvents('desk', 0, 1000)).filter((e) => e.type === 'task.changed');
+    expect((views.at(-1)!.payload as { task: TaskView }).task.writes_used).toBe(writes);
+  }, 30_000);
+
   it("the answer to a created call is the stored record, operation and arguments included (sent back from the caller's own copy)", async () => {
     await seedCatalog(store);
     const t = task({ budget: 1 });

@@ -15,9 +15,9 @@ import { STORE_RULES } from '../../store-rules.js';
 import { sqliteReadError } from './errors.js';
 import { openDatabase, SQLITE_DURABILITY } from './open.js';
 import { createSqliteSession } from './session.js';
-import { startSqliteWriter } from './writer/client.js';
+import { startSqliteWriter, type SqliteWriterOptions } from './writer/client.js';
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends SqliteWriterOptions {
   dataDir: string;
 }
 
@@ -41,7 +41,7 @@ export function createSqliteStore(options: SqliteStoreOptions): HubStore {
     throw err;
   }
   const snapshot = db.transaction((op: AnyRead, args: unknown[]) => runSync(op(env, ...args)));
-  const writer = startSqliteWriter(options.dataDir);
+  const writer = startSqliteWriter(options.dataDir, options);
   const runner: OpRunner = {
     read(name, ...args) {
       const op = READ_OPS[name] as AnyRead;

@@ -52,7 +52,12 @@ export function profilingExecArgv(execArgv: readonly string[]): string[] {
   return out;
 }
 
-async function spawnWriter(dataDir: string): Promise<Worker> {
+export interface SqliteWriterOptions {
+  /** How long after the last batch marked task views wait for another to carry them (tests). */
+  viewDelayMs?: number;
+}
+
+async function spawnWriter(dataDir: string, options: SqliteWriterOptions): Promise<Worker> {
   // A dynamic import keeps the writer module its own chunk in a bundled build, so the thread loads
   // only the writer's code; from the TypeScript sources the thread boots through tsx.
   const { WRITER_MODULE_URL, WRITER_ROLE } = await import('./thread.js');
@@ -60,6 +65,7 @@ async function spawnWriter(dataDir: string): Promise<Worker> {
     role: WRITER_ROLE,
     dataDir,
     moduleUrl: WRITER_MODULE_URL,
+    ...(options.viewDelayMs === undefined ? {} : { viewDelayMs: options.viewDelayMs }),
   };
   const fromSources = WRITER_MODULE_URL.endsWith('.ts');
   return new Worker(fromSources ? new URL('./boot.mjs', WRITER_MODULE_URL) : new URL(WRITER_MODULE_URL), {
@@ -68,7 +74,7 @@ async function spawnWriter(dataDir: string): Promise<Worker> {
   });
 }
 
-export function startSqliteWriter(dataDir: string): SqliteWriter {
+export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions = {}): SqliteWriter {
   const pending = new Map<
     number,
     { op: WriteOpName; args: unknown[]; resolve: (v: unknown) => void; reject: (e: Error) => void }
@@ -86,7 +92,7 @@ export function startSqliteWriter(dataDir: string): SqliteWriter {
     for (const f of flushWaiters.values()) f.reject(failure);
     flushWaiters.clear();
   };
-  const worker = spawnWriter(dataDir);
+  const worker = spawnWriter(dataDir, options);
   const exited: Promise<void> = worker.then(
     (w) =>
       new Promise<void>((resolve) => {
