@@ -182,7 +182,7 @@ describe('SQLite writer thread', () => {
     expect(during.batches - before.batches).toBe(writes);
     // the last write's view: published in a transaction of its own once no batch came for the delay
     await new Promise<void>((resolve) => {
-      const off = store.onEvents(() => {
+      const off = store.onEvents!(() => {
         off();
         resolve();
       });
