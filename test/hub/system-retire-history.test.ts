@@ -1,6 +1,6 @@
 // What a retired system leaves behind is history, on SQLite and PostgreSQL (the hub-postgres
 // project runs this file again): its authorizations are offered to no agent (the admin list keeps
-// them, marked with system_retired_at), every admin change of its declarations, authorizations
+// them, marked with system_retired_at; each grantee gets an authorization.changed notice), every admin change of its declarations, authorizations
 // and grants is refused 409 system_retired with nothing stored, a task or a run naming it is
 // refused with the same code, no approval of it can be pending, and a restart with a config file
 // that names it applies nothing of it.
@@ -35,6 +35,20 @@ describe("a retired system's authorizations", () => {
     const retired = await retire('shop-a');
     expect(retired.status, retired.text).toBe(200);
     const retiredAt = retired.body.retired_at as string;
+    // every grantee is told at once: an authorization.changed event whose view carries system_retired_at
+    const notices = () =>
+      env
+        .sql<{ client_id: string; payload_json: string }>(
+          "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
+        )
+        .map((e) => ({ client: e.client_id, payload: JSON.parse(e.payload_json) }));
+    expect(notices().map((n) => [n.client, n.payload.authorization.authorization_ref])).toEqual([
+      ['desk', 'auth-shop-a'],
+      ['other', 'auth-shop-a'],
+    ]);
+    for (const n of notices()) expect(n.payload.authorization.system_retired_at).toBe(retiredAt);
+    expect((await retire('shop-a')).status).toBe(200);
+    expect(notices()).toHaveLength(2);
 
     for (const tok of [env.desk, env.other]) {
       const list = await env.agent('GET', '/agent/v1/authorizations', undefined, tok);

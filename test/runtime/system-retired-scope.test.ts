@@ -89,4 +89,23 @@ describe('a system retired during a living conversation', () => {
     expect(opened.session.availabilityReason).toBe('authorization_missing');
     expect(opened.session.availabilityRef).toBe(AUTH.inventory);
   });
+
+  it("the Hub's authorization.changed notice of a retire (fed by the app) blocks the group without any Hub request", async () => {
+    const s = await runtime.createSession({ authorizationRefs: [AUTH.shopA, AUTH.shopB] });
+    await runtime.searchTools(s.sessionId, 'get product');
+    expect((await runtime.cachedDeclarations(s.sessionId)).length).toBeGreaterThan(0);
+    await env.admin.retireSystem('shop-b');
+    const notice = (await env.admin.listAllAuthorizations()).find((a) => a.authorization_ref === AUTH.shopB)!;
+    expect(notice.system_retired_at).toEqual(expect.any(String));
+    env.proxy.reset();
+    await runtime.authorizationChanged(notice);
+    expect(await runtime.cachedDeclarations(s.sessionId)).toEqual([]);
+    const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
+    expect(summary).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: 'system_retired',
+      availabilityRef: AUTH.shopB,
+    });
+    expect(env.proxy.requests()).toEqual([]);
+  });
 });

@@ -118,6 +118,8 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
             reason: 'authorization_rebound',
             authorization_ref: a.authorization_ref,
           });
+        else if (a.system_retired_at)
+          apply(s, { state: 'blocked', reason: 'system_retired', authorization_ref: a.authorization_ref });
       }
     },
   };
