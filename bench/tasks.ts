@@ -32,6 +32,7 @@ const permits = new Map<
     writesUsed: number;
     perCommit: number | null;
     cpuUs: number | null;
+    threadsUs: string;
   }
 >();
 const problems: string[] = [];
@@ -141,6 +142,12 @@ try {
             budget,
             writesUsed: r.extra?.writes_used ?? -1,
             cpuUs: r.extra?.cpu_us_per_permit ?? null,
+            threadsUs:
+              r.extra?.cpu_us_main_thread === undefined
+                ? '—'
+                : [r.extra.cpu_us_main_thread, r.extra.cpu_us_busiest_other_thread, r.extra.cpu_us_rest]
+                    .map((us) => (us ?? 0).toFixed(0))
+                    .join(' / '),
             perCommit:
               r.extra?.commits && r.extra.committed_writes !== undefined
                 ? r.extra.committed_writes / r.extra.commits
@@ -181,17 +188,29 @@ try {
       p.summary.per_s,
       p.perCommit === null ? '—' : p.perCommit.toFixed(1),
       p.cpuUs === null ? '—' : p.cpuUs.toFixed(0),
+      p.threadsUs,
       `${p.granted} granted / budget ${p.budget}, ${p.refused} refused, writes_used ${p.writesUsed}: ${p.granted === p.budget && p.writesUsed === p.budget ? 'exact' : 'NOT EXACT'}`,
     ]);
   }
   console.log(
     table(
-      ['setup', 'conc', 'calls', 'p50 ms', 'p99 ms', 'permits/s', 'per commit', 'CPU µs/permit', 'budget'],
+      [
+        'setup',
+        'conc',
+        'calls',
+        'p50 ms',
+        'p99 ms',
+        'permits/s',
+        'per commit',
+        'CPU µs/permit',
+        'main / writer / rest',
+        'budget',
+      ],
       prow,
     ),
   );
   console.log(
-    "(per commit: permits per SQLite transaction, i.e. per fsync. CPU: the permit process's, all threads, per permit. Nothing is sent here, so every call stays dispatching: the task's view lists the oldest 100 and counts the rest)",
+    "(per commit: permits per SQLite transaction, i.e. per fsync. CPU: the permit process's, all threads, per permit; then split by thread: its main thread (the callers and the store's client side), the busiest other thread (on SQLite the writer) and the rest (V8's JIT compilation and GC helpers). Nothing is sent here, so every call stays dispatching: the task's view lists the oldest 100 and counts the rest)",
   );
   const f = run.floors;
   console.log(

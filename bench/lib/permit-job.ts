@@ -5,6 +5,7 @@
  * SQLite its writer thread group-commits, on PostgreSQL each is one transaction holding the task row.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { HubContext } from '../../src-hub/context.js';
 import { createEventBus } from '../../src-hub/events/bus.js';
@@ -51,12 +52,56 @@ export async function benchHubContext(store: HubStore, prefix: string): Promise<
   } as unknown as HubContext;
 }
 
+/**
+ * Each thread's CPU time so far (ns, by thread id) from /proc/self/task/TID/schedstat: on SQLite the
+ * permit process's main thread (the callers, transitionInvocation, the store's client side), the
+ * writer thread and V8's helper threads (JIT compilation, GC). Empty where /proc has no schedstat.
+ */
+export function threadCpuNs(): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      out.set(tid, Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** µs per call of the main thread, the busiest other thread (SQLite: the writer) and the rest. */
+export function threadSplit(before: Map<string, number>, after: Map<string, number>, calls: number) {
+  if (after.size === 0) return {};
+  const main = String(process.pid);
+  let busiest = 0;
+  let others = 0;
+  for (const [tid, ns] of after) {
+    if (tid === main) continue;
+    const spent = ns - (before.get(tid) ?? 0);
+    others += spent;
+    busiest = Math.max(busiest, spent);
+  }
+  const us = (ns: number) => ns / 1000 / calls;
+  return {
+    cpu_us_main_thread: us((after.get(main) ?? 0) - (before.get(main) ?? 0)),
+    cpu_us_busiest_other_thread: us(busiest),
+    cpu_us_rest: us(others - busiest),
+  };
+}
+
 export async function runPermitJob(job: PermitJob) {
   const store = await openStore(job.store);
   const ctx = await benchHubContext(store, 'bench-permits');
   const states: Record<string, number> = {};
   const commitsBefore = store.commitStats ? await store.commitStats() : null;
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadCpuNs();
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const at = new Date();
@@ -89,6 +134,8 @@ export async function runPermitJob(job: PermitJob) {
       states[key] = (states[key] ?? 0) + 1;
     });
     const cpu = process.cpuUsage(cpuBefore);
+    // read before the store closes: the writer thread's entry goes when it exits
+    const threads = threadSplit(threadsBefore, threadCpuNs(), job.calls);
     const task = await store.getTask(job.task_id);
     const commits = commitsBefore && store.commitStats ? await store.commitStats() : null;
     return {
@@ -100,6 +147,8 @@ export async function runPermitJob(job: PermitJob) {
         writes_used: task?.writes_used ?? -1,
         // the process's CPU (all threads: the caller, and on SQLite the writer thread) per permit
         cpu_us_per_permit: (cpu.user + cpu.system) / job.calls,
+        // the same split by thread (Linux): main thread, busiest other (SQLite: the writer), the rest
+        ...threads,
         permits_granted: task?.permits_granted ?? -1,
         // SQLite: transactions (fsyncs) the permits took, i.e. how well group commit batched them
         ...(commits && commitsBefore
