@@ -150,7 +150,9 @@ export async function changeAuthorization(
       throw conflict('authorization_revoked', `authorization ${ref} is already revoked`);
     const sys = await ctx.store.getSystem(cur.system_id);
     const what = `${patch.state === 'revoked' ? 'revoking' : 'rebinding'} authorization ${ref}`;
-    if (sys) refuseIfRetired(sys, what);
+    // a revoke only takes access away, so it stays allowed on a retired system's authorization (no
+    // need to revive the system, and give the authorization back for a moment, to take it away)
+    if (sys && patch.state !== 'revoked') refuseIfRetired(sys, what);
     const next: AuthorizationRecord = {
       ...cur,
       state: patch.state,

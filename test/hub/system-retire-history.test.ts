@@ -1,7 +1,7 @@
 // What a retired system leaves behind is history, on SQLite and PostgreSQL (the hub-postgres
 // project runs this file again): its authorizations are offered to no agent (the admin list keeps
 // them, marked with system_retired_at; each grantee gets an authorization.changed notice), every admin change of its declarations, authorizations
-// and grants is refused 409 system_retired with nothing stored, a task or a run naming it is
+// and grants but a revoke is refused 409 system_retired with nothing stored, a task or a run naming it is
 // refused with the same code, no approval of it can be pending, and a restart with a config file
 // that names it applies nothing of it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,7 +78,7 @@ describe("a retired system's authorizations", () => {
     ).toBeNull();
   });
 
-  it('admin changes of them are refused 409 system_retired and store nothing: a new authorization, a grant, a revoke, a rebind', async () => {
+  it('admin changes of them are refused 409 system_retired and store nothing: a new authorization, a grant, a rebind', async () => {
     const client = await env.admin('POST', '/admin/v1/clients', { name: 'late', client_id: 'late' });
     expect(client.status, client.text).toBe(201);
     expect((await retire('shop-a')).status).toBe(200);
@@ -101,7 +101,6 @@ describe("a retired system's authorizations", () => {
     expectRetiredRefusal(
       await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/grants', { client_id: 'late' }),
     );
-    expectRetiredRefusal(await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/revoke'));
     expectRetiredRefusal(
       await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/rebind', { account: 'moved' }),
     );
@@ -111,6 +110,40 @@ describe("a retired system's authorizations", () => {
     // the other systems' authorizations still change
     const ok = await env.admin('POST', '/admin/v1/authorizations/auth-shop-b/grants', { client_id: 'late' });
     expect(ok.status, ok.text).toBe(200);
+  });
+
+  it('a revoke still applies (it only takes access away): audited, every grantee told, and a revived system does not bring the authorization back', async () => {
+    expect((await retire('shop-a')).status).toBe(200);
+    const audits = auditCount();
+    const revoked = await env.admin('POST', '/admin/v1/authorizations/auth-shop-a/revoke');
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body.state).toBe('revoked');
+    expect(revoked.body.system_retired_at).not.toBeNull();
+    expect(auditCount()).toBe(audits + 1);
+    const revokeNotices = env
+      .sql<{ client_id: string; payload_json: string }>(
+        "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
+      )
+      .map((e) => ({ client: e.client_id, state: JSON.parse(e.payload_json).authorization.state as string }))
+      .filter((n) => n.state === 'revoked');
+    expect(revokeNotices.map((n) => n.client)).toEqual(['desk', 'other']);
+    // registering the system again does not give the revoked authorization back
+    const again = await env.admin('POST', '/admin/v1/systems', {
+      system_id: 'shop-a',
+      name: 'Shop A',
+      base_url: env.demo.shopA.url,
+      signing_secret: env.demo.shopA.secret,
+    });
+    expect(again.status, again.text).toBe(201);
+    const listed = AuthorizationListSchema.parse((await env.agent('GET', '/agent/v1/authorizations')).body);
+    expect(listed.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.state).toBe('revoked');
+    const run = await env.agent('POST', '/agent/v1/runs', {
+      agent_session_id: 'sess-revoked',
+      turn_id: 'turn-1',
+      authorization_ref: 'auth-shop-a',
+    });
+    expect(run.status, run.text).toBe(409);
+    expect(HubErrorBodySchema.parse(run.body).error).toBe('authorization_revoked');
   });
 
   it('a task naming one, or a run on one, is refused 409 system_retired (nothing stored)', async () => {

@@ -111,7 +111,7 @@ for (const dialect of dialects()) {
         expect((await store.getTask(t.task_id))?.writes_used).toBe(8);
       });
 
-      it("a retired system's declarations, authorizations and grants are frozen: every change of them fails with system_retired inside its transaction and writes nothing; reading them stays allowed", async () => {
+      it("a retired system's declarations, authorizations and grants are frozen: every change of them but a revoke fails with system_retired inside its transaction and writes nothing; reading them stays allowed; a revoke applies", async () => {
         const { store } = opened;
         await store.createClient(
           { client_id: 'other', name: 'other', token_hash: 'h2', created_at: AT },
@@ -165,10 +165,10 @@ for (const dialect of dialects()) {
           ],
           ['grant', () => store.grant('auth-a', 'other', audit)],
           [
-            'updateAuthorization',
+            'updateAuthorization (rebind)',
             () =>
               store.updateAuthorization({
-                next: { ...authBefore!, state: 'revoked', revision: 2 },
+                next: { ...authBefore!, state: 'rebound', account: 'moved', revision: 2 },
                 expected_revision: 1,
                 audit,
                 event: { type: 'authorization.changed' },
@@ -191,6 +191,18 @@ for (const dialect of dialects()) {
         expect(
           (await store.listEvents('desk', 0, 100)).filter((e) => e.type === 'authorization.changed'),
         ).toEqual([]);
+
+        // a revoke only takes access away: it applies to a retired system's authorization
+        expect(
+          await store.updateAuthorization({
+            next: { ...authBefore!, state: 'revoked', revision: 2 },
+            expected_revision: 1,
+            audit,
+            event: { type: 'authorization.changed' },
+          }),
+        ).toBe(true);
+        expect((await store.getAuthorization('auth-a'))?.state).toBe('revoked');
+        expect((await store.listAudit({})).length).toBe(auditBefore + 1);
 
         // registering it again revives it: the same changes apply
         await store.upsertSystem({ ...sysBefore! }, AT, audit);

@@ -89,7 +89,8 @@ export function* updateAuthorization({ sql }: OpEnv, change: AuthorizationChange
   const { next } = change;
   const cur = yield* readAuthorization(sql, next.authorization_ref, sql.dialect.forUpdate);
   if (!cur || cur.revision !== change.expected_revision) return false;
-  yield* requireLiveSystem(sql, cur.system_id);
+  // a revoke only takes access away: allowed on a retired system's authorization (docs/hub-api.md)
+  if (next.state !== 'revoked') yield* requireLiveSystem(sql, cur.system_id);
   yield* io(
     sql.run(
       `UPDATE authorizations SET state = ?, account = ?, on_behalf_of = ?, revision = ?, updated_at = ?
