@@ -35,8 +35,23 @@ const PASS_LOCK = 7_531_021_905;
 const BATCH = 1000;
 const VIEW_BATCH = 100;
 
-/** Numbers the pending events and notifies the clients concerned, in one statement. */
-const SEQUENCE = `WITH pending AS (
+/**
+ * The plan SEQUENCE must have whatever the statistics say, set for the rest of the pass's
+ * transaction (its last statement): the pending events read from the partial index
+ * `events_unsequenced` by an index scan in id order, and each one reached by `events_pkey`. Left to
+ * itself the planner chose (while the table was small, and the statement's plan is cached per
+ * connection: session.ts prepares it) a bitmap scan of that index and a sequential scan of `events`
+ * for the UPDATE — both visit every heap page holding an event numbered since the last VACUUM (a
+ * numbered event's old version stays in the partial index until then), so each pass cost grew with
+ * the table. An index scan marks the entries of dead versions killed as it meets them (once no
+ * snapshot can see them), later passes skip them without visiting the heap, and the index drops
+ * them when its page fills; a bitmap scan never does.
+ */
+export const SEQUENCE_PLAN = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+  set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`;
+
+/** Numbers the pending events and notifies the clients concerned, in one statement (under SEQUENCE_PLAN). */
+export const SEQUENCE = `WITH pending AS (
     SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL ORDER BY id LIMIT ${BATCH}
   ), counter AS (
     UPDATE event_counter SET last_seq = last_seq + (SELECT COUNT(*) FROM pending) WHERE id = 1
@@ -91,6 +106,10 @@ export function createEventSequencer(
         await s.statement('BEGIN');
         await s.get(`SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`);
         const views = await publishMarkedViews(s);
+        // sent with SEQUENCE, not waiting for its answer (pool.ts pipelines): its failure aborts the
+        // transaction, and SEQUENCE reports it
+        const planned = Promise.resolve(s.get(SEQUENCE_PLAN));
+        planned.catch(() => undefined);
         const row = await s.get<{ list: string | null; n: number }>(SEQUENCE);
         const flushed = s.flush();
         flushed.catch(() => undefined);
