@@ -19,7 +19,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId } from '../src-hub/ids.js';
 import { STORE_RULES } from '../src-hub/store-rules.js';
 import { connectWriter, sqliteFile } from '../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../src-hub/store/sqlite/session.js';
@@ -31,7 +30,7 @@ import type { InvocationChange, OperationRecord } from '../src-hub/store/types.j
 import type { HttpOperation } from '../src-hub/acc/types.js';
 import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { runPermitJob } from './lib/permit-job.js';
-import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
+import { createBenchTask, permitInvocationRecord, writePermit } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
@@ -176,14 +175,7 @@ function permitChange(taskId: string, session: string): InvocationChange {
     at: at.toISOString(),
     create: rec,
     patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
-    permit: {
-      task_id: taskId,
-      effect: 'write',
-      now_ms: at.getTime(),
-      window_ms: null,
-      permit_id: newId('prm'),
-      refused_to: 'not_dispatched',
-    },
+    permit: writePermit(taskId, at),
     enrollment: { refused_to: 'not_dispatched' },
     operation_rate: { now_ms: at.getTime(), refused_to: 'not_dispatched' },
     audit: { actor: 'bench', kind: 'invocation.created', detail: {} },

@@ -9,12 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { HubContext } from '../../src-hub/context.js';
 import { createEventBus } from '../../src-hub/events/bus.js';
-import { newId } from '../../src-hub/ids.js';
 import { transitionInvocation } from '../../src-hub/invocations/transition.js';
 import { openStore } from '../../src-hub/store/open-store.js';
 import type { HubStore, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
 import { benchInvocationId } from './invocation-ids.js';
-import { permitInvocationRecord } from './permit-record.js';
+import { permitInvocationRecord, writePermit } from './permit-record.js';
 import { runConcurrent } from './stats.js';
 
 export interface PermitJob {
@@ -170,14 +169,7 @@ function grantOne(ctx: HubContext, job: PermitJob, taskId: string, run: RunRecor
     to: 'dispatching',
     create: rec,
     patch: { dispatch: 'attempted' },
-    permit: {
-      task_id: taskId,
-      effect: 'write',
-      now_ms: at.getTime(),
-      window_ms: null,
-      permit_id: newId('prm'),
-      refused_to: 'not_dispatched',
-    },
+    permit: writePermit(taskId, at),
     audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
   });
 }

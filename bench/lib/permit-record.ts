@@ -4,7 +4,14 @@
  * calls), not yet dispatched, as the Hub would create it.
  */
 import { randomUUID } from 'node:crypto';
-import type { HubStore, InvocationRecord, OperationRecord, RunRecord } from '../../src-hub/store/types.js';
+import { newId } from '../../src-hub/ids.js';
+import type {
+  HubStore,
+  InvocationChange,
+  InvocationRecord,
+  OperationRecord,
+  RunRecord,
+} from '../../src-hub/store/types.js';
 
 export interface PermitRecordInput {
   invocation_id: string;
@@ -49,6 +56,18 @@ export function permitInvocationRecord(i: PermitRecordInput): InvocationRecord {
     owner_incarnation: null,
     created_at: at,
     updated_at: at,
+  };
+}
+
+/** A write permit of the task, asked for at `at` with a fresh permit id; refused calls end not_dispatched. */
+export function writePermit(taskId: string, at: Date): NonNullable<InvocationChange['permit']> {
+  return {
+    task_id: taskId,
+    effect: 'write',
+    now_ms: at.getTime(),
+    window_ms: null,
+    permit_id: newId('prm'),
+    refused_to: 'not_dispatched',
   };
 }
 

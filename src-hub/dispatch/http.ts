@@ -253,6 +253,22 @@ function onRequestError(x: Exchange, err: NodeJS.ErrnoException): void {
   }
 }
 
+/** The answer as read: its status and body (the first `bytes`, cut short when `truncated`). */
+function responseResult(
+  res: http.IncomingMessage,
+  chunks: Buffer[],
+  bytes: number,
+  truncated: boolean,
+): DispatchResult {
+  return {
+    kind: 'response',
+    status: res.statusCode ?? 0,
+    body: decodeBody(Buffer.concat(chunks), truncated, res.headers['content-type']),
+    body_bytes: bytes,
+    truncated,
+  };
+}
+
 function onResponse(x: Exchange, res: http.IncomingMessage, maxBody: number): void {
   const chunks: Buffer[] = [];
   let bytes = 0;
@@ -264,13 +280,7 @@ function onResponse(x: Exchange, res: http.IncomingMessage, maxBody: number): vo
       if (room > 0) chunks.push(chunk.subarray(0, room));
       bytes += Math.max(room, 0);
       truncated = true;
-      finish(x, {
-        kind: 'response',
-        status: res.statusCode ?? 0,
-        body: decodeBody(Buffer.concat(chunks), true, res.headers['content-type']),
-        body_bytes: bytes,
-        truncated: true,
-      });
+      finish(x, responseResult(res, chunks, bytes, true));
       res.destroy();
       return;
     }
@@ -278,13 +288,7 @@ function onResponse(x: Exchange, res: http.IncomingMessage, maxBody: number): vo
     bytes += chunk.length;
   });
   res.on('end', () => {
-    finish(x, {
-      kind: 'response',
-      status: res.statusCode ?? 0,
-      body: decodeBody(Buffer.concat(chunks), false, res.headers['content-type']),
-      body_bytes: bytes,
-      truncated: false,
-    });
+    finish(x, responseResult(res, chunks, bytes, false));
   });
   res.on('error', (err) =>
     noResponse(x, 'connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'}): ${err.message}`),

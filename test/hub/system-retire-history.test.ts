@@ -24,6 +24,26 @@ const expectRetiredRefusal = (r: HttpResult) => {
   expect(HubErrorBodySchema.parse(r.body).error).toBe('system_retired');
 };
 const auditCount = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM audit')[0]!.n);
+/** Registering shop-a again revives it. */
+const reviveShopA = async () => {
+  const again = await env.admin('POST', '/admin/v1/systems', {
+    system_id: 'shop-a',
+    name: 'Shop A',
+    base_url: env.demo.shopA.url,
+    signing_secret: env.demo.shopA.secret,
+  });
+  expect(again.status, again.text).toBe(201);
+};
+/** The authorization.changed events stored so far, in order: to whom, and the view they carry. */
+const changeNotices = () =>
+  env
+    .sql<{ client_id: string; payload_json: string }>(
+      "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
+    )
+    .map((e) => ({
+      client: e.client_id,
+      authorization: JSON.parse(e.payload_json).authorization as Authorization,
+    }));
 
 describe("a retired system's authorizations", () => {
   it('are not offered to agents; the admin list keeps them, marked with system_retired_at', async () => {
@@ -36,19 +56,13 @@ describe("a retired system's authorizations", () => {
     expect(retired.status, retired.text).toBe(200);
     const retiredAt = retired.body.retired_at as string;
     // every grantee is told at once: an authorization.changed event whose view carries system_retired_at
-    const notices = () =>
-      env
-        .sql<{ client_id: string; payload_json: string }>(
-          "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
-        )
-        .map((e) => ({ client: e.client_id, payload: JSON.parse(e.payload_json) }));
-    expect(notices().map((n) => [n.client, n.payload.authorization.authorization_ref])).toEqual([
+    expect(changeNotices().map((n) => [n.client, n.authorization.authorization_ref])).toEqual([
       ['desk', 'auth-shop-a'],
       ['other', 'auth-shop-a'],
     ]);
-    for (const n of notices()) expect(n.payload.authorization.system_retired_at).toBe(retiredAt);
+    for (const n of changeNotices()) expect(n.authorization.system_retired_at).toBe(retiredAt);
     expect((await retire('shop-a')).status).toBe(200);
-    expect(notices()).toHaveLength(2);
+    expect(changeNotices()).toHaveLength(2);
 
     for (const tok of [env.desk, env.other]) {
       const list = await env.agent('GET', '/agent/v1/authorizations', undefined, tok);
@@ -65,13 +79,7 @@ describe("a retired system's authorizations", () => {
     expect(admin.find((a) => a.authorization_ref === 'auth-shop-b')?.system_retired_at).toBeNull();
 
     // revived: offered again, unmarked
-    const again = await env.admin('POST', '/admin/v1/systems', {
-      system_id: 'shop-a',
-      name: 'Shop A',
-      base_url: env.demo.shopA.url,
-      signing_secret: env.demo.shopA.secret,
-    });
-    expect(again.status, again.text).toBe(201);
+    await reviveShopA();
     const back = AuthorizationListSchema.parse((await env.agent('GET', '/agent/v1/authorizations')).body);
     expect(
       back.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.system_retired_at,
@@ -120,21 +128,10 @@ describe("a retired system's authorizations", () => {
     expect(revoked.body.state).toBe('revoked');
     expect(revoked.body.system_retired_at).not.toBeNull();
     expect(auditCount()).toBe(audits + 1);
-    const revokeNotices = env
-      .sql<{ client_id: string; payload_json: string }>(
-        "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
-      )
-      .map((e) => ({ client: e.client_id, state: JSON.parse(e.payload_json).authorization.state as string }))
-      .filter((n) => n.state === 'revoked');
+    const revokeNotices = changeNotices().filter((n) => n.authorization.state === 'revoked');
     expect(revokeNotices.map((n) => n.client)).toEqual(['desk', 'other']);
     // registering the system again does not give the revoked authorization back
-    const again = await env.admin('POST', '/admin/v1/systems', {
-      system_id: 'shop-a',
-      name: 'Shop A',
-      base_url: env.demo.shopA.url,
-      signing_secret: env.demo.shopA.secret,
-    });
-    expect(again.status, again.text).toBe(201);
+    await reviveShopA();
     const listed = AuthorizationListSchema.parse((await env.agent('GET', '/agent/v1/authorizations')).body);
     expect(listed.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.state).toBe('revoked');
     const run = await env.agent('POST', '/agent/v1/runs', {
