@@ -23,7 +23,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { authorizationView, createClient } from './admin/service.js';
-import { decideApproval, toApproval } from './approvals/decide.js';
+import { decideApproval } from './approvals/decide.js';
+import { approvalViews } from './approvals/view.js';
 import { loadConfigFile, type HubConfig } from './config.js';
 import { RegisterAnySystemRequestSchema } from '../src-shared/hub-api.js';
 import { registerMcpSystem } from './mcp/register.js';
@@ -188,7 +189,7 @@ async function operator(p: Parsed): Promise<void> {
         if (state && !(APPROVAL_STATES as readonly string[]).includes(state))
           throw new Error('--state must be pending, approved or denied');
         print({
-          approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval),
+          approvals: await approvalViews(ctx.store, await ctx.store.listApprovals(state as ApprovalState | undefined)),
         });
         break;
       }

@@ -532,6 +532,11 @@ export const ApprovalSchema = z.object({
   decided_by: z.string().nullable(),
   created_at: z.string(),
   decided_at: z.string().nullable(),
+  /**
+   * The business system's name, also once the system is retired (the agent list no longer carries
+   * it then); null when the Hub no longer has the authorization; absent from older Hubs.
+   */
+  system_name: z.string().nullable().optional(),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 export const ApprovalListSchema = z.object({ approvals: z.array(ApprovalSchema) });

@@ -9,24 +9,7 @@ import type { HubContext } from '../context.js';
 import { conflict, HubError, notFound } from '../errors.js';
 import { transitionInvocation } from '../invocations/transition.js';
 import type { ApprovalRecord } from '../store/types.js';
-
-export function toApproval(a: ApprovalRecord): Approval {
-  return {
-    approval_id: a.approval_id,
-    invocation_id: a.invocation_id,
-    client_id: a.client_id,
-    authorization_ref: a.authorization_ref,
-    tool: a.tool,
-    parameter_digest: a.parameter_digest,
-    arguments_preview: a.arguments_preview,
-    prompt: a.prompt,
-    state: a.state,
-    decision_id: a.decision_id,
-    decided_by: a.decided_by,
-    created_at: a.created_at,
-    decided_at: a.decided_at,
-  };
-}
+import { approvalView } from './view.js';
 
 export interface DecisionInput {
   decision_id: string;
@@ -34,9 +17,9 @@ export interface DecisionInput {
   note?: string;
 }
 
-function alreadyDecided(a: ApprovalRecord, input: DecisionInput): Approval {
+async function alreadyDecided(ctx: HubContext, a: ApprovalRecord, input: DecisionInput): Promise<Approval> {
   const wanted = input.decision === 'approve' ? 'approved' : 'denied';
-  if (a.state === wanted) return toApproval(a);
+  if (a.state === wanted) return approvalView(ctx.store, a);
   throw conflict('decision_conflict', `approval ${a.approval_id} is already ${a.state}`);
 }
 
@@ -48,7 +31,7 @@ export async function decideApproval(
 ): Promise<Approval> {
   const a = await ctx.store.getApproval(approvalId);
   if (!a) throw notFound('approval_not_found', `no approval ${approvalId}`);
-  if (a.state !== 'pending') return alreadyDecided(a, input);
+  if (a.state !== 'pending') return alreadyDecided(ctx, a, input);
   const to = input.decision === 'approve' ? 'approved' : 'denied';
   const res = await transitionInvocation(ctx, {
     invocation_id: a.invocation_id,
@@ -69,6 +52,6 @@ export async function decideApproval(
   });
   const after = await ctx.store.getApproval(approvalId);
   if (!after) throw new HubError(500, 'internal_error', 'approval vanished');
-  if (res.kind === 'stale') return alreadyDecided(after, input);
-  return toApproval(after);
+  if (res.kind === 'stale') return alreadyDecided(ctx, after, input);
+  return approvalView(ctx.store, after);
 }

@@ -9,7 +9,8 @@ import {
   createClient,
   grantAuthorization,
 } from '../admin/service.js';
-import { decideApproval, toApproval } from '../approvals/decide.js';
+import { decideApproval } from '../approvals/decide.js';
+import { approvalView, approvalViews } from '../approvals/view.js';
 import type { HubContext } from '../context.js';
 import type { StreamRegistry } from '../events/stream-registry.js';
 import { badRequest, notFound } from '../errors.js';
@@ -148,7 +149,7 @@ export function registerAdminRoutes(
       if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state))
         throw badRequest('state must be pending, approved or denied');
       return {
-        approvals: (await ctx.store.listApprovals(state as ApprovalState | undefined)).map(toApproval),
+        approvals: await approvalViews(ctx.store, await ctx.store.listApprovals(state as ApprovalState | undefined)),
       };
     },
   );
@@ -158,7 +159,7 @@ export function registerAdminRoutes(
     async (req) => {
       const a = await ctx.store.getApproval(req.params.id);
       if (!a) throw notFound('approval_not_found', `no approval ${req.params.id}`);
-      return toApproval(a);
+      return approvalView(ctx.store, a);
     },
   );
   app.post<{

@@ -3,6 +3,7 @@
 // says "Approved, not yet run"), and only an explicit Resume runs it, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallResult, EventPayload } from '../../src-shared/ipc/contract.js';
+import { createHubAdminClient } from '../../src-main/hub-client/admin-client.js';
 import { hubConnected, startTestDesk, waitFor, type TestDesk } from './support.js';
 
 let desk: TestDesk;
@@ -160,5 +161,34 @@ describe('task timeline', () => {
     expect(kinds).toContain('control:Task paused');
     expect(kinds.some((k) => k.startsWith('refusal:Not dispatched (task_paused)'))).toBe(true);
     expect(entries.find((e) => e.kind === 'dispatch')?.tool).toBe('update_product_content');
+  });
+});
+
+// Last: it retires shop-a, which the tests above use.
+describe('approvals of a retired system', () => {
+  it('still name the system: the Hub names it, where the agent list no longer carries it', async () => {
+    const local = desk.root.local;
+    expect(local).not.toBeNull();
+    const admin = createHubAdminClient({ baseUrl: local?.url ?? '', token: local?.adminToken ?? '' });
+    const before = await call<{
+      approvals: Array<{ authorization_ref: string; system_name: string | null }>;
+    }>('listApprovals', {});
+    const ofShopA = before.approvals.filter((a) => a.authorization_ref === 'auth-shop-a');
+    expect(ofShopA.length).toBeGreaterThan(0);
+    expect(ofShopA.every((a) => a.system_name === 'Shop A (homeware)')).toBe(true);
+
+    expect((await admin.retireSystem('shop-a')).retired_at).not.toBeNull();
+    expect((await desk.root.gateway.listAuthorizations()).map((a) => a.authorization_ref)).not.toContain(
+      'auth-shop-a',
+    );
+    const after = await call<{ approvals: Array<{ authorization_ref: string; system_name: string | null }> }>(
+      'listApprovals',
+      {},
+    );
+    expect(after.approvals.filter((a) => a.authorization_ref === 'auth-shop-a')).toEqual(
+      ofShopA.map((a) =>
+        expect.objectContaining({ authorization_ref: 'auth-shop-a', system_name: 'Shop A (homeware)' }),
+      ),
+    );
   });
 });

@@ -184,6 +184,12 @@ describe("a retired system's authorizations", () => {
     expect(pending.body.approvals).toEqual([]);
     const kept = await env.admin('GET', `/admin/v1/approvals/${approvalId}`);
     expect(kept.body.state).toBe('denied');
+    // the system's name stays in the approval's view: the agent list no longer carries the system
+    expect(kept.body.system_name).toBe('Shop A (homeware)');
+    const all = await env.admin('GET', '/admin/v1/approvals');
+    expect(all.body.approvals.map((a: { system_name: string }) => a.system_name)).toEqual([
+      'Shop A (homeware)',
+    ]);
   });
 
   it('a restart with the config file naming it applies nothing of it: the Hub starts, its authorizations stay as they were', async () => {
