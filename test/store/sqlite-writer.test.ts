@@ -6,12 +6,13 @@ import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreUnavailableError } from '../../src-hub/store/errors.js';
+import { StoreOperationError, StoreUnavailableError } from '../../src-hub/store/errors.js';
 import { connectWriter, WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
-import { profilingExecArgv } from '../../src-hub/store/sqlite/writer/client.js';
+import { profilingExecArgv, WRITE_NOT_SENDABLE } from '../../src-hub/store/sqlite/writer/client.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
@@ -299,6 +300,56 @@ describe('SQLite writer thread', () => {
     await store.setMeta('after', 'y');
     expect(await store.getMeta('after')).toBe('y');
   }, 30_000);
+});
+
+describe('SQLite writer thread: handing writes over, and losing the thread', () => {
+  const eventsOf = async (s: HubStore) =>
+    (await s.listEvents('c', 0, 10_000)).map((e) => (e.payload as { i: number }).i).sort((a, b) => a - b);
+
+  it('a write whose values cannot be handed to the thread is refused alone, with a code; the writes issued with it commit', async () => {
+    const results = await Promise.allSettled([
+      store.appendEvent('c', 'test.event', { i: 1 }, AT),
+      store.appendEvent('c', 'test.event', { i: 2, notData: () => 2 }, AT),
+      store.appendEvent('c', 'test.event', { i: 3 }, AT),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const refused = (results[1] as PromiseRejectedResult).reason as StoreOperationError;
+    expect(refused).toBeInstanceOf(StoreOperationError);
+    expect(refused.dbCode).toBe(WRITE_NOT_SENDABLE);
+    expect(await eventsOf(store)).toEqual([1, 3]);
+  });
+
+  it('the thread dying mid-write: every write in flight or after is store_unavailable, and every write answered as done is on disk', async () => {
+    await store.close();
+    let thread: Worker | undefined;
+    store = createSqliteStore({ dataDir: dir, onThread: (w) => (thread = w) });
+    const first = Array.from({ length: 100 }, (_, i) => store.appendEvent('c', 'test.event', { i }, AT));
+    await first[0];
+    // more writes, and the thread stopped while it runs them (what a crash of the thread does)
+    const second = Array.from({ length: 400 }, (_, i) =>
+      store.appendEvent('c', 'test.event', { i: 100 + i }, AT),
+    );
+    // once they are posted (the thread is then in the middle of their batch), it is stopped
+    await new Promise((resolve) => setImmediate(resolve));
+    await thread!.terminate();
+    const settled = await Promise.allSettled([...first, ...second]);
+    const done: number[] = [];
+    settled.forEach((r, i) => {
+      if (r.status === 'fulfilled') done.push(i);
+      else expect(r.reason).toBeInstanceOf(StoreUnavailableError);
+    });
+    expect(done.length).toBeGreaterThan(0);
+    expect(done.length).toBeLessThan(500);
+    await expect(store.appendEvent('c', 'test.event', { i: -1 }, AT)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    await store.close();
+    store = createSqliteStore({ dataDir: dir });
+    const kept = await eventsOf(store);
+    // nothing answered as done is missing; whatever else is there committed but its answer was lost
+    for (const i of done) expect(kept).toContain(i);
+    expect(kept).not.toContain(-1);
+  });
 });
 
 describe('SQLite writer thread under a CPU profiler', () => {

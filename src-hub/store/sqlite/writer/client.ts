@@ -4,7 +4,7 @@
  * fails or exits, every waiting and later write is refused with StoreUnavailableError.
  */
 import { Worker } from 'node:worker_threads';
-import { StoreUnavailableError } from '../../errors.js';
+import { StoreOperationError, StoreUnavailableError } from '../../errors.js';
 import { toSqliteStoreError } from '../errors.js';
 import type { WriteOpName } from '../../sql/registry.js';
 import type {
@@ -28,6 +28,9 @@ export interface SqliteWriter {
   /** Waits for every accepted write to be answered, then stops the thread. */
   close(): Promise<void>;
 }
+
+/** The code of a write refused because its values cannot be copied to the writer thread (a function, say). */
+export const WRITE_NOT_SENDABLE = 'store_write_not_sendable';
 
 const revive = (e: SerializedError): Error => toSqliteStoreError(e.message, e.code);
 
@@ -55,6 +58,8 @@ export function profilingExecArgv(execArgv: readonly string[]): string[] {
 export interface SqliteWriterOptions {
   /** How long after the last batch marked task views wait for another to carry them (tests). */
   viewDelayMs?: number;
+  /** Called with the writer thread once it is started (tests stop it, to see what a crash of the thread does). */
+  onThread?: (thread: Worker) => void;
 }
 
 async function spawnWriter(dataDir: string, options: SqliteWriterOptions): Promise<Worker> {
@@ -129,9 +134,36 @@ export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions 
       fail(new StoreUnavailableError('the SQLite writer thread could not start', err));
     },
   );
+  // A write the thread cannot be handed (a value that cannot be cloned) is refused alone: the
+  // other writes of its message are posted one by one.
+  const deliver = (w: Worker, m: MainMessage) => {
+    try {
+      w.postMessage(m);
+    } catch (err) {
+      if (m.kind !== 'writes') throw err;
+      for (const r of m.requests) {
+        try {
+          w.postMessage({ kind: 'writes', requests: [r] } satisfies MainMessage);
+        } catch (one) {
+          const p = pending.get(r.id);
+          pending.delete(r.id);
+          p?.reject(
+            new StoreOperationError(
+              `the store write ${r.op} cannot be handed to the writer thread: ${String(one)}`,
+              WRITE_NOT_SENDABLE,
+            ),
+          );
+        }
+      }
+    }
+  };
+  void worker.then(
+    (w) => options.onThread?.(w),
+    () => undefined,
+  );
   const send = (m: MainMessage) =>
     void worker.then(
-      (w) => w.postMessage(m),
+      (w) => deliver(w, m),
       () => undefined,
     );
   // Writes issued in the same turn of the event loop (the callers a batch's answers woke, each
