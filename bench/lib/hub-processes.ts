@@ -151,6 +151,7 @@ async function spawnHub(
   storeArgs: string[],
   config: HubConfig,
   extraEnv: Record<string, string> = {},
+  from: string = root,
 ): Promise<{ proc: ChildProcess; url: string; durability: string }> {
   const configPath = join(dir, `${name}.json`);
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
@@ -166,7 +167,7 @@ async function spawnHub(
       ...(process.env.BENCH_HUB_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
       '--import',
       'tsx',
-      join(root, 'src-hub/cli.ts'),
+      join(from, 'src-hub/cli.ts'),
       '--port',
       String(port),
       ...storeArgs,
@@ -174,7 +175,7 @@ async function spawnHub(
       configPath,
     ],
     {
-      cwd: root,
+      cwd: from,
       stdio: ['ignore', 'inherit', 'inherit'],
       env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: process.env.BENCH_HUB_LOG_LEVEL ?? 'warn' },
     },
@@ -201,6 +202,8 @@ export async function startHubs(
   label: string,
   shop: DemoSystemHandle,
   where: { sqlite: true } | { postgresUrl: string; instances: number },
+  /** Another checkout to run the Hub from (an A/B comparison of two versions of its code). */
+  from: string = root,
 ): Promise<BenchHubs> {
   const dir = mkdtempSync(join(tmpdir(), 'hub-bench-'));
   const token = `bdc_bench.${randomBytes(24).toString('base64url')}`;
@@ -211,7 +214,7 @@ export async function startHubs(
   let store: BenchHubs['store'];
   if ('sqlite' in where) {
     const data = join(dir, 'data');
-    const h = await spawnHub(dir, 'hub', ['--data', data], config);
+    const h = await spawnHub(dir, 'hub', ['--data', data], config, {}, from);
     procs.push(h.proc);
     urls = [h.url];
     durability = h.durability;
@@ -227,6 +230,7 @@ export async function startHubs(
           ['--store', where.postgresUrl, '--instance', `hub-${i + 1}`],
           config,
           keyEnv,
+          from,
         ),
       ),
     );

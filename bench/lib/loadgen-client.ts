@@ -7,6 +7,8 @@ import { summarize, type Summary } from './stats.js';
 export interface LoadGenerator {
   run(job: LoadJob): Promise<{
     summary: Summary;
+    /** Each call's latency (ms), in the order the calls ended. */
+    samples: number[];
     states: Record<string, number>;
     extra?: Record<string, number>;
     /** CPU (ms, all threads) the generator's own process spent on the job. */
@@ -43,6 +45,7 @@ export async function startLoadGenerator(): Promise<LoadGenerator> {
       if (!r.ok) throw new Error(`load generator: ${r.error}`);
       return {
         summary: summarize(r.samples, r.wallMs),
+        samples: r.samples,
         states: r.states,
         extra: r.extra,
         cpuMs: r.cpuMs ?? null,

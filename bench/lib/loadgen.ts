@@ -12,6 +12,16 @@ import { benchInvocationId } from './invocation-ids.js';
 import { runPermitJob, type PermitJob } from './permit-job.js';
 import { runConcurrent } from './stats.js';
 
+/** What a governed call names (the run, authorization, tool and its revision, the task). */
+export interface HubInvoke {
+  run_id: string;
+  authorization_ref: string;
+  tool: string;
+  declaration_revision: string;
+  task_id?: string;
+  write: boolean;
+}
+
 export type LoadJob =
   | {
       kind: 'hub';
@@ -19,14 +29,7 @@ export type LoadJob =
       token: string;
       calls: number;
       concurrency: number;
-      invoke: {
-        run_id: string;
-        authorization_ref: string;
-        tool: string;
-        declaration_revision: string;
-        task_id?: string;
-        write: boolean;
-      };
+      invoke: HubInvoke;
     }
   | {
       kind: 'direct';
@@ -37,6 +40,15 @@ export type LoadJob =
       write: boolean;
       calls: number;
       concurrency: number;
+    }
+  /**
+   * Governed calls one at a time, alternating between Hubs (each its own token and invoke): an A/B
+   * comparison of two Hubs at the same moment of a machine whose speed drifts. Sample i is Hub i mod n's.
+   */
+  | {
+      kind: 'hubs-alternating';
+      hubs: Array<{ url: string; token: string; invoke: HubInvoke }>;
+      calls: number;
     }
   /** Plain GETs of one URL (a Hub's /health): the HTTP round trip floor between generator and Hub. */
   | { kind: 'get'; url: string; calls: number; concurrency: number }
@@ -88,24 +100,48 @@ function post(
   });
 }
 
+async function invokeOnce(
+  agent: Agent,
+  url: string,
+  token: string,
+  invoke: HubInvoke,
+  states: Record<string, number>,
+): Promise<void> {
+  const r = await post(agent, `${url}/agent/v1/invocations`, token, {
+    invocation_id: benchInvocationId(),
+    run_id: invoke.run_id,
+    authorization_ref: invoke.authorization_ref,
+    tool: invoke.tool,
+    declaration_revision: invoke.declaration_revision,
+    arguments: args(invoke.write),
+    host_call_id: 'bench',
+    ...(invoke.task_id ? { task_id: invoke.task_id } : {}),
+  });
+  const state =
+    r.status < 300 ? ((JSON.parse(r.body) as { state: string }).state ?? '?') : `http_${r.status}`;
+  states[state] = (states[state] ?? 0) + 1;
+}
+
 async function runHub(job: Extract<LoadJob, { kind: 'hub' }>): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: job.concurrency });
   const states: Record<string, number> = {};
   try {
-    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async (i) => {
-      const r = await post(agent, `${job.urls[i % job.urls.length]}/agent/v1/invocations`, job.token, {
-        invocation_id: benchInvocationId(),
-        run_id: job.invoke.run_id,
-        authorization_ref: job.invoke.authorization_ref,
-        tool: job.invoke.tool,
-        declaration_revision: job.invoke.declaration_revision,
-        arguments: args(job.invoke.write),
-        host_call_id: 'bench',
-        ...(job.invoke.task_id ? { task_id: job.invoke.task_id } : {}),
-      });
-      const state =
-        r.status < 300 ? ((JSON.parse(r.body) as { state: string }).state ?? '?') : `http_${r.status}`;
-      states[state] = (states[state] ?? 0) + 1;
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, (i) =>
+      invokeOnce(agent, job.urls[i % job.urls.length]!, job.token, job.invoke, states),
+    );
+    return { ok: true, samples, wallMs, states };
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function runHubsAlternating(job: Extract<LoadJob, { kind: 'hubs-alternating' }>): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: job.hubs.length });
+  const states: Record<string, number> = {};
+  try {
+    const { samples, wallMs } = await runConcurrent(job.calls, 1, (i) => {
+      const hub = job.hubs[i % job.hubs.length]!;
+      return invokeOnce(agent, hub.url, hub.token, hub.invoke, states);
     });
     return { ok: true, samples, wallMs, states };
   } finally {
@@ -162,11 +198,13 @@ process.on('message', (job: LoadJob) => {
   const run =
     job.kind === 'hub'
       ? runHub(job)
-      : job.kind === 'direct'
-        ? runDirect(job)
-        : job.kind === 'get'
-          ? runGet(job)
-          : runPermitJob(job);
+      : job.kind === 'hubs-alternating'
+        ? runHubsAlternating(job)
+        : job.kind === 'direct'
+          ? runDirect(job)
+          : job.kind === 'get'
+            ? runGet(job)
+            : runPermitJob(job);
   run.then(
     (result) => {
       const cpu = process.cpuUsage(cpuBefore);
