@@ -40,6 +40,8 @@ export type LoadJob =
       write: boolean;
       calls: number;
       concurrency: number;
+      /** Idle ms before each call (untimed): the shop sees calls at the pace the Hub sends them. */
+      idleMs?: number;
     }
   /**
    * Governed calls one at a time, alternating between Hubs (each its own token and invoke): an A/B
@@ -172,22 +174,27 @@ async function runGet(job: Extract<LoadJob, { kind: 'get' }>): Promise<LoadResul
 
 async function runDirect(job: Extract<LoadJob, { kind: 'direct' }>): Promise<LoadResult> {
   const states: Record<string, number> = {};
-  const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
-    const r = await sendSigned({
-      baseUrl: job.url,
-      systemId: job.systemId,
-      allowInsecureHttp: false,
-      secret: job.secret,
-      request: buildRequest(job.operation, args(job.write)),
-      signedPath: 'operation',
-      onBehalfOf: 'operator@demo.local',
-      jobId: 'bench',
-      idempotencyKey: benchInvocationId(),
-      timeoutMs: 10_000,
-    });
-    const state = r.kind === 'response' ? `http_${r.status}` : r.kind;
-    states[state] = (states[state] ?? 0) + 1;
-  });
+  const { samples, wallMs } = await runConcurrent(
+    job.calls,
+    job.concurrency,
+    async () => {
+      const r = await sendSigned({
+        baseUrl: job.url,
+        systemId: job.systemId,
+        allowInsecureHttp: false,
+        secret: job.secret,
+        request: buildRequest(job.operation, args(job.write)),
+        signedPath: 'operation',
+        onBehalfOf: 'operator@demo.local',
+        jobId: 'bench',
+        idempotencyKey: benchInvocationId(),
+        timeoutMs: 10_000,
+      });
+      const state = r.kind === 'response' ? `http_${r.status}` : r.kind;
+      states[state] = (states[state] ?? 0) + 1;
+    },
+    job.idleMs,
+  );
   return { ok: true, samples, wallMs, states };
 }
 

@@ -35,6 +35,8 @@ export async function runConcurrent(
   total: number,
   concurrency: number,
   fn: (i: number) => Promise<void>,
+  /** Idle time before each call, not timed: the pace at which a slower client would send them. */
+  idleMs = 0,
 ): Promise<{ samples: number[]; wallMs: number }> {
   const samples: number[] = [];
   let next = 0;
@@ -44,6 +46,7 @@ export async function runConcurrent(
       for (;;) {
         const i = next++;
         if (i >= total) return;
+        if (idleMs > 0) await new Promise((r) => setTimeout(r, idleMs));
         const t0 = performance.now();
         await fn(i);
         samples.push(performance.now() - t0);
