@@ -10,7 +10,10 @@
  * (new -> dispatching with the operation's rate gate, then dispatching -> succeeded: two changes
  * per call, no task row lock), per call. Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits and calls; BENCH_CONCURRENCY (default "1,16");
- * BENCH_KINDS (default "permits,untasked").
+ * BENCH_KINDS (default "permits,untasked"); BENCH_PERMIT_WARMUP (default 0) untimed permits on a
+ * task of their own before the timed ones (the store's code compiled, as in a running Hub). The
+ * server's CPU per permit is all the cluster's processes' (read from /proc), beside the time its
+ * statements spent executing.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -23,10 +26,12 @@ import { benchHubContext, runPermitJob } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { runConcurrent } from './lib/stats.js';
 import { heading, table } from './lib/print.js';
+import { pgServerCpu, pgServerCpuMs, type PgServerCpu } from './lib/pg-server-cpu.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
 const KINDS = (process.env.BENCH_KINDS ?? 'permits,untasked').split(',');
+const WARMUP = Number(process.env.BENCH_PERMIT_WARMUP ?? 0);
 
 const started = await startPrivatePostgres({
   settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
@@ -60,11 +65,22 @@ interface Measured {
 }
 
 /** Runs `job` against database `db` with pg_stat_statements and pg_stat_activity sampling, and prints it all per `unit`. */
-async function measure(db: string, url: string, title: string, unit: string, job: () => Promise<Measured>) {
+async function measure(
+  db: string,
+  url: string,
+  title: string,
+  unit: string,
+  job: (beforeTimed: () => Promise<void>) => Promise<Measured>,
+) {
   const stats = new pg.Client({ connectionString: url });
   await stats.connect();
   await stats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  await stats.query('SELECT pg_stat_statements_reset()');
+  let serverCpuBefore: PgServerCpu | null = null;
+  // the statements and the server's CPU are counted from here (after a warm-up, if any)
+  const beforeTimed = async () => {
+    await stats.query('SELECT pg_stat_statements_reset()');
+    serverCpuBefore = pgServerCpu(cluster.port);
+  };
   const waits = new Map<string, number>();
   let samples = 0;
   let sampling = true;
@@ -83,12 +99,14 @@ async function measure(db: string, url: string, title: string, unit: string, job
   })();
   const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
   let r: Measured;
+  await beforeTimed();
   try {
-    r = await job();
+    r = await job(beforeTimed);
   } finally {
     sampling = false;
     await sampler;
   }
+  const serverCpuMs = pgServerCpuMs(serverCpuBefore, pgServerCpu(cluster.port));
   const { rows: statements } = await stats.query<{
     query: string;
     calls: number;
@@ -117,7 +135,16 @@ async function measure(db: string, url: string, title: string, unit: string, job
   );
   for (const line of r.lines) console.log(line);
   console.log(
-    `statements per ${unit}: ${(calls / n).toFixed(1)} (each one round trip); server time per ${unit} ${(serverMs / n).toFixed(3)} ms`,
+    `statements per ${unit}: ${(calls / n).toFixed(1)}; server time per ${unit} ${(serverMs / n).toFixed(3)} ms (executing statements); ` +
+      `the server's CPU per ${unit} ${
+        serverCpuMs === null
+          ? 'n/a'
+          : `${(serverCpuMs.total / n).toFixed(3)} ms (${[...serverCpuMs.byKind]
+              .filter(([, ms]) => ms > 0)
+              .sort((a, b) => b[1] - a[1])
+              .map(([kind, ms]) => `${kind} ${(ms / n).toFixed(3)}`)
+              .join(', ')}; autovacuum left out, the pg_stat_activity sampler's backend counted)`
+      }`,
   );
   console.log(settings.map((s) => `${s.name}=${s.setting}`).join(', '));
   console.log(
@@ -159,15 +186,18 @@ async function permits(conc: number) {
   const setup = await openPostgresStore({ url });
   const budget = PERMITS - 100; // the last 100 must be refused: the budget is exact
   const taskId = await createBenchTask(setup, budget);
+  const warmupTask = WARMUP > 0 ? await createBenchTask(setup, WARMUP) : null;
   await setup.close();
   const at = new Date().toISOString();
   await measure(
     db,
     url,
-    `Permit transactions alone on PostgreSQL, concurrency ${conc}`,
+    `Permit transactions alone on PostgreSQL, concurrency ${conc}${warmupTask ? `, after ${WARMUP} untimed permits` : ''}`,
     'permit',
-    async () => {
+    async (beforeTimed) => {
       const r = await runPermitJob({
+        ...(warmupTask ? { warmup: { task_id: warmupTask, run: newRun(at), calls: WARMUP } } : {}),
+        beforeTimed,
         kind: 'permits',
         store: { url },
         client_id: 'bench',
@@ -185,7 +215,13 @@ async function permits(conc: number) {
         lines: [
           `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
           `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} permits each`}; ` +
-            `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms`,
+            `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms` +
+            (r.extra?.cpu_us_main_thread === undefined
+              ? ''
+              : ` (main thread ${(Number(r.extra.cpu_us_main_thread) / 1000).toFixed(3)} ms)`) +
+            (r.extra?.write_syscalls_per_permit === undefined
+              ? ''
+              : `; system calls per permit: ${Number(r.extra.write_syscalls_per_permit).toFixed(2)} writes, ${Number(r.extra.read_syscalls_per_permit).toFixed(2)} reads`),
         ],
       };
     },

@@ -32,6 +32,8 @@ export interface PermitJob {
    * the cold one, as earlier rounds measured it.
    */
   warmup?: { task_id: string; run: RunRecord; calls: number };
+  /** Called (and awaited) right before the timed permits start, after any warm-up. */
+  beforeTimed?: () => Promise<void>;
 }
 
 /**
@@ -101,6 +103,17 @@ export function threadSplit(before: Map<string, number>, after: Map<string, numb
   };
 }
 
+/** The process's read and write system calls so far (Linux /proc/self/io; null elsewhere). */
+export function syscallCounts(): { reads: number; writes: number } | null {
+  try {
+    const io = readFileSync('/proc/self/io', 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return null;
+  }
+}
+
 export async function runPermitJob(job: PermitJob) {
   const store = await openStore(job.store);
   const ctx = await benchHubContext(store, 'bench-permits');
@@ -110,10 +123,12 @@ export async function runPermitJob(job: PermitJob) {
       await grantOne(ctx, job, w.task_id, w.run);
     });
   }
+  await job.beforeTimed?.();
   const states: Record<string, number> = {};
   const commitsBefore = store.commitStats ? await store.commitStats() : null;
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadCpuNs();
+  const syscallsBefore = syscallCounts();
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
       const r = await grantOne(ctx, job, job.task_id, job.run);
@@ -123,6 +138,7 @@ export async function runPermitJob(job: PermitJob) {
     const cpu = process.cpuUsage(cpuBefore);
     // read before the store closes: the writer thread's entry goes when it exits
     const threads = threadSplit(threadsBefore, threadCpuNs(), job.calls);
+    const syscalls = syscallCounts();
     const task = await store.getTask(job.task_id);
     const commits = commitsBefore && store.commitStats ? await store.commitStats() : null;
     return {
@@ -136,6 +152,13 @@ export async function runPermitJob(job: PermitJob) {
         cpu_us_per_permit: (cpu.user + cpu.system) / job.calls,
         // the same split by thread (Linux): main thread, busiest other (SQLite: the writer), the rest
         ...threads,
+        // socket reads and writes are most of them (Linux)
+        ...(syscalls && syscallsBefore
+          ? {
+              read_syscalls_per_permit: (syscalls.reads - syscallsBefore.reads) / job.calls,
+              write_syscalls_per_permit: (syscalls.writes - syscallsBefore.writes) / job.calls,
+            }
+          : {}),
         permits_granted: task?.permits_granted ?? -1,
         // SQLite: transactions (fsyncs) the permits took, i.e. how well group commit batched them
         ...(commits && commitsBefore
