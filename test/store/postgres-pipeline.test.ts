@@ -3,7 +3,8 @@
 // once no checked write is outstanding) go out right behind one another instead of one round trip
 // each. What must hold: fewer round trips; a statement sent behind a key lock still runs only
 // once the lock is held, and sees what the lock's previous holder committed; a failing write's own
-// error is what the transaction reports, not the "transaction is aborted" of what was sent behind it.
+// error is what the transaction reports, not the "transaction is aborted" of what was sent behind it;
+// the statements a connection is given in one turn of the event loop leave in one socket write.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
@@ -55,6 +56,41 @@ describe.skipIf(!available)(
           // without pipelining: BEGIN, lock, read, insert, COMMIT — five
           expect(roundTrips).toBe(2);
           expect((await pool.query('SELECT n FROM t')).rows).toEqual([{ n: 1 }]);
+        } finally {
+          client.release();
+        }
+      });
+    });
+
+    it('the statements a connection is given in one turn of the event loop leave in one socket write', async () => {
+      await withPool(async (pool) => {
+        const client = await pool.connect();
+        try {
+          const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
+            .stream;
+          let writes = 0;
+          for (const name of ['_write', '_writev'] as const) {
+            const original = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
+            stream[name] = (...args: unknown[]) => {
+              writes += 1;
+              return original(...args);
+            };
+          }
+          const s = createPgSession(client);
+          const began = s.statement('BEGIN');
+          s.lockKey('key-burst');
+          const reads = [
+            s.get('SELECT n FROM t WHERE id = ?', ['a']),
+            s.get('SELECT n FROM t WHERE id = ?', ['b']),
+            s.all('SELECT id FROM t ORDER BY id'),
+          ];
+          const committed = s.statement('COMMIT');
+          await Promise.all([began, ...reads, committed]);
+          // BEGIN, the lock, three reads (each Bind, Describe, Execute, Sync; Parse the first time) and COMMIT
+          expect(writes).toBe(1);
+          // and the next turn's statements leave in a write of their own
+          await Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]);
+          expect(writes).toBe(2);
         } finally {
           client.release();
         }

@@ -15,10 +15,11 @@
  * Task views: the writes only note the tasks they changed; at the end of the transaction the view
  * of each such task is rendered once (the state after every write of the batch) and appended as a
  * `task.changed` event, reading the task row under its lock (FOR UPDATE), which the batch's
- * permits hold already — so a task's views are appended in the order of the states they show,
- * across instances, and no view costs a commit of its own or keeps a caller waiting after its
- * answer. If a view cannot be rendered, the batch runs again marking its tasks in
- * `task_views_pending` instead, and the event sequencer's pass renders them after commit
+ * permits hold already (task-view.ts: its reads in one round trip, right behind the last writes)
+ * — so a task's views are appended in the order of the states they show, across instances, and
+ * no view costs a commit of its own or keeps a caller waiting after its answer. If a view cannot
+ * be rendered, the batch runs again marking its tasks in `task_views_pending` instead, and the
+ * event sequencer's pass renders them after commit
  * (event-sequencer.ts).
  */
 import type { Pool } from 'pg';
@@ -27,10 +28,11 @@ import type { InvocationChange } from '../types.js';
 import type { OpEnv } from '../sql/env.js';
 import { applyInvocationChange } from '../sql/ops/invocation-change.js';
 import { runAsync, type Step } from '../sql/session.js';
-import { publishTaskView, type TaskEventSink } from '../sql/task-events.js';
+import type { TaskEventSink } from '../sql/task-events.js';
 import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
 import { createPgSession, type PgSession } from './session.js';
+import { renderTaskView } from './task-view.js';
 
 const MAX_ATTEMPTS = 5;
 const ONE_WRITE = 'one_write';
@@ -94,7 +96,7 @@ async function publishViews(
 ): Promise<void> {
   // in task id order: a batch touching two tasks locks them in the order every batch does
   for (const [taskId, at] of [...touched].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (how === 'render') await runAsync(publishTaskView(env, taskId, at, s.dialect.forUpdate));
+    if (how === 'render') await renderTaskView(s, env, taskId, at);
     else await s.run(MARK, [taskId, at]);
   }
 }
@@ -219,9 +221,13 @@ export async function runBatch(
         }
       }
       await began;
-      await s.flush(); // the last writes' held-back statements: a failure of theirs is the writes'
+      // the last writes' held-back statements go out, the views' reads right behind them (pipelined):
+      // a failure of the writes is theirs, and reported first (it aborts the views' reads too)
+      const written = quietly(s.flush());
+      const viewed = quietly(publishViews(s, env, sink.touched, mode.views));
+      await written;
       phase = 'views';
-      await publishViews(s, env, sink.touched, mode.views);
+      await viewed;
       const flushed = quietly(s.flush());
       const committed = quietly(s.statement('COMMIT'));
       await flushed; // a held-back write that failed made that COMMIT a rollback

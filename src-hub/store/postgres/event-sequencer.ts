@@ -4,10 +4,12 @@
  *
  * Task views. A batch renders the views of the tasks it changed at its own end (batch.ts); a task
  * is marked in `task_views_pending` instead only when its view could not be rendered there (or by
- * an earlier version of the Hub, whose marks a crash may have left). A pass renders the view of
- * every marked task as it is now, reading the task row under its lock (so it is appended in order
- * with the views batches append), and clears the mark only if no change marked it again after the
- * pass read it (its row version, `xmin`, is unchanged).
+ * an earlier version of the Hub, whose marks a crash may have left). A pass only asks whether any
+ * task is marked (when none is, a pass is one round trip: its statements are pipelined, COMMIT
+ * included); when one is, the next pass first renders the view of every marked task as it is now,
+ * reading the task row under its lock (so it is appended in order with the views batches append),
+ * and clears the mark only if no change marked it again after the pass read it (its row version,
+ * `xmin`, is unchanged).
  *
  * Event seqs. Transactions insert their events with no seq; the pass gives every committed,
  * unsequenced event the next seqs (in insert order) — including the views it just appended — so
@@ -66,6 +68,15 @@ SELECT list, n, CASE WHEN list IS NULL THEN NULL
   ELSE pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(list) > 7000 THEN '*' ELSE list END) END AS notified
 FROM clients`;
 
+const ANY_MARKS = 'SELECT EXISTS (SELECT 1 FROM task_views_pending) AS any';
+
+/** The answer of a statement sent without waiting for it (its failure is seen where it is awaited). */
+const quietly = <T>(answer: T | Promise<T>): Promise<T> => {
+  const p = Promise.resolve(answer);
+  p.catch(() => undefined);
+  return p;
+};
+
 /** Renders the marked tasks' views; answers how many marks it read. */
 async function publishMarkedViews(s: PgSession): Promise<number> {
   const env: OpEnv = { sql: s, rules: STORE_RULES };
@@ -102,22 +113,33 @@ export function createEventSequencer(
     const s = createPgSession(client);
     let failed: Error | undefined;
     try {
+      // marks are rare: a pass first only asks whether there are any, and renders them (in a pass
+      // of their own, before its numbering) only when there are
+      let renderMarks = false;
       for (;;) {
-        await s.statement('BEGIN');
-        await s.get(`SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`);
-        const views = await publishMarkedViews(s);
-        // sent with SEQUENCE, not waiting for its answer (pool.ts pipelines): its failure aborts the
-        // transaction, and SEQUENCE reports it
-        const planned = Promise.resolve(s.get(SEQUENCE_PLAN));
-        planned.catch(() => undefined);
-        const row = await s.get<{ list: string | null; n: number }>(SEQUENCE);
-        const flushed = s.flush();
-        flushed.catch(() => undefined);
-        const committed = s.statement('COMMIT');
-        committed.catch(() => undefined);
+        // one round trip when there are no marks: every statement goes out behind the one before
+        // (pool.ts pipelines), and a failure of any of them aborts the transaction, which the
+        // awaited answers below report (COMMIT after a failure is a rollback)
+        const began = quietly(s.statement('BEGIN'));
+        const locked = quietly(s.get(`SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`));
+        const views = renderMarks ? await publishMarkedViews(s) : 0;
+        const marked = renderMarks ? null : quietly(s.get<{ any: boolean }>(ANY_MARKS));
+        const planned = quietly(s.get(SEQUENCE_PLAN));
+        const sequenced = quietly(s.get<{ list: string | null; n: number }>(SEQUENCE));
+        const flushed = quietly(s.flush());
+        const committed = quietly(s.statement('COMMIT'));
+        await began;
+        await locked;
+        const more = (await marked)?.any === true;
+        await planned;
+        const row = await sequenced;
         await flushed;
         await committed;
         if (row?.list) opts.onSequenced(row.list.split(','));
+        if (more) {
+          renderMarks = true;
+          continue;
+        }
         if (Number(row?.n ?? 0) < BATCH && views < VIEW_BATCH) return;
       }
     } catch (err) {

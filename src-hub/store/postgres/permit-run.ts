@@ -49,6 +49,7 @@ import { windowBounds } from '../sql/window.js';
 import type { PgSession } from './session.js';
 import { SystemRetiredError } from '../errors.js';
 import { SHARED_LOCK_KEYS_SQL, systemLockKey } from '../sql/ops/systems.js';
+import { INDEX_PLANS } from './plans.js';
 
 /** A change a run can apply: a new call of a task, with its permit and nothing else to write. */
 export function joinsRun(change: InvocationChange): boolean {
@@ -77,7 +78,7 @@ export function runKey(change: InvocationChange): string {
 const LOCK_KEYS = `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) AS locked
   FROM json_array_elements_text(?::json) AS k`;
 // = ANY(ARRAY(...)): probed in the primary key, one lookup per call (IN (SELECT ...) may hash the table)
-const EXISTING = `SELECT invocation_id FROM invocations
+export const EXISTING = `SELECT invocation_id FROM invocations
   WHERE invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
 // read after the systems' keys are held shared (a retire holds them exclusively); the retired ones told apart after
 const SYSTEMS = `SELECT system_id, retired_at FROM systems
@@ -155,6 +156,7 @@ export async function applyPermitRun(
         ])
       : Promise.resolve([]);
   // one round trip: each statement goes out behind the one before, without waiting for its answer
+  const planned = s.get(INDEX_PLANS); // for EXISTING (plans.ts)
   const locked = s.all(LOCK_KEYS, [JSON.stringify(ids.map((id) => `invocation:${id}`).sort())]);
   const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
   const enrolled = readEnrollments([...sessions.values()]);
@@ -177,7 +179,8 @@ export async function applyPermitRun(
         [taskId, bounds.start],
       )
     : Promise.resolve({ n: 0 });
-  const [, found, enrollments, row, window, , systemRows] = await Promise.all([
+  const [, , found, enrollments, row, window, , systemRows] = await Promise.all([
+    planned,
     locked,
     existing,
     enrolled,
