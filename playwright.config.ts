@@ -19,7 +19,10 @@ export default defineConfig({
   globalSetup: './e2e/support/global-setup.ts',
   timeout: 90_000,
   expect: { timeout: 15_000 },
-  workers: 1,
+  // Two spec files at once: each acceptance spec starts its own stack (Hub, demo systems, scripted
+  // model and browser host as separate processes, on free ports and a temp folder of its own) and
+  // spends most of its time waiting on them. PLAYWRIGHT_WORKERS=1 runs one file at a time.
+  workers: Number(process.env.PLAYWRIGHT_WORKERS) || 2,
   retries: 0,
   reporter: 'list',
   outputDir: 'test-results',

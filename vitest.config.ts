@@ -1,21 +1,47 @@
 import { defineConfig } from 'vitest/config';
+import { HeaviestFirstSequencer } from './test/setup/sequencer.js';
 
 // The Hub's tests run twice: on SQLite (project "node") and on PostgreSQL (project "hub-postgres",
 // a private cluster started by test/setup/postgres.ts; test/hub/store-mode.ts picks the store).
+//
+// Most test files spend their time waiting on servers, child processes and disks rather than on
+// the CPU, so more files run at once than the machine has cores (BAILING_TEST_WORKERS, default 3).
+// The files that assert the Hub stays responsive under load (a /health probe's p99 against an
+// idle control server's) run afterwards, one at a time with nothing else of the suite beside
+// them: projects "node alone" and "hub-postgres alone" (sequence.groupOrder 1, one worker).
+const ALONE = ['test/hub/sse-replay-load.test.ts', 'test/hub/hostile-schemas.test.ts'];
+const WORKERS = Number(process.env.BAILING_TEST_WORKERS) || 3;
+
+const NODE_INCLUDE = ['test/**/*.test.ts'];
+const NODE_EXCLUDE = ['test/renderer/**'];
+const HUB_INCLUDE = ['test/hub/**/*.test.ts'];
+// 3,000 raw HTTP cases against the HTTP layer, with a SQLite snapshot per case; on PostgreSQL,
+// http-hardening.test.ts checks that rejected input leaves the store unchanged
+const HUB_EXCLUDE = ['test/hub/fuzz-routes.property.test.ts'];
+const HUB_POSTGRES_ENV = {
+  BAILING_TEST_STORE: 'postgres',
+  // the Hubs on PostgreSQL need their secret key (test/hub/store-mode.ts TEST_SECRET_KEY)
+  BAILING_HUB_SECRET_KEY: 'dGVzdC1vbmx5LWh1Yi1zZWNyZXQta2V5LTAxMjM0NTY',
+};
+const together = { maxWorkers: WORKERS, sequence: { groupOrder: 0 } };
+const alone = { maxWorkers: 1, sequence: { groupOrder: 1 } };
+
 export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/setup/postgres.ts'],
+    globalSetup: ['test/setup/postgres.ts', 'test/setup/hub-bundle.ts'],
+    sequence: { sequencer: HeaviestFirstSequencer },
     projects: [
       {
         extends: true,
         test: {
           name: 'node',
           environment: 'node',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/renderer/**'],
+          include: NODE_INCLUDE,
+          exclude: [...NODE_EXCLUDE, ...ALONE],
+          ...together,
         },
       },
       {
@@ -23,15 +49,10 @@ export default defineConfig({
         test: {
           name: 'hub-postgres',
           environment: 'node',
-          include: ['test/hub/**/*.test.ts'],
-          // 3,000 raw HTTP cases against the HTTP layer, with a SQLite snapshot per case; on
-          // PostgreSQL, http-hardening.test.ts checks that rejected input leaves the store unchanged
-          exclude: ['test/hub/fuzz-routes.property.test.ts'],
-          // the Hubs on PostgreSQL need their secret key (test/hub/store-mode.ts TEST_SECRET_KEY)
-          env: {
-            BAILING_TEST_STORE: 'postgres',
-            BAILING_HUB_SECRET_KEY: 'dGVzdC1vbmx5LWh1Yi1zZWNyZXQta2V5LTAxMjM0NTY',
-          },
+          include: HUB_INCLUDE,
+          exclude: [...HUB_EXCLUDE, ...ALONE],
+          env: HUB_POSTGRES_ENV,
+          ...together,
         },
       },
       {
@@ -40,6 +61,21 @@ export default defineConfig({
           name: 'renderer',
           environment: 'jsdom',
           include: ['test/renderer/**/*.test.{ts,tsx}'],
+          ...together,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'node alone', environment: 'node', include: ALONE, ...alone },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'hub-postgres alone',
+          environment: 'node',
+          include: ALONE.filter((f) => f.startsWith('test/hub/')),
+          env: HUB_POSTGRES_ENV,
+          ...alone,
         },
       },
     ],

@@ -14,7 +14,8 @@ import { startDemoSystems } from '../../demo/index.js';
 import { TaskViewSchema } from '../../src-shared/hub-api.js';
 import { demoConfig, http, token } from '../hub/helpers.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
-import { hubBundle, spawnHubProcess } from './hub-process.js';
+import { spawnHubProcess } from './hub-process.js';
+import { hubCliArgv } from '../support/hub-cli.js';
 
 const run = promisify(execFile);
 const available = postgresCluster() !== null;
@@ -78,7 +79,7 @@ describe.skipIf(!available)(
 
       // the operator CLI: the same file names the same database
       const configPath = join(workDir, 'config-store.json');
-      const cli = await hubBundle();
+      const [cli] = hubCliArgv() as [string];
       const listed = JSON.parse(
         (await run(process.execPath, [cli, 'list-tasks', '--config', configPath])).stdout,
       ) as { tasks: unknown[] };

@@ -1,43 +1,15 @@
 /**
- * Hub child processes for the multi-instance and crash tests. The Hub is bundled once per test
- * file (esbuild: the same sources, dependencies inlined except native ones, the SQLite writer
- * thread as its own chunk — as a packaged build loads it), so starting and SIGKILLing dozens of
- * Hubs takes seconds, not minutes.
+ * Hub child processes for the multi-instance and crash tests: the Hub's CLI as bundled once for the
+ * run (test/setup/hub-bundle.ts), so starting and SIGKILLing dozens of Hubs takes seconds, not minutes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import type { HubConfig } from '../../src-hub/index.js';
 import { TEST_SECRET_KEY } from '../hub/store-mode.js';
+import { hubCliArgv } from '../support/hub-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
-let bundled: Promise<string> | null = null;
-
-/** Path of the bundled CLI (built at most once per process; removed when the process exits). */
-export function hubBundle(): Promise<string> {
-  bundled ??= (async () => {
-    const outdir = join(root, '.tmp', `hub-bundle-${process.pid}`);
-    rmSync(outdir, { recursive: true, force: true });
-    mkdirSync(outdir, { recursive: true });
-    process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
-    await build({
-      entryPoints: [join(root, 'src-hub/cli.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      splitting: true,
-      outdir,
-      external: ['better-sqlite3', 're2', 'pg-native'],
-      banner: {
-        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-      },
-      logLevel: 'error',
-    });
-    return join(outdir, 'cli.js');
-  })();
-  return bundled;
-}
 
 export interface HubProcess {
   url: string;
@@ -55,15 +27,18 @@ export async function spawnHubProcess(
   storeArgs: string[],
   config: HubConfig & { lease_ms?: number; instance_id?: string },
 ): Promise<HubProcess> {
-  const cli = await hubBundle();
   mkdirSync(workDir, { recursive: true });
   const configPath = join(workDir, `${name}.json`);
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
-  const proc = spawn(process.execPath, [cli, '--port', '0', ...storeArgs, '--config', configPath], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HUB_LOG_LEVEL: 'info', BAILING_HUB_SECRET_KEY: TEST_SECRET_KEY },
-  });
+  const proc = spawn(
+    process.execPath,
+    [...hubCliArgv(), '--port', '0', ...storeArgs, '--config', configPath],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HUB_LOG_LEVEL: 'info', BAILING_HUB_SECRET_KEY: TEST_SECRET_KEY },
+    },
+  );
   let out = '';
   const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
   const url = await new Promise<string>((res, rej) => {

@@ -1,9 +1,10 @@
-/** Runs the Hub as a real child process (node --import tsx src-hub/cli.ts) so tests can SIGKILL it. */
+/** Runs the Hub as a real child process (its CLI, test/support/hub-cli.ts) so tests can SIGKILL it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { HubConfig } from '../../src-hub/index.js';
 import { storeArgsFor } from './store-mode.js';
+import { hubCliArgv } from '../support/hub-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -23,17 +24,7 @@ export async function spawnHub(
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
   const proc = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(root, 'src-hub/cli.ts'),
-      '--port',
-      '0',
-      ...(await storeArgsFor(dataDir)),
-      '--config',
-      configPath,
-      ...extraArgs,
-    ],
+    [...hubCliArgv(), '--port', '0', ...(await storeArgsFor(dataDir)), '--config', configPath, ...extraArgs],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],

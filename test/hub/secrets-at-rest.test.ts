@@ -33,6 +33,7 @@ import { openStore } from '../../src-hub/store/open-store.js';
 import { secretsInFiles, wideModes } from '../support/data-scan.js';
 import { startEnv, type HubEnv } from './helpers.js';
 import { storeFor, storeMode } from './store-mode.js';
+import { hubCliArgv } from '../support/hub-cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -273,7 +274,7 @@ describe('rotating the secret key', () => {
       const keyFile = join(e.dataDir, 'hub-secret.key');
       const oldKey = readFileSync(keyFile, 'utf8');
       const cli = (args: string[]) =>
-        spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args], {
+        spawnSync(process.execPath, [...hubCliArgv(), ...args], {
           cwd: root,
           encoding: 'utf8',
           env: { ...process.env, BAILING_HUB_SECRET_KEY: '' },

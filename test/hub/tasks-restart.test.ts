@@ -12,11 +12,11 @@ import { ApprovalSchema, TaskViewSchema } from '../../src-shared/hub-api.js';
 import { spawnHub, type HubChild } from './child.js';
 import { demoConfig, http, newInvocationId, token } from './helpers.js';
 import { cliStoreArgsFor } from './store-mode.js';
+import { hubCliArgv } from '../support/hub-cli.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
-const cli = (...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args], { cwd: root });
+const cli = (...args: string[]) => run(process.execPath, [...hubCliArgv(), ...args], { cwd: root });
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

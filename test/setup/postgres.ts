@@ -2,9 +2,14 @@
  * vitest globalSetup: one private PostgreSQL cluster for the whole run (scripts/private-postgres.ts),
  * stopped at the end. Tests reach it with `inject('postgres')`; where the server binaries are
  * missing, `url` is null and `reason` says why (the PostgreSQL tests report a skip with it).
+ *
+ * vitest calls a global setup once for the root project and once more for every project that
+ * inherits it (`extends: true`); only the root starts the cluster, and the projects read what the
+ * root provides (a project's provided context falls back to the root's).
  */
 import type { TestProject } from 'vitest/node';
 import { startPrivatePostgres } from '../../scripts/private-postgres.js';
+import { runNeedsServers } from './run-needs.js';
 
 export interface ProvidedPostgres {
   /** The cluster's admin URL (database `postgres`), or null when it could not start. */
@@ -20,6 +25,11 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  if (!project.isRootProject()) return;
+  if (!runNeedsServers(project)) {
+    project.provide('postgres', { url: null, binDir: null, reason: 'this run has no project that uses it' });
+    return;
+  }
   const r = await startPrivatePostgres();
   project.provide(
     'postgres',

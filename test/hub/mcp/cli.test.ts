@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { AuthorizationListSchema, SystemSchema } from '../../../src-shared/hub-api.js';
 import { openStoreFor, storeArgsFor } from '../store-mode.js';
 import { readLedger, testServer } from './helpers.js';
+import { hubCliArgv } from '../../support/hub-cli.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const dirs: string[] = [];
@@ -17,15 +18,11 @@ afterEach(() => {
 });
 
 const cli = async (dataDir: string, args: string[]) =>
-  spawnSync(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'src-hub/cli.ts'), ...args, ...(await storeArgsFor(dataDir))],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60_000,
-    },
-  );
+  spawnSync(process.execPath, [...hubCliArgv(), ...args, ...(await storeArgsFor(dataDir))], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 describe('npm run hub -- register-system (MCP)', () => {
   it('registers an MCP server with its tools; a bad one is refused with its code', async () => {

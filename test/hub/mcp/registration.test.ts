@@ -12,7 +12,9 @@ import { testServer } from './helpers.js';
 let env: HubEnv;
 let dir: string;
 beforeEach(async () => {
-  env = await startEnv({ settings: { mcpInitializeTimeoutMs: 1_500 } });
+  // the default wait for initialize: a test server is a Node process whose start, on a machine busy
+  // with other test files, can take longer than the short wait the silent-server test uses
+  env = await startEnv();
   dir = mkdtempSync(join(tmpdir(), 'mcp-register-'));
 });
 afterEach(async () => {
@@ -56,6 +58,7 @@ describe('registering an MCP server that cannot be governed', () => {
   });
 
   it('a server that never answers initialize → mcp_server_unreachable, nothing stored, the Hub stays responsive', async () => {
+    await env.restart({ settings: { mcpInitializeTimeoutMs: 1_500 } });
     const pending = register('silent', testServer(join(dir, 'l'), { MODE: 'no_initialize' }));
     // while the registration waits for initialize, the Hub answers others at once
     const health = await http(env.hub.url, 'GET', '/health');
