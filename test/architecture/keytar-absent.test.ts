@@ -15,13 +15,8 @@ let copy: HiddenModuleCopy;
 const ownEnv = (): NodeJS.ProcessEnv =>
   Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && k !== 'TEST'));
 
-const run = (args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, args, {
-    cwd: copy.dir,
-    env: { ...ownEnv(), ...env },
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
+const run = (args: string[], timeoutMs: number) =>
+  spawnSync(process.execPath, args, { cwd: copy.dir, env: ownEnv(), encoding: 'utf8', timeout: timeoutMs });
 
 beforeAll(() => {
   copy = copyWithModuleHidden(root, 'keytar');
@@ -57,8 +52,6 @@ describe('without keytar installed', () => {
         `--outputFile.json=${report}`,
       ],
       600_000,
-      // one file at a time: this run shares the machine with the rest of the suite (vitest.config.ts)
-      { BAILING_TEST_WORKERS: '1' },
     );
     const result = JSON.parse(readFileSync(report, 'utf8')) as {
       numTotalTestSuites: number;
