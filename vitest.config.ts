@@ -6,9 +6,11 @@ import { HeaviestFirstSequencer } from './test/setup/sequencer.js';
 //
 // Most test files spend their time waiting on servers, child processes and disks rather than on
 // the CPU, so more files run at once than the machine has cores (BAILING_TEST_WORKERS, default 3).
-// The files that assert the Hub stays responsive under load (a /health probe's p99 against an
-// idle control server's) run afterwards, one at a time with nothing else of the suite beside
-// them: projects "node alone" and "hub-postgres alone" (sequence.groupOrder 1, one worker).
+// Afterwards, one file at a time with no other test file beside them (sequence.groupOrder 1, one
+// worker): the files that assert the Hub stays responsive under load (a /health probe's p99
+// against an idle control server's; projects "node alone" and "hub-postgres alone"), and the
+// renderer's jsdom files, whose waitFor waits (1 s by default) missed with CPU-heavy files beside
+// them at load average 15.
 const ALONE = ['test/hub/sse-replay-load.test.ts', 'test/hub/hostile-schemas.test.ts'];
 const WORKERS = Number(process.env.BAILING_TEST_WORKERS) || 3;
 
@@ -61,7 +63,7 @@ export default defineConfig({
           name: 'renderer',
           environment: 'jsdom',
           include: ['test/renderer/**/*.test.{ts,tsx}'],
-          ...together,
+          ...alone,
         },
       },
       {
