@@ -189,7 +189,10 @@ async function operator(p: Parsed): Promise<void> {
         if (state && !(APPROVAL_STATES as readonly string[]).includes(state))
           throw new Error('--state must be pending, approved or denied');
         print({
-          approvals: await approvalViews(ctx.store, await ctx.store.listApprovals(state as ApprovalState | undefined)),
+          approvals: await approvalViews(
+            ctx.store,
+            await ctx.store.listApprovals(state as ApprovalState | undefined),
+          ),
         });
         break;
       }

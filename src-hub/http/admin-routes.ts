@@ -149,7 +149,10 @@ export function registerAdminRoutes(
       if (state !== undefined && !(APPROVAL_STATES as readonly string[]).includes(state))
         throw badRequest('state must be pending, approved or denied');
       return {
-        approvals: await approvalViews(ctx.store, await ctx.store.listApprovals(state as ApprovalState | undefined)),
+        approvals: await approvalViews(
+          ctx.store,
+          await ctx.store.listApprovals(state as ApprovalState | undefined),
+        ),
       };
     },
   );

@@ -186,7 +186,7 @@ describe('approvals of a retired system', () => {
       {},
     );
     expect(after.approvals.filter((a) => a.authorization_ref === 'auth-shop-a')).toEqual(
-      ofShopA.map((a) =>
+      ofShopA.map(() =>
         expect.objectContaining({ authorization_ref: 'auth-shop-a', system_name: 'Shop A (homeware)' }),
       ),
     );
