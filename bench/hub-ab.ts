@@ -15,8 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { createBusinessEdge } from '../src-hub/edge.js';
-import { BENCH_SHOP, startBenchShop } from './lib/bench-shop.js';
+import { BENCH_SHOP, benchShopOperations, startBenchShop } from './lib/bench-shop.js';
 import { cpuSpent, startHubs, type BenchHubs, type HubCpuSpent } from './lib/hub-processes.js';
 import { benchIdsLabel } from './lib/invocation-ids.js';
 import { startLoadGenerator } from './lib/loadgen-client.js';
@@ -65,17 +64,7 @@ const shop = await startBenchShop(randomBytes(24).toString('hex'));
 const loadgen = await startLoadGenerator();
 const sides: Side[] = [];
 try {
-  const edge = createBusinessEdge();
-  const spec = await edge.fetchSpec({
-    baseUrl: shop.url,
-    systemId: shop.systemId,
-    allowInsecureHttp: false,
-    specPath: '/.well-known/bailing/tools.json',
-    timeoutMs: 10_000,
-    secret: shop.secret,
-  });
-  if (!spec.ok) throw new Error(`bench shop spec: ${spec.message}`);
-  const operation = edge.compileSpec(spec.doc).operations.find((o) => o.tool === TOOL);
+  const operation = (await benchShopOperations(shop)).find((o) => o.tool === TOOL);
   if (!operation) throw new Error(`bench shop has no ${TOOL}`);
   const direct = {
     kind: 'direct' as const,

@@ -11,9 +11,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DemoSystemHandle } from '../../demo/types.js';
 import type { CompiledOperation } from '../../src-hub/acc/types.js';
-import { createBusinessEdge } from '../../src-hub/edge.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../../scripts/private-postgres.js';
-import { startBenchShop } from './bench-shop.js';
+import { benchShopOperations, startBenchShop } from './bench-shop.js';
 import { measureFsync, measurePostgresTransaction, measureSqliteTransaction } from './floors.js';
 import { startHubs, type BenchHubs } from './hub-processes.js';
 import { startLoadGenerator, type LoadGenerator } from './loadgen-client.js';
@@ -77,17 +76,7 @@ export async function startBenchRun(): Promise<BenchRun> {
     pgTx1: floorDb ? await measurePostgresTransaction(floorDb, 1) : null,
     pgTx16: floorDb ? await measurePostgresTransaction(floorDb, 16) : null,
   };
-  const edge = createBusinessEdge();
-  const spec = await edge.fetchSpec({
-    baseUrl: shop.url,
-    systemId: shop.systemId,
-    allowInsecureHttp: false,
-    specPath: '/.well-known/bailing/tools.json',
-    timeoutMs: 10_000,
-    secret: shop.secret,
-  });
-  if (!spec.ok) throw new Error(`bench shop spec: ${spec.message}`);
-  const compiled = edge.compileSpec(spec.doc).operations;
+  const compiled = await benchShopOperations(shop);
   const op = (tool: string) => {
     const o = compiled.find((c) => c.tool === tool);
     if (!o) throw new Error(`bench shop has no ${tool}`);

@@ -9,6 +9,8 @@ import { startDemoSystem } from '../../demo/core/server.js';
 import { shopData } from '../../demo/shop/data.js';
 import { shopOperations, type ShopStore } from '../../demo/shop/operations.js';
 import type { DemoSystemHandle } from '../../demo/types.js';
+import type { CompiledOperation } from '../../src-hub/acc/types.js';
+import { createBusinessEdge } from '../../src-hub/edge.js';
 
 export const BENCH_SHOP = {
   system_id: 'bench-shop',
@@ -32,4 +34,19 @@ export function startBenchShop(secret: string): Promise<DemoSystemHandle> {
     state: () => ({ products: [...store.products.values()].sort((a, b) => a.product_id - b.product_id) }),
     data: shopData(store, 'A'),
   });
+}
+
+/** The bench shop's operations as the Hub compiles them from its signed spec (for direct calls). */
+export async function benchShopOperations(shop: DemoSystemHandle): Promise<CompiledOperation[]> {
+  const edge = createBusinessEdge();
+  const spec = await edge.fetchSpec({
+    baseUrl: shop.url,
+    systemId: shop.systemId,
+    allowInsecureHttp: false,
+    specPath: '/.well-known/bailing/tools.json',
+    timeoutMs: 10_000,
+    secret: shop.secret,
+  });
+  if (!spec.ok) throw new Error(`bench shop spec: ${spec.message}`);
+  return edge.compileSpec(spec.doc).operations;
 }
