@@ -84,6 +84,9 @@ let failedStep = false;
 
 const staticChecks = args.includes('--no-static') ? null : startStaticChecks();
 
+// ensureSystemDeps made sure PostgreSQL's binaries are here, so a cluster that does not start is a
+// failure of this run, never a skip of the PostgreSQL suites (test/setup/postgres.ts)
+process.env.BAILING_TEST_REQUIRE_POSTGRES ??= '1';
 const vitestJson = join(out, 'vitest.json');
 rmSync(vitestJson, { force: true });
 const vitestStatus = await run('vitest', npx('vitest'), [

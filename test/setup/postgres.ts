@@ -8,7 +8,7 @@
  * root provides (a project's provided context falls back to the root's).
  */
 import type { TestProject } from 'vitest/node';
-import { startPrivatePostgres } from '../../scripts/private-postgres.js';
+import { startPrivatePostgres, type PrivatePostgresResult } from '../../scripts/private-postgres.js';
 import { runNeedsServers } from './run-needs.js';
 
 export interface ProvidedPostgres {
@@ -31,13 +31,23 @@ export default async function setup(project: TestProject) {
     return;
   }
   const r = await startPrivatePostgres();
-  project.provide(
-    'postgres',
-    r.ok
-      ? { url: r.cluster.adminUrl, binDir: r.cluster.binDir, reason: null }
-      : { url: null, binDir: null, reason: r.reason },
-  );
+  project.provide('postgres', providedPostgres(r, process.env.BAILING_TEST_REQUIRE_POSTGRES === '1'));
   return () => {
     if (r.ok) r.cluster.stop();
   };
+}
+
+/**
+ * What the tests are given. Where PostgreSQL is required (`npm test`, which made sure its binaries
+ * are installed: scripts/test.mjs) a cluster that did not start fails the run instead of letting
+ * the PostgreSQL suites report a skip; elsewhere (a bare `vitest` on a machine without them) they skip
+ * with the reason.
+ */
+export function providedPostgres(r: PrivatePostgresResult, required: boolean): ProvidedPostgres {
+  if (r.ok) return { url: r.cluster.adminUrl, binDir: r.cluster.binDir, reason: null };
+  if (required)
+    throw new Error(
+      `PostgreSQL is required by this run (BAILING_TEST_REQUIRE_POSTGRES=1) and did not start: ${r.reason}`,
+    );
+  return { url: null, binDir: null, reason: r.reason };
 }

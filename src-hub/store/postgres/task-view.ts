@@ -22,6 +22,7 @@ import {
   type UnresolvedRow,
 } from '../sql/ops/task-usage.js';
 import { toTask } from '../sql/rows.js';
+import { appendTaskView } from '../sql/task-events.js';
 import { runAsync, type Row } from '../sql/session.js';
 import { windowBounds } from '../sql/window.js';
 import { INDEX_PLANS } from './plans.js';
@@ -61,13 +62,5 @@ export async function renderTaskView(s: PgSession, env: OpEnv, taskId: string, a
     ? await runAsync(countOpenPermits(s, taskId, bounds.start))
     : { in_flight: Number(row.permits_open ?? 0), in_window: 0 };
   const usage = taskUsageOf({ byState, attested, rows, open, bounds });
-  await runAsync(
-    s.dialect.appendEvent(
-      s,
-      task.client_id,
-      'task.changed',
-      JSON.stringify(rules.taskEvent(task, usage, nowMs)),
-      at,
-    ),
-  );
+  await runAsync(appendTaskView(env, task, usage, nowMs, at));
 }

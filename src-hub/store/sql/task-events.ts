@@ -15,6 +15,7 @@
  */
 import { TASK_VIEW_UNRESOLVED_LIMIT } from '../../../src-shared/hub-api.js';
 import { isUnresolved, type InvocationState } from '../../../src-shared/states.js';
+import type { TaskRecord, TaskUsage } from '../types.js';
 import type { OpEnv } from './env.js';
 import { readTask } from './ops/tasks.js';
 import { readTaskUsage, type UnresolvedCache, type UnresolvedRow } from './ops/task-usage.js';
@@ -37,6 +38,19 @@ export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = 
     rules.taskWindowMs(task),
     env.taskEvents?.unresolved,
   );
+  yield* appendTaskView(env, task, usage, nowMs, at);
+  return task.client_id;
+}
+
+/** Appends a task's view (`task.changed`) from its row and usage as read at `nowMs`. */
+export function* appendTaskView(
+  env: OpEnv,
+  task: TaskRecord,
+  usage: TaskUsage,
+  nowMs: number,
+  at: string,
+): Step<void> {
+  const { sql: s, rules } = env;
   yield* s.dialect.appendEvent(
     s,
     task.client_id,
@@ -44,7 +58,6 @@ export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = 
     JSON.stringify(rules.taskEvent(task, usage, nowMs)),
     at,
   );
-  return task.client_id;
 }
 
 /** The call a task change moved (absent for a change of the task itself: create, pause, …). */
