@@ -369,6 +369,21 @@ export const UnresolvedCallSchema = z.object({
  */
 export const TASK_VIEW_UNRESOLVED_LIMIT = 100;
 
+/**
+ * The business system of one authorization of a task's boundary, from the Hub's own records: its
+ * name and kind, and when it was retired (null: in service). A retired system's authorizations
+ * leave the agent list (`GET /agent/v1/authorizations`), so a client would otherwise have no name
+ * for it.
+ */
+export const TaskSystemSchema = z.object({
+  authorization_ref: z.string(),
+  system_id: z.string(),
+  system_name: z.string(),
+  system_kind: z.enum(SYSTEM_KINDS),
+  system_retired_at: z.string().nullable(),
+});
+export type TaskSystem = z.infer<typeof TaskSystemSchema>;
+
 export const TaskViewSchema = z.object({
   task_id: z.string(),
   client_id: z.string(),
@@ -402,6 +417,12 @@ export const TaskViewSchema = z.object({
   updated_at: z.string(),
   paused_at: z.string().nullable(),
   cancelled_at: z.string().nullable(),
+  /**
+   * The systems of the boundary's authorizations, in the boundary's order, on the views the Hub
+   * serves to a caller (task routes of the agent and admin APIs). Absent on `task.changed` events
+   * (rendered with every permit batch, which reads nothing more for them) and from an older Hub.
+   */
+  systems: z.array(TaskSystemSchema).optional(),
 });
 export type TaskView = z.infer<typeof TaskViewSchema>;
 export const TaskListSchema = z.object({ tasks: z.array(TaskViewSchema) });

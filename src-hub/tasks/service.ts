@@ -15,6 +15,7 @@ import { badRequest, conflict, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { TaskRecord } from '../store/types.js';
 import { constraintKey } from './boundary.js';
+import { boundarySystemsReader } from './systems.js';
 import { taskView } from './view.js';
 
 export async function createTask(
@@ -150,5 +151,6 @@ export async function changeTask(
 
 export async function listTaskViews(ctx: HubContext, clientId: string | null): Promise<TaskView[]> {
   const tasks = await ctx.store.listTasks(clientId ?? undefined);
-  return Promise.all(tasks.map((t) => taskView(ctx, t)));
+  const systems = boundarySystemsReader(ctx.store);
+  return Promise.all(tasks.map((t) => taskView(ctx, t, systems)));
 }

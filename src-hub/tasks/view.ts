@@ -4,14 +4,27 @@ import { INVOCATION_STATES } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import type { TaskRecord, TaskUsage } from '../store/types.js';
 import { isExpired, WINDOW_MS } from './policy.js';
+import { boundarySystemsReader } from './systems.js';
 
 export const taskWindowMs = (task: TaskRecord): number | null =>
   task.boundary.rate_limit ? WINDOW_MS[task.boundary.rate_limit.window] : null;
 
-export async function taskView(ctx: HubContext, task: TaskRecord): Promise<TaskView> {
+/**
+ * A task as the task routes serve it to a caller: its view with its boundary's systems (`systems`,
+ * ./systems.ts). `systems` may be shared by the views of one answer (a list reads each client's
+ * grants and each system once).
+ */
+export async function taskView(
+  ctx: HubContext,
+  task: TaskRecord,
+  systems = boundarySystemsReader(ctx.store),
+): Promise<TaskView> {
   const nowMs = ctx.now().getTime();
-  const usage = await ctx.store.taskUsage(task.task_id, nowMs, taskWindowMs(task));
-  return toTaskView(task, usage, nowMs);
+  const [usage, named] = await Promise.all([
+    ctx.store.taskUsage(task.task_id, nowMs, taskWindowMs(task)),
+    systems(task),
+  ]);
+  return { ...toTaskView(task, usage, nowMs), systems: named };
 }
 
 /** Pure rendering (also used inside the invocation transaction for `task.changed` events). */

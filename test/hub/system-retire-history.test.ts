@@ -5,7 +5,14 @@
 // refused with the same code, no approval of it can be pending, and a restart with a config file
 // that names it applies nothing of it.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AuthorizationListSchema, HubErrorBodySchema, type Authorization } from '../../src-shared/hub-api.js';
+import {
+  AuthorizationListSchema,
+  HubErrorBodySchema,
+  TaskListSchema,
+  TaskViewSchema,
+  type Authorization,
+  type TaskSystem,
+} from '../../src-shared/hub-api.js';
 import { startEnv, type HubEnv, type HttpResult } from './helpers.js';
 
 let env: HubEnv;
@@ -202,5 +209,67 @@ describe("a retired system's authorizations", () => {
     expect(refs(await env.agent('GET', '/agent/v1/authorizations'))).not.toContain('auth-shop-a');
     const b = await env.invoke({ authRef: 'auth-shop-b', tool: 'get_product', args: { product_id: 42 } });
     expect(b.status, b.text).toBe(201);
+  });
+});
+
+describe('a task naming a retired system', () => {
+  it('still names it where the task is served (systems, from the Hub’s records, marked retired); task.changed views read nothing for it', async () => {
+    const created = await env.agent('POST', '/agent/v1/tasks', {
+      title: 'outlives a system',
+      authorizations: [
+        { authorization_ref: 'auth-shop-a', tools: ['get_product'] },
+        { authorization_ref: 'auth-inventory', tools: ['get_stock'] },
+      ],
+      write_budget: 1,
+      in_flight_limit: 1,
+    });
+    expect(created.status, created.text).toBe(201);
+    const taskId = TaskViewSchema.parse(created.body).task_id;
+    const inService = (ref: string, id: string, name: string): TaskSystem => ({
+      authorization_ref: ref,
+      system_id: id,
+      system_name: name,
+      system_kind: 'http',
+      system_retired_at: null,
+    });
+    const inventory = inService('auth-inventory', 'inventory', 'Inventory');
+    expect(TaskViewSchema.parse(created.body).systems).toEqual([
+      inService('auth-shop-a', 'shop-a', 'Shop A (homeware)'),
+      inventory,
+    ]);
+
+    const retired = await retire('shop-a');
+    expect(retired.status, retired.text).toBe(200);
+    const shopA = {
+      ...inService('auth-shop-a', 'shop-a', 'Shop A (homeware)'),
+      system_retired_at: retired.body.retired_at as string,
+    };
+    // the agent list no longer carries it: the task's view is where its name comes from
+    expect(refs(await env.agent('GET', '/agent/v1/authorizations'))).not.toContain('auth-shop-a');
+    const one = await env.agent('GET', `/agent/v1/tasks/${taskId}`);
+    expect(one.status, one.text).toBe(200);
+    expect(TaskViewSchema.parse(one.body).systems).toEqual([shopA, inventory]);
+    const list = TaskListSchema.parse((await env.agent('GET', '/agent/v1/tasks')).body).tasks;
+    expect(list.find((t) => t.task_id === taskId)?.systems).toEqual([shopA, inventory]);
+    const paused = await env.agent('POST', `/agent/v1/tasks/${taskId}/pause`);
+    expect(TaskViewSchema.parse(paused.body).systems).toEqual([shopA, inventory]);
+    const admin = await env.admin('GET', `/admin/v1/tasks/${taskId}`);
+    expect(TaskViewSchema.parse(admin.body).systems).toEqual([shopA, inventory]);
+    // another client cannot read the task, so not its systems either
+    expect((await env.agent('GET', `/agent/v1/tasks/${taskId}`, undefined, env.other)).status).toBe(404);
+
+    // the views published with each change are rendered on the permit path: no systems there
+    const published = () =>
+      env
+        .sql<{ payload_json: string }>(
+          "SELECT payload_json FROM events WHERE type = 'task.changed' ORDER BY seq",
+        )
+        .map((e) => TaskViewSchema.parse(JSON.parse(e.payload_json).task))
+        .filter((t) => t.task_id === taskId);
+    const deadline = Date.now() + 10_000;
+    while (!published().some((t) => t.state === 'paused') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(published().map((t) => t.state)).toEqual(['active', 'paused']);
+    expect(published().every((t) => t.systems === undefined)).toBe(true);
   });
 });
