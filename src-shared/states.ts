@@ -347,6 +347,15 @@ export type NotSentReasonCode = (typeof NOT_SENT_REASON_CODES)[number];
 export const SYSTEM_KINDS = ['http', 'mcp'] as const;
 export type SystemKind = (typeof SYSTEM_KINDS)[number];
 
+/**
+ * Whether a business system is in service or retired (docs/hub-api.md "Retiring a system"): the
+ * Hub says it with `system_retired_at` (null: in service); the desk words the state from its code.
+ */
+export const SYSTEM_SERVICE_STATES = ['in_service', 'retired'] as const;
+export type SystemServiceState = (typeof SYSTEM_SERVICE_STATES)[number];
+export const systemServiceState = (retiredAt: string | null | undefined): SystemServiceState =>
+  retiredAt ? 'retired' : 'in_service';
+
 /** How the Hub reaches an MCP server: a process it starts and supervises, or a URL. */
 export const MCP_TRANSPORTS = ['stdio', 'streamable_http'] as const;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];

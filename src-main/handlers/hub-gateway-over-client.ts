@@ -3,7 +3,8 @@
  * stream; the admin token (only for the embedded local Hub) for approvals and the audit. The
  * connection state follows the event stream, which reconnects by itself with Last-Event-ID; a
  * failed call that could not reach the Hub marks the connection down until the stream is back.
- * A `stream.reset` (the Hub pruned events this stream missed) re-reads tasks and approvals.
+ * A `stream.reset` (the Hub pruned events this stream missed) re-reads tasks and approvals; an
+ * `authorization.changed` re-reads tasks (their systems, ./task-systems.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Approval, Declaration, Receipt } from '../../src-shared/hub-api.js';
@@ -12,7 +13,9 @@ import type { HubProblem } from '../../src-shared/states.js';
 import type { HubAdminClient, HubClient } from '../hub-client/index.js';
 import { isHubClientError } from '../hub-client/index.js';
 import { AppError } from '../../src-shared/errors.js';
+import { createCoalescer } from '../../src-shared/coalesce.js';
 import type { HubGateway, HubGatewayEvent } from './hub-gateway.js';
+import { createTaskSystemsLookup } from './task-systems.js';
 import { timelineFromAudit, timelineFromReceipts } from './timeline.js';
 
 export interface HubGatewayDeps {
@@ -104,15 +107,26 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
    * every task's accounting and the pending approvals. Receipts are re-read per call by inspect;
    * the receipt cache behind the remote timeline keeps what it saw.
    */
-  const resync = () => {
-    refreshApprovals();
+  const rereadTasks = () => {
     deps.client
       .listTasks()
       .then((tasks) => {
-        for (const task of tasks) emit({ type: 'task', task });
+        for (const task of tasks) emit({ type: 'task', task: systems.served(task) });
       })
       .catch(() => {});
   };
+  const resync = () => {
+    refreshApprovals();
+    rereadTasks();
+  };
+  const systems = createTaskSystemsLookup({
+    getTask: (id) => deps.client.getTask(id),
+    listTasks: () => deps.client.listTasks(),
+    emit: (task) => emit({ type: 'task', task }),
+  });
+  // An authorization changed (revoked, rebound, its system retired: one event per authorization):
+  // the tasks naming it are served again, with their systems as the Hub has them now.
+  const authorizationChanged = createCoalescer<'tasks'>(rereadTasks, 100);
 
   const sub = problem
     ? null
@@ -132,10 +146,13 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
             remember(e.receipt);
             emit({ type: 'invocation', receipt: e.receipt });
             if (e.receipt.approval) refreshApprovals();
-          } else if (e.type === 'task.changed') emit({ type: 'task', task: e.task });
-          else if (e.type === 'authorization.changed')
+          } else if (e.type === 'task.changed') {
+            emit({ type: 'task', task: e.task });
+            systems.streamed(e.task);
+          } else if (e.type === 'authorization.changed') {
             emit({ type: 'authorization', authorization: e.authorization });
-          else resync();
+            authorizationChanged.signal('tasks');
+          } else resync();
         },
       });
 
@@ -185,11 +202,11 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
         const found = await Promise.all(auths.map((a) => listTools(a.authorization_ref)));
         return found.flat().map(authorizationTool);
       }),
-    listTasks: () => call(() => deps.client.listTasks()),
-    createTask: (req) => call(() => deps.client.createTask(req)),
-    pauseTask: (id) => call(() => deps.client.pauseTask(id)),
-    continueTask: (id) => call(() => deps.client.continueTask(id)),
-    cancelTask: (id) => call(() => deps.client.cancelTask(id)),
+    listTasks: async () => (await call(() => deps.client.listTasks())).map(systems.served),
+    createTask: async (req) => systems.served(await call(() => deps.client.createTask(req))),
+    pauseTask: async (id) => systems.served(await call(() => deps.client.pauseTask(id))),
+    continueTask: async (id) => systems.served(await call(() => deps.client.continueTask(id))),
+    cancelTask: async (id) => systems.served(await call(() => deps.client.cancelTask(id))),
     async taskTimeline(taskId) {
       if (deps.admin) {
         const a = deps.admin;
@@ -233,6 +250,8 @@ export function createHubGateway(deps: HubGatewayDeps): HubGateway {
     },
     async close() {
       if (approvalsTimer) clearTimeout(approvalsTimer);
+      systems.close();
+      authorizationChanged.dispose();
       sub?.close();
       await sub?.done.catch(() => {});
     },

@@ -185,7 +185,7 @@ export function TaskDetail({ task }: { task: TaskView }): React.JSX.Element {
         </>
       )}
       <h4>{t('task.timeline')}</h4>
-      <TaskTimeline entries={timeline} />
+      <TaskTimeline entries={timeline} systems={task.systems} />
     </article>
   );
 }

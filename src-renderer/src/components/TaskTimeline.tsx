@@ -4,16 +4,26 @@
  * logic/timeline-text.ts), the tooltips, the times and the figure's accessible description.
  */
 import React from 'react';
+import type { TaskView } from '../../../src-shared/hub-api.js';
 import type { TimelineEntry } from '../../../src-shared/ipc/views.js';
 import { useStateLabel, useT } from '../i18n/use-t.js';
 import { timelineText } from '../logic/timeline-text.js';
 import { useApp } from '../store/app.js';
-import { AuthorizationKindBadge } from './KindBadge.js';
+import { useTaskSystems } from '../store/authorization-names.js';
+import { KindBadge } from './KindBadge.js';
 
 const LANES: TimelineEntry['kind'][] = ['control', 'approval', 'permit', 'dispatch', 'outcome', 'refusal'];
 
-export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.JSX.Element {
+export function TaskTimeline({
+  entries,
+  systems,
+}: {
+  entries: TimelineEntry[];
+  /** The task's systems as the Hub served them (a retired system's kind too). */
+  systems?: TaskView['systems'];
+}): React.JSX.Element {
   const t = useT();
+  const systemOf = useTaskSystems({ systems });
   const stateLabel = useStateLabel();
   const lang = useApp((s) => s.lang);
   const locale = lang === 'zh' ? 'zh-CN' : undefined;
@@ -81,7 +91,7 @@ export function TaskTimeline({ entries }: { entries: TimelineEntry[] }): React.J
               {e.authorization_ref && (
                 <>
                   {' '}
-                  <AuthorizationKindBadge authorizationRef={e.authorization_ref} />
+                  <KindBadge kind={systemOf(e.authorization_ref).kind} />
                 </>
               )}
               {e.invocation_id && (

@@ -1,8 +1,12 @@
-/** English words of the system kind badges and Settings' MCP servers (same keys in mcp-zh.ts). */
+/** English words of the system kind badges, a system's service state and Settings' MCP servers (same keys in mcp-zh.ts). */
 export const enMcp = {
   'systemKind.http': 'HTTP',
   'systemKind.mcp': 'MCP',
   'systemKind.label': 'Kind of business system: {kind}',
+  'systemState.in_service': 'in service',
+  'systemState.retired': 'retired',
+  'systemState.retiredSince':
+    'This business system was retired on the Hub ({at}): it takes no new calls; what was done in it stays on record.',
 
   'apiError.system_exists': 'A system with this id is registered already; choose another id.',
 

@@ -1,10 +1,13 @@
-/** 系统类型标记与设置中 MCP 服务器的简体中文文本（与 mcp-en.ts 的键一一对应）。 */
+/** 系统类型标记、系统的服务状态与设置中 MCP 服务器的简体中文文本（与 mcp-en.ts 的键一一对应）。 */
 import type { enMcp } from './mcp-en.js';
 
 export const zhMcp: Record<keyof typeof enMcp, string> = {
   'systemKind.http': 'HTTP',
   'systemKind.mcp': 'MCP',
   'systemKind.label': '业务系统类型：{kind}',
+  'systemState.in_service': '在用',
+  'systemState.retired': '已停用',
+  'systemState.retiredSince': '此业务系统已在 Hub 上停用（{at}）：不再接受新的调用；已做过的操作仍有记录。',
 
   'apiError.system_exists': '已有使用此 ID 的系统；请换一个 ID。',
 

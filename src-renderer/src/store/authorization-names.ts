@@ -1,11 +1,13 @@
 /**
  * Authorization ref -> the business system's name ("Shop A (homeware)") and kind (`http` / `mcp`,
  * as the Hub serves it), read once from the Hub when first needed and again after Settings added
- * an MCP server (`reloadAuthorizations`).
+ * an MCP server (`reloadAuthorizations`). The agent list leaves out a retired system's
+ * authorizations: a task names those from its own `systems` (`useTaskSystems`).
  */
 import { useEffect } from 'react';
 import { create } from 'zustand';
-import type { SystemKind } from '../../../src-shared/states.js';
+import type { TaskView } from '../../../src-shared/hub-api.js';
+import { systemServiceState, type SystemKind, type SystemServiceState } from '../../../src-shared/states.js';
 import { call } from '../api-client.js';
 
 const useNames = create<{
@@ -58,4 +60,34 @@ export function useAuthorizationKinds(): Record<string, SystemKind> {
     if (!loaded) void load();
   }, [loaded]);
   return kinds;
+}
+
+/** How a task names the system of one of its authorizations. */
+export interface TaskSystemNaming {
+  /** The system's name; the authorization ref when nothing names it. */
+  name: string;
+  kind: SystemKind | null;
+  state: SystemServiceState;
+  retired_at: string | null;
+}
+
+/**
+ * Authorization ref -> its system as a task names it: from the task's own `systems` (the Hub
+ * serves them, a retired system's too), else — a view of an older Hub — from the agent list, which
+ * does not carry a retired system, else the ref itself.
+ */
+export function useTaskSystems(task: Pick<TaskView, 'systems'>): (ref: string) => TaskSystemNaming {
+  const names = useAuthorizationNames();
+  const kinds = useAuthorizationKinds();
+  return (ref) => {
+    const served = task.systems?.find((s) => s.authorization_ref === ref);
+    if (served)
+      return {
+        name: served.system_name,
+        kind: served.system_kind,
+        state: systemServiceState(served.system_retired_at),
+        retired_at: served.system_retired_at,
+      };
+    return { name: names[ref] ?? ref, kind: kinds[ref] ?? null, state: 'in_service', retired_at: null };
+  };
 }

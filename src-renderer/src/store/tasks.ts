@@ -1,4 +1,9 @@
-/** Tasks from the Hub (kept live by task events), the selected task and its timeline. */
+/**
+ * Tasks from the Hub (kept live by task events), the selected task and its timeline. A task's
+ * `systems` (its boundary's systems by name, also a retired one's) come only with the views the Hub
+ * serves (list, create, pause / continue / cancel, main's look-up); views from the live stream
+ * carry none, so a task keeps the last ones served.
+ */
 import { create } from 'zustand';
 import type { CreateTaskRequest, TaskView } from '../../../src-shared/hub-api.js';
 import type { TimelineEntry } from '../../../src-shared/ipc/views.js';
@@ -51,8 +56,14 @@ export const useTasks = create<TasksState>((set, get) => ({
   applyTask(task) {
     set((s) => {
       const prev = s.tasks[task.task_id];
-      if (prev && prev.updated_at > task.updated_at) return s; // an older event arrived late
-      return { tasks: { ...s.tasks, [task.task_id]: task } };
+      // An older view arrived late: only the systems it names are news (the Hub read them just now).
+      if (prev && prev.updated_at > task.updated_at)
+        return task.systems
+          ? { tasks: { ...s.tasks, [task.task_id]: { ...prev, systems: task.systems } } }
+          : s;
+      // A view from the live stream names no systems: the task keeps the ones the Hub served.
+      const systems = task.systems ?? prev?.systems;
+      return { tasks: { ...s.tasks, [task.task_id]: systems ? { ...task, systems } : task } };
     });
   },
   async loadTimeline() {
