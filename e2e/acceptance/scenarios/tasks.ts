@@ -5,10 +5,12 @@
  *  5. accounting: messages and restarts did not reset the budget; completed, pending, unverified
  *     and not dispatched calls are distinguishable;
  * 11. the three-product exercise (docs/acceptance.md): two authorizations, inventory reads, description-only
- *     edits of three products, a budget of six writes; prices and stock unchanged.
+ *     edits of three products, a budget of six writes; prices and stock unchanged;
+ * 12. a system retired since a task was made: the task still names it, marked retired.
  */
-import { expect } from '@playwright/test';
+import { expect, type Locator } from '@playwright/test';
 import type { Script } from '../../../demo/scripted-model/script.js';
+import { en } from '../../../src-renderer/src/i18n/en.js';
 import { seedProducts } from '../../../demo/shop/seed.js';
 import type { AppUnderTest } from '../support/stack-fixture.js';
 import type { ScenarioSuite } from '../support/suite.js';
@@ -407,6 +409,39 @@ async function scenario11(app: AppUnderTest): Promise<void> {
   await screenshot(page, '11-three-products-task');
 }
 
+/**
+ * 12. A system retired since the task was made (after 11; the inventory has no unresolved call):
+ * the agent list no longer carries it, and the task still names it — by name, marked retired —
+ * live (the retire's notice re-reads the tasks) and after a reopen (the tasks as the Hub serves them).
+ */
+async function scenario12(app: AppUnderTest): Promise<void> {
+  const { stack } = app;
+  const inventoryOf = (detail: Locator) =>
+    detail.getByTestId('task-boundary-system').filter({ hasText: 'Inventory' });
+  const before = inventoryOf(await selectTask(app.page, 'Three product descriptions'));
+  await expect(before).toHaveAttribute('data-system-state', 'in_service');
+  await expect(before.getByTestId('system-state')).toHaveCount(0);
+
+  const retired = await stack.admin<{ retired_at: string | null }>(
+    'POST',
+    '/admin/v1/systems/inventory/retire',
+  );
+  expect(retired.retired_at).toBeTruthy();
+  const live = inventoryOf(app.page.getByTestId('task-detail'));
+  await expect(live).toHaveAttribute('data-system-state', 'retired');
+  await expect(live.getByTestId('system-state')).toHaveText(en['systemState.retired']);
+  await expect(live.getByTestId('system-kind')).toHaveText('HTTP');
+  await expect(app.page.getByTestId('task-boundary')).not.toContainText('auth-inventory');
+  await screenshot(app.page, '12-retired-system-task');
+
+  await app.reopen();
+  const page = app.page; // a new window in Electron
+  const reopened = inventoryOf(await selectTask(page, 'Three product descriptions'));
+  await expect(reopened).toHaveAttribute('data-system-state', 'retired');
+  await expect(reopened).toContainText('Inventory');
+  await expect(page.getByTestId('task-boundary')).not.toContainText('auth-inventory');
+}
+
 export const tasksSuite: ScenarioSuite = {
   name: 'tasks',
   script,
@@ -423,6 +458,10 @@ export const tasksSuite: ScenarioSuite = {
     {
       title: '11. three products: two authorizations, inventory reads, description-only edits, budget six',
       run: scenario11,
+    },
+    {
+      title: '12. a system retired since: the task still names it, marked retired (live and after a reopen)',
+      run: scenario12,
     },
   ],
 };
