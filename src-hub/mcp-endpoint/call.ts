@@ -7,12 +7,12 @@
  * invocation id, the reason code and a sentence — never as a success.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvokeRequestSchema, type Receipt } from '../../src-shared/hub-api.js';
+import { InvokeRequestSchema, type CreateRunRequest, type Receipt } from '../../src-shared/hub-api.js';
 import { newInvocationId } from '../../src-shared/invocation-id.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
+import { newId } from '../ids.js';
 import { invoke } from '../invocations/invoke.js';
-import { openRun } from '../invocations/open-run.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { loadOwnInvocation, resume } from '../invocations/resume.js';
 import {
@@ -22,6 +22,7 @@ import {
   STATE_META,
   TASK_ID_META,
 } from '../mcp/meta-keys.js';
+import type { RunRecord } from '../store/types.js';
 import type { ExposedTool } from './tools.js';
 
 type Meta = Record<string, unknown> | undefined;
@@ -83,6 +84,27 @@ export function refusedResult(code: string, message: string, invocationId: strin
   };
 }
 
+/**
+ * The call's run. Its tool was found a moment ago among the client's tools (`exposedTools`: a
+ * granted, unrevoked authorization of a system in service), and invoke reads the authorization, the
+ * grant and the system again with its checks, the system under its lock: opening the run through
+ * openRun (POST /agent/v1/runs) would read them once more for nothing. A revoke or a retire that
+ * lands in between is refused by invoke with the code openRun would give (`authorization_revoked`,
+ * `system_retired`), nothing stored but this run and nothing sent.
+ */
+async function openCallRun(ctx: HubContext, clientId: string, req: CreateRunRequest): Promise<string> {
+  const run: RunRecord = {
+    ...req,
+    run_id: newId('run'),
+    client_id: clientId,
+    state: 'open',
+    created_at: ctx.now().toISOString(),
+    ended_at: null,
+  };
+  await ctx.store.createRun(run);
+  return run.run_id;
+}
+
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
 export async function callGoverned(
@@ -107,13 +129,11 @@ export async function callGoverned(
     const own = existing && existing.client_id === clientId ? existing : null;
     const runId =
       own?.run_id ??
-      (
-        await openRun(ctx, clientId, {
-          agent_session_id: taskId ? `mcp-task:${taskId}` : `mcp:${invocationId}`,
-          turn_id: `mcp:${invocationId}`,
-          authorization_ref: d.authorization_ref,
-        })
-      ).run_id;
+      (await openCallRun(ctx, clientId, {
+        agent_session_id: taskId ? `mcp-task:${taskId}` : `mcp:${invocationId}`,
+        turn_id: `mcp:${invocationId}`,
+        authorization_ref: d.authorization_ref,
+      }));
     const out = await invoke(ctx, clientId, {
       invocation_id: invocationId,
       run_id: runId,
