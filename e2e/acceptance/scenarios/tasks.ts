@@ -6,7 +6,7 @@
  *     and not dispatched calls are distinguishable;
  * 11. the three-product exercise (docs/acceptance.md): two authorizations, inventory reads, description-only
  *     edits of three products, a budget of six writes; prices and stock unchanged;
- * 12. a system retired since a task was made: the task still names it, marked retired.
+ * 14. a system retired since a task was made: the task still names it, marked retired.
  */
 import { expect, type Locator } from '@playwright/test';
 import type { Script } from '../../../demo/scripted-model/script.js';
@@ -410,11 +410,11 @@ async function scenario11(app: AppUnderTest): Promise<void> {
 }
 
 /**
- * 12. A system retired since the task was made (after 11; the inventory has no unresolved call):
+ * 14. A system retired since the task was made (after 11; the inventory has no unresolved call):
  * the agent list no longer carries it, and the task still names it — by name, marked retired —
  * live (the retire's notice re-reads the tasks) and after a reopen (the tasks as the Hub serves them).
  */
-async function scenario12(app: AppUnderTest): Promise<void> {
+async function scenario14(app: AppUnderTest): Promise<void> {
   const { stack } = app;
   const inventoryOf = (detail: Locator) =>
     detail.getByTestId('task-boundary-system').filter({ hasText: 'Inventory' });
@@ -432,7 +432,7 @@ async function scenario12(app: AppUnderTest): Promise<void> {
   await expect(live.getByTestId('system-state')).toHaveText(en['systemState.retired']);
   await expect(live.getByTestId('system-kind')).toHaveText('HTTP');
   await expect(app.page.getByTestId('task-boundary')).not.toContainText('auth-inventory');
-  await screenshot(app.page, '12-retired-system-task');
+  await screenshot(app.page, '14-retired-system-task');
 
   await app.reopen();
   const page = app.page; // a new window in Electron
@@ -460,8 +460,8 @@ export const tasksSuite: ScenarioSuite = {
       run: scenario11,
     },
     {
-      title: '12. a system retired since: the task still names it, marked retired (live and after a reopen)',
-      run: scenario12,
+      title: '14. a system retired since: the task still names it, marked retired (live and after a reopen)',
+      run: scenario14,
     },
   ],
 };
