@@ -11,14 +11,16 @@ import { createHubClient, type HubClient } from '../../src-main/hub-client/index
 import { startEnv, type HubEnv } from '../hub/helpers.js';
 import { waitFor } from './support.js';
 
-let env: HubEnv | null = null;
-let gateway: HubGateway | null = null;
+/** What each test started, closed after it in reverse order (the gateway before its Hub). */
+const started: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
-  await gateway?.close();
-  await env?.close();
-  gateway = null;
-  env = null;
+  for (const s of started.splice(0).reverse()) await s.close();
 });
+const hub = async (): Promise<HubEnv> => {
+  const env = await startEnv();
+  started.push(env);
+  return env;
+};
 
 const SHOP_A: TaskSystem = {
   authorization_ref: 'auth-shop-a',
@@ -29,8 +31,8 @@ const SHOP_A: TaskSystem = {
 };
 
 /** The Hub's client, counting the task look-ups; `older` strips `systems` as a Hub before them would. */
-function countingClient(hub: HubEnv, older = false) {
-  const client = createHubClient({ baseUrl: hub.hub.url, token: hub.desk });
+function countingClient(env: HubEnv, older = false) {
+  const client = createHubClient({ baseUrl: env.hub.url, token: env.desk });
   const strip = (v: TaskView): TaskView => {
     if (!older) return v;
     const { systems: _dropped, ...rest } = v;
@@ -46,25 +48,29 @@ function countingClient(hub: HubEnv, older = false) {
   return { counted, lookups };
 }
 
-async function start(hub: HubEnv, client: HubClient): Promise<HubGatewayEvent[]> {
+async function start(
+  env: HubEnv,
+  client: HubClient,
+): Promise<{ gateway: HubGateway; seen: HubGatewayEvent[] }> {
   const seen: HubGatewayEvent[] = [];
-  gateway = createHubGateway({
+  const gateway = createHubGateway({
     client,
     admin: null,
     mode: 'remote',
-    url: hub.hub.url,
+    url: env.hub.url,
     reconnectDelayMs: 100,
   });
+  started.push(gateway);
   gateway.subscribe((e) => seen.push(e));
-  await waitFor(() => gateway?.connection().state === 'connected', 10_000, 'the event stream');
-  return seen;
+  await waitFor(() => gateway.connection().state === 'connected', 10_000, 'the event stream');
+  return { gateway, seen };
 }
 
 const tasksOf = (seen: HubGatewayEvent[], taskId: string) =>
   seen.flatMap((e) => (e.type === 'task' && e.task.task_id === taskId ? [e.task] : []));
 
-const createAtHub = async (hub: HubEnv): Promise<string> => {
-  const r = await hub.agent('POST', '/agent/v1/tasks', {
+const createAtHub = async (env: HubEnv): Promise<string> => {
+  const r = await env.agent('POST', '/agent/v1/tasks', {
     title: 'made by another agent',
     authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content', 'get_product'] }],
     write_budget: 3,
@@ -74,8 +80,8 @@ const createAtHub = async (hub: HubEnv): Promise<string> => {
   return (r.body as TaskView).task_id;
 };
 
-const write = async (hub: HubEnv, taskId: string, description: string) => {
-  const r = await hub.invoke({
+const write = async (env: HubEnv, taskId: string, description: string) => {
+  const r = await env.invoke({
     authRef: 'auth-shop-a',
     tool: 'update_product_content',
     args: { product_id: 42, description },
@@ -86,9 +92,9 @@ const write = async (hub: HubEnv, taskId: string, description: string) => {
 
 describe('Hub gateway: the systems of a task', () => {
   it('a task seen only on the live stream is looked up once; its later stream views cost no look-up', async () => {
-    env = await startEnv();
+    const env = await hub();
     const { counted, lookups } = countingClient(env);
-    const seen = await start(env, counted);
+    const { seen } = await start(env, counted);
     const taskId = await createAtHub(env);
 
     const named = await waitFor(
@@ -106,10 +112,10 @@ describe('Hub gateway: the systems of a task', () => {
   });
 
   it('a retire re-reads the tasks: the retired system is still named, marked retired', async () => {
-    env = await startEnv();
+    const env = await hub();
     const { counted } = countingClient(env);
-    const seen = await start(env, counted);
-    const created = await gateway!.createTask({
+    const { gateway, seen } = await start(env, counted);
+    const created = await gateway.createTask({
       title: 'outlives shop a',
       authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['get_product'] }],
       write_budget: 1,
@@ -128,17 +134,15 @@ describe('Hub gateway: the systems of a task', () => {
     );
     expect(reread.systems).toEqual([marked]);
     // the agent list no longer carries it; the task still names it
-    expect((await gateway!.listAuthorizations()).map((a) => a.authorization_ref)).not.toContain(
-      'auth-shop-a',
-    );
-    const listed = (await gateway!.listTasks()).find((t) => t.task_id === created.task_id);
+    expect((await gateway.listAuthorizations()).map((a) => a.authorization_ref)).not.toContain('auth-shop-a');
+    const listed = (await gateway.listTasks()).find((t) => t.task_id === created.task_id);
     expect(listed?.systems).toEqual([marked]);
   });
 
   it('an older Hub, which names no systems: each task is looked up once, never again', async () => {
-    env = await startEnv();
+    const env = await hub();
     const { counted, lookups } = countingClient(env, true);
-    const seen = await start(env, counted);
+    const { seen } = await start(env, counted);
     const taskId = await createAtHub(env);
     await write(env, taskId, 'first');
     await write(env, taskId, 'second');

@@ -99,6 +99,14 @@ export interface HubEnv {
 
 export const newInvocationId = () => `inv_${randomUUID()}`;
 
+/** A `POST /agent/v1/tasks` body: authorization ref -> its tools, a write budget and in-flight limit of 1. */
+export const taskBody = (title: string, members: Record<string, string[]>) => ({
+  title,
+  authorizations: Object.entries(members).map(([authorization_ref, tools]) => ({ authorization_ref, tools })),
+  write_budget: 1,
+  in_flight_limit: 1,
+});
+
 export async function startEnv(extra: Partial<CreateHubOptions> = {}): Promise<HubEnv> {
   const demo = await startDemoSystems();
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-test-'));

@@ -13,7 +13,7 @@ import {
   type Authorization,
   type TaskSystem,
 } from '../../src-shared/hub-api.js';
-import { startEnv, type HubEnv, type HttpResult } from './helpers.js';
+import { startEnv, taskBody, type HubEnv, type HttpResult } from './helpers.js';
 
 let env: HubEnv;
 beforeEach(async () => {
@@ -156,15 +156,14 @@ describe("a retired system's authorizations", () => {
     const runs = () => Number(env.sql<{ n: number }>('SELECT COUNT(*) AS n FROM runs')[0]!.n);
     const [t0, r0] = [tasks(), runs()];
     expectRetiredRefusal(
-      await env.agent('POST', '/agent/v1/tasks', {
-        title: 'names a retired system',
-        authorizations: [
-          { authorization_ref: 'auth-shop-b', tools: ['get_product'] },
-          { authorization_ref: 'auth-shop-a', tools: ['get_product'] },
-        ],
-        write_budget: 1,
-        in_flight_limit: 1,
-      }),
+      await env.agent(
+        'POST',
+        '/agent/v1/tasks',
+        taskBody('names a retired system', {
+          'auth-shop-b': ['get_product'],
+          'auth-shop-a': ['get_product'],
+        }),
+      ),
     );
     expectRetiredRefusal(
       await env.agent('POST', '/agent/v1/runs', {
@@ -214,15 +213,11 @@ describe("a retired system's authorizations", () => {
 
 describe('a task naming a retired system', () => {
   it('still names it where the task is served (systems, from the Hub’s records, marked retired); task.changed views read nothing for it', async () => {
-    const created = await env.agent('POST', '/agent/v1/tasks', {
-      title: 'outlives a system',
-      authorizations: [
-        { authorization_ref: 'auth-shop-a', tools: ['get_product'] },
-        { authorization_ref: 'auth-inventory', tools: ['get_stock'] },
-      ],
-      write_budget: 1,
-      in_flight_limit: 1,
-    });
+    const created = await env.agent(
+      'POST',
+      '/agent/v1/tasks',
+      taskBody('outlives a system', { 'auth-shop-a': ['get_product'], 'auth-inventory': ['get_stock'] }),
+    );
     expect(created.status, created.text).toBe(201);
     const taskId = TaskViewSchema.parse(created.body).task_id;
     const inService = (ref: string, id: string, name: string): TaskSystem => ({

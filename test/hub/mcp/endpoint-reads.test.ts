@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuthorizationRecord, HubStore, SystemRecord } from '../../../src-hub/store/types.js';
-import { newInvocationId, opRequests, startEnv, type HubEnv } from '../helpers.js';
+import { newInvocationId, opRequests, startEnv, taskBody, type HubEnv } from '../helpers.js';
 import { openStoreFor } from '../store-mode.js';
 
 const KEY = 'dev.bailingdesk/idempotency_key';
@@ -78,12 +78,11 @@ async function counted(name: string, args: Record<string, unknown>, meta: Record
 
 describe('/mcp tools/call reads', () => {
   it('the system twice — the tool listing and invoke’s checks — never a third time to open the run', async () => {
-    const task = await env.agent('POST', '/agent/v1/tasks', {
-      title: 'reads',
-      authorizations: [{ authorization_ref: 'auth-inventory', tools: ['get_stock'] }],
-      write_budget: 1,
-      in_flight_limit: 1,
-    });
+    const task = await env.agent(
+      'POST',
+      '/agent/v1/tasks',
+      taskBody('reads', { 'auth-inventory': ['get_stock'] }),
+    );
     expect(task.status, task.text).toBe(201);
     const once = { getSystem: 0, listSystems: 1, getAuthorization: 0, isGranted: 0, invokeReads: 1 };
     const read = await counted('get_stock', { sku: 'SKU-A-0007' }, { [KEY]: newInvocationId() });
