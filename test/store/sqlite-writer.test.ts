@@ -215,6 +215,76 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it("a call created with the operation read from the store is stored with the operation's stored text as it is, and answered with the caller's object", async () => {
+    await seedCatalog(store);
+    const current = await store.currentOperation('sys-a', 'update_thing');
+    if (!current) throw new Error('no operation');
+    expect((await store.currentOperation('sys-a', 'update_thing'))?.operation).toBe(current.operation);
+    const rec = invocation({ operation: current.operation, remote_task_id: null });
+    const res = await store.applyInvocationChange(dispatchChange(rec, { audit }));
+    if (res.kind !== 'applied') throw new Error('not dispatched');
+    expect(res.record.operation).toBe(current.operation);
+    const db = new Database(join(dir, 'hub.sqlite'), { readonly: true });
+    const texts = db
+      .prepare(
+        `SELECT i.operation_json AS stored, o.operation_json AS declared FROM invocations i
+         JOIN operations o ON o.system_id = i.system_id AND o.tool = i.tool AND o.current = 1
+         WHERE i.invocation_id = ?`,
+      )
+      .get(rec.invocation_id) as { stored: string; declared: string };
+    db.close();
+    expect(texts.stored).toBe(texts.declared);
+    // read back: the same object as the declaration's (one parse per distinct text)
+    expect((await store.getInvocation(rec.invocation_id))?.operation).toBe(current.operation);
+    // an operation built in memory (not read from the store) still travels and is stored whole
+    const built = invocation({ remote_task_id: null });
+    const res2 = await store.applyInvocationChange(dispatchChange(built, { audit }));
+    if (res2.kind !== 'applied') throw new Error('not dispatched');
+    expect(res2.record.operation).toBe(built.operation);
+    expect((await store.getInvocation(built.invocation_id))?.operation).toEqual(built.operation);
+  });
+
+  it('a call created `dispatching` gets its later answers with the operation and arguments kept from its creation, while it stays `dispatching`; past it, whole answers again', async () => {
+    await seedCatalog(store);
+    const rec = invocation({ arguments: { x: 9 }, remote_task_id: null });
+    const sent = await store.applyInvocationChange(dispatchChange(rec, { audit }));
+    if (sent.kind !== 'applied') throw new Error('not dispatched');
+    const change = (from: 'dispatching' | 'unknown', to: 'dispatching' | 'unknown' | 'succeeded') => ({
+      invocation_id: rec.invocation_id,
+      from,
+      to,
+      at: AT,
+      ...(from === 'dispatching' && to !== 'dispatching'
+        ? { release_permit: { now_ms: Date.parse(AT) + 1 } }
+        : {}),
+      audit,
+    });
+    // still dispatching (an MCP task id, say): the kept objects, the rest as stored
+    const still = await store.applyInvocationChange(change('dispatching', 'dispatching'));
+    if (still.kind === 'stale') throw new Error('stale');
+    expect(still.record.operation).toBe(rec.operation);
+    expect(still.record.arguments).toBe(rec.arguments);
+    const stored = await store.getInvocation(rec.invocation_id);
+    expect(still.record).toEqual(stored);
+    expect(Object.keys(still.record)).toEqual(Object.keys(stored ?? {}));
+    // its outcome: the same, and from then on nothing is kept for it
+    const outcome = await store.applyInvocationChange(change('dispatching', 'unknown'));
+    if (outcome.kind === 'stale') throw new Error('stale');
+    expect(outcome.record.operation).toBe(rec.operation);
+    expect(outcome.record.state).toBe('unknown');
+    expect(outcome.record).toEqual(await store.getInvocation(rec.invocation_id));
+    const settled = await store.applyInvocationChange(change('unknown', 'succeeded'));
+    if (settled.kind === 'stale') throw new Error('stale');
+    expect(settled.record.operation).not.toBe(rec.operation);
+    expect(settled.record.operation).toEqual(rec.operation);
+    expect(settled.record.arguments).toEqual({ x: 9 });
+    expect(settled.record).toEqual(await store.getInvocation(rec.invocation_id));
+    // a stale change is answered with the call as it is, whole
+    const stale = await store.applyInvocationChange(change('dispatching', 'unknown'));
+    expect(stale.kind).toBe('stale');
+    if (stale.kind === 'stale') expect(stale.current).toEqual(settled.record);
+  });
+
   it("the writer's connection keeps the statement journals of its savepoints in memory, and a failing write is still undone alone", async () => {
     const db = connectWriter(dir);
     try {

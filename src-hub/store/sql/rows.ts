@@ -16,6 +16,7 @@ import type {
   TaskRecord,
 } from '../types.js';
 
+import { operationJson, parseOperation } from './operation-json.js';
 import type { Row, SqlValue } from './session.js';
 
 const str = (v: unknown): string => String(v);
@@ -38,7 +39,7 @@ export function toOperation(r: Row): OperationRecord {
     system_id: str(r.system_id),
     tool: str(r.tool),
     declaration_revision: str(r.declaration_revision),
-    operation: json(r.operation_json, {} as OperationRecord['operation']),
+    operation: parseOperation(str(r.operation_json)),
   };
 }
 
@@ -133,7 +134,7 @@ export function toInvocation(r: Row): InvocationRecord {
     system_id: str(r.system_id),
     tool: str(r.tool),
     declaration_revision: str(r.declaration_revision),
-    operation: json(r.operation_json, {} as InvocationRecord['operation']),
+    operation: parseOperation(str(r.operation_json)),
     arguments: json(r.arguments_json, {}),
     parameter_digest: str(r.parameter_digest),
     host_call_id: str(r.host_call_id),
@@ -241,7 +242,7 @@ const COLUMN_VALUE: Record<InvocationColumn, (i: InvocationRecord) => SqlValue> 
   system_id: (i) => i.system_id,
   tool: (i) => i.tool,
   declaration_revision: (i) => i.declaration_revision,
-  operation_json: (i) => JSON.stringify(i.operation),
+  operation_json: (i) => operationJson(i.operation),
   arguments_json: (i) => JSON.stringify(i.arguments),
   parameter_digest: (i) => i.parameter_digest,
   host_call_id: (i) => i.host_call_id,

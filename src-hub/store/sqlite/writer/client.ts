@@ -14,7 +14,8 @@ import type {
   WriteRequest,
   WriterMessage,
 } from './protocol.js';
-import { restoreAnswer } from './slim-answer.js';
+import { requestToPost } from './operation-by-text.js';
+import { changedCallId, heldFieldsOf, restoreAnswer, type HeldFields } from './slim-answer.js';
 import type { WriterData } from './thread.js';
 
 export interface SqliteWriter {
@@ -79,11 +80,36 @@ async function spawnWriter(dataDir: string, options: SqliteWriterOptions): Promi
   });
 }
 
+/** The most calls whose operation and arguments are kept for their later answers (beyond it, answers come whole). */
+export const MAX_HELD_CALLS = 10_000;
+
+interface Pending {
+  op: WriteOpName;
+  args: unknown[];
+  /** The call's operation and arguments kept on this side: its answer comes without them. */
+  held: HeldFields | undefined;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
 export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions = {}): SqliteWriter {
-  const pending = new Map<
-    number,
-    { op: WriteOpName; args: unknown[]; resolve: (v: unknown) => void; reject: (e: Error) => void }
-  >();
+  const pending = new Map<number, Pending>();
+  // The operation and arguments of the calls created `dispatching` through this writer, by call id,
+  // until an answer shows the call past `dispatching`: their later changes (the outcome) are
+  // answered without them (slim-answer.ts). They never change after a call's creation.
+  const heldCalls = new Map<string, HeldFields>();
+  const keepHeld = (p: Pending, value: unknown) => {
+    const id = changedCallId(p.op, p.args);
+    if (id !== null) {
+      const record = (value as { record?: { state?: unknown } }).record;
+      if (record?.state !== 'dispatching') heldCalls.delete(id);
+      return;
+    }
+    const fields = heldFieldsOf(p.op, p.args, value);
+    if (!fields) return;
+    if (heldCalls.size >= MAX_HELD_CALLS) heldCalls.clear();
+    heldCalls.set((p.args[0] as { invocation_id: string }).invocation_id, fields);
+  };
   let nextId = 1;
   let failure: StoreUnavailableError | null = null;
   let closing = false;
@@ -107,8 +133,11 @@ export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions 
               const p = pending.get(a.id);
               if (!p) continue;
               pending.delete(a.id);
-              if (a.ok) p.resolve(restoreAnswer(p.op, p.args, a.value, a.slim));
-              else p.reject(revive(a.error));
+              if (a.ok) {
+                const value = restoreAnswer(p.op, p.args, a.value, a.slim, p.held);
+                keepHeld(p, value);
+                p.resolve(value);
+              } else p.reject(revive(a.error));
             }
             if (m.clients) for (const listener of listeners) listener(m.clients);
           } else if (m.kind === 'events') {
@@ -185,10 +214,12 @@ export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions 
       if (failure) return Promise.reject(failure);
       if (closing) return Promise.reject(new StoreUnavailableError('the store is closed'));
       const id = nextId++;
+      const callId = changedCallId(op, args);
+      const held = callId === null ? undefined : heldCalls.get(callId);
       return new Promise((resolve, reject) => {
-        pending.set(id, { op, args, resolve, reject });
+        pending.set(id, { op, args, held, resolve, reject });
         if (queued.length === 0) queueMicrotask(sendQueued);
-        queued.push({ id, op, args });
+        queued.push(requestToPost(held ? { id, op, args, held: true } : { id, op, args }));
       });
     },
     stats() {

@@ -17,6 +17,7 @@ import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
+import { restoreOperation } from './operation-by-text.js';
 import { slimAnswer } from './slim-answer.js';
 import {
   serializeError,
@@ -84,9 +85,10 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     try {
       const op = (WRITE_OPS as Record<string, AnyWrite>)[req.op];
       if (!op) throw new Error(`unknown store write ${String(req.op)}`);
+      restoreOperation(req);
       const value = runSync(op(env, ...req.args));
       release.run();
-      return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value) };
+      return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value, req.held === true) };
     } catch (err) {
       if (db.inTransaction) {
         undo.run();

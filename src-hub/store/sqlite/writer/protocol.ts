@@ -1,10 +1,15 @@
 /** Messages between the main thread and the SQLite writer thread. */
 import type { WriteOpName } from '../../sql/registry.js';
+import type { Slim } from './slim-answer.js';
 
 export interface WriteRequest {
   id: number;
   op: WriteOpName;
   args: unknown[];
+  /** The main thread holds this call's operation and arguments: answer its record without them (slim-answer.ts). */
+  held?: true;
+  /** A created call's operation as its stored text, sent in place of `create.operation` (operation-by-text.ts). */
+  operation_text?: string;
 }
 
 export interface SerializedError {
@@ -14,8 +19,8 @@ export interface SerializedError {
 }
 
 export type WriteAnswer =
-  /** `slim`: a created call's record without the operation and arguments the caller sent (slim-answer.ts). */
-  { id: number; ok: true; value: unknown; slim: boolean } | { id: number; ok: false; error: SerializedError };
+  /** `slim`: how the record was made smaller (slim-answer.ts): against the created record, or without the held fields. */
+  { id: number; ok: true; value: unknown; slim: Slim } | { id: number; ok: false; error: SerializedError };
 
 /** How many transactions (batches) committed how many writes since the writer started. */
 export interface GroupCommitStats {
