@@ -1,5 +1,5 @@
 /** Canonical JSON (sorted object keys, no whitespace) and SHA-256 digests shared by the Hub and the host. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 type Frame =
   | { array: true; items: readonly unknown[]; next: number }
@@ -148,8 +148,9 @@ export function canonicalDeep(value: unknown): string {
   return out.join('');
 }
 
+/** One-shot (`crypto.hash`): about half the time of a Hash object for the small texts hashed per call. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 /** The parameter digest binds an invocation id to its exact arguments. */
