@@ -218,7 +218,7 @@ async function permits(conc: number) {
             `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms` +
             (r.extra?.cpu_us_main_thread === undefined
               ? ''
-              : ` (main thread ${(Number(r.extra.cpu_us_main_thread) / 1000).toFixed(3)} ms)`) +
+              : ` (main thread ${(Number(r.extra.cpu_us_main_thread) / 1000).toFixed(3)} ms, busiest other thread ${(Number(r.extra.cpu_us_busiest_other_thread) / 1000).toFixed(3)}, the rest ${(Number(r.extra.cpu_us_rest) / 1000).toFixed(3)})`) +
             (r.extra?.write_syscalls_per_permit === undefined
               ? ''
               : `; system calls per permit: ${Number(r.extra.write_syscalls_per_permit).toFixed(2)} writes, ${Number(r.extra.read_syscalls_per_permit).toFixed(2)} reads`),
