@@ -105,7 +105,8 @@ async function publishViews(
  * Independent writes (`independent`: each locks only its own invocation and writes only new rows
  * and that call's own, so no order between them can change an answer) run at once in the first
  * attempt, their statements interleaved on the connection: a batch of them costs about the round
- * trips of one. Two of them that do touch the same call (a repeated invoke) conflict — the second
+ * trips of one. Each holds its writes back on its own (PgSession.fork), so each write's rows after
+ * its decision go out as one statement, as they would alone, however the writes interleave. Two of them that do touch the same call (a repeated invoke) conflict — the second
  * insert of one id fails — and the batch runs again one write after another, where the second
  * finds the first's record (`stale`).
  *
@@ -179,8 +180,11 @@ export async function runBatch(
       const began = quietly(s.statement('BEGIN'));
       const answers: BatchAnswer[] = [];
       if (opts.independent && !mode.savepoints && !alone) {
-        // the statements of all its writes go out interleaved, pipelined on the one connection
-        const settled = await Promise.allSettled(writes.map((w) => runAsync(w.op(env, ...w.args))));
+        // the statements of all its writes go out interleaved, pipelined on the one connection; each
+        // write holds its own writes back (a fork of the session), so they combine as they would alone
+        const settled = await Promise.allSettled(
+          writes.map((w) => runAsync(w.op({ ...env, sql: s.fork() }, ...w.args))),
+        );
         for (const r of settled) {
           if (r.status === 'rejected') throw r.reason; // the batch runs again, one write after another
           answers.push({ ok: true, value: r.value });

@@ -5,8 +5,9 @@
  * Task views. A batch renders the views of the tasks it changed at its own end (batch.ts); a task
  * is marked in `task_views_pending` instead only when its view could not be rendered there (or by
  * an earlier version of the Hub, whose marks a crash may have left). A pass only asks whether any
- * task is marked (when none is, a pass is one round trip: its statements are pipelined, COMMIT
- * included); when one is, the next pass first renders the view of every marked task as it is now,
+ * task is marked, in its numbering statement (when none is, a pass is one round trip of four
+ * statements, pipelined: BEGIN, its lock with its plan settings, the numbering, COMMIT); when one
+ * is, the next pass first renders the view of every marked task as it is now,
  * reading the task row under its lock (so it is appended in order with the views batches append),
  * and clears the mark only if no change marked it again after the pass read it (its row version,
  * `xmin`, is unchanged).
@@ -65,10 +66,13 @@ export const SEQUENCE = `WITH pending AS (
     SELECT string_agg(DISTINCT client_id, ',') AS list, COUNT(*) AS n FROM sequenced
   )
 SELECT list, n, CASE WHEN list IS NULL THEN NULL
-  ELSE pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(list) > 7000 THEN '*' ELSE list END) END AS notified
+  ELSE pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(list) > 7000 THEN '*' ELSE list END) END AS notified,
+  EXISTS (SELECT 1 FROM task_views_pending) AS marks
 FROM clients`;
 
-const ANY_MARKS = 'SELECT EXISTS (SELECT 1 FROM task_views_pending) AS any';
+const PASS_LOCK_SQL = `SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`;
+/** The pass's lock and SEQUENCE_PLAN in one statement, for a pass with no views to render first. */
+const PASS_LOCK_AND_PLAN = `SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked, ${SEQUENCE_PLAN.replace(/^SELECT /, '')}`;
 
 /** The answer of a statement sent without waiting for it (its failure is seen where it is awaited). */
 const quietly = <T>(answer: T | Promise<T>): Promise<T> => {
@@ -120,19 +124,20 @@ export function createEventSequencer(
         // one round trip when there are no marks: every statement goes out behind the one before
         // (pool.ts pipelines), and a failure of any of them aborts the transaction, which the
         // awaited answers below report (COMMIT after a failure is a rollback)
+        // (without views to render first, the plan is set by the lock's statement: four statements)
         const began = quietly(s.statement('BEGIN'));
-        const locked = quietly(s.get(`SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`));
+        const locked = quietly(s.get(renderMarks ? PASS_LOCK_SQL : PASS_LOCK_AND_PLAN));
         const views = renderMarks ? await publishMarkedViews(s) : 0;
-        const marked = renderMarks ? null : quietly(s.get<{ any: boolean }>(ANY_MARKS));
-        const planned = quietly(s.get(SEQUENCE_PLAN));
-        const sequenced = quietly(s.get<{ list: string | null; n: number }>(SEQUENCE));
+        const planned = renderMarks ? quietly(s.get(SEQUENCE_PLAN)) : null;
+        const sequenced = quietly(s.get<{ list: string | null; n: number; marks: boolean }>(SEQUENCE));
         const flushed = quietly(s.flush());
         const committed = quietly(s.statement('COMMIT'));
         await began;
         await locked;
-        const more = (await marked)?.any === true;
         await planned;
         const row = await sequenced;
+        // marks are asked about by the numbering statement itself; a pass rendering them asks nothing
+        const more = !renderMarks && row?.marks === true;
         await flushed;
         await committed;
         if (row?.list) opts.onSequenced(row.list.split(','));

@@ -49,7 +49,6 @@ import { windowBounds } from '../sql/window.js';
 import type { PgSession } from './session.js';
 import { SystemRetiredError } from '../errors.js';
 import { SHARED_LOCK_KEYS_SQL, systemLockKey } from '../sql/ops/systems.js';
-import { INDEX_PLANS } from './plans.js';
 
 /** A change a run can apply: a new call of a task, with its permit and nothing else to write. */
 export function joinsRun(change: InvocationChange): boolean {
@@ -156,7 +155,7 @@ export async function applyPermitRun(
         ])
       : Promise.resolve([]);
   // one round trip: each statement goes out behind the one before, without waiting for its answer
-  const planned = s.get(INDEX_PLANS); // for EXISTING (plans.ts)
+  const planned = s.indexPlans(); // for EXISTING (plans.ts)
   const locked = s.all(LOCK_KEYS, [JSON.stringify(ids.map((id) => `invocation:${id}`).sort())]);
   const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
   const enrolled = readEnrollments([...sessions.values()]);

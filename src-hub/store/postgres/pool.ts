@@ -9,6 +9,8 @@
 import pg, { type ClientConfig, type Pool } from 'pg';
 
 const INT8 = 20;
+/** One parser for every BIGINT column (pg asks for a column's parser with each result's fields). */
+const int8AsNumber = (v: string): number => Number(v);
 
 export interface PoolOptions {
   url: string;
@@ -39,9 +41,7 @@ export function clientConfig(url: string): ClientConfig {
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8 && format !== 'binary'
-          ? (v: string) => Number(v)
-          : pg.types.getTypeParser(oid, format)) as never,
+        oid === INT8 && format !== 'binary' ? int8AsNumber : pg.types.getTypeParser(oid, format)) as never,
     },
   };
 }

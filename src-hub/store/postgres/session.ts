@@ -20,6 +20,7 @@ import type { Row, SqlSession, SqlValue } from '../sql/session.js';
 import { combine, fits, LOCK_KEY_SQL, type Combined, type Statement } from './combine.js';
 import { POSTGRES_DIALECT } from './dialect.js';
 import { fromDriver } from './errors.js';
+import { INDEX_PLANS } from './plans.js';
 
 interface Prepared {
   name: string;
@@ -61,6 +62,19 @@ export interface PgSession extends SqlSession {
    * transaction it is an ordinary statement, waited for.
    */
   lockKey(key: string): void | Promise<void>;
+  /**
+   * A session on the same connection and transaction that holds its writes back on its own: each of
+   * several operations running at once (batch.ts, independent changes) combines its own writes, as
+   * it would alone, instead of one operation's statement sending another's held writes early. The
+   * failure of any of them is every one's; `flush` and `rollbackTo` of any cover them all.
+   */
+  fork(): PgSession;
+  /**
+   * Sets INDEX_PLANS (plans.ts) for the rest of the transaction, the first time it is asked for in
+   * it (pipelined: no round trip of its own); later asks answer the same statement. A rollback to a
+   * savepoint may have undone it: it is sent again after one.
+   */
+  indexPlans(): Promise<unknown>;
   /** Sends a statement without parameters (BEGIN, COMMIT, ROLLBACK) behind the session's others. */
   statement(text: string): Promise<unknown>;
   /**
@@ -76,7 +90,10 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   // only a client's statements run in one transaction, in order; the pool's go anywhere at once
   const inTransaction = 'release' in target;
   const pipelined = inTransaction && (target as PoolClient & { pipeline?: boolean }).pipeline === true;
-  let held: Statement[] = [];
+  /** The writes held back by each view of the session (the session itself and its forks). */
+  const views: Array<{ held: Statement[] }> = [];
+  /** INDEX_PLANS as sent in this transaction (indexPlans), until a rollback to a savepoint. */
+  let planned: Promise<unknown> | null = null;
   /** The first failure of a held-back write (sent without the operation waiting for it). */
   let failure: unknown = null;
   let sent: Promise<unknown> = Promise.resolve();
@@ -158,31 +175,37 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     return send(c.sql, c.params, c.checks.length > 0 ? check : undefined, true);
   }
 
-  /** Sends the held-back writes as one statement, not waiting for it; its failure is kept. */
-  function release(): Promise<void> {
-    if (held.length === 0) return Promise.resolve();
-    const c = combine(held, null);
-    held = [];
+  /** Sends a view's held-back writes as one statement, not waiting for it; its failure is kept. */
+  function release(view: { held: Statement[] }): Promise<void> {
+    if (view.held.length === 0) return Promise.resolve();
+    const c = combine(view.held, null);
+    view.held = [];
     return sendCombined(c).then(() => undefined);
   }
 
-  async function query(sql: string, params: readonly SqlValue[] = [], counted = false) {
+  async function query(
+    view: { held: Statement[] },
+    sql: string,
+    params: readonly SqlValue[] = [],
+    counted = false,
+  ) {
+    const held = view.held;
     if (held.length > 0) {
       // a write the held-back ones do not touch goes out with them in one statement
       const next = { sql, params };
       if (counted && fits(held, next)) {
         const c = combine(held, next);
-        held = [];
+        view.held = [];
         const r = await sendCombined(c);
         return { rows: [], rowCount: Number((r.rows[0] as { n?: unknown } | undefined)?.n ?? 0) };
       }
       if (sql === LOCK_KEY_SQL) {
         // a lock reads no table: it goes out as the held-back writes' own SELECT
         const c = combine(held, null, { sql, params });
-        held = [];
+        view.held = [];
         return await sendCombined(c);
       }
-      void release().catch(() => undefined); // queued ahead of this statement on the same connection
+      void release(view).catch(() => undefined); // queued ahead of this statement on the same connection
     }
     const before = sent;
     try {
@@ -195,71 +218,72 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     }
   }
 
-  async function all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    return (await query(sql, params)).rows as T[];
+  /** A view of the session: its own held-back writes, everything else shared. */
+  function view(): PgSession {
+    const own: { held: Statement[] } = { held: [] };
+    views.push(own);
+    const run = async (sql: string, params?: readonly SqlValue[]): Promise<number> =>
+      (await query(own, sql, params, true)).rowCount ?? 0;
+    return {
+      dialect: POSTGRES_DIALECT,
+      get appendedEvents() {
+        return appended;
+      },
+      markEventAppended() {
+        appended = true;
+      },
+      async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+        return (await query(own, sql, params)).rows as T[];
+      },
+      async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+        return (await query(own, sql, params)).rows[0] as T | undefined;
+      },
+      run,
+      write(sql, params = [], expectChanged) {
+        if (!inTransaction || failure)
+          return run(sql, params).then((n) => {
+            if (expectChanged !== undefined && n !== expectChanged)
+              throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
+          });
+        // a one-row INSERT changes one row or fails on the server: its count needs no check (and so
+        // no COMMIT waiting for its answer)
+        const checked = expectChanged !== undefined && !(expectChanged === 1 && ONE_ROW_INSERT.test(sql));
+        const next: Statement = { sql, params, ...(checked ? { expect: expectChanged } : {}) };
+        if (own.held.length > 0 && !fits(own.held, next)) void release(own).catch(() => undefined);
+        own.held.push(next);
+      },
+      lockKey(key) {
+        if (!inTransaction) return query(own, LOCK_KEY_SQL, [key]).then(() => undefined);
+        const lock = { sql: LOCK_KEY_SQL, params: [key] };
+        const c: Combined = own.held.length > 0 ? combine(own.held, null, lock) : { ...lock, checks: [] };
+        own.held = [];
+        void sendCombined(c).catch(() => undefined);
+      },
+      fork: view,
+      indexPlans() {
+        planned ??= query(own, INDEX_PLANS);
+        return planned;
+      },
+      statement: (text) => queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) }),
+      async rollbackTo(name) {
+        for (const v of views) v.held = [];
+        planned = null;
+        await sent; // everything sent before it is answered, its failure (if any) recorded
+        failure = null;
+        const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`, { barrier: true });
+        undone.catch(() => undefined);
+        const released = queue(`RELEASE SAVEPOINT ${name}`, { barrier: true });
+        released.catch(() => undefined);
+        await undone;
+        await released;
+      },
+      async flush() {
+        const last = Promise.all(views.map(release));
+        await sent;
+        await last.catch(() => undefined); // its failure, and any before it, is `failure`
+        if (failure) throw failure;
+      },
+    };
   }
-  async function get<T extends object = Row>(
-    sql: string,
-    params?: readonly SqlValue[],
-  ): Promise<T | undefined> {
-    return (await query(sql, params)).rows[0] as T | undefined;
-  }
-  async function run(sql: string, params?: readonly SqlValue[]): Promise<number> {
-    return (await query(sql, params, true)).rowCount ?? 0;
-  }
-  function write(
-    sql: string,
-    params: readonly SqlValue[] = [],
-    expectChanged?: number,
-  ): void | Promise<void> {
-    if (!inTransaction || failure)
-      return run(sql, params).then((n) => {
-        if (expectChanged !== undefined && n !== expectChanged)
-          throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
-      });
-    // a one-row INSERT changes one row or fails on the server: its count needs no check (and so
-    // no COMMIT waiting for its answer)
-    const checked = expectChanged !== undefined && !(expectChanged === 1 && ONE_ROW_INSERT.test(sql));
-    const next: Statement = { sql, params, ...(checked ? { expect: expectChanged } : {}) };
-    if (held.length > 0 && !fits(held, next)) void release().catch(() => undefined);
-    held.push(next);
-  }
-  return {
-    dialect: POSTGRES_DIALECT,
-    get appendedEvents() {
-      return appended;
-    },
-    markEventAppended() {
-      appended = true;
-    },
-    all,
-    get,
-    run,
-    write,
-    lockKey(key) {
-      if (!inTransaction) return query(LOCK_KEY_SQL, [key]).then(() => undefined);
-      const lock = { sql: LOCK_KEY_SQL, params: [key] };
-      const c: Combined = held.length > 0 ? combine(held, null, lock) : { ...lock, checks: [] };
-      held = [];
-      void sendCombined(c).catch(() => undefined);
-    },
-    statement: (text) => queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) }),
-    async rollbackTo(name) {
-      held = [];
-      await sent; // everything sent before it is answered, its failure (if any) recorded
-      failure = null;
-      const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`, { barrier: true });
-      undone.catch(() => undefined);
-      const released = queue(`RELEASE SAVEPOINT ${name}`, { barrier: true });
-      released.catch(() => undefined);
-      await undone;
-      await released;
-    },
-    async flush() {
-      const last = release();
-      await sent;
-      await last.catch(() => undefined); // its failure, and any before it, is `failure`
-      if (failure) throw failure;
-    },
-  };
+  return view();
 }

@@ -25,7 +25,6 @@ import { toTask } from '../sql/rows.js';
 import { appendTaskView } from '../sql/task-events.js';
 import { runAsync, type Row } from '../sql/session.js';
 import { windowBounds } from '../sql/window.js';
-import { INDEX_PLANS } from './plans.js';
 import type { PgSession } from './session.js';
 
 /** The oldest unresolved calls of each unresolved state, in one statement (each branch in its index order). */
@@ -36,7 +35,7 @@ export const UNRESOLVED_SQL = UNRESOLVED_INVOCATION_STATES.map(() => `(${UNRESOL
 /** Renders and appends the task's current view (nothing if the task does not exist). */
 export async function renderTaskView(s: PgSession, env: OpEnv, taskId: string, at: string): Promise<void> {
   const [, row, counts, attested, listed] = await Promise.all([
-    s.get(INDEX_PLANS), // for the unresolved calls (plans.ts)
+    s.indexPlans(), // for the unresolved calls (plans.ts): set once per transaction
     s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [taskId]),
     s.all<StateCount>(TASK_STATE_COUNTS_SQL, [taskId]),
     s.all<StateCount>(TASK_ATTESTED_SQL, [taskId]),
