@@ -7,11 +7,12 @@
  * permit, what the Hub's connections were waiting on (pg_stat_activity sampled every 5 ms),
  * and the server's durability settings (synchronous_commit and fsync stay on: the figures are of
  * a durable server). Then the same for governed writes without a task, as the Hub stores them
- * (new -> dispatching with the operation's rate gate, then dispatching -> succeeded: two changes
- * per call, no task row lock), per call. Figures are printed, never asserted.
+ * (the invoke's reads, then new -> dispatching with the operation's rate gate, then dispatching ->
+ * succeeded: two changes per call, no task row lock), per call. Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits and calls; BENCH_CONCURRENCY (default "1,16");
  * BENCH_KINDS (default "permits,untasked"); BENCH_PERMIT_WARMUP (default 0) untimed permits on a
- * task of their own before the timed ones (the store's code compiled, as in a running Hub). The
+ * task of their own before the timed ones, and as many untimed calls before the timed calls without
+ * a task (the store's code compiled, as in a running Hub). The
  * server's CPU per permit is all the cluster's processes' (read from /proc), beside the time its
  * statements spent executing.
  */
@@ -20,9 +21,9 @@ import pg from 'pg';
 import { startPrivatePostgres } from '../scripts/private-postgres.js';
 import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
-import type { OperationRecord, RunRecord } from '../src-hub/store/types.js';
+import type { HubStore, OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
-import { benchHubContext, runPermitJob } from './lib/permit-job.js';
+import { benchHubContext, runPermitJob, threadCpuNs, threadSplit } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { runConcurrent } from './lib/stats.js';
 import { heading, table } from './lib/print.js';
@@ -229,49 +230,119 @@ async function permits(conc: number) {
 }
 
 /**
- * Governed writes without a task as the Hub stores them, through transitionInvocation and the
- * real store: new -> dispatching (enrollment and operation-rate gates) and, as if the business
- * system answered, dispatching -> succeeded. Nothing is sent.
+ * The rows an invoke reads before deciding (HubStore.invokeReads): the client, the system, the
+ * operation, the authorization granted to the client, and the run.
  */
-async function runUntaskedJob(job: { url: string; run: RunRecord; calls: number; concurrency: number }) {
+async function seedCatalog(store: HubStore, run: RunRecord): Promise<void> {
+  const at = new Date().toISOString();
+  const audit = { actor: 'bench', kind: 'bench.seeded', detail: {} };
+  await store.createClient(
+    { client_id: run.client_id, name: 'bench', token_hash: 'h', created_at: at },
+    audit,
+  );
+  await store.upsertSystem(
+    {
+      system_id: operation.system_id,
+      name: 'bench shop',
+      base_url: 'http://127.0.0.1:9',
+      spec_path: '/spec',
+      signing_secret: 'sealed',
+      spec_signing: 'signed',
+      signed_path: 'operation',
+      allow_insecure_http: true,
+    },
+    at,
+    audit,
+  );
+  await store.replaceOperations(operation.system_id, [operation], 'spec-1', [], at, audit);
+  await store.createAuthorization(
+    {
+      authorization_ref: run.authorization_ref,
+      system_id: operation.system_id,
+      account: 'bench',
+      on_behalf_of: 'bench@example.com',
+      state: 'active',
+      revision: 1,
+      created_at: at,
+      updated_at: at,
+    },
+    audit,
+  );
+  await store.grant(run.authorization_ref, run.client_id, audit);
+  await store.createRun(run);
+}
+
+/**
+ * Governed writes without a task as the Hub stores them, through the real store: the invoke's
+ * reads (invokeReads), then through transitionInvocation new -> dispatching (enrollment and
+ * operation-rate gates) and, as if the business system answered, dispatching -> succeeded.
+ * Nothing is sent.
+ */
+async function runUntaskedJob(job: {
+  url: string;
+  run: RunRecord;
+  calls: number;
+  concurrency: number;
+  /** Calls made first, untimed (BENCH_PERMIT_WARMUP). */
+  warmup: number;
+  beforeTimed(): Promise<void>;
+}) {
   const store = await openPostgresStore({ url: job.url });
+  await seedCatalog(store, job.run);
   const ctx = await benchHubContext(store, 'bench-untasked');
   let succeeded = 0;
+  /** One governed write's store traffic: the invoke's reads, `dispatching`, then `succeeded`. */
+  const call = async (): Promise<void> => {
+    const at = new Date().toISOString();
+    const id = benchInvocationId();
+    const reads = await store.invokeReads({
+      invocation_id: id,
+      run_id: job.run.run_id,
+      authorization_ref: job.run.authorization_ref,
+      client_id: job.run.client_id,
+      tool: operation.tool,
+      task_id: null,
+    });
+    if (!reads.granted || !reads.operation || !reads.system || !reads.run)
+      throw new Error('the invoke reads found no granted operation');
+    const rec = permitInvocationRecord({
+      invocation_id: id,
+      client_id: job.run.client_id,
+      task_id: null,
+      run: job.run,
+      operation,
+      at: new Date(at),
+    });
+    const audit = { actor: 'bench', kind: 'invocation.created', detail: {} };
+    const sent = await transitionInvocation(ctx, {
+      invocation_id: id,
+      from: 'new',
+      to: 'dispatching',
+      create: rec,
+      patch: { dispatch: 'attempted' },
+      audit,
+    });
+    if (sent.kind !== 'applied') return;
+    const done = await transitionInvocation(ctx, {
+      invocation_id: id,
+      from: 'dispatching',
+      to: 'succeeded',
+      at: new Date().toISOString(),
+      patch: { dispatch: 'confirmed', business_status: 200 },
+      audit: { ...audit, kind: 'invocation.succeeded' },
+    });
+    if (done.kind === 'applied') succeeded++;
+  };
+  if (job.warmup > 0) await runConcurrent(job.warmup, job.concurrency, call);
+  succeeded = 0;
+  await job.beforeTimed();
   const before = (await store.commitStats!())!;
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadCpuNs();
   try {
-    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
-      const at = new Date().toISOString();
-      const id = benchInvocationId();
-      const rec = permitInvocationRecord({
-        invocation_id: id,
-        client_id: job.run.client_id,
-        task_id: null,
-        run: job.run,
-        operation,
-        at: new Date(at),
-      });
-      const audit = { actor: 'bench', kind: 'invocation.created', detail: {} };
-      const sent = await transitionInvocation(ctx, {
-        invocation_id: id,
-        from: 'new',
-        to: 'dispatching',
-        create: rec,
-        patch: { dispatch: 'attempted' },
-        audit,
-      });
-      if (sent.kind !== 'applied') return;
-      const done = await transitionInvocation(ctx, {
-        invocation_id: id,
-        from: 'dispatching',
-        to: 'succeeded',
-        at: new Date().toISOString(),
-        patch: { dispatch: 'confirmed', business_status: 200 },
-        audit: { ...audit, kind: 'invocation.succeeded' },
-      });
-      if (done.kind === 'applied') succeeded++;
-    });
+    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, call);
     const cpu = process.cpuUsage(cpuBefore);
+    const threads = threadSplit(threadsBefore, threadCpuNs(), job.calls);
     const after = (await store.commitStats!())!;
     return {
       samples,
@@ -280,6 +351,7 @@ async function runUntaskedJob(job: { url: string; run: RunRecord; calls: number;
       commits: after.batches - before.batches,
       writes: after.writes - before.writes,
       cpuUsPerCall: (cpu.user + cpu.system) / job.calls,
+      threads,
     };
   } finally {
     await store.close();
@@ -293,21 +365,27 @@ async function untasked(conc: number) {
   await measure(
     db,
     url,
-    `Governed writes without a task on PostgreSQL (two changes each), concurrency ${conc}`,
+    `Governed writes without a task on PostgreSQL (the invoke's reads, two changes), concurrency ${conc}${WARMUP > 0 ? `, after ${WARMUP} untimed calls` : ''}`,
     'call',
-    async () => {
+    async (beforeTimed) => {
       const r = await runUntaskedJob({
         url,
         run: newRun(new Date().toISOString()),
         calls: PERMITS,
         concurrency: conc,
+        warmup: WARMUP,
+        beforeTimed,
       });
+      const t = r.threads;
       return {
         samples: r.samples,
         wallMs: r.wallMs,
         lines: [
           `${r.succeeded} of ${PERMITS} calls succeeded; group commit: ${r.commits} transactions, ${(r.writes / Math.max(1, r.commits)).toFixed(1)} changes each; ` +
-            `the process's CPU per call ${(r.cpuUsPerCall / 1000).toFixed(3)} ms`,
+            `the process's CPU per call ${(r.cpuUsPerCall / 1000).toFixed(3)} ms` +
+            (t.cpu_us_main_thread === undefined
+              ? ''
+              : ` (main thread ${(t.cpu_us_main_thread / 1000).toFixed(3)} ms, V8's helper threads ${((t.cpu_us_busiest_other_thread! + t.cpu_us_rest!) / 1000).toFixed(3)})`),
         ],
       };
     },
