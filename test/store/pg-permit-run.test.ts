@@ -25,6 +25,7 @@ import type {
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { countingPool } from './pg-counting.js';
 import { refuseInsert } from './pg-faults.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
@@ -384,21 +385,10 @@ describe.skipIf(!available)(
       const taskId = await newTask({ write_budget: 1000, rate_limit: { count: 1000, window: '1m' } });
       let statements = 0;
       let setWise = 0;
-      const counted = new WeakSet<object>();
-      const counting = {
-        connect: async () => {
-          const client = await pool.connect();
-          if (counted.has(client)) return client;
-          counted.add(client);
-          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-            statements += 1;
-            if (String((args[0] as { text?: string }).text).includes('json_populate_recordset')) setWise += 1;
-            return original(...args);
-          };
-          return client;
-        },
-      } as unknown as pg.Pool;
+      const counting = countingPool(pool, (text) => {
+        statements += 1;
+        if (text.includes('json_populate_recordset')) setWise += 1;
+      });
       const cost = async (n: number) => {
         const { changes } = changesFor(
           taskId,

@@ -17,6 +17,7 @@ import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-ch
 import type { HubStore, InvocationChange, InvocationChangeResult } from '../../src-hub/store/types.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { countingPool } from './pg-counting.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
 const available = postgresCluster() !== null;
@@ -43,21 +44,7 @@ describe.skipIf(!available)(
       await seedCatalog(store);
       pool = createPool({ url, max: 3, onIdleError: () => undefined });
       sent = [];
-      const wrapped = new WeakSet<object>();
-      counting = {
-        connect: async () => {
-          const client = await pool.connect();
-          if (wrapped.has(client)) return client;
-          wrapped.add(client);
-          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-            const q = args[0] as string | { text?: string };
-            sent.push(typeof q === 'string' ? q : String(q.text));
-            return original(...args);
-          };
-          return client;
-        },
-      } as unknown as pg.Pool;
+      counting = countingPool(pool, (text) => sent.push(text));
     });
     afterEach(async () => {
       await pool.end();
