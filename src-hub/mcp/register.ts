@@ -9,6 +9,7 @@ import type { HubSystem, RegisterMcpSystemRequest } from '../../src-shared/hub-a
 import type { HubContext } from '../context.js';
 import { checkBaseUrl } from '../dispatch/destination.js';
 import { conflict, HubError } from '../errors.js';
+import { notifyGrantees } from '../systems/notify-grantees.js';
 import { systemView } from '../systems/view.js';
 import { openConnection, readCatalog, refreshMcpCatalog, writeCatalog } from './catalog.js';
 import type { McpCompileResult } from './compile.js';
@@ -95,6 +96,7 @@ export async function registerMcpSystem(
     if (conn && ctx.mcp) ctx.mcp.adopt(stored, conn);
     else await conn?.close();
     conn = null;
+    if (existing?.retired_at) await notifyGrantees(ctx, stored);
     return systemView(ctx, stored);
   } finally {
     await conn?.close();

@@ -8,9 +8,8 @@
  */
 import type { HubSystem } from '../../src-shared/hub-api.js';
 import type { HubContext } from '../context.js';
-import { toAuthorization } from '../admin/service.js';
 import { conflict, notFound } from '../errors.js';
-import type { SystemRecord } from '../store/types.js';
+import { notifyGrantees } from './notify-grantees.js';
 import { systemView } from './view.js';
 
 export async function retireSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {
@@ -31,22 +30,4 @@ export async function retireSystem(ctx: HubContext, systemId: string, actor: str
     await notifyGrantees(ctx, result.system);
   }
   return systemView(ctx, result.system);
-}
-
-/**
- * Tells every client granted one of the system's authorizations, with an `authorization.changed`
- * event whose view carries `system_retired_at`, so a desk blocks the conversations using it at once
- * instead of at their next call. A notice after the retire committed, not its record: a client
- * that misses it (a crash in between) learns it from its next call or scope check.
- */
-async function notifyGrantees(ctx: HubContext, sys: SystemRecord): Promise<void> {
-  const at = ctx.now().toISOString();
-  for (const a of await ctx.store.listAuthorizations()) {
-    if (a.system_id !== sys.system_id) continue;
-    const event = { type: 'authorization.changed', authorization: toAuthorization(ctx.hubId, a, sys) };
-    for (const clientId of await ctx.store.grantees(a.authorization_ref)) {
-      await ctx.store.appendEvent(clientId, 'authorization.changed', event, at);
-      ctx.bus.notify(clientId);
-    }
-  }
 }

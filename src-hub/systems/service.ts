@@ -13,6 +13,7 @@ import { openSigningSecret } from '../secrets/system-secret.js';
 import type { SystemRecord } from '../store/types.js';
 import { systemView } from './view.js';
 import { specRefreshedAudit } from './refreshed-audit.js';
+import { notifyGrantees } from './notify-grantees.js';
 import { liveSystemChange } from './retired.js';
 
 export const DEFAULT_SPEC_PATH = '/.well-known/bailing/tools.json';
@@ -87,8 +88,9 @@ export async function registerSystem(
       { system_id: sys.system_id, code: fetched.code },
       'system registered without a spec; refresh it later',
     );
-  const after = await ctx.store.getSystem(sys.system_id);
-  return systemView(ctx, after ?? sys);
+  const after = (await ctx.store.getSystem(sys.system_id)) ?? sys;
+  if (existing?.retired_at) await notifyGrantees(ctx, after);
+  return systemView(ctx, after);
 }
 
 export async function refreshSystem(ctx: HubContext, systemId: string, actor: string): Promise<HubSystem> {

@@ -14,6 +14,7 @@ import { createCallRouter, type CallRouter } from '../handlers/call-router.js';
 import { createEventBus, type EventBus } from '../handlers/event-bus.js';
 import { createHubGateway } from '../handlers/hub-gateway-over-client.js';
 import type { HubGateway } from '../handlers/hub-gateway.js';
+import { feedAuthorizationChanges } from '../handlers/authorization-feed.js';
 import { startRelay } from '../handlers/relay.js';
 import { createHandlerTable } from '../handlers/table.js';
 import { createMcpServerHandlers } from '../handlers/mcp-servers.js';
@@ -308,7 +309,12 @@ function wireCalls(
     ...(opts.reconnectDelayMs !== undefined ? { reconnectDelayMs: opts.reconnectDelayMs } : {}),
   });
   const bus = createEventBus({ onInvalid: (name, message) => log(`event ${name} refused: ${message}`) });
-  const stopRelay = startRelay({ runtime, hub: gateway, bus });
+  const stopRelayOnly = startRelay({ runtime, hub: gateway, bus });
+  const stopFeed = feedAuthorizationChanges({ hub: gateway, runtime });
+  const stopRelay = () => {
+    stopFeed();
+    stopRelayOnly();
+  };
   const mcp = createMcpServerHandlers({
     admin,
     clientId: hub.clientId,

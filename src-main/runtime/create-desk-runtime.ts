@@ -276,9 +276,7 @@ export function createDeskRuntime(deps: DeskRuntimeDeps): DeskRuntime {
     cachedDeclarations: async (sessionId) => operator.cached(await sessions.get(sessionId)),
     runToolManually: async (sessionId, functionName, args) =>
       operator.runManually(await sessions.get(sessionId), functionName, args),
-    async authorizationChanged(a) {
-      scope.authorizationChanged(sessions.living(), a);
-    },
+    authorizationChanged: (a) => scope.authorizationChanged(sessions.living(), a),
     subscribe: (listener) => events.subscribe(listener),
     async close() {
       if (closed) return;

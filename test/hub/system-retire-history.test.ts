@@ -1,6 +1,6 @@
 // What a retired system leaves behind is history, on SQLite and PostgreSQL (the hub-postgres
 // project runs this file again): its authorizations are offered to no agent (the admin list keeps
-// them, marked with system_retired_at; each grantee gets an authorization.changed notice), every admin change of its declarations, authorizations
+// them, marked with system_retired_at; each grantee gets an authorization.changed notice, and another when it is revived), every admin change of its declarations, authorizations
 // and grants but a revoke is refused 409 system_retired with nothing stored, a task or a run naming it is
 // refused with the same code, no approval of it can be pending, and a restart with a config file
 // that names it applies nothing of it.
@@ -85,8 +85,17 @@ describe("a retired system's authorizations", () => {
     expect(kept?.system_retired_at).toBe(retiredAt);
     expect(admin.find((a) => a.authorization_ref === 'auth-shop-b')?.system_retired_at).toBeNull();
 
-    // revived: offered again, unmarked
+    // revived: offered again, unmarked, and every grantee told so
     await reviveShopA();
+    const revivedNotices = changeNotices().slice(2);
+    expect(revivedNotices.map((n) => [n.client, n.authorization.authorization_ref])).toEqual([
+      ['desk', 'auth-shop-a'],
+      ['other', 'auth-shop-a'],
+    ]);
+    for (const n of revivedNotices) {
+      expect(n.authorization.system_retired_at).toBeNull();
+      expect(n.authorization.state).toBe('active');
+    }
     const back = AuthorizationListSchema.parse((await env.agent('GET', '/agent/v1/authorizations')).body);
     expect(
       back.authorizations.find((a) => a.authorization_ref === 'auth-shop-a')?.system_retired_at,

@@ -3,7 +3,8 @@
  * authorization is refused with system_retired (its run or its invoke), which blocks the whole
  * scope at once (never a surviving subset), nothing is sent; reopened in a new runtime, the
  * scope check finds the authorization no longer offered (the agent API leaves a retired system's
- * authorizations out) and the conversation stays blocked. Real Hub, demo systems, scripted model.
+ * authorizations out) and the conversation stays blocked, until the system is revived: its notice
+ * has the scope checked again. A notice of another member in service lifts nothing. Real Hub, demo systems, scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeskRuntime } from '../../src-main/runtime/desk-runtime.js';
@@ -88,6 +89,22 @@ describe('a system retired during a living conversation', () => {
     expect(opened.session.availability).toBe('blocked');
     expect(opened.session.availabilityReason).toBe('authorization_missing');
     expect(opened.session.availabilityRef).toBe(AUTH.inventory);
+
+    // revived: its notice (fed by the app) has the scope checked again, and it opens
+    const inv = env.demo.inventory;
+    await env.admin.registerSystem({
+      system_id: inv.systemId,
+      name: inv.name,
+      base_url: inv.url,
+      signing_secret: inv.secret,
+    });
+    const notice = (await env.admin.listAllAuthorizations()).find(
+      (a) => a.authorization_ref === AUTH.inventory,
+    )!;
+    expect(notice.system_retired_at).toBeNull();
+    await runtime.authorizationChanged(notice);
+    const back = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
+    expect(back).toMatchObject({ availability: 'open', availabilityReason: null, availabilityRef: null });
   });
 
   it("the Hub's authorization.changed notice of a retire (fed by the app) blocks the group without any Hub request", async () => {
@@ -102,6 +119,17 @@ describe('a system retired during a living conversation', () => {
     expect(await runtime.cachedDeclarations(s.sessionId)).toEqual([]);
     const summary = (await runtime.listSessions()).find((x) => x.sessionId === s.sessionId);
     expect(summary).toMatchObject({
+      availability: 'blocked',
+      availabilityReason: 'system_retired',
+      availabilityRef: AUTH.shopB,
+    });
+    expect(env.proxy.requests()).toEqual([]);
+
+    // a notice of the other member, whose system is in service, lifts nothing and asks nothing
+    const other = (await env.admin.listAllAuthorizations()).find((a) => a.authorization_ref === AUTH.shopA)!;
+    env.proxy.reset();
+    await runtime.authorizationChanged(other);
+    expect((await runtime.listSessions()).find((x) => x.sessionId === s.sessionId)).toMatchObject({
       availability: 'blocked',
       availabilityReason: 'system_retired',
       availabilityRef: AUTH.shopB,

@@ -25,8 +25,11 @@ export interface ScopeAvailability {
   ensure(s: LiveSession): Promise<void>;
   /** An explicit whole-scope check now (sharing one already in flight). */
   recheck(s: LiveSession): Promise<void>;
-  /** A Hub `authorization.changed` event: blocks every living session that holds a changed member. */
-  authorizationChanged(sessions: Iterable<LiveSession>, a: Authorization): void;
+  /**
+   * A Hub `authorization.changed` event: blocks every living session that holds a changed member,
+   * and checks again a session blocked by that member's system being retired once it is back.
+   */
+  authorizationChanged(sessions: Iterable<LiveSession>, a: Authorization): Promise<void>;
 }
 
 export interface ScopeAvailabilityDeps {
@@ -34,6 +37,12 @@ export interface ScopeAvailabilityDeps {
   /** Called after a session's availability changed. */
   changed(s: LiveSession): void;
 }
+
+/**
+ * The blocks a revived system can lift: its retire, learned from a notice or a refused call, or
+ * its authorizations found missing by a scope check while it was retired.
+ */
+const LIFTED_BY_REVIVE: ReadonlySet<string> = new Set(['system_retired', 'authorization_missing']);
 
 export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvailability {
   /** How often each session was blocked, so an older check's answer cannot undo a newer block. */
@@ -102,7 +111,8 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
       return recheck(s);
     },
     recheck,
-    authorizationChanged(sessions, a) {
+    async authorizationChanged(sessions, a) {
+      const rechecks: Array<Promise<void>> = [];
       for (const s of sessions) {
         const m = s.scope.members.find((x) => x.authorization_ref === a.authorization_ref);
         if (!m || a.hub_id !== s.scope.hubId) continue;
@@ -120,7 +130,17 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
           });
         else if (a.system_retired_at)
           apply(s, { state: 'blocked', reason: 'system_retired', authorization_ref: a.authorization_ref });
+        else if (
+          s.availability === 'blocked' &&
+          s.availabilityRef === a.authorization_ref &&
+          s.availabilityReason !== null &&
+          LIFTED_BY_REVIVE.has(s.availabilityReason)
+        )
+          // the member's system is in service again (revived): the whole scope is checked again
+          // rather than opened on the notice's word, as any other member may have changed meanwhile
+          rechecks.push(recheck(s));
       }
+      await Promise.all(rechecks);
     },
   };
 }

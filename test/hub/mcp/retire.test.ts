@@ -2,7 +2,7 @@
 // stdio process exits, its tools leave the agent API's search and the Hub's own /mcp tool list,
 // calls are refused with system_retired, the admin list keeps it with retired_at; retired from
 // another process on the same store (a sibling Hub, the operator CLI), the serving Hub stops its
-// process too; registering it again starts it again. Runs on SQLite and PostgreSQL.
+// process too; registering it again starts it again (and tells its grantees). Runs on SQLite and PostgreSQL.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -137,6 +137,20 @@ describe('retiring an MCP server', () => {
     expect(again).not.toBeNull();
     expect(again).not.toBe(pid);
     expect(await memoryTools()).toContain('read_graph');
+    // each grantee was told of the retire, then of the revive (the view's system_retired_at cleared)
+    const notices = env
+      .sql<{ client_id: string; payload_json: string }>(
+        "SELECT client_id, payload_json FROM events WHERE type = 'authorization.changed' ORDER BY seq",
+      )
+      .map((e) => ({
+        client: e.client_id,
+        retiredAt: (JSON.parse(e.payload_json) as { authorization: { system_retired_at: string | null } })
+          .authorization.system_retired_at,
+      }));
+    expect(notices.filter((n) => n.client === 'desk').map((n) => n.retiredAt)).toEqual([
+      view.retired_at,
+      null,
+    ]);
   });
 
   it('its overlays are frozen: setting or clearing one is refused 409 system_retired with nothing stored, a refresh too; reading its tools stays allowed', async () => {
