@@ -34,6 +34,11 @@ export function sessionView(s: SessionSummary): SessionView {
     members: s.members.map((m) => ({
       authorization_ref: m.authorization_ref,
       system_id: m.system_id,
+      // The ref stands in for a name the Hub did not list at creation: that is no name.
+      system_name:
+        s.memberNames[m.authorization_ref] !== m.authorization_ref
+          ? (s.memberNames[m.authorization_ref] ?? null)
+          : null,
       account: m.account,
     })),
     availability: s.availability,

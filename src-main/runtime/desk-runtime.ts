@@ -64,6 +64,11 @@ export interface SessionSummary {
   updatedAt: string;
   hubId: string;
   members: ScopeMember[];
+  /**
+   * Authorization ref -> its system's name as the Hub listed it when the conversation was made
+   * (kept in the archive; absent in older archives). Names a member whose system was retired since.
+   */
+  memberNames: Record<string, string>;
   scopeFingerprint: string;
   scopeRevision: number;
   taskId: string | null;

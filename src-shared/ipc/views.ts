@@ -40,8 +40,11 @@ export const IdSchema = z.string().min(1).max(200);
 export const ScopeMemberViewSchema = z.strictObject({
   authorization_ref: z.string(),
   system_id: z.string(),
+  /** The system's name as the Hub listed it when the conversation was made; null when not known. */
+  system_name: z.string().min(1).nullable(),
   account: z.string(),
 });
+export type ScopeMemberView = z.infer<typeof ScopeMemberViewSchema>;
 
 export const StorageViewSchema = z.strictObject({
   journal: z.strictObject({

@@ -3,6 +3,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { composeDesk, type ComposedDesk } from '../../src-main/embedded/composition-root.js';
 import { createKeychain, type Keychain } from '../../src-main/keychain/index.js';
 
@@ -15,8 +16,7 @@ export interface TestDesk {
   cleanup(): Promise<void>;
 }
 
-export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<TestDesk> {
-  const dir = mkdtempSync(join(tmpdir(), 'bailing-app-'));
+async function composeTestDesk(dir: string, env: NodeJS.ProcessEnv) {
   const keychain = await createKeychain({
     loadBackend: async () => {
       throw new Error('keytar not used in this test');
@@ -27,9 +27,15 @@ export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Pro
     dataDir: join(dir, 'data'),
     version: '0.0.0-test',
     keychain,
-    env: opts.env ?? {},
+    env,
     reconnectDelayMs: 150,
   });
+  return { root, keychain };
+}
+
+export async function startTestDesk(opts: { env?: NodeJS.ProcessEnv } = {}): Promise<TestDesk> {
+  const dir = mkdtempSync(join(tmpdir(), 'bailing-app-'));
+  const { root, keychain } = await composeTestDesk(dir, opts.env ?? {});
   const staticDir = join(dir, 'static');
   mkdirSync(staticDir, { recursive: true });
   writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>test</title>');
@@ -57,6 +63,27 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Starts a desk before the file's tests (its Hub connected) and closes it after them. */
+export function withTestDesk(): { readonly desk: TestDesk } {
+  const held = {} as { desk: TestDesk };
+  beforeAll(async () => {
+    held.desk = await startTestDesk();
+    await hubConnected(held.desk);
+  }, 120_000);
+  afterAll(async () => {
+    await held.desk?.cleanup();
+  }, 120_000);
+  return held;
+}
+
+/** Closes the desk and starts it again on the same data folder (its cleanup closes the new one). */
+export async function restartTestDesk(desk: TestDesk, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  await desk.root.close();
+  const { root, keychain } = await composeTestDesk(desk.dir, opts.env ?? {});
+  desk.root = root;
+  desk.keychain = keychain;
 }
 
 /** Resolves once the desk's Hub event stream is connected (calls to the Hub then answer). */

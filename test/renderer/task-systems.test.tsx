@@ -7,7 +7,7 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import React from 'react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Authorization, TaskSystem, TaskView } from '../../src-shared/hub-api.js';
+import type { TaskSystem, TaskView } from '../../src-shared/hub-api.js';
 import type { BailingApi } from '../../src-shared/ipc/api.js';
 import { INVOCATION_STATES, SYSTEM_SERVICE_STATES } from '../../src-shared/states.js';
 import { setApi } from '../../src-renderer/src/api-client.js';
@@ -16,22 +16,9 @@ import { en } from '../../src-renderer/src/i18n/en.js';
 import { zh } from '../../src-renderer/src/i18n/zh.js';
 import { useApp } from '../../src-renderer/src/store/app.js';
 import { useTasks } from '../../src-renderer/src/store/tasks.js';
+import { AGENT_LIST_WITHOUT_SHOP_A } from './support/agent-list.js';
 
-/** The agent list the desk would read: shop B only (shop A's system was retired). */
-const AGENT_LIST: Authorization[] = [
-  {
-    authorization_ref: 'auth-shop-b',
-    hub_id: 'hub_1',
-    system_id: 'shop-b',
-    system_name: 'Shop B (coffee gear)',
-    account: 'shop-b-operator',
-    on_behalf_of: 'operator@demo.local',
-    state: 'active',
-    revision: 1,
-    system_kind: 'http',
-    system_retired_at: null,
-  },
-];
+const AGENT_LIST = AGENT_LIST_WITHOUT_SHOP_A;
 
 beforeAll(() => {
   // the main process's answers, at the contract boundary (the timeline is not under test here)

@@ -412,7 +412,8 @@ async function scenario11(app: AppUnderTest): Promise<void> {
 /**
  * 14. A system retired since the task was made (after 11; the inventory has no unresolved call):
  * the agent list no longer carries it, and the task still names it — by name, marked retired —
- * live (the retire's notice re-reads the tasks) and after a reopen (the tasks as the Hub serves them).
+ * live (the retire's notice re-reads the tasks) and after a reopen (the tasks as the Hub serves them),
+ * on the task panel and in the scope line of the conversation under the task.
  */
 async function scenario14(app: AppUnderTest): Promise<void> {
   const { stack } = app;
@@ -440,6 +441,12 @@ async function scenario14(app: AppUnderTest): Promise<void> {
   await expect(reopened).toHaveAttribute('data-system-state', 'retired');
   await expect(reopened).toContainText('Inventory');
   await expect(page.getByTestId('task-boundary')).not.toContainText('auth-inventory');
+
+  // The conversation under the task names it in its scope line too, by name, marked retired.
+  await openConversation(page, 'Three products');
+  const member = page.getByTestId('scope-member').filter({ hasText: /Inventory/ });
+  await expect(member).toHaveAttribute('data-system-state', 'retired');
+  await expect(member.getByTestId('system-state')).toHaveText(en['systemState.retired']);
 }
 
 export const tasksSuite: ScenarioSuite = {

@@ -20,9 +20,9 @@ import { NoticeText } from './CodedText.js';
 import { retryText, usageText } from '../logic/model-text.js';
 import { ManualToolRunner } from './ManualToolRunner.js';
 import { atEnd, scrollToEnd } from '../logic/follow-log.js';
-import { useAuthorizationNames } from '../store/authorization-names.js';
+import { useScopeSystems } from '../store/authorization-names.js';
 import { runnerOpen, useRunnerPanel } from '../store/runner-panel.js';
-import { TaskBoundary } from './TaskBoundary.js';
+import { SystemStateMark, TaskBoundary } from './TaskBoundary.js';
 import { useTasks } from '../store/tasks.js';
 import { StorageBar } from './StorageBar.js';
 import { ToolCallCard } from './ToolCallCard.js';
@@ -47,7 +47,13 @@ export function ConversationView(): React.JSX.Element {
   const fileRef = useRef<HTMLInputElement>(null);
   const taskId = session?.task_id ?? null;
   const boundTask = useTasks((s) => (taskId ? (s.tasks[taskId] ?? null) : null));
-  const names = useAuthorizationNames();
+  const systemOf = useScopeSystems(
+    {
+      availability_reason: session?.availability_reason ?? null,
+      availability_ref: session?.availability_ref ?? null,
+    },
+    boundTask,
+  );
   const hasSession = session !== null;
   const runnerChosen = useRunnerPanel((s) => s.chosen);
   const showRunner = runnerOpen(runnerChosen, modelConfigured);
@@ -87,6 +93,11 @@ export function ConversationView(): React.JSX.Element {
   if (!currentId || !session) return <p className="muted">{t('conv.none')}</p>;
   const running = session.turn_running;
   const needsHub = session.members.length > 0;
+  // The member a blocked scope names, by its system's name when one is known (else its ref).
+  const blockedMember = session.members.find((m) => m.authorization_ref === session.availability_ref);
+  const blockedBy = blockedMember
+    ? systemOf(blockedMember, blockedMember.authorization_ref).name
+    : session.availability_ref;
   const canSend = !running && (!needsHub || usable) && session.availability !== 'blocked';
 
   const sessionId = currentId;
@@ -130,9 +141,25 @@ export function ConversationView(): React.JSX.Element {
         </h2>
         <p className="muted" data-testid="conversation-scope">
           {t('conv.scope')}:{' '}
-          {session.members
-            .map((m) => `${names[m.authorization_ref] ?? m.system_id} (${m.account})`)
-            .join(', ') || '—'}
+          {session.members.length === 0
+            ? '—'
+            : session.members.map((m, i) => {
+                const system = systemOf(m, m.system_id);
+                return (
+                  <React.Fragment key={m.authorization_ref}>
+                    {i > 0 && ', '}
+                    <span data-testid="scope-member" data-system-state={system.state}>
+                      {system.name} ({m.account})
+                      {system.state === 'retired' && (
+                        <>
+                          {' '}
+                          <SystemStateMark system={system} />
+                        </>
+                      )}
+                    </span>
+                  </React.Fragment>
+                );
+              })}
           {session.task_id && (
             <> · {t('conv.taskBound', { task: boundTask?.title ?? t('conv.taskLoading') })}</>
           )}
@@ -142,8 +169,7 @@ export function ConversationView(): React.JSX.Element {
           <p role="alert" className="state-bad">
             {t('sessions.blocked', {
               reason:
-                reasonText(session.availability_reason ?? '', lang) +
-                (session.availability_ref ? ` · ${session.availability_ref}` : ''),
+                reasonText(session.availability_reason ?? '', lang) + (blockedBy ? ` · ${blockedBy}` : ''),
             })}
           </p>
         )}

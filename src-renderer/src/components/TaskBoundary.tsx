@@ -33,15 +33,18 @@ export function SystemStateMark({ system }: { system: TaskSystemNaming }): React
   const t = useT();
   const lang = useApp((s) => s.lang);
   if (system.state !== 'retired') return null;
-  const at = system.retired_at
-    ? new Date(system.retired_at).toLocaleString(lang === 'zh' ? 'zh-CN' : undefined)
-    : '';
+  // The date is known from a task's view only; a conversation's retire notice carries none.
+  const title = system.retired_at
+    ? t('systemState.retiredSince', {
+        at: new Date(system.retired_at).toLocaleString(lang === 'zh' ? 'zh-CN' : undefined),
+      })
+    : t('systemState.retiredUndated');
   return (
     <span
       className="system-state state-retired"
       data-testid="system-state"
       data-code={system.state}
-      title={t('systemState.retiredSince', { at })}
+      title={title}
     >
       {t(`systemState.${system.state}`)}
     </span>

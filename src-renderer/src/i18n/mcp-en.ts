@@ -7,6 +7,8 @@ export const enMcp = {
   'systemState.retired': 'retired',
   'systemState.retiredSince':
     'This business system was retired on the Hub ({at}): it takes no new calls; what was done in it stays on record.',
+  'systemState.retiredUndated':
+    'This business system was retired on the Hub: it takes no new calls; what was done in it stays on record.',
 
   'apiError.system_exists': 'A system with this id is registered already; choose another id.',
 

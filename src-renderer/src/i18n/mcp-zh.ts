@@ -8,6 +8,7 @@ export const zhMcp: Record<keyof typeof enMcp, string> = {
   'systemState.in_service': '在用',
   'systemState.retired': '已停用',
   'systemState.retiredSince': '此业务系统已在 Hub 上停用（{at}）：不再接受新的调用；已做过的操作仍有记录。',
+  'systemState.retiredUndated': '此业务系统已在 Hub 上停用：不再接受新的调用；已做过的操作仍有记录。',
 
   'apiError.system_exists': '已有使用此 ID 的系统；请换一个 ID。',
 

@@ -2,11 +2,13 @@
  * Authorization ref -> the business system's name ("Shop A (homeware)") and kind (`http` / `mcp`,
  * as the Hub serves it), read once from the Hub when first needed and again after Settings added
  * an MCP server (`reloadAuthorizations`). The agent list leaves out a retired system's
- * authorizations: a task names those from its own `systems` (`useTaskSystems`).
+ * authorizations: a task names those from its own `systems` (`useTaskSystems`), a conversation's
+ * scope from its task's or from the names kept when it was made (`useScopeSystems`).
  */
 import { useEffect } from 'react';
 import { create } from 'zustand';
-import type { TaskView } from '../../../src-shared/hub-api.js';
+import type { TaskSystem, TaskView } from '../../../src-shared/hub-api.js';
+import type { ScopeMemberView, SessionSummary } from '../../../src-shared/ipc/views.js';
 import { systemServiceState, type SystemKind, type SystemServiceState } from '../../../src-shared/states.js';
 import { call } from '../api-client.js';
 
@@ -71,6 +73,13 @@ export interface TaskSystemNaming {
   retired_at: string | null;
 }
 
+const servedNaming = (served: TaskSystem): TaskSystemNaming => ({
+  name: served.system_name,
+  kind: served.system_kind,
+  state: systemServiceState(served.system_retired_at),
+  retired_at: served.system_retired_at,
+});
+
 /**
  * Authorization ref -> its system as a task names it: from the task's own `systems` (the Hub
  * serves them, a retired system's too), else — a view of an older Hub — from the agent list, which
@@ -81,13 +90,34 @@ export function useTaskSystems(task: Pick<TaskView, 'systems'>): (ref: string) =
   const kinds = useAuthorizationKinds();
   return (ref) => {
     const served = task.systems?.find((s) => s.authorization_ref === ref);
-    if (served)
-      return {
-        name: served.system_name,
-        kind: served.system_kind,
-        state: systemServiceState(served.system_retired_at),
-        retired_at: served.system_retired_at,
-      };
+    if (served) return servedNaming(served);
     return { name: names[ref] ?? ref, kind: kinds[ref] ?? null, state: 'in_service', retired_at: null };
+  };
+}
+
+/**
+ * A conversation's scope member -> its system: from the systems its task's view names (a retired
+ * system's too), else the agent list (current names), else the name the desk kept when the
+ * conversation was made (`system_name`: a system retired since is gone from the agent list), else
+ * `fallback` — nothing invented. Marked retired when the task's view says so or the conversation is
+ * blocked by that member's retire (`system_retired`); the date is known only from the task.
+ */
+export function useScopeSystems(
+  session: Pick<SessionSummary, 'availability_reason' | 'availability_ref'>,
+  task: Pick<TaskView, 'systems'> | null,
+): (member: ScopeMemberView, fallback: string) => TaskSystemNaming {
+  const names = useAuthorizationNames();
+  const kinds = useAuthorizationKinds();
+  return (member, fallback) => {
+    const ref = member.authorization_ref;
+    const served = task?.systems?.find((s) => s.authorization_ref === ref);
+    if (served) return servedNaming(served);
+    const retired = session.availability_reason === 'system_retired' && session.availability_ref === ref;
+    return {
+      name: names[ref] ?? member.system_name ?? fallback,
+      kind: kinds[ref] ?? null,
+      state: retired ? 'retired' : 'in_service',
+      retired_at: null,
+    };
   };
 }
