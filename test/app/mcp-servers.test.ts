@@ -22,6 +22,17 @@ const SECRET = 'sk-memory-secret-4f1c9e2a77';
 let desk: TestDesk;
 const dir = mkdtempSync(join(tmpdir(), 'desk-mcp-'));
 const call = (name: CallName, input: unknown) => desk.root.router.call(name, input, { transport: 'browser' });
+/** Waits (bounded) until the conversation's availability is `state`; its summary then. */
+async function availabilityOf(sessionId: string, state: string): Promise<any> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const s = (await ok('listSessions', {})).sessions.find((x: any) => x.session_id === sessionId);
+    if (s?.availability === state) return s;
+    if (Date.now() > until) throw new Error(`session ${sessionId} is ${s?.availability}, not ${state}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 async function ok(name: CallName, input: unknown): Promise<any> {
   const r = await call(name, input);
   if (!r.ok) throw new Error(`${name}: ${JSON.stringify(r.error)}`);
@@ -344,7 +355,7 @@ const processAlive = (pid: number) => {
 };
 
 describe('removing a server', () => {
-  it('is refused while one of its calls awaits approval (coded), then removes it: gone from the list and the search, its process stopped; adding it again brings it back', async () => {
+  it('is refused while one of its calls awaits approval (coded), then removes it: gone from the list, its process stopped, the conversation using it blocked at once; adding it again brings it back and reopens the conversation', async () => {
     await ok('addMcpServer', memoryForm('scratch'));
     const session = await ok('createSession', {
       title: 'Scratch',
@@ -385,10 +396,13 @@ describe('removing a server', () => {
     const until = Date.now() + 10_000;
     while (processAlive(pid!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     expect(processAlive(pid!)).toBe(false);
-    const after = await ok('searchTools', { session_id: session.session_id, query: 'delete entities' });
-    expect(
-      after.tools.some((t: { authorization_ref: string }) => t.authorization_ref === 'mcp-scratch'),
-    ).toBe(false);
+    // the retire's notice blocks the conversation using it at once: no search reaches the Hub
+    expect(await availabilityOf(session.session_id, 'blocked')).toMatchObject({
+      availability_reason: 'system_retired',
+      availability_ref: 'mcp-scratch',
+    });
+    const after = await call('searchTools', { session_id: session.session_id, query: 'delete entities' });
+    expect(after.ok === false && after.error.code).toBe('scope_unavailable');
     // an unknown id, hostile input
     const missing = await call('removeMcpServer', { system_id: 'never-added' });
     expect(missing.ok === false && missing.error.code).toBe('not_found');
@@ -398,6 +412,12 @@ describe('removing a server', () => {
     const again = await ok('addMcpServer', memoryForm('scratch'));
     expect(again.system_id).toBe('scratch');
     expect((await ok('listMcpServers', {})).servers.map((s: any) => s.system_id)).toContain('scratch');
+    // revived: its notice has the conversation's scope checked again, and its tools come back
+    await availabilityOf(session.session_id, 'open');
+    const back = await ok('searchTools', { session_id: session.session_id, query: 'delete entities' });
+    expect(back.tools.some((t: { authorization_ref: string }) => t.authorization_ref === 'mcp-scratch')).toBe(
+      true,
+    );
     await ok('removeMcpServer', { system_id: 'scratch' });
   }, 90_000);
 });
