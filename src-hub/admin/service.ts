@@ -66,12 +66,21 @@ export async function authorizationView(ctx: HubContext, a: AuthorizationRecord)
  * service. A retired system's authorizations are history, offered to no agent (its calls stay
  * readable by id); the admin list keeps them (docs/hub-api.md "Retiring a system").
  */
-export async function clientAuthorizations(ctx: HubContext, clientId: string): Promise<Authorization[]> {
+/**
+ * The authorizations granted to a client. Those of a retired system are offered to no agent and left
+ * out, unless `includeRetired` (GET /agent/v1/authorizations?include=retired: a scope check telling
+ * a retired system from an authorization taken away), where they carry `system_retired_at`.
+ */
+export async function clientAuthorizations(
+  ctx: HubContext,
+  clientId: string,
+  opts: { includeRetired?: boolean } = {},
+): Promise<Authorization[]> {
   const granted = await ctx.store.listAuthorizations(clientId);
   const systems = new Map<string, SystemRecord | null>();
   for (const id of new Set(granted.map((a) => a.system_id))) systems.set(id, await ctx.store.getSystem(id));
   return granted
-    .filter((a) => !systems.get(a.system_id)?.retired_at)
+    .filter((a) => opts.includeRetired === true || !systems.get(a.system_id)?.retired_at)
     .map((a) => toAuthorization(ctx.hubId, a, systems.get(a.system_id) ?? null));
 }
 

@@ -9,7 +9,7 @@ import type {
 } from '../../src-shared/hub-api.js';
 import { clientAuthorizations } from '../admin/service.js';
 import type { HubContext } from '../context.js';
-import { notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
 import { attest } from '../invocations/attest.js';
 import { invoke } from '../invocations/invoke.js';
 import { openRun } from '../invocations/open-run.js';
@@ -18,6 +18,7 @@ import { loadOwnInvocation, resume } from '../invocations/resume.js';
 import { searchTools } from '../systems/declarations.js';
 import type { RunRecord } from '../store/types.js';
 import { type HubAuth, requireClientId } from './auth.js';
+import { queryParam } from './query.js';
 import { bodies, EMPTY_BODY, idParams } from './schemas.js';
 
 export function toRun(r: RunRecord): Run {
@@ -35,8 +36,15 @@ export function toRun(r: RunRecord): Run {
 export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth: HubAuth): void {
   const onRequest = auth.client;
 
-  app.get('/agent/v1/authorizations', { onRequest }, async (req) => {
-    return { authorizations: await clientAuthorizations(ctx, requireClientId(req)) };
+  app.get('/agent/v1/authorizations', { onRequest, config: { query: ['include'] } }, async (req) => {
+    const include = queryParam(req, 'include');
+    if (include !== undefined && include !== 'retired')
+      throw badRequest(`include takes only "retired" (got ${JSON.stringify(include.slice(0, 64))})`);
+    return {
+      authorizations: await clientAuthorizations(ctx, requireClientId(req), {
+        includeRetired: include === 'retired',
+      }),
+    };
   });
 
   app.post<{ Body: ToolSearchRequest }>(

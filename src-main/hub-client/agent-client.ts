@@ -50,6 +50,13 @@ export interface HubClient {
   readonly baseUrl: string;
   health(opts?: CallOptions): Promise<Record<string, unknown>>;
   listAuthorizations(opts?: CallOptions): Promise<Authorization[]>;
+  /**
+   * The same list with the authorizations of retired systems too, each marked `system_retired_at`
+   * (`?include=retired`), for a scope check to tell a retired system from an authorization taken
+   * away. A Hub from before that parameter refuses it (400 `invalid_request`) or ignores it: its
+   * plain list is answered then, and a refusal is remembered (the plain list asked from then on).
+   */
+  listAuthorizationsWithRetired(opts?: CallOptions): Promise<Authorization[]>;
   searchTools(req: ToolSearchRequest, opts?: CallOptions): Promise<ToolSearchResponse>;
   createRun(req: CreateRunRequest, opts?: CallOptions): Promise<Run>;
   endRun(runId: string, opts?: CallOptions): Promise<Run>;
@@ -91,6 +98,8 @@ function checkRequest<T>(schema: z.ZodType<T>, value: T, method: string, path: s
 export function createHubClient(options: HubClientOptions): HubClient {
   const http = createHttpCore(options);
   const hubId = options.hubId ?? http.baseUrl;
+  /** This Hub refused `?include=retired` (a Hub from before it): the plain list is asked instead. */
+  let retiredRefused = false;
   const get = <T>(path: string, schema: z.ZodType<T>, opts?: CallOptions) =>
     http.request({ method: 'GET', path, schema, signal: opts?.signal });
   const post = <T>(path: string, body: unknown, schema: z.ZodType<T>, opts?: CallOptions) =>
@@ -102,6 +111,19 @@ export function createHubClient(options: HubClientOptions): HubClient {
     health: (opts) => get('/health', HealthSchema, opts),
     listAuthorizations: async (opts) =>
       (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations,
+    async listAuthorizationsWithRetired(opts) {
+      if (!retiredRefused) {
+        try {
+          return (await get('/agent/v1/authorizations?include=retired', AuthorizationListSchema, opts))
+            .authorizations;
+        } catch (err) {
+          if (!(err instanceof HubClientError && err.status === 400 && err.code === 'invalid_request'))
+            throw err;
+          retiredRefused = true;
+        }
+      }
+      return (await get('/agent/v1/authorizations', AuthorizationListSchema, opts)).authorizations;
+    },
     // A search changes nothing at the Hub: pooled like a read (writes get a connection of their own).
     searchTools: async (req, opts) =>
       http.request({

@@ -10,6 +10,7 @@ import { HubClientError, type HubClient } from '../hub-client/index.js';
 export type RuntimeHubPort = Pick<
   HubClient,
   | 'listAuthorizations'
+  | 'listAuthorizationsWithRetired'
   | 'searchTools'
   | 'createRun'
   | 'endRun'

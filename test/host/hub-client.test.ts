@@ -44,6 +44,51 @@ async function edgeServer(handler: http.RequestListener): Promise<{ url: string;
   return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, requests: () => count };
 }
 
+describe('authorizations with those of retired systems (?include=retired)', () => {
+  it('the real Hub answers the same list here (nothing retired), with system_retired_at null', async () => {
+    const plain = await client.listAuthorizations();
+    expect(await client.listAuthorizationsWithRetired()).toEqual(plain);
+  });
+
+  it('a Hub from before the parameter: a refusal (400 invalid_request) is answered by the plain list, and remembered', async () => {
+    const auths = await client.listAuthorizations();
+    const paths: string[] = [];
+    const older = await edgeServer((req, res) => {
+      paths.push(req.url ?? '');
+      const refused = (req.url ?? '').includes('?');
+      res.writeHead(refused ? 400 : 200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          refused
+            ? { error: 'invalid_request', message: 'this route takes no query parameters' }
+            : { authorizations: auths },
+        ),
+      );
+    });
+    const c = createHubClient({ baseUrl: older.url, token: 'tok' });
+    expect(await c.listAuthorizationsWithRetired()).toEqual(auths);
+    expect(await c.listAuthorizationsWithRetired()).toEqual(auths);
+    expect(paths).toEqual([
+      '/agent/v1/authorizations?include=retired',
+      '/agent/v1/authorizations',
+      '/agent/v1/authorizations',
+    ]);
+  });
+
+  it('any other failure is not taken for an older Hub: it is thrown, and the parameter asked again', async () => {
+    let calls = 0;
+    const failing = await edgeServer((_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: calls === 1 ? 'store_unavailable' : 'unauthorized', message: 'no' }));
+    });
+    const c = createHubClient({ baseUrl: failing.url, token: 'tok' });
+    expect((await caughtHubError(c.listAuthorizationsWithRetired())).code).toBe('store_unavailable');
+    expect((await caughtHubError(c.listAuthorizationsWithRetired())).code).toBe('unauthorized');
+    expect(failing.requests()).toBe(2);
+  });
+});
+
 describe('agent API against the real Hub', () => {
   it('every route returns validated, typed results', async () => {
     expect(await client.health()).toBeTruthy();

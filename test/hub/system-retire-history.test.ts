@@ -77,6 +77,18 @@ describe("a retired system's authorizations", () => {
       expect(refs(list)).not.toContain('auth-shop-a');
       expect(refs(list)).toContain('auth-shop-b');
     }
+    // a scope check may ask for them, marked: only its own grants, and only with include=retired
+    const withRetired = await env.agent('GET', '/agent/v1/authorizations?include=retired');
+    expect(withRetired.status, withRetired.text).toBe(200);
+    const marked = AuthorizationListSchema.parse(withRetired.body).authorizations;
+    expect(marked.find((a) => a.authorization_ref === 'auth-shop-a')?.system_retired_at).toBe(retiredAt);
+    expect(marked.find((a) => a.authorization_ref === 'auth-shop-b')?.system_retired_at).toBeNull();
+    expect(refs(withRetired).sort()).toEqual([...refs(before)].sort());
+    for (const bad of ['?include=all', '?include=retired&include=retired', '?retired=1']) {
+      const r = await env.agent('GET', `/agent/v1/authorizations${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(HubErrorBodySchema.parse(r.body).error).toBe('invalid_request');
+    }
     const admin = AuthorizationListSchema.parse(
       (await env.admin('GET', '/admin/v1/authorizations')).body,
     ).authorizations;

@@ -2,8 +2,8 @@
  * A business system retired on the Hub while a conversation uses it: the next call of its
  * authorization is refused with system_retired (its run or its invoke), which blocks the whole
  * scope at once (never a surviving subset), nothing is sent; reopened in a new runtime, the
- * scope check finds the authorization no longer offered (the agent API leaves a retired system's
- * authorizations out) and the conversation stays blocked, until the system is revived: its notice
+ * scope check finds the authorization's system retired (GET /agent/v1/authorizations?include=retired;
+ * agents are not offered it) and the conversation stays blocked, saying why, until the system is revived: its notice
  * has the scope checked again. A notice of another member in service lifts nothing. Real Hub, demo systems, scripted model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,12 +82,13 @@ describe('a system retired during a living conversation', () => {
       availabilityRef: AUTH.inventory,
     });
 
-    // a new runtime on the same data: the scope check finds the authorization no longer offered
+    // a new runtime on the same data: the scope check (the list with retired systems' authorizations,
+    // which agents are not offered) finds the authorization's system retired, and says so
     await runtime.close();
     ({ runtime } = await startRuntime(env, dataDir));
     const opened = await runtime.openSession(s.sessionId);
     expect(opened.session.availability).toBe('blocked');
-    expect(opened.session.availabilityReason).toBe('authorization_missing');
+    expect(opened.session.availabilityReason).toBe('system_retired');
     expect(opened.session.availabilityRef).toBe(AUTH.inventory);
 
     // revived: its notice (fed by the app) has the scope checked again, and it opens
