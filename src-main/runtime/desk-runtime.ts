@@ -429,7 +429,7 @@ export interface DeskRuntime {
    * Feed an `authorization.changed` Hub event (the app owns the event stream). A revoked or rebound
    * member, or one whose system was retired, blocks every living session that holds it and drops
    * their declarations, with no Hub request. A member whose system is in service again (revived)
-   * has the sessions its retire blocked checked again (one scope check each); resolves once done.
+   * has the sessions its retire blocked (`system_retired`) checked again (one scope check each); resolves once done.
    */
   authorizationChanged(authorization: Authorization): Promise<void>;
   subscribe(listener: RuntimeListener): () => void;

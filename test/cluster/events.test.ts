@@ -5,110 +5,106 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import { demoConfig, http, newInvocationId, token } from '../hub/helpers.js';
 import { openEventStream } from '../hub/sse-reader.js';
-import { createTestDatabase, postgresCluster, TEST_SECRET_KEY } from '../hub/store-mode.js';
+import { createTestDatabase, TEST_SECRET_KEY, describeOnPostgres } from '../hub/store-mode.js';
 
-const pg = postgresCluster();
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe.skipIf(!pg)(
-  `events across Hub instances${pg ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    it('a change on one instance reaches a stream on another at once; a reconnect to a third resumes by the same ids', async () => {
-      const demo: DemoSystems = await startDemoSystems();
-      cleanups.push(() => demo.close());
-      const storeUrl = await createTestDatabase();
-      const dataDir = mkdtempSync(join(tmpdir(), 'hub-events-'));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const desk = token('desk');
-      const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
-      const hubs: Hub[] = [];
-      for (const n of [1, 2, 3]) {
-        // no store poll: only a notification can tell these streams about another instance's events
-        const hub = await createHub({
-          storeUrl,
-          secretKey: TEST_SECRET_KEY,
-          config,
-          instanceId: `hub-${n}`,
-          settings: { eventPollMs: 600_000 },
-        });
-        hubs.push(hub);
-        cleanups.push(() => hub.close());
-      }
-      const [a, b, c] = hubs as [Hub, Hub, Hub];
-      const stream = await openEventStream(a.url, desk, 0);
-      cleanups.push(() => stream.close());
-      const already = stream.events.length;
-
-      const decl = (
-        await http(b.url, 'POST', '/agent/v1/tools/search', {
-          token: desk,
-          body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
-        })
-      ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
-      const run = await http(b.url, 'POST', '/agent/v1/runs', {
-        token: desk,
-        body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
+describeOnPostgres('events across Hub instances', () => {
+  it('a change on one instance reaches a stream on another at once; a reconnect to a third resumes by the same ids', async () => {
+    const demo: DemoSystems = await startDemoSystems();
+    cleanups.push(() => demo.close());
+    const storeUrl = await createTestDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'hub-events-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const desk = token('desk');
+    const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
+    const hubs: Hub[] = [];
+    for (const n of [1, 2, 3]) {
+      // no store poll: only a notification can tell these streams about another instance's events
+      const hub = await createHub({
+        storeUrl,
+        secretKey: TEST_SECRET_KEY,
+        config,
+        instanceId: `hub-${n}`,
+        settings: { eventPollMs: 600_000 },
       });
-      const ids: string[] = [];
-      for (let i = 0; i < 3; i++) {
-        const r = await http(b.url, 'POST', '/agent/v1/invocations', {
-          token: desk,
-          body: {
-            invocation_id: newInvocationId(),
-            run_id: run.body.run_id,
-            authorization_ref: 'auth-shop-a',
-            tool: 'update_product_content',
-            declaration_revision: decl.declaration_revision,
-            arguments: { product_id: 42, description: `edit ${i}` },
-            host_call_id: `h${i}`,
-          },
-        });
-        expect(r.body.state).toBe('succeeded');
-        ids.push(r.body.invocation_id);
-      }
-      // two receipts per call (dispatching, succeeded), written by hub-2, read by a stream on hub-1
-      await stream.until(
-        (evs) => evs.slice(already).filter((e) => e.event.type === 'invocation.changed').length >= 6,
-        10_000,
-      );
-      const seen = stream.events.slice(already).filter((e) => e.event.type === 'invocation.changed');
-      expect(
-        seen.map((e) => (e.event.type === 'invocation.changed' ? e.event.receipt.invocation_id : '')),
-      ).toEqual(ids.flatMap((id) => [id, id]));
-      const streamed = stream.events.map((e) => e.id);
-      expect([...streamed].sort((x, y) => x - y)).toEqual(streamed);
+      hubs.push(hub);
+      cleanups.push(() => hub.close());
+    }
+    const [a, b, c] = hubs as [Hub, Hub, Hub];
+    const stream = await openEventStream(a.url, desk, 0);
+    cleanups.push(() => stream.close());
+    const already = stream.events.length;
 
-      // a client that lost its connection to hub-1 after the third event resumes on hub-3
-      const cut = stream.events[already + 2]!.id;
-      const resumed = await openEventStream(c.url, desk, cut);
-      cleanups.push(() => resumed.close());
-      const rest = stream.events.filter((e) => e.id > cut).map((e) => e.id);
-      await resumed.until((evs) => evs.length >= rest.length);
-      expect(resumed.events.slice(0, rest.length).map((e) => e.id)).toEqual(rest);
-
-      // a task paused through hub-3 reaches the stream on hub-1 too
-      const task = await http(c.url, 'POST', '/agent/v1/tasks', {
+    const decl = (
+      await http(b.url, 'POST', '/agent/v1/tools/search', {
+        token: desk,
+        body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
+      })
+    ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
+    const run = await http(b.url, 'POST', '/agent/v1/runs', {
+      token: desk,
+      body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await http(b.url, 'POST', '/agent/v1/invocations', {
         token: desk,
         body: {
-          title: 'across',
-          authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
-          write_budget: 1,
-          in_flight_limit: 1,
+          invocation_id: newInvocationId(),
+          run_id: run.body.run_id,
+          authorization_ref: 'auth-shop-a',
+          tool: 'update_product_content',
+          declaration_revision: decl.declaration_revision,
+          arguments: { product_id: 42, description: `edit ${i}` },
+          host_call_id: `h${i}`,
         },
       });
-      await http(c.url, 'POST', `/agent/v1/tasks/${task.body.task_id}/pause`, { token: desk });
-      await stream.until(
-        (evs) => evs.some((e) => e.event.type === 'task.changed' && e.event.task.state === 'paused'),
-        10_000,
-      );
+      expect(r.body.state).toBe('succeeded');
+      ids.push(r.body.invocation_id);
+    }
+    // two receipts per call (dispatching, succeeded), written by hub-2, read by a stream on hub-1
+    await stream.until(
+      (evs) => evs.slice(already).filter((e) => e.event.type === 'invocation.changed').length >= 6,
+      10_000,
+    );
+    const seen = stream.events.slice(already).filter((e) => e.event.type === 'invocation.changed');
+    expect(
+      seen.map((e) => (e.event.type === 'invocation.changed' ? e.event.receipt.invocation_id : '')),
+    ).toEqual(ids.flatMap((id) => [id, id]));
+    const streamed = stream.events.map((e) => e.id);
+    expect([...streamed].sort((x, y) => x - y)).toEqual(streamed);
+
+    // a client that lost its connection to hub-1 after the third event resumes on hub-3
+    const cut = stream.events[already + 2]!.id;
+    const resumed = await openEventStream(c.url, desk, cut);
+    cleanups.push(() => resumed.close());
+    const rest = stream.events.filter((e) => e.id > cut).map((e) => e.id);
+    await resumed.until((evs) => evs.length >= rest.length);
+    expect(resumed.events.slice(0, rest.length).map((e) => e.id)).toEqual(rest);
+
+    // a task paused through hub-3 reaches the stream on hub-1 too
+    const task = await http(c.url, 'POST', '/agent/v1/tasks', {
+      token: desk,
+      body: {
+        title: 'across',
+        authorizations: [{ authorization_ref: 'auth-shop-a', tools: ['update_product_content'] }],
+        write_budget: 1,
+        in_flight_limit: 1,
+      },
     });
-  },
-);
+    await http(c.url, 'POST', `/agent/v1/tasks/${task.body.task_id}/pause`, { token: desk });
+    await stream.until(
+      (evs) => evs.some((e) => e.event.type === 'task.changed' && e.event.task.state === 'paused'),
+      10_000,
+    );
+  });
+});

@@ -4,13 +4,12 @@
 // racing the invokes. Counted in the business system's own ledger and concurrency gauge.
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { TaskViewSchema } from '../../src-shared/hub-api.js';
 import { newInvocationId } from '../hub/helpers.js';
-import { postgresCluster } from '../hub/store-mode.js';
+import { describeOnPostgres } from '../hub/store-mode.js';
 import { call, startCluster, type Cluster } from './cluster.js';
 
-const pg = postgresCluster();
 let cluster: Cluster | null = null;
 afterEach(async () => {
   await cluster?.close();
@@ -58,105 +57,102 @@ async function setup(budget: number, inFlight: number, delayMs: number) {
   return { c, agent, hub, taskId: task.body.task_id as string, invoke };
 }
 
-describe.skipIf(!pg)(
-  `several Hub instances on one PostgreSQL${pg ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    // 200 clients retrying refused calls keep both cores busy: beside other test files on a shared
-    // machine this has taken over vitest's default 60 s (exactness is what it tests, not speed)
-    it('three Hubs, 200 concurrent write invokes, budget 37, in-flight 5: exactly 37 writes, never more than 5 at once', async () => {
-      const { c, agent, hub, taskId, invoke } = await setup(37, 5, 40);
-      const outcomes: Record<string, number> = {};
-      let invokes = 0;
-      const worker = async (w: number) => {
-        for (;;) {
-          invokes++;
-          const r = await invoke(w);
-          expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-          const key = r.body.reason_code ?? r.body.state;
-          outcomes[key] = (outcomes[key] ?? 0) + 1;
-          if (r.body.reason_code === 'budget_exhausted') return;
-          if (r.body.reason_code === 'in_flight_limit')
-            await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
-        }
-      };
-      await Promise.all(Array.from({ length: 200 }, (_, w) => worker(w)));
-
-      expect(c.demo.shopA.ledger()).toHaveLength(37);
-      expect(c.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(5);
-      const ops = c.demo.shopA.requests().filter((r) => r.kind === 'operation');
-      expect(ops).toHaveLength(37);
-      expect(ops.every((r) => r.in_flight_at_start <= 5)).toBe(true);
-      expect(outcomes.succeeded).toBe(37);
-      for (let i = 0; i < 3; i++) {
-        // every instance gives the same account of the task
-        const v = TaskViewSchema.parse(
-          (await call(agent, `${hub(i)}/agent/v1/tasks/${taskId}`, c.desk, 'GET')).body,
-        );
-        expect(v.writes_used).toBe(37);
-        expect(v.permits_granted).toBe(37);
-        expect(v.in_flight).toBe(0);
-        expect(v.counts.succeeded).toBe(37);
-        expect(v.counts.not_dispatched).toBe(invokes - 37);
+describeOnPostgres('several Hub instances on one PostgreSQL', () => {
+  // 200 clients retrying refused calls keep both cores busy: beside other test files on a shared
+  // machine this has taken over vitest's default 60 s (exactness is what it tests, not speed)
+  it('three Hubs, 200 concurrent write invokes, budget 37, in-flight 5: exactly 37 writes, never more than 5 at once', async () => {
+    const { c, agent, hub, taskId, invoke } = await setup(37, 5, 40);
+    const outcomes: Record<string, number> = {};
+    let invokes = 0;
+    const worker = async (w: number) => {
+      for (;;) {
+        invokes++;
+        const r = await invoke(w);
+        expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+        const key = r.body.reason_code ?? r.body.state;
+        outcomes[key] = (outcomes[key] ?? 0) + 1;
+        if (r.body.reason_code === 'budget_exhausted') return;
+        if (r.body.reason_code === 'in_flight_limit')
+          await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
       }
-      expect(await c.sql('SELECT * FROM permits')).toHaveLength(37);
-      // the calls really were spread over the three instances
-      const owners = await c.sql<{ owner_instance: string }>(
-        "SELECT DISTINCT owner_instance FROM invocations WHERE state = 'succeeded'",
-      );
-      expect(owners.map((o) => o.owner_instance).sort()).toEqual(['hub-1', 'hub-2', 'hub-3']);
-      agent.destroy();
-    }, 180_000);
+    };
+    await Promise.all(Array.from({ length: 200 }, (_, w) => worker(w)));
 
-    it('a pause racing the invokes on three Hubs: every permit was granted before the pause; the accounting adds up', async () => {
-      const { c, agent, hub, taskId, invoke } = await setup(10_000, 4, 30);
-      let stop = false;
-      const worker = async (w: number) => {
-        while (!stop) {
-          const r = await invoke(w);
-          if (r.body.reason_code === 'task_paused') return;
-        }
-      };
-      const workers = Promise.all(Array.from({ length: 24 }, (_, w) => worker(w)));
-      // the pause lands while permits are being granted on every instance (not before the first)
-      while (c.demo.shopA.ledger().length < 12) await new Promise((res) => setTimeout(res, 10));
-      const paused = await call(agent, `${hub(2)}/agent/v1/tasks/${taskId}/pause`, c.desk, 'POST');
-      const ackMs = Date.now();
-      expect(paused.body.state).toBe('paused');
-      await workers;
-      stop = true;
-
-      const pausedAt = Date.parse(paused.body.paused_at);
-      const permits = await c.sql<{ granted_at_ms: number }>(
-        'SELECT granted_at_ms FROM permits WHERE task_id = $1',
-        [taskId],
-      );
-      expect(permits.length).toBeGreaterThan(0);
-      for (const p of permits) {
-        expect(Number(p.granted_at_ms)).toBeLessThanOrEqual(pausedAt);
-        expect(Number(p.granted_at_ms)).toBeLessThanOrEqual(ackMs);
-      }
-      const count = async (where: string) =>
-        Number(
-          (
-            await c.sql<{ n: string }>(
-              `SELECT COUNT(*) AS n FROM invocations WHERE task_id = $1 AND ${where}`,
-              [taskId],
-            )
-          )[0]!.n,
-        );
-      expect(await count("dispatch != 'none'")).toBe(permits.length);
-      expect(await count('permit_id IS NOT NULL')).toBe(permits.length);
-      expect(await count("state = 'not_dispatched' AND permit_id IS NOT NULL")).toBe(0);
+    expect(c.demo.shopA.ledger()).toHaveLength(37);
+    expect(c.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(5);
+    const ops = c.demo.shopA.requests().filter((r) => r.kind === 'operation');
+    expect(ops).toHaveLength(37);
+    expect(ops.every((r) => r.in_flight_at_start <= 5)).toBe(true);
+    expect(outcomes.succeeded).toBe(37);
+    for (let i = 0; i < 3; i++) {
+      // every instance gives the same account of the task
       const v = TaskViewSchema.parse(
-        (await call(agent, `${hub(0)}/agent/v1/tasks/${taskId}`, c.desk, 'GET')).body,
+        (await call(agent, `${hub(i)}/agent/v1/tasks/${taskId}`, c.desk, 'GET')).body,
       );
-      expect(v.permits_granted).toBe(permits.length);
-      expect(v.writes_used).toBe(permits.length);
-      expect(c.demo.shopA.ledger()).toHaveLength(permits.length);
-      expect(v.counts.succeeded).toBe(permits.length);
+      expect(v.writes_used).toBe(37);
+      expect(v.permits_granted).toBe(37);
       expect(v.in_flight).toBe(0);
-      expect(c.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(4);
-      agent.destroy();
-    });
-  },
-);
+      expect(v.counts.succeeded).toBe(37);
+      expect(v.counts.not_dispatched).toBe(invokes - 37);
+    }
+    expect(await c.sql('SELECT * FROM permits')).toHaveLength(37);
+    // the calls really were spread over the three instances
+    const owners = await c.sql<{ owner_instance: string }>(
+      "SELECT DISTINCT owner_instance FROM invocations WHERE state = 'succeeded'",
+    );
+    expect(owners.map((o) => o.owner_instance).sort()).toEqual(['hub-1', 'hub-2', 'hub-3']);
+    agent.destroy();
+  }, 180_000);
+
+  it('a pause racing the invokes on three Hubs: every permit was granted before the pause; the accounting adds up', async () => {
+    const { c, agent, hub, taskId, invoke } = await setup(10_000, 4, 30);
+    let stop = false;
+    const worker = async (w: number) => {
+      while (!stop) {
+        const r = await invoke(w);
+        if (r.body.reason_code === 'task_paused') return;
+      }
+    };
+    const workers = Promise.all(Array.from({ length: 24 }, (_, w) => worker(w)));
+    // the pause lands while permits are being granted on every instance (not before the first)
+    while (c.demo.shopA.ledger().length < 12) await new Promise((res) => setTimeout(res, 10));
+    const paused = await call(agent, `${hub(2)}/agent/v1/tasks/${taskId}/pause`, c.desk, 'POST');
+    const ackMs = Date.now();
+    expect(paused.body.state).toBe('paused');
+    await workers;
+    stop = true;
+
+    const pausedAt = Date.parse(paused.body.paused_at);
+    const permits = await c.sql<{ granted_at_ms: number }>(
+      'SELECT granted_at_ms FROM permits WHERE task_id = $1',
+      [taskId],
+    );
+    expect(permits.length).toBeGreaterThan(0);
+    for (const p of permits) {
+      expect(Number(p.granted_at_ms)).toBeLessThanOrEqual(pausedAt);
+      expect(Number(p.granted_at_ms)).toBeLessThanOrEqual(ackMs);
+    }
+    const count = async (where: string) =>
+      Number(
+        (
+          await c.sql<{ n: string }>(
+            `SELECT COUNT(*) AS n FROM invocations WHERE task_id = $1 AND ${where}`,
+            [taskId],
+          )
+        )[0]!.n,
+      );
+    expect(await count("dispatch != 'none'")).toBe(permits.length);
+    expect(await count('permit_id IS NOT NULL')).toBe(permits.length);
+    expect(await count("state = 'not_dispatched' AND permit_id IS NOT NULL")).toBe(0);
+    const v = TaskViewSchema.parse(
+      (await call(agent, `${hub(0)}/agent/v1/tasks/${taskId}`, c.desk, 'GET')).body,
+    );
+    expect(v.permits_granted).toBe(permits.length);
+    expect(v.writes_used).toBe(permits.length);
+    expect(c.demo.shopA.ledger()).toHaveLength(permits.length);
+    expect(v.counts.succeeded).toBe(permits.length);
+    expect(v.in_flight).toBe(0);
+    expect(c.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(4);
+    agent.destroy();
+  });
+});

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { describe, inject } from 'vitest';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type { HubStore } from '../../src-hub/store/types.js';
@@ -27,6 +27,20 @@ export const storeMode: 'sqlite' | 'postgres' =
 export function postgresCluster(): { url: string; binDir: string } | null {
   const p = inject('postgres');
   return p.url && p.binDir ? { url: p.url, binDir: p.binDir } : null;
+}
+
+/**
+ * A describe block that needs the run's private PostgreSQL. Skipped, with the reason in its title,
+ * only where no cluster was provided: a bare `npx vitest` on a machine without PostgreSQL's
+ * binaries. Under `npm test` a cluster that does not start fails the run before any file
+ * (BAILING_TEST_REQUIRE_POSTGRES, test/setup/postgres.ts), so this never skips there.
+ */
+export function describeOnPostgres(title: string, body: () => void): void {
+  const available = postgresCluster() !== null;
+  describe.skipIf(!available)(
+    available ? title : `${title} (skipped: PostgreSQL is not available here: ${inject('postgres').reason})`,
+    body,
+  );
 }
 
 /** A fresh, empty database in the run's private cluster. */

@@ -8,7 +8,7 @@
 // is not a run).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
 import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
@@ -24,12 +24,11 @@ import type {
 } from '../../src-hub/store/types.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { countingPool } from './pg-counting.js';
 import { refuseInsert } from './pg-faults.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
-const available = postgresCluster() !== null;
 const NOW = Date.parse(AT);
 const MINUTE = 60_000;
 
@@ -88,324 +87,318 @@ const answerOf = (r: InvocationChangeResult) =>
     ? `refused:${r.refusal.code}:${r.record.state}`
     : `${r.kind}:${r.kind === 'stale' ? r.current?.state : r.record.state}`;
 
-describe.skipIf(!available)(
-  `set-based permits on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    let url: string;
-    let store: HubStore;
-    let pool: pg.Pool;
+describeOnPostgres('set-based permits on PostgreSQL', () => {
+  let url: string;
+  let store: HubStore;
+  let pool: pg.Pool;
 
-    beforeEach(async () => {
-      url = await createTestDatabase();
-      store = await openPostgresStore({ url });
-      await seedCatalog(store);
-      pool = createPool({ url, max: 3, onIdleError: () => undefined });
-    });
-    afterEach(async () => {
-      await pool.end();
-      await store.close();
-    });
+  beforeEach(async () => {
+    url = await createTestDatabase();
+    store = await openPostgresStore({ url });
+    await seedCatalog(store);
+    pool = createPool({ url, max: 3, onIdleError: () => undefined });
+  });
+  afterEach(async () => {
+    await pool.end();
+    await store.close();
+  });
 
-    const newTask = async (boundary: Partial<TaskRecord['boundary']>): Promise<string> => {
-      const t = task();
-      t.boundary = { ...t.boundary, ...boundary };
-      await store.createTask(t, audit);
-      return t.task_id;
+  const newTask = async (boundary: Partial<TaskRecord['boundary']>): Promise<string> => {
+    const t = task();
+    t.boundary = { ...t.boundary, ...boundary };
+    await store.createTask(t, audit);
+    return t.task_id;
+  };
+
+  /** The same changes applied one after another, each in its own transaction, by the one-change path. */
+  const oneByOne = async (changes: InvocationChange[]) => {
+    const results: InvocationChangeResult[] = [];
+    for (const c of changes)
+      results.push(
+        (
+          await inTransaction(pool, 'BEGIN', (s) =>
+            runAsync(applyInvocationChange({ sql: s, rules: STORE_RULES }, c)),
+          )
+        ).value,
+      );
+    return results;
+  };
+
+  /** What a scenario left: the task's counters, its permits, and its audit trail by call. */
+  const state = async (taskId: string, ids: string[]) => {
+    const t = (await store.getTask(taskId))!;
+    const usage = await store.taskUsage(taskId, NOW + 2, null);
+    const trail = (await store.listAudit({ task_id: taskId }))
+      .filter((a) => a.invocation_id !== null)
+      .map((a) => `${ids.indexOf(a.invocation_id!)}:${a.kind}:${a.from_state}->${a.to_state}`);
+    return {
+      writes_used: t.writes_used,
+      permits_granted: t.permits_granted,
+      in_flight: usage.in_flight,
+      counts: usage.counts,
+      permits: (await store.listPermits(taskId)).length,
+      trail,
     };
+  };
 
-    /** The same changes applied one after another, each in its own transaction, by the one-change path. */
-    const oneByOne = async (changes: InvocationChange[]) => {
-      const results: InvocationChangeResult[] = [];
-      for (const c of changes)
-        results.push(
-          (
-            await inTransaction(pool, 'BEGIN', (s) =>
-              runAsync(applyInvocationChange({ sql: s, rules: STORE_RULES }, c)),
-            )
-          ).value,
+  /**
+   * Plays `steps` on two like tasks: in one batch (set-based runs) and one change at a time; both
+   * must agree. Each play has sessions of its own (`sessions`: label -> agent session, per play).
+   */
+  const playBoth = async (
+    boundary: Partial<TaskRecord['boundary']>,
+    steps: Step[],
+    sessions: Array<(label: string) => string> = [(l) => l, (l) => l],
+  ) => {
+    const [a, b] = [await newTask(boundary), await newTask(boundary)];
+    const together = changesFor(a, steps, sessions[0]);
+    const alone = changesFor(b, steps, sessions[1]);
+    const batch = await runBatch(pool, STORE_RULES, together.changes.map(asWrite));
+    const answers = batch.answers.map((x) => {
+      if (!x.ok) throw x.error;
+      return answerOf(x.value as InvocationChangeResult);
+    });
+    const expected = (await oneByOne(alone.changes)).map(answerOf);
+    expect(answers).toEqual(expected);
+    expect(await state(a, together.ids)).toEqual(await state(b, alone.ids));
+    return { answers, taskId: a, ids: together.ids };
+  };
+
+  it('a mixed batch: budget, in-flight and rate refusals in batch order, releases between runs, as one change at a time', async () => {
+    const w = (n: number): Step => ({ create: n, windowed: true });
+    const { answers, taskId } = await playBoth(
+      { write_budget: 4, in_flight_limit: 3, rate_limit: { count: 5, window: '1m' } },
+      [
+        w(0),
+        w(1),
+        w(2),
+        w(3), // in flight: 0, 1, 2
+        { release: 0 },
+        w(4),
+        w(5), // budget: 4 writes spent
+        { create: 6, read: true, windowed: true }, // in flight: 1, 2, 4
+        { release: 1 },
+        { create: 7, read: true, windowed: true }, // the 5th permit of the window
+        { release: 2 },
+        { create: 8, read: true, windowed: true }, // the window is full
+        { create: 9, read: true, windowed: true, nowMs: NOW + MINUTE }, // the next window: its own run
+      ],
+    );
+    expect(answers).toEqual([
+      'applied:dispatching',
+      'applied:dispatching',
+      'applied:dispatching',
+      'refused:in_flight_limit:not_dispatched',
+      'applied:succeeded',
+      'applied:dispatching',
+      'refused:budget_exhausted:not_dispatched',
+      'refused:in_flight_limit:not_dispatched',
+      'applied:succeeded',
+      'applied:dispatching',
+      'applied:succeeded',
+      'refused:rate_limited:not_dispatched',
+      'applied:dispatching',
+    ]);
+    const t = (await store.getTask(taskId))!;
+    expect([t.writes_used, t.permits_granted]).toEqual([4, 6]);
+  });
+
+  it('enrollment in a run: the first call of a session enrolls it, a call of a session enrolled elsewhere is refused', async () => {
+    const other = await newTask({});
+    const plays = [randomUUID(), randomUUID()];
+    const sessions = plays.map((p) => (label: string) => `sess-${label}-${p}`);
+    // in both plays, `elsewhere` is enrolled in the other task first
+    for (const of of sessions) {
+      const [enrolling] = changesFor(other, [{ create: 0, session: 'elsewhere' }], of).changes;
+      expect((await store.applyInvocationChange(enrolling!)).kind).toBe('applied');
+    }
+    const { answers } = await playBoth(
+      {},
+      [
+        { create: 0, session: 'fresh' },
+        { create: 1, session: 'elsewhere' },
+        { create: 2, session: 'fresh' },
+      ],
+      sessions,
+    );
+    expect(answers).toEqual([
+      'applied:dispatching',
+      'refused:task_required:not_dispatched',
+      'applied:dispatching',
+    ]);
+    const enrolled = (await store.listAudit({ kind: 'session.enrolled' })).map(
+      (a) => (a.detail as { agent_session_id: string }).agent_session_id,
+    );
+    // the batch enrolled `fresh` once, with its first call
+    expect(enrolled.filter((s) => s === sessions[0]!('fresh'))).toHaveLength(1);
+    expect(enrolled.filter((s) => s === sessions[0]!('elsewhere'))).toHaveLength(1);
+  });
+
+  it('a run with one failing change: it is rolled back alone, the others commit', async () => {
+    const taskId = await newTask({ write_budget: 3 });
+    const { changes, ids } = changesFor(
+      taskId,
+      [0, 1, 2, 3, 4].map((n) => ({ create: n })),
+    );
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await refuseInsert(admin, ids[1]!);
+    await admin.end();
+
+    const result = await runBatch(pool, STORE_RULES, changes.map(asWrite));
+
+    expect(result.answers.map((a) => a.ok)).toEqual([true, false, true, true, true]);
+    const failed = result.answers[1]!;
+    expect(failed.ok === false && (failed.error as StoreOperationError).dbCode).toBe('P0001');
+    // the failed change spent nothing: the budget of 3 goes to calls 0, 2 and 3
+    expect(
+      result.answers.map((a) => (a.ok ? answerOf(a.value as InvocationChangeResult) : 'failed')),
+    ).toEqual([
+      'applied:dispatching',
+      'failed',
+      'applied:dispatching',
+      'applied:dispatching',
+      'refused:budget_exhausted:not_dispatched',
+    ]);
+    expect(await store.getInvocation(ids[1]!)).toBeNull();
+    const t = (await store.getTask(taskId))!;
+    expect([t.writes_used, t.permits_granted]).toEqual([3, 3]);
+    expect(await store.listPermits(taskId)).toHaveLength(3);
+    expect((await store.listAudit({ invocation_id: ids[1]! })).length).toBe(0);
+  });
+
+  it('a repeated create is stale: the same call twice in a batch, and a call that exists already', async () => {
+    const taskId = await newTask({});
+    const { changes, ids } = changesFor(taskId, [{ create: 0 }, { create: 1 }, { create: 2 }]);
+    expect((await store.applyInvocationChange(changes[1]!)).kind).toBe('applied');
+    const again = { ...changes[0]!, permit: { ...changes[0]!.permit!, permit_id: `prm_${randomUUID()}` } };
+
+    const result = await runBatch(pool, STORE_RULES, [...changes, again].map(asWrite));
+
+    const kinds = result.answers.map((a) => (a.ok ? (a.value as InvocationChangeResult).kind : 'failed'));
+    expect(kinds).toEqual(['applied', 'stale', 'applied', 'stale']);
+    const t = (await store.getTask(taskId))!;
+    expect(t.permits_granted).toBe(3);
+    expect((await store.getInvocation(ids[0]!))?.permit_id).toBe(changes[0]!.permit!.permit_id);
+  });
+
+  it('two instances racing on one task: budget and in-flight exact, the last view shows it', async () => {
+    const second = await openPostgresStore({ url });
+    try {
+      for (const boundary of [
+        { write_budget: 37, in_flight_limit: 1000 },
+        { write_budget: 1000, in_flight_limit: 5 },
+      ]) {
+        const taskId = await newTask(boundary);
+        const limit = Math.min(boundary.write_budget, boundary.in_flight_limit);
+        const before = [(await store.commitStats!())!, (await second.commitStats!())!];
+        const results = await Promise.all(
+          Array.from({ length: 120 }, (_, i) => {
+            const [change] = changesFor(taskId, [{ create: 0 }]).changes;
+            return (i % 2 === 0 ? store : second).applyInvocationChange(change!);
+          }),
         );
-      return results;
-    };
-
-    /** What a scenario left: the task's counters, its permits, and its audit trail by call. */
-    const state = async (taskId: string, ids: string[]) => {
-      const t = (await store.getTask(taskId))!;
-      const usage = await store.taskUsage(taskId, NOW + 2, null);
-      const trail = (await store.listAudit({ task_id: taskId }))
-        .filter((a) => a.invocation_id !== null)
-        .map((a) => `${ids.indexOf(a.invocation_id!)}:${a.kind}:${a.from_state}->${a.to_state}`);
-      return {
-        writes_used: t.writes_used,
-        permits_granted: t.permits_granted,
-        in_flight: usage.in_flight,
-        counts: usage.counts,
-        permits: (await store.listPermits(taskId)).length,
-        trail,
-      };
-    };
-
-    /**
-     * Plays `steps` on two like tasks: in one batch (set-based runs) and one change at a time; both
-     * must agree. Each play has sessions of its own (`sessions`: label -> agent session, per play).
-     */
-    const playBoth = async (
-      boundary: Partial<TaskRecord['boundary']>,
-      steps: Step[],
-      sessions: Array<(label: string) => string> = [(l) => l, (l) => l],
-    ) => {
-      const [a, b] = [await newTask(boundary), await newTask(boundary)];
-      const together = changesFor(a, steps, sessions[0]);
-      const alone = changesFor(b, steps, sessions[1]);
-      const batch = await runBatch(pool, STORE_RULES, together.changes.map(asWrite));
-      const answers = batch.answers.map((x) => {
-        if (!x.ok) throw x.error;
-        return answerOf(x.value as InvocationChangeResult);
-      });
-      const expected = (await oneByOne(alone.changes)).map(answerOf);
-      expect(answers).toEqual(expected);
-      expect(await state(a, together.ids)).toEqual(await state(b, alone.ids));
-      return { answers, taskId: a, ids: together.ids };
-    };
-
-    it('a mixed batch: budget, in-flight and rate refusals in batch order, releases between runs, as one change at a time', async () => {
-      const w = (n: number): Step => ({ create: n, windowed: true });
-      const { answers, taskId } = await playBoth(
-        { write_budget: 4, in_flight_limit: 3, rate_limit: { count: 5, window: '1m' } },
-        [
-          w(0),
-          w(1),
-          w(2),
-          w(3), // in flight: 0, 1, 2
-          { release: 0 },
-          w(4),
-          w(5), // budget: 4 writes spent
-          { create: 6, read: true, windowed: true }, // in flight: 1, 2, 4
-          { release: 1 },
-          { create: 7, read: true, windowed: true }, // the 5th permit of the window
-          { release: 2 },
-          { create: 8, read: true, windowed: true }, // the window is full
-          { create: 9, read: true, windowed: true, nowMs: NOW + MINUTE }, // the next window: its own run
-        ],
-      );
-      expect(answers).toEqual([
-        'applied:dispatching',
-        'applied:dispatching',
-        'applied:dispatching',
-        'refused:in_flight_limit:not_dispatched',
-        'applied:succeeded',
-        'applied:dispatching',
-        'refused:budget_exhausted:not_dispatched',
-        'refused:in_flight_limit:not_dispatched',
-        'applied:succeeded',
-        'applied:dispatching',
-        'applied:succeeded',
-        'refused:rate_limited:not_dispatched',
-        'applied:dispatching',
-      ]);
-      const t = (await store.getTask(taskId))!;
-      expect([t.writes_used, t.permits_granted]).toEqual([4, 6]);
-    });
-
-    it('enrollment in a run: the first call of a session enrolls it, a call of a session enrolled elsewhere is refused', async () => {
-      const other = await newTask({});
-      const plays = [randomUUID(), randomUUID()];
-      const sessions = plays.map((p) => (label: string) => `sess-${label}-${p}`);
-      // in both plays, `elsewhere` is enrolled in the other task first
-      for (const of of sessions) {
-        const [enrolling] = changesFor(other, [{ create: 0, session: 'elsewhere' }], of).changes;
-        expect((await store.applyInvocationChange(enrolling!)).kind).toBe('applied');
-      }
-      const { answers } = await playBoth(
-        {},
-        [
-          { create: 0, session: 'fresh' },
-          { create: 1, session: 'elsewhere' },
-          { create: 2, session: 'fresh' },
-        ],
-        sessions,
-      );
-      expect(answers).toEqual([
-        'applied:dispatching',
-        'refused:task_required:not_dispatched',
-        'applied:dispatching',
-      ]);
-      const enrolled = (await store.listAudit({ kind: 'session.enrolled' })).map(
-        (a) => (a.detail as { agent_session_id: string }).agent_session_id,
-      );
-      // the batch enrolled `fresh` once, with its first call
-      expect(enrolled.filter((s) => s === sessions[0]!('fresh'))).toHaveLength(1);
-      expect(enrolled.filter((s) => s === sessions[0]!('elsewhere'))).toHaveLength(1);
-    });
-
-    it('a run with one failing change: it is rolled back alone, the others commit', async () => {
-      const taskId = await newTask({ write_budget: 3 });
-      const { changes, ids } = changesFor(
-        taskId,
-        [0, 1, 2, 3, 4].map((n) => ({ create: n })),
-      );
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await refuseInsert(admin, ids[1]!);
-      await admin.end();
-
-      const result = await runBatch(pool, STORE_RULES, changes.map(asWrite));
-
-      expect(result.answers.map((a) => a.ok)).toEqual([true, false, true, true, true]);
-      const failed = result.answers[1]!;
-      expect(failed.ok === false && (failed.error as StoreOperationError).dbCode).toBe('P0001');
-      // the failed change spent nothing: the budget of 3 goes to calls 0, 2 and 3
-      expect(
-        result.answers.map((a) => (a.ok ? answerOf(a.value as InvocationChangeResult) : 'failed')),
-      ).toEqual([
-        'applied:dispatching',
-        'failed',
-        'applied:dispatching',
-        'applied:dispatching',
-        'refused:budget_exhausted:not_dispatched',
-      ]);
-      expect(await store.getInvocation(ids[1]!)).toBeNull();
-      const t = (await store.getTask(taskId))!;
-      expect([t.writes_used, t.permits_granted]).toEqual([3, 3]);
-      expect(await store.listPermits(taskId)).toHaveLength(3);
-      expect((await store.listAudit({ invocation_id: ids[1]! })).length).toBe(0);
-    });
-
-    it('a repeated create is stale: the same call twice in a batch, and a call that exists already', async () => {
-      const taskId = await newTask({});
-      const { changes, ids } = changesFor(taskId, [{ create: 0 }, { create: 1 }, { create: 2 }]);
-      expect((await store.applyInvocationChange(changes[1]!)).kind).toBe('applied');
-      const again = { ...changes[0]!, permit: { ...changes[0]!.permit!, permit_id: `prm_${randomUUID()}` } };
-
-      const result = await runBatch(pool, STORE_RULES, [...changes, again].map(asWrite));
-
-      const kinds = result.answers.map((a) => (a.ok ? (a.value as InvocationChangeResult).kind : 'failed'));
-      expect(kinds).toEqual(['applied', 'stale', 'applied', 'stale']);
-      const t = (await store.getTask(taskId))!;
-      expect(t.permits_granted).toBe(3);
-      expect((await store.getInvocation(ids[0]!))?.permit_id).toBe(changes[0]!.permit!.permit_id);
-    });
-
-    it('two instances racing on one task: budget and in-flight exact, the last view shows it', async () => {
-      const second = await openPostgresStore({ url });
-      try {
-        for (const boundary of [
-          { write_budget: 37, in_flight_limit: 1000 },
-          { write_budget: 1000, in_flight_limit: 5 },
-        ]) {
-          const taskId = await newTask(boundary);
-          const limit = Math.min(boundary.write_budget, boundary.in_flight_limit);
-          const before = [(await store.commitStats!())!, (await second.commitStats!())!];
-          const results = await Promise.all(
-            Array.from({ length: 120 }, (_, i) => {
-              const [change] = changesFor(taskId, [{ create: 0 }]).changes;
-              return (i % 2 === 0 ? store : second).applyInvocationChange(change!);
-            }),
-          );
-          expect(results.filter((r) => r.kind === 'applied')).toHaveLength(limit);
-          expect(results.filter((r) => r.kind === 'refused')).toHaveLength(120 - limit);
-          const t = (await store.getTask(taskId))!;
-          expect([t.writes_used, t.permits_granted]).toEqual([limit, limit]);
-          expect((await store.taskUsage(taskId, NOW, null)).in_flight).toBe(limit);
-          // both instances grouped their changes (set-based runs of more than one)
-          const after = [(await store.commitStats!())!, (await second.commitStats!())!];
-          for (const i of [0, 1]) {
-            expect(after[i]!.writes - before[i]!.writes).toBe(60);
-            expect(after[i]!.batches - before[i]!.batches).toBeLessThan(60);
-          }
-          await store.flushEvents();
-          await second.flushEvents();
-          const views = (await store.listEvents('desk', 0, 100_000))
-            .filter((e) => e.type === 'task.changed')
-            .map((e) => (e.payload as { task: TaskView }).task)
-            .filter((v) => v.task_id === taskId);
-          // views are appended under the task row lock: in the order of the states they show
-          const granted = views.map((v) => v.permits_granted);
-          expect(granted).toEqual([...granted].sort((x, y) => x - y));
-          expect(views.at(-1)!.permits_granted).toBe(limit);
+        expect(results.filter((r) => r.kind === 'applied')).toHaveLength(limit);
+        expect(results.filter((r) => r.kind === 'refused')).toHaveLength(120 - limit);
+        const t = (await store.getTask(taskId))!;
+        expect([t.writes_used, t.permits_granted]).toEqual([limit, limit]);
+        expect((await store.taskUsage(taskId, NOW, null)).in_flight).toBe(limit);
+        // both instances grouped their changes (set-based runs of more than one)
+        const after = [(await store.commitStats!())!, (await second.commitStats!())!];
+        for (const i of [0, 1]) {
+          expect(after[i]!.writes - before[i]!.writes).toBe(60);
+          expect(after[i]!.batches - before[i]!.batches).toBeLessThan(60);
         }
-      } finally {
-        await second.close();
+        await store.flushEvents();
+        await second.flushEvents();
+        const views = (await store.listEvents('desk', 0, 100_000))
+          .filter((e) => e.type === 'task.changed')
+          .map((e) => (e.payload as { task: TaskView }).task)
+          .filter((v) => v.task_id === taskId);
+        // views are appended under the task row lock: in the order of the states they show
+        const granted = views.map((v) => v.permits_granted);
+        expect(granted).toEqual([...granted].sort((x, y) => x - y));
+        expect(views.at(-1)!.permits_granted).toBe(limit);
       }
-    });
+    } finally {
+      await second.close();
+    }
+  });
 
-    it('a run locks a session only for its first call: an enrolled one is not locked after the task row', async () => {
-      const taskId = await newTask({});
-      const session = `sess-${randomUUID()}`;
-      const held = changesFor(taskId, [{ create: 0, session }]);
-      expect((await store.applyInvocationChange(held.changes[0]!)).kind).toBe('applied'); // enrolls it
-      const locks: string[][] = [];
-      const watching = {
-        connect: async () => {
-          const client = await pool.connect();
-          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          (client as unknown as { query: unknown }).query = (config: {
-            text?: string;
-            values?: unknown[];
-          }) => {
-            if (String(config.text).includes('pg_advisory_xact_lock(hashtextextended(k'))
-              locks.push(JSON.parse(String(config.values![0])) as string[]);
-            return original(config);
-          };
-          const release = client.release.bind(client);
-          client.release = (err?: Error | boolean) => {
-            (client as unknown as { query: unknown }).query = original;
-            release(err);
-          };
-          return client;
-        },
-      } as unknown as pg.Pool;
-      const fresh = `sess-${randomUUID()}`;
-      const { changes } = changesFor(taskId, [
-        { create: 0, session },
-        { create: 1, session },
-        { create: 2, session: fresh },
-      ]);
-      // the first change of the batch releases a permit: it holds the task row before the run
-      const release: InvocationChange = {
-        invocation_id: held.ids[0]!,
-        from: 'dispatching',
-        to: 'succeeded',
-        at: AT,
-        release_permit: { now_ms: NOW + 1 },
-        audit,
-      };
-      const result = await runBatch(watching, STORE_RULES, [release, ...changes].map(asWrite));
-      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
-        'applied',
-        'applied',
-        'applied',
-        'applied',
-      ]);
-      const sessionLocks = locks.flat().filter((k) => k.startsWith('enrollment:'));
-      expect(sessionLocks).toEqual([`enrollment:desk:${fresh}`]);
-      expect(locks[0]!.filter((k) => k.startsWith('invocation:'))).toHaveLength(3);
-    });
+  it('a run locks a session only for its first call: an enrolled one is not locked after the task row', async () => {
+    const taskId = await newTask({});
+    const session = `sess-${randomUUID()}`;
+    const held = changesFor(taskId, [{ create: 0, session }]);
+    expect((await store.applyInvocationChange(held.changes[0]!)).kind).toBe('applied'); // enrolls it
+    const locks: string[][] = [];
+    const watching = {
+      connect: async () => {
+        const client = await pool.connect();
+        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (config: { text?: string; values?: unknown[] }) => {
+          if (String(config.text).includes('pg_advisory_xact_lock(hashtextextended(k'))
+            locks.push(JSON.parse(String(config.values![0])) as string[]);
+          return original(config);
+        };
+        const release = client.release.bind(client);
+        client.release = (err?: Error | boolean) => {
+          (client as unknown as { query: unknown }).query = original;
+          release(err);
+        };
+        return client;
+      },
+    } as unknown as pg.Pool;
+    const fresh = `sess-${randomUUID()}`;
+    const { changes } = changesFor(taskId, [
+      { create: 0, session },
+      { create: 1, session },
+      { create: 2, session: fresh },
+    ]);
+    // the first change of the batch releases a permit: it holds the task row before the run
+    const release: InvocationChange = {
+      invocation_id: held.ids[0]!,
+      from: 'dispatching',
+      to: 'succeeded',
+      at: AT,
+      release_permit: { now_ms: NOW + 1 },
+      audit,
+    };
+    const result = await runBatch(watching, STORE_RULES, [release, ...changes].map(asWrite));
+    expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+    ]);
+    const sessionLocks = locks.flat().filter((k) => k.startsWith('enrollment:'));
+    expect(sessionLocks).toEqual([`enrollment:desk:${fresh}`]);
+    expect(locks[0]!.filter((k) => k.startsWith('invocation:'))).toHaveLength(3);
+  });
 
-    it('a run costs the same statements whatever its length; a change alone is not a run', async () => {
-      const taskId = await newTask({ write_budget: 1000, rate_limit: { count: 1000, window: '1m' } });
-      let statements = 0;
-      let setWise = 0;
-      const counting = countingPool(pool, (text) => {
-        statements += 1;
-        if (text.includes('json_populate_recordset')) setWise += 1;
-      });
-      const cost = async (n: number) => {
-        const { changes } = changesFor(
-          taskId,
-          Array.from({ length: n }, (_, i) => ({ create: i, windowed: true })),
-        );
-        statements = 0;
-        const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
-        expect(result.answers.every((a) => a.ok)).toBe(true);
-        return statements;
-      };
-      const two = await cost(2);
-      expect(setWise).toBe(1);
-      expect(await cost(16)).toBe(two);
-      expect(await cost(32)).toBe(two);
-      // a change alone is cheaper through its own statements: it is not a run
-      await cost(1);
-      expect(setWise).toBe(3);
+  it('a run costs the same statements whatever its length; a change alone is not a run', async () => {
+    const taskId = await newTask({ write_budget: 1000, rate_limit: { count: 1000, window: '1m' } });
+    let statements = 0;
+    let setWise = 0;
+    const counting = countingPool(pool, (text) => {
+      statements += 1;
+      if (text.includes('json_populate_recordset')) setWise += 1;
     });
-  },
-);
+    const cost = async (n: number) => {
+      const { changes } = changesFor(
+        taskId,
+        Array.from({ length: n }, (_, i) => ({ create: i, windowed: true })),
+      );
+      statements = 0;
+      const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
+      expect(result.answers.every((a) => a.ok)).toBe(true);
+      return statements;
+    };
+    const two = await cost(2);
+    expect(setWise).toBe(1);
+    expect(await cost(16)).toBe(two);
+    expect(await cost(32)).toBe(two);
+    // a change alone is cheaper through its own statements: it is not a run
+    await cost(1);
+    expect(setWise).toBe(3);
+  });
+});

@@ -15,11 +15,10 @@ import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-ch
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { failAtCommit, refuseInsert } from './pg-faults.js';
 import { AT, audit, dispatchChange, invocation, operation, seedCatalog } from './fixtures.js';
 
-const available = postgresCluster() !== null;
 const NOW = Date.parse(AT);
 
 const dispatch = (rec: InvocationRecord): InvocationChange =>
@@ -54,194 +53,188 @@ describe('batch keys', () => {
   });
 });
 
-describe.skipIf(!available)(
-  `group commit of calls without a task on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    let url: string;
-    let store: HubStore;
-    let watcher: pg.Client;
+describeOnPostgres('group commit of calls without a task on PostgreSQL', () => {
+  let url: string;
+  let store: HubStore;
+  let watcher: pg.Client;
 
-    beforeEach(async () => {
-      url = await createTestDatabase();
-      store = await openPostgresStore({ url });
-      await seedCatalog(store);
-      watcher = new pg.Client({ connectionString: url });
-      await watcher.connect();
-    });
-    afterEach(async () => {
-      await watcher.end();
-      await store.close();
-    });
+  beforeEach(async () => {
+    url = await createTestDatabase();
+    store = await openPostgresStore({ url });
+    await seedCatalog(store);
+    watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+  });
+  afterEach(async () => {
+    await watcher.end();
+    await store.close();
+  });
 
-    const stored = async (id: string): Promise<string | null> =>
-      (
-        (
-          await watcher.query<{ state: string }>('SELECT state FROM invocations WHERE invocation_id = $1', [
-            id,
-          ])
-        ).rows[0] ?? null
-      )?.state ?? null;
+  const stored = async (id: string): Promise<string | null> =>
+    (
+      (await watcher.query<{ state: string }>('SELECT state FROM invocations WHERE invocation_id = $1', [id]))
+        .rows[0] ?? null
+    )?.state ?? null;
 
-    it('concurrent calls and their outcomes share transactions, each committed when answered', async () => {
-      const recs = Array.from({ length: 24 }, () => invocation());
-      const before = (await store.commitStats!())!;
-      const seenAtAnswer = await Promise.all(
-        recs.map((r) => store.applyInvocationChange(dispatch(r)).then(() => stored(r.invocation_id))),
+  it('concurrent calls and their outcomes share transactions, each committed when answered', async () => {
+    const recs = Array.from({ length: 24 }, () => invocation());
+    const before = (await store.commitStats!())!;
+    const seenAtAnswer = await Promise.all(
+      recs.map((r) => store.applyInvocationChange(dispatch(r)).then(() => stored(r.invocation_id))),
+    );
+    expect(seenAtAnswer).toEqual(recs.map(() => 'dispatching'));
+    const mid = (await store.commitStats!())!;
+    expect(mid.writes - before.writes).toBe(24);
+    expect(mid.batches - before.batches).toBeLessThan(24);
+
+    const outcomes = await Promise.all(
+      recs.map((r) => store.applyInvocationChange(succeed(r)).then(() => stored(r.invocation_id))),
+    );
+    expect(outcomes).toEqual(recs.map(() => 'succeeded'));
+    const after = (await store.commitStats!())!;
+    expect(after.writes - mid.writes).toBe(24);
+    expect(after.batches - mid.batches).toBeLessThan(24);
+    await store.flushEvents();
+    const changed = (await store.listEvents('desk', 0, 10_000)).filter(
+      (e) => e.type === 'invocation.changed',
+    );
+    expect(changed).toHaveLength(48);
+    expect(new Set(changed.map((e) => e.seq)).size).toBe(48);
+  });
+
+  const asWrite = (change: InvocationChange): BatchWrite => ({
+    op: applyInvocationChange as BatchWrite['op'],
+    args: [change],
+  });
+
+  it("a batch's independent changes run interleaved: about the round trips of one, each answered as if alone", async () => {
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      // a round trip starts with each statement sent while none is on its way or being answered
+      let inFlight = 0;
+      let roundTrips = 0;
+      pool.on('acquire', (client) => {
+        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+          if (inFlight === 0) roundTrips += 1;
+          inFlight += 1;
+          return original(...args).finally(() => (inFlight -= 1));
+        };
+      });
+      const one = await runBatch(pool, STORE_RULES, [asWrite(dispatch(invocation()))]);
+      const alone = roundTrips;
+      roundTrips = 0;
+      const recs = Array.from({ length: 8 }, () => invocation());
+      const eight = await runBatch(
+        pool,
+        STORE_RULES,
+        recs.map((r) => asWrite(dispatch(r))),
+        {
+          independent: true,
+        },
       );
-      expect(seenAtAnswer).toEqual(recs.map(() => 'dispatching'));
-      const mid = (await store.commitStats!())!;
-      expect(mid.writes - before.writes).toBe(24);
-      expect(mid.batches - before.batches).toBeLessThan(24);
+      expect(
+        [one, eight].flatMap((b) => b.answers.map((a) => a.ok && (a.value as { kind: string }).kind)),
+      ).toEqual(Array.from({ length: 9 }, () => 'applied'));
+      for (const r of recs) expect(await stored(r.invocation_id)).toBe('dispatching');
+      expect(roundTrips).toBeLessThanOrEqual(alone + 1);
+    } finally {
+      await pool.end();
+    }
+  });
 
-      const outcomes = await Promise.all(
-        recs.map((r) => store.applyInvocationChange(succeed(r)).then(() => stored(r.invocation_id))),
+  it('two changes of the same call in one batch of independent changes: the first applies, the second finds it (stale)', async () => {
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      const [a, b] = [invocation(), invocation()];
+      const result = await runBatch(
+        pool,
+        STORE_RULES,
+        [a, b, a].map((r) => asWrite(dispatch(r))),
+        {
+          independent: true,
+        },
       );
-      expect(outcomes).toEqual(recs.map(() => 'succeeded'));
-      const after = (await store.commitStats!())!;
-      expect(after.writes - mid.writes).toBe(24);
-      expect(after.batches - mid.batches).toBeLessThan(24);
-      await store.flushEvents();
-      const changed = (await store.listEvents('desk', 0, 10_000)).filter(
-        (e) => e.type === 'invocation.changed',
-      );
-      expect(changed).toHaveLength(48);
-      expect(new Set(changed.map((e) => e.seq)).size).toBe(48);
-    });
-
-    const asWrite = (change: InvocationChange): BatchWrite => ({
-      op: applyInvocationChange as BatchWrite['op'],
-      args: [change],
-    });
-
-    it("a batch's independent changes run interleaved: about the round trips of one, each answered as if alone", async () => {
-      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
-      try {
-        // a round trip starts with each statement sent while none is on its way or being answered
-        let inFlight = 0;
-        let roundTrips = 0;
-        pool.on('acquire', (client) => {
-          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-            if (inFlight === 0) roundTrips += 1;
-            inFlight += 1;
-            return original(...args).finally(() => (inFlight -= 1));
-          };
-        });
-        const one = await runBatch(pool, STORE_RULES, [asWrite(dispatch(invocation()))]);
-        const alone = roundTrips;
-        roundTrips = 0;
-        const recs = Array.from({ length: 8 }, () => invocation());
-        const eight = await runBatch(
-          pool,
-          STORE_RULES,
-          recs.map((r) => asWrite(dispatch(r))),
-          {
-            independent: true,
-          },
-        );
-        expect(
-          [one, eight].flatMap((b) => b.answers.map((a) => a.ok && (a.value as { kind: string }).kind)),
-        ).toEqual(Array.from({ length: 9 }, () => 'applied'));
-        for (const r of recs) expect(await stored(r.invocation_id)).toBe('dispatching');
-        expect(roundTrips).toBeLessThanOrEqual(alone + 1);
-      } finally {
-        await pool.end();
-      }
-    });
-
-    it('two changes of the same call in one batch of independent changes: the first applies, the second finds it (stale)', async () => {
-      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
-      try {
-        const [a, b] = [invocation(), invocation()];
-        const result = await runBatch(
-          pool,
-          STORE_RULES,
-          [a, b, a].map((r) => asWrite(dispatch(r))),
-          {
-            independent: true,
-          },
-        );
-        expect(result.answers.map((x) => x.ok && (x.value as { kind: string }).kind)).toEqual([
-          'applied',
-          'applied',
-          'stale',
-        ]);
-        expect([await stored(a.invocation_id), await stored(b.invocation_id)]).toEqual([
-          'dispatching',
-          'dispatching',
-        ]);
-      } finally {
-        await pool.end();
-      }
-    });
-
-    it('a failing change is rolled back alone; the others of its batch commit', async () => {
-      const recs = Array.from({ length: 12 }, () => invocation());
-      const failing = recs[11]!; // issued last: it waits and joins a batch with others
-      await refuseInsert(watcher, failing.invocation_id);
-      const before = (await store.commitStats!())!;
-      const settled = await Promise.allSettled(recs.map((r) => store.applyInvocationChange(dispatch(r))));
-      const stats = (await store.commitStats!())!;
-      expect(stats.batches - before.batches).toBeLessThan(12);
-      const last = settled[11]!;
-      expect(last.status).toBe('rejected');
-      expect(last.status === 'rejected' && last.reason).toBeInstanceOf(StoreOperationError);
-      expect(last.status === 'rejected' && (last.reason as StoreOperationError).dbCode).toBe('P0001');
-      expect(settled.slice(0, 11).map((s) => s.status)).toEqual(recs.slice(0, 11).map(() => 'fulfilled'));
-      for (const r of recs.slice(0, 11)) expect(await stored(r.invocation_id)).toBe('dispatching');
-      expect(await stored(failing.invocation_id)).toBeNull();
-      const audited = await watcher.query('SELECT COUNT(*)::int AS n FROM audit WHERE invocation_id = $1', [
-        failing.invocation_id,
+      expect(result.answers.map((x) => x.ok && (x.value as { kind: string }).kind)).toEqual([
+        'applied',
+        'applied',
+        'stale',
       ]);
-      expect(audited.rows[0]).toEqual({ n: 0 });
-    });
+      expect([await stored(a.invocation_id), await stored(b.invocation_id)]).toEqual([
+        'dispatching',
+        'dispatching',
+      ]);
+    } finally {
+      await pool.end();
+    }
+  });
 
-    it('a failure at COMMIT fails every change of that batch and keeps nothing of it', async () => {
-      const recs = Array.from({ length: 12 }, () => invocation());
-      const failing = recs[11]!;
-      await failAtCommit(watcher, failing.invocation_id);
-      const settled = await Promise.allSettled(recs.map((r) => store.applyInvocationChange(dispatch(r))));
-      const failed = recs.filter((_, i) => settled[i]!.status === 'rejected');
-      expect(failed).toContain(failing);
-      expect(failed.length).toBeGreaterThan(1); // it shared its batch, and the batch failed whole
-      for (const s of settled)
-        if (s.status === 'rejected') expect((s.reason as StoreOperationError).dbCode).toBe('P0001');
-      for (const r of recs)
-        expect(await stored(r.invocation_id)).toBe(failed.includes(r) ? null : 'dispatching');
-      const audited = await watcher.query(
-        'SELECT COUNT(*)::int AS n FROM audit WHERE invocation_id = ANY($1::text[])',
-        [failed.map((r) => r.invocation_id)],
+  it('a failing change is rolled back alone; the others of its batch commit', async () => {
+    const recs = Array.from({ length: 12 }, () => invocation());
+    const failing = recs[11]!; // issued last: it waits and joins a batch with others
+    await refuseInsert(watcher, failing.invocation_id);
+    const before = (await store.commitStats!())!;
+    const settled = await Promise.allSettled(recs.map((r) => store.applyInvocationChange(dispatch(r))));
+    const stats = (await store.commitStats!())!;
+    expect(stats.batches - before.batches).toBeLessThan(12);
+    const last = settled[11]!;
+    expect(last.status).toBe('rejected');
+    expect(last.status === 'rejected' && last.reason).toBeInstanceOf(StoreOperationError);
+    expect(last.status === 'rejected' && (last.reason as StoreOperationError).dbCode).toBe('P0001');
+    expect(settled.slice(0, 11).map((s) => s.status)).toEqual(recs.slice(0, 11).map(() => 'fulfilled'));
+    for (const r of recs.slice(0, 11)) expect(await stored(r.invocation_id)).toBe('dispatching');
+    expect(await stored(failing.invocation_id)).toBeNull();
+    const audited = await watcher.query('SELECT COUNT(*)::int AS n FROM audit WHERE invocation_id = $1', [
+      failing.invocation_id,
+    ]);
+    expect(audited.rows[0]).toEqual({ n: 0 });
+  });
+
+  it('a failure at COMMIT fails every change of that batch and keeps nothing of it', async () => {
+    const recs = Array.from({ length: 12 }, () => invocation());
+    const failing = recs[11]!;
+    await failAtCommit(watcher, failing.invocation_id);
+    const settled = await Promise.allSettled(recs.map((r) => store.applyInvocationChange(dispatch(r))));
+    const failed = recs.filter((_, i) => settled[i]!.status === 'rejected');
+    expect(failed).toContain(failing);
+    expect(failed.length).toBeGreaterThan(1); // it shared its batch, and the batch failed whole
+    for (const s of settled)
+      if (s.status === 'rejected') expect((s.reason as StoreOperationError).dbCode).toBe('P0001');
+    for (const r of recs)
+      expect(await stored(r.invocation_id)).toBe(failed.includes(r) ? null : 'dispatching');
+    const audited = await watcher.query(
+      'SELECT COUNT(*)::int AS n FROM audit WHERE invocation_id = ANY($1::text[])',
+      [failed.map((r) => r.invocation_id)],
+    );
+    expect(audited.rows[0]).toEqual({ n: 0 });
+  });
+
+  it('a declared rate limit is exact across two instances, and two rate keys batched on both never deadlock', async () => {
+    const a = operation('update_thing', { rate_limit: { count: 5, window: '1h' } });
+    const b = operation('update_other', { rate_limit: { count: 7, window: '1h' } });
+    const sibling = await openPostgresStore({ url });
+    try {
+      const started = Date.now();
+      // each instance gets both operations' calls, interleaved in opposite orders
+      const calls = Array.from({ length: 40 }, (_, i) => {
+        const op = i % 2 === 0 ? a : b;
+        const on = i % 4 < 2 ? store : sibling;
+        return on.applyInvocationChange(dispatch(invocation({ operation: op })));
+      });
+      const results = await Promise.all(calls);
+      // a deadlock would be broken by the server only after deadlock_timeout (1 s) and retried
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const applied = (tool: string) =>
+        results.filter((r) => r.kind === 'applied' && r.record.tool === tool).length;
+      expect([applied('update_thing'), applied('update_other')]).toEqual([5, 7]);
+      const refused = results.filter((r) => r.kind === 'refused' && r.refusal.code === 'rate_limited');
+      expect(refused).toHaveLength(28);
+      const deadlocks = await watcher.query<{ n: string }>(
+        'SELECT deadlocks::text AS n FROM pg_stat_database WHERE datname = current_database()',
       );
-      expect(audited.rows[0]).toEqual({ n: 0 });
-    });
-
-    it('a declared rate limit is exact across two instances, and two rate keys batched on both never deadlock', async () => {
-      const a = operation('update_thing', { rate_limit: { count: 5, window: '1h' } });
-      const b = operation('update_other', { rate_limit: { count: 7, window: '1h' } });
-      const sibling = await openPostgresStore({ url });
-      try {
-        const started = Date.now();
-        // each instance gets both operations' calls, interleaved in opposite orders
-        const calls = Array.from({ length: 40 }, (_, i) => {
-          const op = i % 2 === 0 ? a : b;
-          const on = i % 4 < 2 ? store : sibling;
-          return on.applyInvocationChange(dispatch(invocation({ operation: op })));
-        });
-        const results = await Promise.all(calls);
-        // a deadlock would be broken by the server only after deadlock_timeout (1 s) and retried
-        expect(Date.now() - started).toBeLessThan(5_000);
-        const applied = (tool: string) =>
-          results.filter((r) => r.kind === 'applied' && r.record.tool === tool).length;
-        expect([applied('update_thing'), applied('update_other')]).toEqual([5, 7]);
-        const refused = results.filter((r) => r.kind === 'refused' && r.refusal.code === 'rate_limited');
-        expect(refused).toHaveLength(28);
-        const deadlocks = await watcher.query<{ n: string }>(
-          'SELECT deadlocks::text AS n FROM pg_stat_database WHERE datname = current_database()',
-        );
-        expect(deadlocks.rows[0]?.n).toBe('0');
-      } finally {
-        await sibling.close();
-      }
-    });
-  },
-);
+      expect(deadlocks.rows[0]?.n).toBe('0');
+    } finally {
+      await sibling.close();
+    }
+  });
+});

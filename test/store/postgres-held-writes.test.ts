@@ -10,9 +10,7 @@ import { combine, fits, LOCK_KEY_SQL, targetTable } from '../../src-hub/store/po
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
-
-const available = postgresCluster() !== null;
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 
 describe('combining writes (combine.ts)', () => {
   it('combines plain writes to different tables, and nothing else', () => {
@@ -69,178 +67,175 @@ describe('combining writes (combine.ts)', () => {
   });
 });
 
-describe.skipIf(!available)(
-  `held-back writes on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
-      const url = await createTestDatabase();
-      const pool = createPool({ url, max: 2, onIdleError: () => undefined });
-      try {
-        await pool.query(`CREATE TABLE t1 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
+describeOnPostgres('held-back writes on PostgreSQL', () => {
+  const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
+    const url = await createTestDatabase();
+    const pool = createPool({ url, max: 2, onIdleError: () => undefined });
+    try {
+      await pool.query(`CREATE TABLE t1 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
           CREATE TABLE t2 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
           CREATE TABLE t3 (id TEXT PRIMARY KEY, n INTEGER NOT NULL);
           INSERT INTO t2 VALUES ('row', 0);`);
-        await fn(pool);
-      } finally {
-        await pool.end();
-      }
-    };
-    /** Counts the statements the pool's connections are sent from now on. */
-    const counting = (pool: pg.Pool) => {
-      const sent: string[] = [];
-      const wrapped = new WeakSet<pg.PoolClient>();
-      pool.on('acquire', (client) => {
-        if (wrapped.has(client)) return;
-        wrapped.add(client);
-        const original = client.query.bind(client) as (...a: unknown[]) => unknown;
-        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-          const q = args[0];
-          sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
-          return original(...args);
-        };
-      });
-      return sent;
-    };
-
-    it('writes to different tables reach the server in one statement, and a later read sees them', async () => {
-      await withPool(async (pool) => {
-        const sent = counting(pool);
-        const { value } = await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
-          await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row']);
-          const changed = await s.run('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3]);
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['b', 2]);
-          const rows = await s.all<{ id: string }>('SELECT id FROM t1 ORDER BY id');
-          return { changed, ids: rows.map((r) => r.id) };
-        });
-        expect(value).toEqual({ changed: 1, ids: ['a', 'b'] });
-        // BEGIN, [t1 + t2 + t3 counted], [t1], the read, COMMIT
-        expect(sent).toHaveLength(5);
-        expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
-        const t2 = await pool.query<{ n: number }>("SELECT n FROM t2 WHERE id = 'row'");
-        expect(t2.rows[0]?.n).toBe(5);
-      });
+      await fn(pool);
+    } finally {
+      await pool.end();
+    }
+  };
+  /** Counts the statements the pool's connections are sent from now on. */
+  const counting = (pool: pg.Pool) => {
+    const sent: string[] = [];
+    const wrapped = new WeakSet<pg.PoolClient>();
+    pool.on('acquire', (client) => {
+      if (wrapped.has(client)) return;
+      wrapped.add(client);
+      const original = client.query.bind(client) as (...a: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        const q = args[0];
+        sent.push(typeof q === 'string' ? q : (q as { text: string }).text);
+        return original(...args);
+      };
     });
+    return sent;
+  };
 
-    it('a write to a table with a held-back write waits for it, so it sees that row', async () => {
-      await withPool(async (pool) => {
-        await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
-          await s.write('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a']);
-          expect(await s.run('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a'])).toBe(1);
-        });
-        const r = await pool.query<{ n: number }>("SELECT n FROM t1 WHERE id = 'a'");
-        expect(r.rows[0]?.n).toBe(3);
+  it('writes to different tables reach the server in one statement, and a later read sees them', async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      const { value } = await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+        await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row']);
+        const changed = await s.run('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3]);
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['b', 2]);
+        const rows = await s.all<{ id: string }>('SELECT id FROM t1 ORDER BY id');
+        return { changed, ids: rows.map((r) => r.id) };
       });
+      expect(value).toEqual({ changed: 1, ids: ['a', 'b'] });
+      // BEGIN, [t1 + t2 + t3 counted], [t1], the read, COMMIT
+      expect(sent).toHaveLength(5);
+      expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
+      const t2 = await pool.query<{ n: number }>("SELECT n FROM t2 WHERE id = 'row'");
+      expect(t2.rows[0]?.n).toBe(5);
     });
+  });
 
-    it('a held-back write that fails at COMMIT fails the transaction with its own code; nothing is kept', async () => {
-      await withPool(async (pool) => {
-        await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
-        const err = await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
-          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]); // unique violation
-          return 'committed';
-        }).then(
-          () => null,
-          (e: unknown) => e,
+  it('a write to a table with a held-back write waits for it, so it sees that row', async () => {
+    await withPool(async (pool) => {
+      await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+        await s.write('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a']);
+        expect(await s.run('UPDATE t1 SET n = n + 1 WHERE id = ?', ['a'])).toBe(1);
+      });
+      const r = await pool.query<{ n: number }>("SELECT n FROM t1 WHERE id = 'a'");
+      expect(r.rows[0]?.n).toBe(3);
+    });
+  });
+
+  it('a held-back write that fails at COMMIT fails the transaction with its own code; nothing is kept', async () => {
+    await withPool(async (pool) => {
+      await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
+        await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]); // unique violation
+        return 'committed';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StoreOperationError);
+      expect((err as StoreOperationError).dbCode).toBe('23505');
+      expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
+      expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+    });
+  });
+
+  it('a held-back write that must change one row and changes none fails the transaction; nothing is kept, no COMMIT is sent', async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
+        await s.write('UPDATE t1 SET n = ? WHERE id = ?', [1, 'missing'], 1);
+        await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row'], 1);
+        return 'committed';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+      expect(sent).not.toContain('COMMIT');
+      expect(sent.at(-1)).toBe('ROLLBACK');
+      expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+      expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
+    });
+  });
+
+  it("a key lock after held-back writes goes out as their statement's SELECT; their checks still hold", async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+        await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row'], 1);
+        expect(await s.get(LOCK_KEY_SQL, ['invocation:x'])).toMatchObject({ locked: '' });
+      });
+      // BEGIN, [t1 + t2 + the lock], COMMIT
+      expect(sent).toHaveLength(3);
+      expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
+      expect(sent[1]).toContain('SELECT pg_advisory_xact_lock(hashtextextended($5, 0)) AS locked');
+      expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(5);
+      // a checked write that changes no row fails the lock's statement, and the transaction
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['missing'], 1);
+        await s.get(LOCK_KEY_SQL, ['invocation:y']);
+        return 'locked';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+    });
+  });
+
+  it('an upsert and the inserts after it reach the server in one statement', async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
+        await s.write(
+          'INSERT INTO t2 (id, n) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = t2.n + excluded.n',
+          ['row', 10],
         );
-        expect(err).toBeInstanceOf(StoreOperationError);
-        expect((err as StoreOperationError).dbCode).toBe('23505');
-        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
-        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
+        await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3], 1);
       });
+      // BEGIN, [t2 update], [t2 upsert + t1 + t3], COMMIT
+      expect(sent).toHaveLength(4);
+      expect(sent[2]).toMatch(/^WITH w1 AS \(INSERT INTO t2 .* DO UPDATE/s);
+      expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(11);
+      expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
+      expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(1);
     });
+  });
 
-    it('a held-back write that must change one row and changes none fails the transaction; nothing is kept, no COMMIT is sent', async () => {
-      await withPool(async (pool) => {
-        const sent = counting(pool);
-        const err = await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['new', 1]);
-          await s.write('UPDATE t1 SET n = ? WHERE id = ?', [1, 'missing'], 1);
-          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row'], 1);
-          return 'committed';
-        }).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(Error);
-        expect(sent).not.toContain('COMMIT');
-        expect(sent.at(-1)).toBe('ROLLBACK');
-        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(0);
-        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(0);
-      });
+  it('a held-back write that fails before a read is the error the read reports', async () => {
+    await withPool(async (pool) => {
+      await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
+      let readFailed: unknown = null;
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]);
+        try {
+          await s.get('SELECT n FROM t2 WHERE id = ?', ['row']);
+        } catch (e) {
+          readFailed = e;
+          throw e;
+        }
+        return 'read';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((readFailed as { code?: string } | null)?.code).toBe('23505');
+      expect((err as StoreOperationError).dbCode).toBe('23505');
+      expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
     });
-
-    it("a key lock after held-back writes goes out as their statement's SELECT; their checks still hold", async () => {
-      await withPool(async (pool) => {
-        const sent = counting(pool);
-        await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
-          await s.write('UPDATE t2 SET n = n + ? WHERE id = ?', [5, 'row'], 1);
-          expect(await s.get(LOCK_KEY_SQL, ['invocation:x'])).toMatchObject({ locked: '' });
-        });
-        // BEGIN, [t1 + t2 + the lock], COMMIT
-        expect(sent).toHaveLength(3);
-        expect(sent[1]).toMatch(/^WITH w1 AS \(INSERT INTO t1/);
-        expect(sent[1]).toContain('SELECT pg_advisory_xact_lock(hashtextextended($5, 0)) AS locked');
-        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(5);
-        // a checked write that changes no row fails the lock's statement, and the transaction
-        const err = await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['missing'], 1);
-          await s.get(LOCK_KEY_SQL, ['invocation:y']);
-          return 'locked';
-        }).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(Error);
-      });
-    });
-
-    it('an upsert and the inserts after it reach the server in one statement', async () => {
-      await withPool(async (pool) => {
-        const sent = counting(pool);
-        await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row']);
-          await s.write(
-            'INSERT INTO t2 (id, n) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET n = t2.n + excluded.n',
-            ['row', 10],
-          );
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['a', 1]);
-          await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['c', 3], 1);
-        });
-        // BEGIN, [t2 update], [t2 upsert + t1 + t3], COMMIT
-        expect(sent).toHaveLength(4);
-        expect(sent[2]).toMatch(/^WITH w1 AS \(INSERT INTO t2 .* DO UPDATE/s);
-        expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(11);
-        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
-        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t3')).rows[0]?.n).toBe(1);
-      });
-    });
-
-    it('a held-back write that fails before a read is the error the read reports', async () => {
-      await withPool(async (pool) => {
-        await pool.query("INSERT INTO t1 VALUES ('taken', 0)");
-        let readFailed: unknown = null;
-        const err = await inTransaction(pool, 'BEGIN', async (s) => {
-          await s.write('INSERT INTO t1 (id, n) VALUES (?, ?)', ['taken', 1]);
-          try {
-            await s.get('SELECT n FROM t2 WHERE id = ?', ['row']);
-          } catch (e) {
-            readFailed = e;
-            throw e;
-          }
-          return 'read';
-        }).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        expect((readFailed as { code?: string } | null)?.code).toBe('23505');
-        expect((err as StoreOperationError).dbCode).toBe('23505');
-        expect((await pool.query('SELECT COUNT(*)::int AS n FROM t1')).rows[0]?.n).toBe(1);
-      });
-    });
-  },
-);
+  });
+});

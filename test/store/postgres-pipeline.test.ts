@@ -6,136 +6,131 @@
 // error is what the transaction reports, not the "transaction is aborted" of what was sent behind it;
 // the statements a connection is given in one turn of the event loop leave in one socket write.
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { createPgSession } from '../../src-hub/store/postgres/session.js';
 import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 
-const available = postgresCluster() !== null;
+describeOnPostgres('pipelined statements on PostgreSQL', () => {
+  const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
+    const url = await createTestDatabase();
+    const pool = createPool({ url, max: 3, onIdleError: () => undefined });
+    try {
+      await pool.query('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+      await fn(pool);
+    } finally {
+      await pool.end();
+    }
+  };
 
-describe.skipIf(!available)(
-  `pipelined statements on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
-      const url = await createTestDatabase();
-      const pool = createPool({ url, max: 3, onIdleError: () => undefined });
+  it('BEGIN, a key lock and a read share a round trip; a one-row insert and COMMIT share the next', async () => {
+    await withPool(async (pool) => {
+      const client = await pool.connect();
       try {
-        await pool.query('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER NOT NULL)');
-        await fn(pool);
+        // a round trip starts with each statement sent while none is on its way or being answered
+        let inFlight = 0;
+        let roundTrips = 0;
+        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+          if (inFlight === 0) roundTrips += 1;
+          inFlight += 1;
+          return original(...args).finally(() => (inFlight -= 1));
+        };
+        const s = createPgSession(client);
+        const began = s.statement('BEGIN');
+        s.lockKey('key-1');
+        const row = await s.get('SELECT n FROM t WHERE id = ?', ['a']);
+        s.write('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1], 1);
+        await began;
+        const flushed = s.flush();
+        const committed = s.statement('COMMIT');
+        await flushed;
+        await committed;
+        expect(row).toBeUndefined();
+        // without pipelining: BEGIN, lock, read, insert, COMMIT — five
+        expect(roundTrips).toBe(2);
+        expect((await pool.query('SELECT n FROM t')).rows).toEqual([{ n: 1 }]);
       } finally {
-        await pool.end();
+        client.release();
       }
-    };
+    });
+  });
 
-    it('BEGIN, a key lock and a read share a round trip; a one-row insert and COMMIT share the next', async () => {
-      await withPool(async (pool) => {
-        const client = await pool.connect();
-        try {
-          // a round trip starts with each statement sent while none is on its way or being answered
-          let inFlight = 0;
-          let roundTrips = 0;
-          const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-            if (inFlight === 0) roundTrips += 1;
-            inFlight += 1;
-            return original(...args).finally(() => (inFlight -= 1));
+  it('the statements a connection is given in one turn of the event loop leave in one socket write', async () => {
+    await withPool(async (pool) => {
+      const client = await pool.connect();
+      try {
+        const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
+          .stream;
+        let writes = 0;
+        for (const name of ['_write', '_writev'] as const) {
+          const original = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
+          stream[name] = (...args: unknown[]) => {
+            writes += 1;
+            return original(...args);
           };
-          const s = createPgSession(client);
-          const began = s.statement('BEGIN');
-          s.lockKey('key-1');
-          const row = await s.get('SELECT n FROM t WHERE id = ?', ['a']);
-          s.write('INSERT INTO t (id, n) VALUES (?, ?)', ['a', 1], 1);
-          await began;
-          const flushed = s.flush();
-          const committed = s.statement('COMMIT');
-          await flushed;
-          await committed;
-          expect(row).toBeUndefined();
-          // without pipelining: BEGIN, lock, read, insert, COMMIT — five
-          expect(roundTrips).toBe(2);
-          expect((await pool.query('SELECT n FROM t')).rows).toEqual([{ n: 1 }]);
-        } finally {
-          client.release();
         }
-      });
+        const s = createPgSession(client);
+        const began = s.statement('BEGIN');
+        s.lockKey('key-burst');
+        const reads = [
+          s.get('SELECT n FROM t WHERE id = ?', ['a']),
+          s.get('SELECT n FROM t WHERE id = ?', ['b']),
+          s.all('SELECT id FROM t ORDER BY id'),
+        ];
+        const committed = s.statement('COMMIT');
+        await Promise.all([began, ...reads, committed]);
+        // BEGIN, the lock, three reads (each Bind, Describe, Execute, Sync; Parse the first time) and COMMIT
+        expect(writes).toBe(1);
+        // and the next turn's statements leave in a write of their own
+        await Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]);
+        expect(writes).toBe(2);
+      } finally {
+        client.release();
+      }
     });
+  });
 
-    it('the statements a connection is given in one turn of the event loop leave in one socket write', async () => {
-      await withPool(async (pool) => {
-        const client = await pool.connect();
-        try {
-          const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
-            .stream;
-          let writes = 0;
-          for (const name of ['_write', '_writev'] as const) {
-            const original = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
-            stream[name] = (...args: unknown[]) => {
-              writes += 1;
-              return original(...args);
-            };
-          }
-          const s = createPgSession(client);
-          const began = s.statement('BEGIN');
-          s.lockKey('key-burst');
-          const reads = [
-            s.get('SELECT n FROM t WHERE id = ?', ['a']),
-            s.get('SELECT n FROM t WHERE id = ?', ['b']),
-            s.all('SELECT id FROM t ORDER BY id'),
-          ];
-          const committed = s.statement('COMMIT');
-          await Promise.all([began, ...reads, committed]);
-          // BEGIN, the lock, three reads (each Bind, Describe, Execute, Sync; Parse the first time) and COMMIT
-          expect(writes).toBe(1);
-          // and the next turn's statements leave in a write of their own
-          await Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]);
-          expect(writes).toBe(2);
-        } finally {
-          client.release();
-        }
-      });
+  it('a read sent behind a key lock runs once the lock is held and sees what its holder committed', async () => {
+    await withPool(async (pool) => {
+      const holder = await pool.connect();
+      const waiter = await pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['key-2']);
+        const s = createPgSession(waiter);
+        void s.statement('BEGIN');
+        s.lockKey('key-2');
+        const read = s.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['b']);
+        await new Promise((r) => setTimeout(r, 100)); // the lock and the read are on the server, waiting
+        await holder.query("INSERT INTO t (id, n) VALUES ('b', 7)");
+        await holder.query('COMMIT');
+        expect(await read).toEqual({ n: 7 });
+        await s.statement('COMMIT');
+      } finally {
+        holder.release();
+        waiter.release();
+      }
     });
+  });
 
-    it('a read sent behind a key lock runs once the lock is held and sees what its holder committed', async () => {
-      await withPool(async (pool) => {
-        const holder = await pool.connect();
-        const waiter = await pool.connect();
-        try {
-          await holder.query('BEGIN');
-          await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['key-2']);
-          const s = createPgSession(waiter);
-          void s.statement('BEGIN');
-          s.lockKey('key-2');
-          const read = s.get<{ n: number }>('SELECT n FROM t WHERE id = ?', ['b']);
-          await new Promise((r) => setTimeout(r, 100)); // the lock and the read are on the server, waiting
-          await holder.query("INSERT INTO t (id, n) VALUES ('b', 7)");
-          await holder.query('COMMIT');
-          expect(await read).toEqual({ n: 7 });
-          await s.statement('COMMIT');
-        } finally {
-          holder.release();
-          waiter.release();
-        }
-      });
+  it("a failing write's own error is reported, not the aborted transaction of the statements behind it", async () => {
+    await withPool(async (pool) => {
+      await pool.query("INSERT INTO t VALUES ('taken', 0)");
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        s.write('INSERT INTO t (id, n) VALUES (?, ?)', ['taken', 1]); // unique violation, held back
+        s.lockKey('key-3'); // goes out with it
+        await s.get('SELECT n FROM t WHERE id = ?', ['taken']); // sent behind it: 25P02 on the server
+        return 'committed';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StoreOperationError);
+      expect((err as StoreOperationError).dbCode).toBe('23505');
+      expect((await pool.query("SELECT n FROM t WHERE id = 'taken'")).rows).toEqual([{ n: 0 }]);
     });
-
-    it("a failing write's own error is reported, not the aborted transaction of the statements behind it", async () => {
-      await withPool(async (pool) => {
-        await pool.query("INSERT INTO t VALUES ('taken', 0)");
-        const err = await inTransaction(pool, 'BEGIN', async (s) => {
-          s.write('INSERT INTO t (id, n) VALUES (?, ?)', ['taken', 1]); // unique violation, held back
-          s.lockKey('key-3'); // goes out with it
-          await s.get('SELECT n FROM t WHERE id = ?', ['taken']); // sent behind it: 25P02 on the server
-          return 'committed';
-        }).then(
-          () => null,
-          (e: unknown) => e,
-        );
-        expect(err).toBeInstanceOf(StoreOperationError);
-        expect((err as StoreOperationError).dbCode).toBe('23505');
-        expect((await pool.query("SELECT n FROM t WHERE id = 'taken'")).rows).toEqual([{ n: 0 }]);
-      });
-    });
-  },
-);
+  });
+});

@@ -6,14 +6,12 @@
 // reads each state's calls in order from invocations_task_created — never a sequential scan of
 // `invocations` nor a sort of every call of a state. And the settings end with the transaction.
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { EXISTING } from '../../src-hub/store/postgres/permit-run.js';
 import { INDEX_PLANS } from '../../src-hub/store/postgres/plans.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { UNRESOLVED_SQL } from '../../src-hub/store/postgres/task-view.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
-
-const available = postgresCluster() !== null;
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 
 /** `?` placeholders numbered as the store's session numbers them. */
 const numbered = (sql: string) => {
@@ -21,48 +19,45 @@ const numbered = (sql: string) => {
   return sql.replace(/\?/g, () => `$${++n}`);
 };
 
-describe.skipIf(!available)(
-  `plans of the PostgreSQL store${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    let c: pg.Client;
+describeOnPostgres('plans of the PostgreSQL store', () => {
+  let c: pg.Client;
 
-    beforeEach(async () => {
-      const url = await createTestDatabase();
-      await (await openPostgresStore({ url, sequenceIntervalMs: 600_000 })).close(); // the schema
-      c = new pg.Client({ connectionString: url });
-      await c.connect();
-    });
-    afterEach(async () => {
-      await c.end();
-    });
+  beforeEach(async () => {
+    const url = await createTestDatabase();
+    await (await openPostgresStore({ url, sequenceIntervalMs: 600_000 })).close(); // the schema
+    c = new pg.Client({ connectionString: url });
+    await c.connect();
+  });
+  afterEach(async () => {
+    await c.end();
+  });
 
-    const explain = async (sql: string) =>
-      (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
+  const explain = async (sql: string) =>
+    (await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`)).rows.map((r) => r['QUERY PLAN']).join('\n');
 
-    it('the generic plans made on an empty invocations table use its indexes, and the settings end with the transaction', async () => {
-      expect(Number((await c.query('SELECT COUNT(*) AS n FROM invocations')).rows[0].n)).toBe(0);
-      await c.query('BEGIN');
-      try {
-        await c.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
-        await c.query(INDEX_PLANS);
-        await c.query(`PREPARE existing(text) AS ${numbered(EXISTING)}`);
-        await c.query(`PREPARE unresolved AS ${numbered(UNRESOLVED_SQL)}`);
-        const existing = await explain(`EXECUTE existing('["inv_1", "inv_2"]')`);
-        expect(existing).toMatch(
-          /Index (Only )?Scan on invocations_pkey|Index (Only )?Scan using invocations_pkey/,
-        );
-        expect(existing).not.toMatch(/Seq Scan on invocations/);
-        const args = Array.from({ length: 5 }, () => `'task_1', 'dispatching', 100`).join(', ');
-        const unresolved = await explain(`EXECUTE unresolved(${args})`);
-        expect(unresolved.match(/Index Scan using invocations_task_created on invocations/g)).toHaveLength(5);
-        expect(unresolved).not.toMatch(/Seq Scan|Sort/);
-      } finally {
-        await c.query('ROLLBACK');
-      }
-      const shown = await c.query<{ enable_seqscan: string; enable_sort: string }>(
-        `SELECT current_setting('enable_seqscan') AS enable_seqscan, current_setting('enable_sort') AS enable_sort`,
+  it('the generic plans made on an empty invocations table use its indexes, and the settings end with the transaction', async () => {
+    expect(Number((await c.query('SELECT COUNT(*) AS n FROM invocations')).rows[0].n)).toBe(0);
+    await c.query('BEGIN');
+    try {
+      await c.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await c.query(INDEX_PLANS);
+      await c.query(`PREPARE existing(text) AS ${numbered(EXISTING)}`);
+      await c.query(`PREPARE unresolved AS ${numbered(UNRESOLVED_SQL)}`);
+      const existing = await explain(`EXECUTE existing('["inv_1", "inv_2"]')`);
+      expect(existing).toMatch(
+        /Index (Only )?Scan on invocations_pkey|Index (Only )?Scan using invocations_pkey/,
       );
-      expect(shown.rows[0]).toEqual({ enable_seqscan: 'on', enable_sort: 'on' });
-    });
-  },
-);
+      expect(existing).not.toMatch(/Seq Scan on invocations/);
+      const args = Array.from({ length: 5 }, () => `'task_1', 'dispatching', 100`).join(', ');
+      const unresolved = await explain(`EXECUTE unresolved(${args})`);
+      expect(unresolved.match(/Index Scan using invocations_task_created on invocations/g)).toHaveLength(5);
+      expect(unresolved).not.toMatch(/Seq Scan|Sort/);
+    } finally {
+      await c.query('ROLLBACK');
+    }
+    const shown = await c.query<{ enable_seqscan: string; enable_sort: string }>(
+      `SELECT current_setting('enable_seqscan') AS enable_seqscan, current_setting('enable_sort') AS enable_sort`,
+    );
+    expect(shown.rows[0]).toEqual({ enable_seqscan: 'on', enable_sort: 'on' });
+  });
+});

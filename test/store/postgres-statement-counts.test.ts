@@ -7,7 +7,7 @@
 // as one statement however the changes interleave, as they do for a change alone.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
 import { createEventSequencer } from '../../src-hub/store/postgres/event-sequencer.js';
 import { INDEX_PLANS } from '../../src-hub/store/postgres/plans.js';
@@ -16,11 +16,10 @@ import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
 import type { HubStore, InvocationChange, InvocationChangeResult } from '../../src-hub/store/types.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
-import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { countingPool } from './pg-counting.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
-const available = postgresCluster() !== null;
 const NOW = Date.parse(AT);
 
 const asWrite = (change: InvocationChange): BatchWrite => ({
@@ -28,86 +27,83 @@ const asWrite = (change: InvocationChange): BatchWrite => ({
   args: [change],
 });
 
-describe.skipIf(!available)(
-  `statements the PostgreSQL store sends${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
-  () => {
-    let store: HubStore;
-    let pool: pg.Pool;
-    /** Every statement's text sent on the counting pool's connections, in order. */
-    let sent: string[];
-    let counting: pg.Pool;
+describeOnPostgres('statements the PostgreSQL store sends', () => {
+  let store: HubStore;
+  let pool: pg.Pool;
+  /** Every statement's text sent on the counting pool's connections, in order. */
+  let sent: string[];
+  let counting: pg.Pool;
 
-    beforeEach(async () => {
-      const url = await createTestDatabase();
-      // no timer passes: the only pass is the one a test runs
-      store = await openPostgresStore({ url, sequenceIntervalMs: 600_000 });
-      await seedCatalog(store);
-      pool = createPool({ url, max: 3, onIdleError: () => undefined });
+  beforeEach(async () => {
+    const url = await createTestDatabase();
+    // no timer passes: the only pass is the one a test runs
+    store = await openPostgresStore({ url, sequenceIntervalMs: 600_000 });
+    await seedCatalog(store);
+    pool = createPool({ url, max: 3, onIdleError: () => undefined });
+    sent = [];
+    counting = countingPool(pool, (text) => sent.push(text));
+  });
+  afterEach(async () => {
+    await pool.end();
+    await store.close();
+  });
+
+  it("a batch of a task's permits sets INDEX_PLANS once, for its run and its view", async () => {
+    const t = task({ budget: 100 });
+    await store.createTask(t, audit);
+    const changes = Array.from({ length: 16 }, () =>
+      dispatchChange(invocation({ task_id: t.task_id }), {
+        enrollment: { refused_to: 'not_dispatched' },
+        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+        permit: permitFor(t.task_id),
+      }),
+    );
+    const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
+    expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+      changes.map(() => 'applied'),
+    );
+    expect(sent.filter((text) => text === INDEX_PLANS)).toHaveLength(1);
+    // BEGIN; the run's plans, call locks, calls, enrollments, task row; the session locks and
+    // enrollments again (first calls); its writes (two statements); the view's task row, counts,
+    // settled calls and unresolved calls; the view's event; COMMIT
+    expect(sent).toHaveLength(16);
+  });
+
+  it("an event sequencer's pass with no view to render is four statements", async () => {
+    const sequencer = createEventSequencer(counting, {
+      onSequenced: () => undefined,
+      onError: (err) => {
+        throw err;
+      },
+      intervalMs: 600_000,
+    });
+    try {
+      await store.appendEvent('desk', 'test.event', { n: 1 }, AT);
       sent = [];
-      counting = countingPool(pool, (text) => sent.push(text));
-    });
-    afterEach(async () => {
-      await pool.end();
-      await store.close();
-    });
+      await sequencer.sequenceNow();
+      expect(sent).toHaveLength(4);
+      expect(sent[0]).toBe('BEGIN');
+      expect(sent[3]).toBe('COMMIT');
+      // the event was numbered by it
+      expect((await store.listEvents('desk', 0, 10)).map((e) => e.type)).toContain('test.event');
+    } finally {
+      await sequencer.stop();
+    }
+  });
 
-    it("a batch of a task's permits sets INDEX_PLANS once, for its run and its view", async () => {
-      const t = task({ budget: 100 });
-      await store.createTask(t, audit);
-      const changes = Array.from({ length: 16 }, () =>
-        dispatchChange(invocation({ task_id: t.task_id }), {
-          enrollment: { refused_to: 'not_dispatched' },
-          operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
-          permit: permitFor(t.task_id),
-        }),
-      );
-      const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
-      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
-        changes.map(() => 'applied'),
-      );
-      expect(sent.filter((text) => text === INDEX_PLANS)).toHaveLength(1);
-      // BEGIN; the run's plans, call locks, calls, enrollments, task row; the session locks and
-      // enrollments again (first calls); its writes (two statements); the view's task row, counts,
-      // settled calls and unresolved calls; the view's event; COMMIT
-      expect(sent).toHaveLength(16);
-    });
-
-    it("an event sequencer's pass with no view to render is four statements", async () => {
-      const sequencer = createEventSequencer(counting, {
-        onSequenced: () => undefined,
-        onError: (err) => {
-          throw err;
-        },
-        intervalMs: 600_000,
-      });
-      try {
-        await store.appendEvent('desk', 'test.event', { n: 1 }, AT);
-        sent = [];
-        await sequencer.sequenceNow();
-        expect(sent).toHaveLength(4);
-        expect(sent[0]).toBe('BEGIN');
-        expect(sent[3]).toBe('COMMIT');
-        // the event was numbered by it
-        expect((await store.listEvents('desk', 0, 10)).map((e) => e.type)).toContain('test.event');
-      } finally {
-        await sequencer.stop();
-      }
-    });
-
-    it('a batch of calls without a task running at once: each change writes with one statement', async () => {
-      const changes = Array.from({ length: 4 }, () =>
-        dispatchChange(invocation({ agent_session_id: `sess-${randomUUID()}` }), {
-          enrollment: { refused_to: 'not_dispatched' },
-          operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
-        }),
-      );
-      const result = await runBatch(counting, STORE_RULES, changes.map(asWrite), { independent: true });
-      expect(result.answers.every((a) => a.ok)).toBe(true);
-      // per change: its lock, its read, its session's enrollment, its writes (call, dispatch count,
-      // audit, event) as one statement; and the batch's BEGIN and COMMIT
-      expect(sent).toHaveLength(2 + 4 * 4);
-      const writes = sent.filter((text) => /^\s*(WITH\s+w1\s+AS\s+\()?\s*INSERT\b/i.test(text));
-      expect(writes).toHaveLength(4);
-    });
-  },
-);
+  it('a batch of calls without a task running at once: each change writes with one statement', async () => {
+    const changes = Array.from({ length: 4 }, () =>
+      dispatchChange(invocation({ agent_session_id: `sess-${randomUUID()}` }), {
+        enrollment: { refused_to: 'not_dispatched' },
+        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+      }),
+    );
+    const result = await runBatch(counting, STORE_RULES, changes.map(asWrite), { independent: true });
+    expect(result.answers.every((a) => a.ok)).toBe(true);
+    // per change: its lock, its read, its session's enrollment, its writes (call, dispatch count,
+    // audit, event) as one statement; and the batch's BEGIN and COMMIT
+    expect(sent).toHaveLength(2 + 4 * 4);
+    const writes = sent.filter((text) => /^\s*(WITH\s+w1\s+AS\s+\()?\s*INSERT\b/i.test(text));
+    expect(writes).toHaveLength(4);
+  });
+});

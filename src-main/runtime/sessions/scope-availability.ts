@@ -38,12 +38,6 @@ export interface ScopeAvailabilityDeps {
   changed(s: LiveSession): void;
 }
 
-/**
- * The blocks a revived system can lift: its retire, learned from a notice or a refused call, or
- * its authorizations found missing by a scope check while it was retired.
- */
-const LIFTED_BY_REVIVE: ReadonlySet<string> = new Set(['system_retired', 'authorization_missing']);
-
 export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvailability {
   /** How often each session was blocked, so an older check's answer cannot undo a newer block. */
   const blocks = new WeakMap<LiveSession, number>();
@@ -133,8 +127,7 @@ export function createScopeAvailability(deps: ScopeAvailabilityDeps): ScopeAvail
         else if (
           s.availability === 'blocked' &&
           s.availabilityRef === a.authorization_ref &&
-          s.availabilityReason !== null &&
-          LIFTED_BY_REVIVE.has(s.availabilityReason)
+          s.availabilityReason === 'system_retired'
         )
           // the member's system is in service again (revived): the whole scope is checked again
           // rather than opened on the notice's word, as any other member may have changed meanwhile
