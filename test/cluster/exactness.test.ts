@@ -57,26 +57,46 @@ async function setup(budget: number, inFlight: number, delayMs: number) {
   return { c, agent, hub, taskId: task.body.task_id as string, invoke };
 }
 
+/**
+ * `workers` clients (worker w pinned to instance w mod 3) invoking until the budget is exhausted,
+ * retrying a call refused `in_flight_limit` after 5-25 ms. Returns the answers counted by reason
+ * (or state) and the number of invokes.
+ */
+async function contend(invoke: (w: number) => ReturnType<typeof call>, workers: number) {
+  const outcomes: Record<string, number> = {};
+  let invokes = 0;
+  const worker = async (w: number) => {
+    for (;;) {
+      invokes++;
+      const r = await invoke(w);
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+      const key = r.body.reason_code ?? r.body.state;
+      outcomes[key] = (outcomes[key] ?? 0) + 1;
+      if (r.body.reason_code === 'budget_exhausted') return;
+      if (r.body.reason_code === 'in_flight_limit')
+        await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+  return { outcomes, invokes };
+}
+
+/** The writes each instance sent (the succeeded calls it owned), by instance name. */
+async function servedBy(c: Cluster): Promise<Record<string, number>> {
+  const rows = await c.sql<{ owner_instance: string; n: string }>(
+    "SELECT owner_instance, COUNT(*) AS n FROM invocations WHERE state = 'succeeded' GROUP BY owner_instance",
+  );
+  const served: Record<string, number> = { 'hub-1': 0, 'hub-2': 0, 'hub-3': 0 };
+  for (const r of rows) served[r.owner_instance] = Number(r.n);
+  return served;
+}
+
 describeOnPostgres('several Hub instances on one PostgreSQL', () => {
   // 200 clients retrying refused calls keep both cores busy: beside other test files on a shared
   // machine this has taken over vitest's default 60 s (exactness is what it tests, not speed)
   it('three Hubs, 200 concurrent write invokes, budget 37, in-flight 5: exactly 37 writes, never more than 5 at once', async () => {
     const { c, agent, hub, taskId, invoke } = await setup(37, 5, 40);
-    const outcomes: Record<string, number> = {};
-    let invokes = 0;
-    const worker = async (w: number) => {
-      for (;;) {
-        invokes++;
-        const r = await invoke(w);
-        expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
-        const key = r.body.reason_code ?? r.body.state;
-        outcomes[key] = (outcomes[key] ?? 0) + 1;
-        if (r.body.reason_code === 'budget_exhausted') return;
-        if (r.body.reason_code === 'in_flight_limit')
-          await new Promise((res) => setTimeout(res, 5 + Math.random() * 20));
-      }
-    };
-    await Promise.all(Array.from({ length: 200 }, (_, w) => worker(w)));
+    const { outcomes, invokes } = await contend(invoke, 200);
 
     expect(c.demo.shopA.ledger()).toHaveLength(37);
     expect(c.demo.shopA.concurrency().max_observed).toBeLessThanOrEqual(5);
@@ -96,11 +116,12 @@ describeOnPostgres('several Hub instances on one PostgreSQL', () => {
       expect(v.counts.not_dispatched).toBe(invokes - 37);
     }
     expect(await c.sql('SELECT * FROM permits')).toHaveLength(37);
-    // the calls really were spread over the three instances
-    const owners = await c.sql<{ owner_instance: string }>(
-      "SELECT DISTINCT owner_instance FROM invocations WHERE state = 'succeeded'",
-    );
-    expect(owners.map((o) => o.owner_instance).sort()).toEqual(['hub-1', 'hub-2', 'hub-3']);
+    // the slots were shared: each instance sent a fair part of the 37 (a third is 12), since the
+    // slots a batch frees go to the next batch to take the task row, whichever instance's
+    // (src-hub/store/postgres/releases-last.ts). When a batch granted its own requests the slots
+    // it freed, the instance that got them first kept them: the others sent 0-4 of the 37.
+    const served = await servedBy(c);
+    for (const [instance, n] of Object.entries(served)) expect(n, instance).toBeGreaterThanOrEqual(5);
     agent.destroy();
   }, 180_000);
 

@@ -89,6 +89,15 @@ export const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
   refused_to: 'not_dispatched' as const,
 });
 
+/** A decision of an approval that does not exist: a change carrying it fails after its other writes. */
+export const MISSING_APPROVAL_DECISION = {
+  approval_id: 'apr_missing',
+  state: 'approved' as const,
+  decision_id: 'd',
+  decided_by: 'x',
+  note: null,
+};
+
 /** The change that creates `rec` as `dispatching`; `extra` adds a permit, gates or anything else. */
 export function dispatchChange(
   rec: InvocationRecord,

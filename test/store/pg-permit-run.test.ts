@@ -2,7 +2,8 @@
 // creations of one task's calls is decided in the Hub from the task row read once under its lock and
 // written with one statement per table. What must hold: every answer, refusal code, record, audit
 // entry and counter is what the one-change path gives when the same changes are applied one after
-// another (budget, in-flight and rate refusals in batch order, enrollment, releases between runs);
+// another in the order the batch applies them (budget, in-flight and rate refusals in batch order,
+// enrollment; releases after the batch's other changes: releases-last.ts);
 // a failing change is rolled back alone; a repeated create is `stale`; two instances racing on one
 // task stay exact; and a run costs the same statements whatever its length (a change alone
 // is not a run).
@@ -12,6 +13,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { StoreOperationError } from '../../src-hub/store/errors.js';
 import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { releasesLast } from '../../src-hub/store/postgres/releases-last.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
 import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
@@ -142,8 +144,9 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
   };
 
   /**
-   * Plays `steps` on two like tasks: in one batch (set-based runs) and one change at a time; both
-   * must agree. Each play has sessions of its own (`sessions`: label -> agent session, per play).
+   * Plays `steps` on two like tasks: in one batch (set-based runs) and one change at a time, in the
+   * order the batch applies them (its releases last); both must agree. Each play has sessions of its
+   * own (`sessions`: label -> agent session, per play).
    */
   const playBoth = async (
     boundary: Partial<TaskRecord['boundary']>,
@@ -158,49 +161,48 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
       if (!x.ok) throw x.error;
       return answerOf(x.value as InvocationChangeResult);
     });
-    const expected = (await oneByOne(alone.changes)).map(answerOf);
+    const order = releasesLast(alone.changes) ?? alone.changes.map((_, i) => i);
+    const applied = await oneByOne(order.map((i) => alone.changes[i]!));
+    const expected: string[] = [];
+    order.forEach((i, k) => (expected[i] = answerOf(applied[k]!)));
     expect(answers).toEqual(expected);
     expect(await state(a, together.ids)).toEqual(await state(b, alone.ids));
     return { answers, taskId: a, ids: together.ids };
   };
 
-  it('a mixed batch: budget, in-flight and rate refusals in batch order, releases between runs, as one change at a time', async () => {
+  it('a mixed batch: budget, in-flight and rate refusals in batch order, its releases after them, as one change at a time', async () => {
     const w = (n: number): Step => ({ create: n, windowed: true });
+    const r = (n: number, nowMs = NOW): Step => ({ create: n, read: true, windowed: true, nowMs });
     const { answers, taskId } = await playBoth(
-      { write_budget: 4, in_flight_limit: 3, rate_limit: { count: 5, window: '1m' } },
+      { write_budget: 3, in_flight_limit: 5, rate_limit: { count: 4, window: '1m' } },
       [
         w(0),
         w(1),
         w(2),
-        w(3), // in flight: 0, 1, 2
-        { release: 0 },
-        w(4),
-        w(5), // budget: 4 writes spent
-        { create: 6, read: true, windowed: true }, // in flight: 1, 2, 4
+        w(3), // budget: 3 writes spent
+        r(4), // in flight: 0, 1, 2, 4
+        { release: 0 }, // applied after the batch's other changes
+        r(5), // the window's 4 permits are granted
+        r(6, NOW + MINUTE), // the next window: its own run
+        r(7, NOW + MINUTE), // in flight: 0, 1, 2, 4, 6 (call 0's release comes later)
         { release: 1 },
-        { create: 7, read: true, windowed: true }, // the 5th permit of the window
-        { release: 2 },
-        { create: 8, read: true, windowed: true }, // the window is full
-        { create: 9, read: true, windowed: true, nowMs: NOW + MINUTE }, // the next window: its own run
       ],
     );
     expect(answers).toEqual([
       'applied:dispatching',
       'applied:dispatching',
       'applied:dispatching',
-      'refused:in_flight_limit:not_dispatched',
-      'applied:succeeded',
-      'applied:dispatching',
       'refused:budget_exhausted:not_dispatched',
-      'refused:in_flight_limit:not_dispatched',
-      'applied:succeeded',
       'applied:dispatching',
       'applied:succeeded',
       'refused:rate_limited:not_dispatched',
       'applied:dispatching',
+      'refused:in_flight_limit:not_dispatched',
+      'applied:succeeded',
     ]);
     const t = (await store.getTask(taskId))!;
-    expect([t.writes_used, t.permits_granted]).toEqual([4, 6]);
+    expect([t.writes_used, t.permits_granted]).toEqual([3, 5]);
+    expect((await store.taskUsage(taskId, NOW + 2, null)).in_flight).toBe(3);
   });
 
   it('enrollment in a run: the first call of a session enrolls it, a call of a session enrolled elsewhere is refused', async () => {
@@ -349,21 +351,14 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
       },
     } as unknown as pg.Pool;
     const fresh = `sess-${randomUUID()}`;
+    // the first change of the batch (counted in a rate window: not of the run) holds the task row before the run
     const { changes } = changesFor(taskId, [
-      { create: 0, session },
+      { create: 0, session, windowed: true },
       { create: 1, session },
-      { create: 2, session: fresh },
+      { create: 2, session },
+      { create: 3, session: fresh },
     ]);
-    // the first change of the batch releases a permit: it holds the task row before the run
-    const release: InvocationChange = {
-      invocation_id: held.ids[0]!,
-      from: 'dispatching',
-      to: 'succeeded',
-      at: AT,
-      release_permit: { now_ms: NOW + 1 },
-      audit,
-    };
-    const result = await runBatch(watching, STORE_RULES, [release, ...changes].map(asWrite));
+    const result = await runBatch(watching, STORE_RULES, changes.map(asWrite));
     expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
       'applied',
       'applied',

@@ -20,7 +20,7 @@ import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { failAtCommit } from './pg-faults.js';
-import { AT, audit, invocation, seedCatalog, task } from './fixtures.js';
+import { AT, audit, invocation, MISSING_APPROVAL_DECISION, seedCatalog, task } from './fixtures.js';
 
 const dispatch = (
   rec: InvocationRecord,
@@ -84,13 +84,7 @@ describeOnPostgres('group commit on PostgreSQL', () => {
     // change 4 spends a permit and then fails (an approval to decide that does not exist)
     changes[3] = {
       ...changes[3]!,
-      decide_approval: {
-        approval_id: 'apr_missing',
-        state: 'approved',
-        decision_id: 'd',
-        decided_by: 'x',
-        note: null,
-      },
+      decide_approval: MISSING_APPROVAL_DECISION,
     } as InvocationChange;
     const viewsBefore = (await views()).length;
 

@@ -31,6 +31,7 @@ import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
 import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
+import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
 import { renderTaskView } from './task-view.js';
 
@@ -145,15 +146,40 @@ function permitRun(writes: readonly BatchWrite[], start: number): InvocationChan
   return run;
 }
 
+const asChange = (w: BatchWrite): InvocationChange | null =>
+  w.op === (applyInvocationChange as AnyWrite) ? (w.args[0] as InvocationChange) : null;
+
 /**
  * Runs the writes as one transaction and answers each (in order). Never rejects: a failure of the
- * whole transaction is every write's answer.
+ * whole transaction is every write's answer. The writes that release permits are applied after
+ * the others (releases-last.ts: the slots a batch frees go to the next batch to take the task row,
+ * not to its own requests); the answers keep the writes' order.
  */
 export async function runBatch(
   pool: Pool,
   rules: StoreRules,
   writes: readonly BatchWrite[],
   opts: { independent?: boolean } = {},
+): Promise<BatchResult> {
+  const order = releasesLast(writes.map(asChange));
+  if (order === null) return runInOrder(pool, rules, writes, opts);
+  const result = await runInOrder(
+    pool,
+    rules,
+    order.map((i) => writes[i]!),
+    opts,
+  );
+  const answers: BatchAnswer[] = new Array<BatchAnswer>(writes.length);
+  order.forEach((i, k) => (answers[i] = result.answers[k]!));
+  return { ...result, answers };
+}
+
+/** Runs the writes as one transaction, applied in the order given. */
+async function runInOrder(
+  pool: Pool,
+  rules: StoreRules,
+  writes: readonly BatchWrite[],
+  opts: { independent?: boolean },
 ): Promise<BatchResult> {
   const failAll = (err: unknown): BatchResult => {
     const error = toStoreError(err);
