@@ -14,7 +14,9 @@
  * task of their own before the timed ones, and as many untimed calls before the timed calls without
  * a task (the store's code compiled, as in a running Hub). The
  * server's CPU per permit is all the cluster's processes' (read from /proc), beside the time its
- * statements spent executing.
+ * statements spent executing. BENCH_OUTCOMES=1 also records each granted permit's outcome right after
+ * it (dispatching -> succeeded, the permit released), so the task's batches carry outcomes beside
+ * new permits as a governed write's do; the figures stay per permit.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -33,6 +35,7 @@ const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Number);
 const KINDS = (process.env.BENCH_KINDS ?? 'permits,untasked').split(',');
 const WARMUP = Number(process.env.BENCH_PERMIT_WARMUP ?? 0);
+const OUTCOMES = process.env.BENCH_OUTCOMES === '1';
 
 const started = await startPrivatePostgres({
   settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
@@ -193,7 +196,7 @@ async function permits(conc: number) {
   await measure(
     db,
     url,
-    `Permit transactions alone on PostgreSQL, concurrency ${conc}${warmupTask ? `, after ${WARMUP} untimed permits` : ''}`,
+    `Permit transactions ${OUTCOMES ? 'and their outcomes' : 'alone'} on PostgreSQL, concurrency ${conc}${warmupTask ? `, after ${WARMUP} untimed permits` : ''}`,
     'permit',
     async (beforeTimed) => {
       const r = await runPermitJob({
@@ -207,6 +210,7 @@ async function permits(conc: number) {
         operation,
         calls: PERMITS,
         concurrency: conc,
+        outcomes: OUTCOMES,
       });
       const granted = r.states.applied ?? 0;
       const commits = r.extra?.commits;
@@ -215,7 +219,7 @@ async function permits(conc: number) {
         wallMs: r.wallMs,
         lines: [
           `${granted} granted / budget ${budget}, writes_used ${r.extra?.writes_used}: ${granted === budget && r.extra?.writes_used === budget ? 'exact' : 'NOT EXACT'}`,
-          `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} permits each`}; ` +
+          `group commit: ${commits === undefined ? 'n/a' : `${commits} transactions, ${(Number(r.extra?.committed_writes) / Math.max(1, Number(commits))).toFixed(1)} ${OUTCOMES ? 'changes (permits and outcomes)' : 'permits'} each`}; ` +
             `the permit process's CPU per permit ${(Number(r.extra?.cpu_us_per_permit) / 1000).toFixed(3)} ms` +
             (r.extra?.cpu_us_main_thread === undefined
               ? ''

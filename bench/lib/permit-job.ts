@@ -34,6 +34,13 @@ export interface PermitJob {
   warmup?: { task_id: string; run: RunRecord; calls: number };
   /** Called (and awaited) right before the timed permits start, after any warm-up. */
   beforeTimed?: () => Promise<void>;
+  /**
+   * Each granted permit's outcome recorded (dispatching -> succeeded, the permit released, as the
+   * Hub records a sent write's answer) beside the caller's next permit, sent with it and not
+   * awaited before it, so the store's batches carry outcomes and new permits together, as a busy
+   * Hub's do. Optional: without it, permits alone.
+   */
+  outcomes?: boolean;
 }
 
 /**
@@ -129,12 +136,18 @@ export async function runPermitJob(job: PermitJob) {
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadCpuNs();
   const syscallsBefore = syscallCounts();
+  const outcomes: Array<Promise<unknown>> = [];
   try {
-    const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, async () => {
+    const timed = await runConcurrent(job.calls, job.concurrency, async () => {
       const r = await grantOne(ctx, job, job.task_id, job.run);
+      if (job.outcomes && r.kind === 'applied') outcomes.push(recordOutcome(ctx, r.record.invocation_id));
       const key = r.kind === 'refused' ? r.refusal.code : r.kind;
       states[key] = (states[key] ?? 0) + 1;
     });
+    const t0 = performance.now();
+    await Promise.all(outcomes);
+    const { samples } = timed;
+    const wallMs = timed.wallMs + (performance.now() - t0);
     const cpu = process.cpuUsage(cpuBefore);
     // read before the store closes: the writer thread's entry goes when it exits
     const threads = threadSplit(threadsBefore, threadCpuNs(), job.calls);
@@ -172,6 +185,19 @@ export async function runPermitJob(job: PermitJob) {
   } finally {
     await store.close();
   }
+}
+
+/** A sent call's answer: `dispatching` -> `succeeded`, its permit released. */
+function recordOutcome(ctx: HubContext, invocationId: string) {
+  const at = new Date();
+  return transitionInvocation(ctx, {
+    invocation_id: invocationId,
+    from: 'dispatching',
+    to: 'succeeded',
+    patch: { dispatch: 'confirmed', business_status: 200 },
+    release_permit: { now_ms: at.getTime() },
+    audit: { actor: 'bench', kind: 'invocation.succeeded', detail: {} },
+  });
 }
 
 /** One permit transaction: a new call moved to `dispatching` with a write permit of the task. */

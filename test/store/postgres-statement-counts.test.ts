@@ -1,10 +1,12 @@
 // What the PostgreSQL store sends per batch (src-hub/store/postgres/): each statement costs the
 // Hub's CPU (messages built and parsed, a promise chain) whatever its server time, so these counts
 // are held. What must hold: a batch of a task's permits sets INDEX_PLANS once (its run's check of
-// the calls and its view both need it); an event sequencer's pass with nothing to render is four
-// statements (BEGIN, its lock with its plan settings, the numbering, COMMIT); and in a batch of
-// calls without a task, whose changes run at once on one connection, each change's writes go out
-// as one statement however the changes interleave, as they do for a change alone.
+// the calls and its view both need it); a batch of outcomes and new permits interleaved writes the
+// permits as one run, not one at a time (its releases are applied last); an event sequencer's pass
+// with nothing to render is four statements (BEGIN, its lock with its plan settings, the
+// numbering, COMMIT); and in a batch of calls without a task, whose changes run at once on one
+// connection, each change's writes go out as one statement however the changes interleave, as
+// they do for a change alone.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -67,6 +69,40 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     // enrollments again (first calls); its writes (two statements); the view's task row, counts,
     // settled calls and unresolved calls; the view's event; COMMIT
     expect(sent).toHaveLength(16);
+  });
+
+  it("a batch of a task's outcomes and new permits, interleaved: the permits are one run, the outcomes after it", async () => {
+    const t = task({ budget: 100 });
+    await store.createTask(t, audit);
+    const dispatch = () =>
+      dispatchChange(invocation({ task_id: t.task_id }), {
+        enrollment: { refused_to: 'not_dispatched' },
+        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+        permit: permitFor(t.task_id),
+      });
+    const sentBefore: InvocationChange[] = Array.from({ length: 8 }, dispatch);
+    for (const c of sentBefore) expect((await store.applyInvocationChange(c)).kind).toBe('applied');
+    const changes = sentBefore.flatMap((c): InvocationChange[] => [
+      {
+        invocation_id: c.invocation_id,
+        from: 'dispatching',
+        to: 'succeeded',
+        at: AT,
+        patch: { dispatch: 'confirmed' },
+        release_permit: { now_ms: NOW + 1 },
+        audit,
+      },
+      dispatch(),
+    ]);
+    const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
+    expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+      changes.map(() => 'applied'),
+    );
+    // the eight permits written set-wise (one run), the outcomes after them (releases-last.ts): 48
+    // statements when written; applied in the order they arrived, each outcome ended the run before
+    // it and every permit went alone through the one-change path: 105
+    expect(sent.filter((text) => text.includes('json_populate_recordset'))).toHaveLength(1);
+    expect(sent.length).toBeLessThan(60);
   });
 
   it("an event sequencer's pass with no view to render is four statements", async () => {
