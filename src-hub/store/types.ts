@@ -333,8 +333,8 @@ export interface InvokeReadsQuery {
 }
 
 /**
- * The answer of HubStore.invokeReads. With `existing` (the id is taken) nothing else is read. The
- * tool's declaration and the system are read only for an authorization granted to the client.
+ * The answer of HubStore.invokeReads. With `existing` (the id is taken) nothing else is answered. The
+ * tool's declaration and the system are answered only for an authorization granted to the client.
  */
 export interface InvokeReads {
   existing: InvocationRecord | null;

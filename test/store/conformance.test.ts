@@ -135,7 +135,7 @@ for (const dialect of dialects()) {
           task: await store.getTask(t.task_id),
           system: await store.getSystem('sys-a'),
         });
-        // not granted to this client: neither the declaration nor the system is read
+        // not granted to this client: neither the declaration nor the system is answered
         const other = await store.invokeReads({ ...q, client_id: 'someone-else', task_id: null });
         expect(other).toMatchObject({ granted: false, operation: null, system: null, task: null });
         expect(other.authorization?.authorization_ref).toBe('auth-a');

@@ -12,7 +12,7 @@ import { STORE_RULES } from '../../store-rules.js';
 import { buildHubStore } from '../sql/build-store.js';
 import type { OpEnv } from '../sql/env.js';
 import { ensureIdentity } from '../sql/ops/meta.js';
-import { READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
+import { GROUPED_READS, READ_OPS, SNAPSHOT_READS, WRITE_OPS, type OpRunner } from '../sql/registry.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { HubStore } from '../types.js';
 import { toStoreError } from './errors.js';
@@ -22,7 +22,7 @@ import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
 import { clientConfig, createPool, redactUrl } from './pool.js';
 import { createPgSession } from './session.js';
-import { inTransaction } from './transaction.js';
+import { inTransaction, onOneConnection } from './transaction.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -90,6 +90,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async read(name, ...args) {
       const op = READ_OPS[name] as AnyOp;
       try {
+        if (GROUPED_READS.has(name))
+          return (await onOneConnection(pool, (s) =>
+            runAsync(op({ sql: s, rules: STORE_RULES }, ...args)),
+          )) as never;
         if (!SNAPSHOT_READS.has(name))
           return (await runAsync(op({ sql: readSession, rules: STORE_RULES }, ...args))) as never;
         const { value } = await inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (s) =>

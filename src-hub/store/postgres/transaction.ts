@@ -48,3 +48,32 @@ export async function inTransaction<T>(
     }
   }
 }
+
+/**
+ * Runs `work` on one pooled connection, outside a transaction: its statements are pipelined (each
+ * its own implicit transaction), so the ones it sends without waiting leave in one socket write and
+ * are answered in one round trip. The connection goes back to the pool only once everything sent
+ * on it is answered; a lost one is dropped.
+ */
+export async function onOneConnection<T>(pool: Pool, work: (session: PgSession) => Promise<T>): Promise<T> {
+  let client;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw toStoreError(fromDriver(err));
+  }
+  const session = createPgSession(client);
+  let broken: Error | undefined;
+  try {
+    return await work(session);
+  } catch (err) {
+    if (isUnavailable(err)) broken = err as Error;
+    throw toStoreError(err);
+  } finally {
+    // statements whose answers the work no longer needed are still answered before the release
+    await session.flush().catch((err: unknown) => {
+      if (isUnavailable(err)) broken ??= err as Error;
+    });
+    client.release(broken);
+  }
+}

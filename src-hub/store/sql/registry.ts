@@ -102,7 +102,8 @@ export const SNAPSHOT_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['tas
 /**
  * Reads of several rows that need no consistent view, which SQLite still runs in one read
  * transaction: a read transaction that begins after a commit starts with an empty page cache, so
- * one per row would read the same pages again for each (PostgreSQL runs them as they are).
+ * one per row would read the same pages again for each. PostgreSQL runs them on one connection, where
+ * the statements an operation starts together (sql/session.ts `started`) leave in one round trip.
  */
 export const GROUPED_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['invokeReads']);
 

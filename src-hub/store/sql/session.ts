@@ -55,3 +55,20 @@ export async function runAsync<T>(step: Step<T>): Promise<T> {
   while (!r.done) r = step.next(await r.value);
   return r.value;
 }
+
+/**
+ * Starts an operation now and hands back the rest of it: its first query goes to the session at
+ * once, and `yield*` of the handle runs it on from that query's answer. On PostgreSQL the first
+ * queries of operations started together then leave together (one round trip on one connection);
+ * on SQLite the query simply runs now. A handle never run on (its answer no longer needed) has
+ * its first query's failure ignored.
+ */
+export function started<T>(step: Step<T>): Step<T> {
+  const first = step.next();
+  if (!first.done && isPromise(first.value)) first.value.catch(() => undefined);
+  return (function* (): Step<T> {
+    let r = first;
+    while (!r.done) r = step.next(yield r.value);
+    return r.value;
+  })();
+}

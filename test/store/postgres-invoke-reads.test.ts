@@ -1,0 +1,125 @@
+// An invoke's reads on PostgreSQL (sql/ops/invoke-reads.ts, run by postgres/store.ts on one
+// connection): the reads that need only the query are started together and leave in one socket
+// write, answered in one round trip; the declaration and the system follow in a second. What must
+// hold: the same answers as the reads one by one, two round trips for a granted call (one for a
+// taken id), and the connection's statements all answered before it goes back to the pool.
+import { describe, expect, it } from 'vitest';
+import { STORE_RULES } from '../../src-hub/store-rules.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { onOneConnection } from '../../src-hub/store/postgres/transaction.js';
+import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
+import { invokeReads } from '../../src-hub/store/sql/ops/invoke-reads.js';
+import { runAsync } from '../../src-hub/store/sql/session.js';
+import type { HubStore, InvokeReadsQuery } from '../../src-hub/store/types.js';
+import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
+import { AT, audit, dispatchChange, invocation, seedCatalog, task } from './fixtures.js';
+
+const available = postgresCluster() !== null;
+
+describe.skipIf(!available)(
+  `an invoke's reads on PostgreSQL${available ? '' : ' (skipped: PostgreSQL is not available here)'}`,
+  () => {
+    /** A seeded database, and the query of a granted call with a task. */
+    const seeded = async (): Promise<{ url: string; store: HubStore; q: InvokeReadsQuery }> => {
+      const url = await createTestDatabase();
+      const store = await openPostgresStore({ url, sequenceIntervalMs: 600_000 });
+      await seedCatalog(store);
+      await store.createRun({
+        run_id: 'run_1',
+        client_id: 'desk',
+        agent_session_id: 'sess',
+        turn_id: 'turn_1',
+        authorization_ref: 'auth-a',
+        state: 'open',
+        created_at: AT,
+        ended_at: null,
+      });
+      const t = task({ client_id: 'desk' });
+      await store.createTask(t, audit);
+      const q = {
+        invocation_id: 'inv_new',
+        run_id: 'run_1',
+        authorization_ref: 'auth-a',
+        client_id: 'desk',
+        tool: 'update_thing',
+        task_id: t.task_id,
+      };
+      return { url, store, q };
+    };
+
+    /** Runs invokeReads on one pooled connection, counting its round trips and socket writes. */
+    const counted = async (url: string, q: InvokeReadsQuery) => {
+      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+      try {
+        const client = await pool.connect();
+        let inFlight = 0;
+        let roundTrips = 0;
+        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+          if (inFlight === 0) roundTrips += 1;
+          inFlight += 1;
+          return original(...args).finally(() => (inFlight -= 1));
+        };
+        const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
+          .stream;
+        let writes = 0;
+        for (const name of ['_write', '_writev'] as const) {
+          const write = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
+          stream[name] = (...args: unknown[]) => {
+            writes += 1;
+            return write(...args);
+          };
+        }
+        client.release();
+        const reads = await onOneConnection(pool, (s) =>
+          runAsync(invokeReads({ sql: s, rules: STORE_RULES }, q)),
+        );
+        // every statement it sent was answered before the connection went back
+        expect(inFlight).toBe(0);
+        return { reads, roundTrips, writes };
+      } finally {
+        await pool.end();
+      }
+    };
+
+    it('a granted call: two socket writes, with the answers of the single reads', async () => {
+      const { url, store, q } = await seeded();
+      try {
+        const { reads, roundTrips, writes } = await counted(url, q);
+        expect(reads).toEqual({
+          existing: null,
+          run: await store.getRun('run_1'),
+          authorization: await store.getAuthorization('auth-a'),
+          granted: true,
+          operation: await store.currentOperation('sys-a', 'update_thing'),
+          task: await store.getTask(q.task_id!),
+          system: await store.getSystem('sys-a'),
+        });
+        // one by one: invocation, run, authorization, grant, declaration, system, task — seven of
+        // each; the second write may leave while the first's last answers are still on their way
+        expect(writes).toBe(2);
+        expect(roundTrips).toBeLessThanOrEqual(2);
+        // the store answers the same
+        expect(await store.invokeReads(q)).toEqual(reads);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a taken id: one round trip, nothing else answered; a call not granted: one round trip', async () => {
+      const { url, store, q } = await seeded();
+      try {
+        await store.applyInvocationChange(dispatchChange(invocation({ invocation_id: 'inv_taken' })));
+        const taken = await counted(url, { ...q, invocation_id: 'inv_taken' });
+        expect(taken.reads.existing?.state).toBe('dispatching');
+        expect(taken.reads).toMatchObject({ run: null, authorization: null, operation: null, task: null });
+        expect([taken.roundTrips, taken.writes]).toEqual([1, 1]);
+        const other = await counted(url, { ...q, client_id: 'someone-else' });
+        expect(other.reads).toMatchObject({ granted: false, operation: null, system: null });
+        expect([other.roundTrips, other.writes]).toEqual([1, 1]);
+      } finally {
+        await store.close();
+      }
+    });
+  },
+);
