@@ -27,6 +27,7 @@ import {
   permitFor,
   operation,
   seedCatalog,
+  seedInvoke,
   task,
   type OpenedStore,
 } from './fixtures.js';
@@ -105,34 +106,14 @@ for (const dialect of dialects()) {
       });
 
       it("an invoke's reads: the rows the single reads give, read together; a taken id reads nothing more", async () => {
-        await seedCatalog(store);
-        await store.createRun({
-          run_id: 'run_1',
-          client_id: 'desk',
-          agent_session_id: 'sess',
-          turn_id: 'turn_1',
-          authorization_ref: 'auth-a',
-          state: 'open',
-          created_at: AT,
-          ended_at: null,
-        });
-        const t = task({ client_id: 'desk' });
-        await store.createTask(t, audit);
-        const q = {
-          invocation_id: 'inv_new',
-          run_id: 'run_1',
-          authorization_ref: 'auth-a',
-          client_id: 'desk',
-          tool: 'update_thing',
-          task_id: t.task_id,
-        };
+        const q = await seedInvoke(store);
         expect(await store.invokeReads(q)).toEqual({
           existing: null,
           run: await store.getRun('run_1'),
           authorization: await store.getAuthorization('auth-a'),
           granted: true,
           operation: await store.currentOperation('sys-a', 'update_thing'),
-          task: await store.getTask(t.task_id),
+          task: await store.getTask(q.task_id),
           system: await store.getSystem('sys-a'),
         });
         // not granted to this client: neither the declaration nor the system is answered

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import type { HttpOperation } from '../../src-hub/acc/types.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
-import type { HubStore, InvocationChange, InvocationRecord, TaskRecord } from '../../src-hub/store/types.js';
+import type {
+  HubStore,
+  InvocationChange,
+  InvocationRecord,
+  InvokeReadsQuery,
+  TaskRecord,
+} from '../../src-hub/store/types.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
 
 export const AT = '2026-11-30T10:00:00.000Z';
@@ -247,4 +253,32 @@ export async function seedCatalog(
     audit,
   );
   await store.grant('auth-a', 'desk', audit);
+}
+
+/**
+ * The catalog (seedCatalog), run `run_1` and a task of the client: what an invoke reads before it
+ * decides; answers the query of a new call of `update_thing` with that task.
+ */
+export async function seedInvoke(store: HubStore): Promise<InvokeReadsQuery & { task_id: string }> {
+  await seedCatalog(store);
+  await store.createRun({
+    run_id: 'run_1',
+    client_id: 'desk',
+    agent_session_id: 'sess',
+    turn_id: 'turn_1',
+    authorization_ref: 'auth-a',
+    state: 'open',
+    created_at: AT,
+    ended_at: null,
+  });
+  const t = task({ client_id: 'desk' });
+  await store.createTask(t, audit);
+  return {
+    invocation_id: 'inv_new',
+    run_id: 'run_1',
+    authorization_ref: 'auth-a',
+    client_id: 'desk',
+    tool: 'update_thing',
+    task_id: t.task_id,
+  };
 }

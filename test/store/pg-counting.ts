@@ -1,5 +1,37 @@
-/** Counting the statements the PostgreSQL store's connections are given (its tests of statement counts). */
+/**
+ * Counting what a pg client sends, for the PostgreSQL store's tests of round trips, socket writes
+ * and statements: the counters wrap the client's own query and its socket's write functions.
+ */
 import type pg from 'pg';
+
+/** Round trips: one starts with each statement sent while none is on its way or being answered. */
+export function countRoundTrips(client: pg.PoolClient): {
+  readonly roundTrips: number;
+  readonly inFlight: number;
+} {
+  const counts = { roundTrips: 0, inFlight: 0 };
+  const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+  (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+    if (counts.inFlight === 0) counts.roundTrips += 1;
+    counts.inFlight += 1;
+    return original(...args).finally(() => (counts.inFlight -= 1));
+  };
+  return counts;
+}
+
+/** The client socket's write calls (one per socket write, however many statements it carries). */
+export function countSocketWrites(client: pg.PoolClient): { readonly writes: number } {
+  const counts = { writes: 0 };
+  const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection.stream;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
+    stream[name] = (...args: unknown[]) => {
+      counts.writes += 1;
+      return original(...args);
+    };
+  }
+  return counts;
+}
 
 /**
  * A pool whose connections report every statement they are given (`seen` with the statement's

@@ -12,7 +12,8 @@ import { invokeReads } from '../../src-hub/store/sql/ops/invoke-reads.js';
 import { runAsync } from '../../src-hub/store/sql/session.js';
 import type { HubStore, InvokeReadsQuery } from '../../src-hub/store/types.js';
 import { createTestDatabase, postgresCluster } from '../hub/store-mode.js';
-import { AT, audit, dispatchChange, invocation, seedCatalog, task } from './fixtures.js';
+import { countRoundTrips, countSocketWrites } from './pg-counting.js';
+import { dispatchChange, invocation, seedInvoke } from './fixtures.js';
 
 const available = postgresCluster() !== null;
 
@@ -23,27 +24,7 @@ describe.skipIf(!available)(
     const seeded = async (): Promise<{ url: string; store: HubStore; q: InvokeReadsQuery }> => {
       const url = await createTestDatabase();
       const store = await openPostgresStore({ url, sequenceIntervalMs: 600_000 });
-      await seedCatalog(store);
-      await store.createRun({
-        run_id: 'run_1',
-        client_id: 'desk',
-        agent_session_id: 'sess',
-        turn_id: 'turn_1',
-        authorization_ref: 'auth-a',
-        state: 'open',
-        created_at: AT,
-        ended_at: null,
-      });
-      const t = task({ client_id: 'desk' });
-      await store.createTask(t, audit);
-      const q = {
-        invocation_id: 'inv_new',
-        run_id: 'run_1',
-        authorization_ref: 'auth-a',
-        client_id: 'desk',
-        tool: 'update_thing',
-        task_id: t.task_id,
-      };
+      const q = await seedInvoke(store);
       return { url, store, q };
     };
 
@@ -52,31 +33,15 @@ describe.skipIf(!available)(
       const pool = createPool({ url, max: 1, onIdleError: () => undefined });
       try {
         const client = await pool.connect();
-        let inFlight = 0;
-        let roundTrips = 0;
-        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-          if (inFlight === 0) roundTrips += 1;
-          inFlight += 1;
-          return original(...args).finally(() => (inFlight -= 1));
-        };
-        const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
-          .stream;
-        let writes = 0;
-        for (const name of ['_write', '_writev'] as const) {
-          const write = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
-          stream[name] = (...args: unknown[]) => {
-            writes += 1;
-            return write(...args);
-          };
-        }
+        const trips = countRoundTrips(client);
+        const socket = countSocketWrites(client);
         client.release();
         const reads = await onOneConnection(pool, (s) =>
           runAsync(invokeReads({ sql: s, rules: STORE_RULES }, q)),
         );
         // every statement it sent was answered before the connection went back
-        expect(inFlight).toBe(0);
-        return { reads, roundTrips, writes };
+        expect(trips.inFlight).toBe(0);
+        return { reads, roundTrips: trips.roundTrips, writes: socket.writes };
       } finally {
         await pool.end();
       }

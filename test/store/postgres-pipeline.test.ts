@@ -12,6 +12,7 @@ import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { createPgSession } from '../../src-hub/store/postgres/session.js';
 import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
+import { countRoundTrips, countSocketWrites } from './pg-counting.js';
 
 describeOnPostgres('pipelined statements on PostgreSQL', () => {
   const withPool = async (fn: (pool: pg.Pool) => Promise<void>) => {
@@ -29,15 +30,7 @@ describeOnPostgres('pipelined statements on PostgreSQL', () => {
     await withPool(async (pool) => {
       const client = await pool.connect();
       try {
-        // a round trip starts with each statement sent while none is on its way or being answered
-        let inFlight = 0;
-        let roundTrips = 0;
-        const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-        (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-          if (inFlight === 0) roundTrips += 1;
-          inFlight += 1;
-          return original(...args).finally(() => (inFlight -= 1));
-        };
+        const counted = countRoundTrips(client);
         const s = createPgSession(client);
         const began = s.statement('BEGIN');
         s.lockKey('key-1');
@@ -50,7 +43,7 @@ describeOnPostgres('pipelined statements on PostgreSQL', () => {
         await committed;
         expect(row).toBeUndefined();
         // without pipelining: BEGIN, lock, read, insert, COMMIT — five
-        expect(roundTrips).toBe(2);
+        expect(counted.roundTrips).toBe(2);
         expect((await pool.query('SELECT n FROM t')).rows).toEqual([{ n: 1 }]);
       } finally {
         client.release();
@@ -62,16 +55,7 @@ describeOnPostgres('pipelined statements on PostgreSQL', () => {
     await withPool(async (pool) => {
       const client = await pool.connect();
       try {
-        const stream = (client as unknown as { connection: { stream: Record<string, unknown> } }).connection
-          .stream;
-        let writes = 0;
-        for (const name of ['_write', '_writev'] as const) {
-          const original = (stream[name] as (...a: unknown[]) => unknown).bind(stream);
-          stream[name] = (...args: unknown[]) => {
-            writes += 1;
-            return original(...args);
-          };
-        }
+        const socket = countSocketWrites(client);
         const s = createPgSession(client);
         const began = s.statement('BEGIN');
         s.lockKey('key-burst');
@@ -83,10 +67,10 @@ describeOnPostgres('pipelined statements on PostgreSQL', () => {
         const committed = s.statement('COMMIT');
         await Promise.all([began, ...reads, committed]);
         // BEGIN, the lock, three reads (each Bind, Describe, Execute, Sync; Parse the first time) and COMMIT
-        expect(writes).toBe(1);
+        expect(socket.writes).toBe(1);
         // and the next turn's statements leave in a write of their own
         await Promise.all([client.query('SELECT 1'), client.query('SELECT 2')]);
-        expect(writes).toBe(2);
+        expect(socket.writes).toBe(2);
       } finally {
         client.release();
       }

@@ -29,11 +29,12 @@ import type { OpEnv } from '../sql/env.js';
 import { applyInvocationChange } from '../sql/ops/invocation-change.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
-import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
 import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
 import { renderTaskView } from './task-view.js';
+import { connected } from './transaction.js';
 
 const MAX_ATTEMPTS = 5;
 const ONE_WRITE = 'one_write';
@@ -191,9 +192,9 @@ async function runInOrder(
   for (let attempt = 1; ;) {
     let client;
     try {
-      client = await pool.connect();
+      client = await connected(pool);
     } catch (err) {
-      return failAll(fromDriver(err));
+      return failAll(err);
     }
     const s = createPgSession(client);
     const sink = createViewSink();

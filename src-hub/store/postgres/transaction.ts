@@ -3,11 +3,20 @@
  * serialization failure or deadlock (PostgreSQL rolled it back); a lost connection is
  * `store_unavailable` and the connection is dropped, never returned to the pool.
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { createPgSession, type PgSession } from './session.js';
 
 const MAX_ATTEMPTS = 5;
+
+/** A connection of the pool; failing to get one is the store's failure (`store_unavailable`). */
+export async function connected(pool: Pool): Promise<PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (err) {
+    throw toStoreError(fromDriver(err));
+  }
+}
 
 export async function inTransaction<T>(
   pool: Pool,
@@ -15,12 +24,7 @@ export async function inTransaction<T>(
   work: (session: PgSession) => Promise<T>,
 ): Promise<{ value: T; session: PgSession }> {
   for (let attempt = 1; ; attempt++) {
-    let client;
-    try {
-      client = await pool.connect();
-    } catch (err) {
-      throw toStoreError(fromDriver(err));
-    }
+    const client = await connected(pool);
     const session = createPgSession(client);
     let broken: Error | undefined;
     try {
@@ -56,12 +60,7 @@ export async function inTransaction<T>(
  * on it is answered; a lost one is dropped.
  */
 export async function onOneConnection<T>(pool: Pool, work: (session: PgSession) => Promise<T>): Promise<T> {
-  let client;
-  try {
-    client = await pool.connect();
-  } catch (err) {
-    throw toStoreError(fromDriver(err));
-  }
+  const client = await connected(pool);
   const session = createPgSession(client);
   let broken: Error | undefined;
   try {
