@@ -226,7 +226,8 @@ async function permits(conc: number) {
               : ` (main thread ${(Number(r.extra.cpu_us_main_thread) / 1000).toFixed(3)} ms, busiest other thread ${(Number(r.extra.cpu_us_busiest_other_thread) / 1000).toFixed(3)}, the rest ${(Number(r.extra.cpu_us_rest) / 1000).toFixed(3)})`) +
             (r.extra?.write_syscalls_per_permit === undefined
               ? ''
-              : `; system calls per permit: ${Number(r.extra.write_syscalls_per_permit).toFixed(2)} writes, ${Number(r.extra.read_syscalls_per_permit).toFixed(2)} reads`),
+              : `; system calls per permit: ${Number(r.extra.write_syscalls_per_permit).toFixed(2)} writes, ${Number(r.extra.read_syscalls_per_permit).toFixed(2)} reads` +
+                `, bytes per permit: ${Math.round(Number(r.extra.written_bytes_per_permit))} written, ${Math.round(Number(r.extra.read_bytes_per_permit))} read`),
         ],
       };
     },

@@ -110,12 +110,25 @@ export function threadSplit(before: Map<string, number>, after: Map<string, numb
   };
 }
 
-/** The process's read and write system calls so far (Linux /proc/self/io; null elsewhere). */
-export function syscallCounts(): { reads: number; writes: number } | null {
+/**
+ * The process's read and write system calls so far, and the bytes they moved (Linux /proc/self/io,
+ * sockets included; null elsewhere).
+ */
+export function syscallCounts(): {
+  reads: number;
+  writes: number;
+  readBytes: number;
+  writtenBytes: number;
+} | null {
   try {
     const io = readFileSync('/proc/self/io', 'utf8');
     const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? NaN);
-    return { reads: field('syscr'), writes: field('syscw') };
+    return {
+      reads: field('syscr'),
+      writes: field('syscw'),
+      readBytes: field('rchar'),
+      writtenBytes: field('wchar'),
+    };
   } catch {
     return null;
   }
@@ -170,6 +183,8 @@ export async function runPermitJob(job: PermitJob) {
           ? {
               read_syscalls_per_permit: (syscalls.reads - syscallsBefore.reads) / job.calls,
               write_syscalls_per_permit: (syscalls.writes - syscallsBefore.writes) / job.calls,
+              read_bytes_per_permit: (syscalls.readBytes - syscallsBefore.readBytes) / job.calls,
+              written_bytes_per_permit: (syscalls.writtenBytes - syscallsBefore.writtenBytes) / job.calls,
             }
           : {}),
         permits_granted: task?.permits_granted ?? -1,
