@@ -7,6 +7,7 @@
  * carries a listener of its own for its whole life, so such an error is reported, not uncaught.
  */
 import pg, { type ClientConfig, type Pool } from 'pg';
+import { withKnownRows } from './known-rows.js';
 
 const INT8 = 20;
 /** One parser for every BIGINT column (pg asks for a column's parser with each result's fields). */
@@ -53,10 +54,11 @@ export function createPool(opts: PoolOptions): Pool {
       // pipelined: a transaction's statements that wait for no answer (BEGIN, a key lock, held-back
       // writes, COMMIT) go out right behind one another (session.ts)
       super({ ...config, connectionTimeoutMillis: connectTimeoutMs, pipeline: true });
-      const query = this.query.bind(this) as (...args: unknown[]) => unknown;
-      this.query = ((...args: unknown[]) => {
+      // a named statement's known columns are not described again (known-rows.ts)
+      const query = withKnownRows(this.query.bind(this) as (...args: unknown[]) => unknown);
+      this.query = ((config: unknown, values?: unknown, callback?: unknown) => {
         corkBurst(this);
-        return query(...args);
+        return query(config, values, callback);
       }) as never;
     }
   }
