@@ -1,21 +1,24 @@
 /**
- * One HTTP exchange with a business system, over a kept-alive connection (connection-pool.ts), with
- * a deadline, an abort signal and a bounded response body. It never retries: a lost answer is
- * reported as such.
+ * One HTTP exchange with a business system, over a kept-alive connection (connection-pool.ts: undici,
+ * dispatched with a handler of our own, no retry, no redirect), with a deadline, an abort signal and
+ * a bounded response body. It never retries: a lost answer is reported as such.
  *
  * Three outcomes: an answer (`response`); `not_sent` when the request provably never left — it
  * failed before its first byte could be written (header validation, DNS, connect, TLS handshake,
  * an abort or deadline before the connection was made); `no_response` when the request was (or may
  * have been) written and no complete answer came back (timeout, reset, abort after connecting) —
- * on a reused connection, from the moment it is handed the request.
+ * on a reused connection too, from the moment it is handed the request to write. That moment is
+ * undici's `onConnect`, which it calls on a connected (and, for https, handshaken) socket right
+ * before writing the request's first byte; a request still waiting for it when the deadline or an
+ * abort comes is aborted in that call, so it is never written (and a connect still under way for it
+ * is cut).
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { Socket } from 'node:net';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import type { Dispatcher } from 'undici';
 import { jsonTextDeeperThan, MAX_BUSINESS_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { isHeaderSafe } from '../../src-shared/header-value.js';
-import { agentFor } from './connection-pool.js';
-import { checkBaseUrl, guardedLookup } from './destination.js';
+import { connectionFor, discard, TLS_HANDSHAKE_FAILED, type PooledConnection } from './connection-pool.js';
+import { checkBaseUrl } from './destination.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -56,15 +59,13 @@ export interface HttpExchangeInput {
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME']);
 
 /** Why a connection could not be made, from the error raised before the request could be written. */
-function beforeWriteReason(
-  err: NodeJS.ErrnoException,
-  isHttps: boolean,
-  tcpConnected: boolean,
-): NotSentReason {
+function beforeWriteReason(err: NodeJS.ErrnoException & { [TLS_HANDSHAKE_FAILED]?: true }): NotSentReason {
   if (err.code === 'EDESTINATIONREFUSED') return 'destination_refused';
+  if (err.code === 'UND_ERR_INVALID_ARG') return 'invalid_request';
   if (DNS_CODES.has(err.code ?? '') || err.syscall === 'getaddrinfo') return 'dns_failed';
-  if (isHttps && tcpConnected) return 'tls_failed';
+  if (err[TLS_HANDSHAKE_FAILED]) return 'tls_failed';
   if (err.code === 'ECONNREFUSED') return 'connect_refused';
+  if (err.code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect_timeout';
   return 'connect_failed';
 }
 
@@ -108,8 +109,8 @@ const errCode = (err: NodeJS.ErrnoException) =>
   /^[A-Z0-9_]{2,40}$/.test(err.code ?? '') ? (err.code as string) : 'error';
 
 /**
- * A request ready to go out: checked (destination, header values) and laid out (headers, body
- * bytes, request options), with nothing sent and no connection asked for. Preparing it is pure
+ * A request ready to go out: checked (destination, header names and values) and laid out (headers,
+ * body bytes, dispatch options), with nothing sent and no connection asked for. Preparing it is pure
  * computation, so it can be done while something else is awaited (the Hub signs a call's request
  * while its `dispatching` record commits); `runExchange` sends it.
  */
@@ -117,13 +118,26 @@ export type PreparedExchange =
   | { ready: false; refusal: { reason: NotSentReason; detail: string } }
   | {
       ready: true;
-      transport: typeof http | typeof https;
-      options: http.RequestOptions;
-      body: Buffer;
+      /** Plain http allowed to loopback only (connection-pool.ts keeps such connections apart). */
+      loopbackOnly: boolean;
+      options: Dispatcher.DispatchOptions & { origin: string };
       isHttps: boolean;
       timeoutMs: number;
       maxBodyBytes: number;
     };
+
+/** The code and text Node's own HTTP client refuses a header with, or null. */
+function headerRefusal(headers: Record<string, string>): { code: string; message: string } | null {
+  for (const name in headers) {
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, headers[name] ?? '');
+    } catch (err) {
+      return { code: (err as NodeJS.ErrnoException).code ?? 'error', message: (err as Error).message };
+    }
+  }
+  return null;
+}
 
 export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): PreparedExchange {
   const refusal = checkBaseUrl(input.origin.href, input.allowInsecureHttp);
@@ -141,8 +155,16 @@ export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): Prepa
         detail: `header ${badHeader[0]} has a value that cannot be sent as visible ASCII; nothing was sent`,
       },
     };
+  const refusedHeader = headerRefusal(input.headers);
+  if (refusedHeader)
+    return {
+      ready: false,
+      refusal: {
+        reason: 'invalid_header',
+        detail: `request refused before sending (${refusedHeader.code}): ${refusedHeader.message}`,
+      },
+    };
   const isHttps = input.origin.protocol === 'https:';
-  const loopbackOnly = !isHttps && !input.allowInsecureHttp;
   const body = Buffer.from(input.body, 'utf8');
   const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
   if (body.length > 0) {
@@ -151,20 +173,16 @@ export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): Prepa
   }
   return {
     ready: true,
-    transport: isHttps ? https : http,
+    // kept-alive connections, pooled per address policy; every address a name resolves to is
+    // checked before connecting (connection-pool.ts, destination.ts)
+    loopbackOnly: !isHttps && !input.allowInsecureHttp,
     options: {
-      protocol: input.origin.protocol,
-      hostname: input.origin.hostname.replace(/^\[|\]$/g, ''),
-      port: input.origin.port || (isHttps ? 443 : 80),
-      method: input.method.toUpperCase(),
+      origin: input.origin.origin,
+      method: input.method.toUpperCase() as Dispatcher.HttpMethod,
       path: input.target,
       headers,
-      // kept-alive connections, one pool per address policy (connection-pool.ts)
-      agent: agentFor(isHttps, loopbackOnly),
-      // every address a name resolves to is checked before connecting (destination.ts)
-      lookup: guardedLookup({ loopbackOnly }),
+      body: body.length > 0 ? body : null,
     },
-    body,
     isHttps,
     timeoutMs: input.timeoutMs,
     maxBodyBytes: input.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -175,175 +193,184 @@ export function httpExchange(input: HttpExchangeInput): Promise<DispatchResult> 
   return runExchange(prepareExchange(input), input.signal);
 }
 
+/** `content-type` among undici's raw response headers (name, value, name, value, …). */
+function contentTypeOf(raw: Buffer[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type')
+      return raw[i + 1]!.toString('latin1');
+  }
+  return undefined;
+}
+
 /**
- * One exchange in flight. Its steps are module functions over this state rather than closures made
- * per request: the Hub runs under tsx, whose keepNames gives every named closure a `name` through
- * Object.defineProperty, about half a microsecond each, on every call.
+ * One exchange in flight: undici's handler for it, and its deadline and abort. Methods rather than
+ * closures made per request: the Hub runs under tsx, whose keepNames gives every named closure a
+ * `name` through Object.defineProperty, about half a microsecond each, on every call.
  */
-interface Exchange {
-  resolve: (r: DispatchResult) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | null;
-  timer: NodeJS.Timeout | undefined;
-  settled: boolean;
-  isHttps: boolean;
-  tcpConnected: boolean;
-  // The first byte of the request can be written only once the connection (and, for https, the
-  // TLS handshake) is up: Node buffers everything written before. Until then nothing has left.
-  writable: boolean;
-}
+class Exchange implements Dispatcher.DispatchHandlers {
+  settled = false;
+  released = false;
+  /** undici handed the request to a connection to be written: from here on it has (or may have) left. */
+  written = false;
+  timer: NodeJS.Timeout | undefined = undefined;
+  /** Listening to `signal` (this object is the listener: handleEvent). */
+  listening = false;
+  abortConnection: ((err?: Error) => void) | null = null;
+  status = 0;
+  contentType: string | undefined = undefined;
+  chunks: Buffer[] = [];
+  bytes = 0;
 
-function finish(x: Exchange, r: DispatchResult): void {
-  if (x.settled) return;
-  x.settled = true;
-  if (x.timer) clearTimeout(x.timer);
-  if (x.onAbort) x.signal?.removeEventListener('abort', x.onAbort);
-  x.resolve(r);
-}
+  constructor(
+    readonly conn: PooledConnection,
+    readonly resolve: (r: DispatchResult) => void,
+    readonly signal: AbortSignal | undefined,
+    readonly isHttps: boolean,
+    readonly timeoutMs: number,
+    readonly maxBodyBytes: number,
+  ) {}
 
-function notSent(x: Exchange, reason: NotSentReason, detail: string): void {
-  finish(x, { kind: 'not_sent', reason, detail });
-}
-
-function noResponse(x: Exchange, reason: NoResponseReason, detail: string): void {
-  finish(x, { kind: 'no_response', reason, detail });
-}
-
-function aborted(x: Exchange, req: http.ClientRequest): void {
-  if (x.writable) noResponse(x, 'aborted', 'aborted after the request was sent');
-  else notSent(x, 'aborted', 'aborted before the connection was made');
-  req.destroy();
-}
-
-function timedOut(x: Exchange, req: http.ClientRequest, timeoutMs: number): void {
-  if (x.writable) noResponse(x, 'timeout', `no complete answer within ${timeoutMs} ms`);
-  else
-    notSent(
-      x,
-      'connect_timeout',
-      `no connection${x.isHttps && x.tcpConnected ? ' (TLS handshake)' : ''} within ${timeoutMs} ms`,
-    );
-  req.destroy();
-}
-
-function onSocket(x: Exchange, socket: Socket): void {
-  if (!socket.connecting) {
-    // a pooled connection that is already up (and, for https, past its handshake): the request
-    // is written at once, so from here on it has (or may have) left
-    x.tcpConnected = true;
-    x.writable = true;
-    return;
+  /** undici is done with the request (answered, failed or aborted): its connection is free again. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.conn.active -= 1;
   }
-  socket.once('connect', () => {
-    x.tcpConnected = true;
-    if (!x.isHttps) x.writable = true;
-  });
-  socket.once('secureConnect', () => {
-    x.writable = true;
-  });
-}
 
-function onRequestError(x: Exchange, err: NodeJS.ErrnoException): void {
-  if (x.settled) return;
-  if (x.writable)
-    noResponse(x, 'connection_lost', `the connection broke after the request was sent (${errCode(err)})`);
-  else {
-    const reason = beforeWriteReason(err, x.isHttps, x.tcpConnected);
-    notSent(x, reason, `${NOT_SENT_WORDS[reason]} (${errCode(err)})`);
+  finish(r: DispatchResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.listening) this.signal?.removeEventListener('abort', this);
+    this.resolve(r);
   }
-}
 
-/** The answer as read: its status and body (the first `bytes`, cut short when `truncated`). */
-function responseResult(
-  res: http.IncomingMessage,
-  chunks: Buffer[],
-  bytes: number,
-  truncated: boolean,
-): DispatchResult {
-  return {
-    kind: 'response',
-    status: res.statusCode ?? 0,
-    body: decodeBody(Buffer.concat(chunks), truncated, res.headers['content-type']),
-    body_bytes: bytes,
-    truncated,
-  };
-}
+  notSent(reason: NotSentReason, detail: string): void {
+    this.finish({ kind: 'not_sent', reason, detail });
+  }
 
-function onResponse(x: Exchange, res: http.IncomingMessage, maxBody: number): void {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  let truncated = false;
-  res.on('data', (chunk: Buffer) => {
-    if (truncated) return;
-    const room = maxBody - bytes;
-    if (chunk.length > room) {
-      if (room > 0) chunks.push(chunk.subarray(0, room));
-      bytes += Math.max(room, 0);
-      truncated = true;
-      finish(x, responseResult(res, chunks, bytes, true));
-      res.destroy();
+  noResponse(reason: NoResponseReason, detail: string): void {
+    this.finish({ kind: 'no_response', reason, detail });
+  }
+
+  /** The deadline or the abort signal: before the request was handed over it never will be. */
+  stop(why: 'timeout' | 'aborted'): void {
+    if (this.written) {
+      if (why === 'timeout') this.noResponse('timeout', `no complete answer within ${this.timeoutMs} ms`);
+      else this.noResponse('aborted', 'aborted after the request was sent');
+      this.abortConnection?.();
       return;
     }
-    chunks.push(chunk);
-    bytes += chunk.length;
-  });
-  res.on('end', () => {
-    finish(x, responseResult(res, chunks, bytes, false));
-  });
-  res.on('error', (err) =>
-    noResponse(x, 'connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'}): ${err.message}`),
-  );
-  res.on('close', () => {
-    if (!res.complete)
-      noResponse(x, 'connection_lost', `response interrupted (HTTP ${res.statusCode ?? '?'})`);
-  });
+    if (why === 'timeout')
+      this.notSent(
+        'connect_timeout',
+        `no connection${this.isHttps ? ' (or TLS handshake)' : ''} within ${this.timeoutMs} ms`,
+      );
+    else this.notSent('aborted', 'aborted before the connection was made');
+    // the connection was this exchange's alone (connectionFor): a connect still under way is cut
+    discard(this.conn);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    // Settled already (deadline, abort) or handed over once before: never written (again).
+    if (this.settled || this.written) {
+      abort();
+      return;
+    }
+    this.written = true;
+    this.abortConnection = abort;
+  }
+
+  onError(err: Error): void {
+    this.release();
+    if (this.settled) return;
+    const e = err as NodeJS.ErrnoException;
+    if (this.written) {
+      if (this.status !== 0)
+        this.noResponse('connection_lost', `response interrupted (HTTP ${this.status}) (${errCode(e)})`);
+      else
+        this.noResponse('connection_lost', `the connection broke after the request was sent (${errCode(e)})`);
+      return;
+    }
+    const reason = beforeWriteReason(e);
+    this.notSent(
+      reason,
+      reason === 'invalid_request'
+        ? `request refused before sending (${errCode(e)}): ${err.message}`
+        : `${NOT_SENT_WORDS[reason]} (${errCode(e)})`,
+    );
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[]): boolean {
+    if (statusCode < 200) return true; // an informational answer: the real one follows
+    this.status = statusCode;
+    this.contentType = contentTypeOf(headers);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.settled) return true;
+    const room = this.maxBodyBytes - this.bytes;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      this.bytes += Math.max(room, 0);
+      this.finish(this.response(true));
+      this.abortConnection?.();
+      return true;
+    }
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    this.release();
+    this.finish(this.response(false));
+  }
+
+  response(truncated: boolean): DispatchResult {
+    return {
+      kind: 'response',
+      status: this.status,
+      body: decodeBody(Buffer.concat(this.chunks), truncated, this.contentType),
+      body_bytes: this.bytes,
+      truncated,
+    };
+  }
+
+  /** The abort signal's listener. */
+  handleEvent(): void {
+    this.stop('aborted');
+  }
+}
+
+function onDeadline(x: Exchange): void {
+  x.stop('timeout');
 }
 
 /** Sends a prepared request (an abort before it starts, or its refusal, is a `not_sent`). */
 export function runExchange(prepared: PreparedExchange, signal?: AbortSignal): Promise<DispatchResult> {
   return new Promise<DispatchResult>((resolve) => {
-    const x: Exchange = {
+    if (signal?.aborted)
+      return resolve({ kind: 'not_sent', reason: 'aborted', detail: 'aborted before sending' });
+    if (!prepared.ready) return resolve({ kind: 'not_sent', ...prepared.refusal });
+    const conn = connectionFor(prepared.options.origin, prepared.loopbackOnly);
+    conn.active += 1;
+    const x = new Exchange(
+      conn,
       resolve,
       signal,
-      onAbort: null,
-      timer: undefined,
-      settled: false,
-      isHttps: prepared.ready && prepared.isHttps,
-      tcpConnected: false,
-      writable: false,
-    };
-    if (signal?.aborted) {
-      notSent(x, 'aborted', 'aborted before sending');
-      return;
-    }
-    if (!prepared.ready) {
-      notSent(x, prepared.refusal.reason, prepared.refusal.detail);
-      return;
-    }
-    const { maxBodyBytes, timeoutMs } = prepared;
-
-    let req: http.ClientRequest;
-    try {
-      req = prepared.transport.request(prepared.options);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      const header = code === 'ERR_INVALID_CHAR' || code === 'ERR_INVALID_HTTP_TOKEN';
-      notSent(
-        x,
-        header ? 'invalid_header' : 'invalid_request',
-        `request refused before sending (${code}): ${(err as Error).message}`,
-      );
-      return;
-    }
-
+      prepared.isHttps,
+      prepared.timeoutMs,
+      prepared.maxBodyBytes,
+    );
     if (signal) {
-      x.onAbort = () => aborted(x, req);
-      signal.addEventListener('abort', x.onAbort, { once: true });
+      x.listening = true;
+      signal.addEventListener('abort', x, { once: true });
     }
-    x.timer = setTimeout(() => timedOut(x, req, timeoutMs), timeoutMs);
-    req.on('socket', (socket: Socket) => onSocket(x, socket));
-    req.on('error', (err: NodeJS.ErrnoException) => onRequestError(x, err));
-    req.on('response', (res) => onResponse(x, res, maxBodyBytes));
-    req.end(prepared.body);
+    x.timer = setTimeout(onDeadline, prepared.timeoutMs, x);
+    // a request undici refuses at once (its method or path) comes back through onError, before onConnect
+    conn.client.dispatch(prepared.options, x);
   });
 }

@@ -1,5 +1,9 @@
 /** Tiny raw HTTP servers for dispatch tests: each one misbehaves in one specific way. */
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 
@@ -76,24 +80,45 @@ export const UNRESOLVABLE_URL = 'https://no-such-business-system.invalid:8080';
  * of one that never accepts (its event loop is blocked), its accept queue filled by two
  * connections of our own. The kernel then drops every further SYN, so a connect there hangs until
  * the caller's deadline — a plain TCP connect timeout, with no TLS involved.
+ *
+ * `release()` (given `late: true`) unblocks the listener: it accepts from then on (a connect still
+ * retrying its SYN completes, a second or so later) and `received()` lists the data each accepted
+ * connection sent — to see that a request given up on before its connection came up is never written.
  */
-export async function unansweredConnect(): Promise<{ host: string; port: number; close(): Promise<void> }> {
+export async function unansweredConnect(opts: { late?: boolean } = {}): Promise<{
+  host: string;
+  port: number;
+  release(): Promise<void>;
+  received(): string[];
+  close(): Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'late-accept-'));
+  const flag = join(dir, 'release');
   const child = spawn(
     process.execPath,
     [
       '-e',
-      `const s = require('node:net').createServer();
+      `const s = require('node:net').createServer((c) =>
+         c.on('data', (d) => process.stdout.write(JSON.stringify(d.toString()) + '\\n')));
        s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
          process.stdout.write(s.address().port + '\\n');
-         setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 20);
+         const cell = new Int32Array(new SharedArrayBuffer(4));
+         setTimeout(() => {
+           while (${opts.late === true} === false || !require('node:fs').existsSync(${JSON.stringify(flag)}))
+             Atomics.wait(cell, 0, 0, 20);
+         }, 20);
        });`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const lines: string[] = [];
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+  });
+  child.stdout.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n')) if (line) lines.push(JSON.parse(line) as string);
   });
   // wait until the listener's loop is blocked: a connection made now is never accepted
   await new Promise((r) => setTimeout(r, 100));
@@ -118,10 +143,15 @@ export async function unansweredConnect(): Promise<{ host: string; port: number;
   return {
     host: '127.0.0.1',
     port,
+    release: async () => {
+      await writeFile(flag, '');
+    },
+    received: () => [...lines],
     close: async () => {
       for (const s of fillers) s.destroy();
       child.kill('SIGKILL');
       await exited;
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
