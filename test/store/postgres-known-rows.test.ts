@@ -7,7 +7,8 @@
 // the statement on that connection (it never answers rows the kept description would misname).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { knownRowsSupported, withKnownRows } from '../../src-hub/store/postgres/known-rows.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 
@@ -99,5 +100,29 @@ describeOnPostgres('named statements whose columns a connection knows', () => {
         two.release(true);
       }
     });
+  });
+});
+
+describe('a pg whose internals are not the ones known-rows.ts reads', () => {
+  it('is detected, and then every statement goes to pg as it is', () => {
+    expect(knownRowsSupported(pg.Query as never)).toBe(true);
+    class Moved {
+      prepare(): void {}
+      hasBeenParsed(): boolean {
+        return false;
+      }
+      handleRowDescription(): void {}
+      result = { fields: [], parsers: undefined };
+    }
+    expect(knownRowsSupported(Moved as never)).toBe(false);
+    class Throws {
+      constructor() {
+        throw new Error('other constructor');
+      }
+    }
+    expect(knownRowsSupported(Throws as never)).toBe(false);
+    const query = (): undefined => undefined;
+    expect(withKnownRows(query, false)).toBe(query);
+    expect(withKnownRows(query, true)).not.toBe(query);
   });
 });

@@ -4,7 +4,8 @@
 // generic plan a connection makes on an EMPTY table for the set-based run's check of which calls
 // exist reaches each call by the primary key, and the one for a task's oldest unresolved calls
 // reads each state's calls in order from invocations_task_created — never a sequential scan of
-// `invocations` nor a sort of every call of a state. And the settings end with the transaction.
+// `invocations` nor a sort of every call of a state; a plan that still needs a sort (priced at the
+// disable cost) is not JIT-compiled. And the settings end with the transaction.
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { EXISTING } from '../../src-hub/store/postgres/permit-run.js';
@@ -52,12 +53,22 @@ describeOnPostgres('plans of the PostgreSQL store', () => {
       const unresolved = await explain(`EXECUTE unresolved(${args})`);
       expect(unresolved.match(/Index Scan using invocations_task_created on invocations/g)).toHaveLength(5);
       expect(unresolved).not.toMatch(/Seq Scan|Sort/);
+      // a plan that still needs a sort is priced at the disable cost: never JIT-compiled for it
+      const sorted = (
+        await c.query<{ 'QUERY PLAN': string }>(
+          'EXPLAIN (ANALYZE, COSTS ON) SELECT g FROM generate_series(1, 10) AS g ORDER BY g DESC',
+        )
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      expect(sorted).toMatch(/Sort/);
+      expect(sorted).not.toMatch(/JIT:/);
     } finally {
       await c.query('ROLLBACK');
     }
-    const shown = await c.query<{ enable_seqscan: string; enable_sort: string }>(
-      `SELECT current_setting('enable_seqscan') AS enable_seqscan, current_setting('enable_sort') AS enable_sort`,
+    const shown = await c.query<{ enable_seqscan: string; enable_sort: string; jit: string }>(
+      `SELECT current_setting('enable_seqscan') AS enable_seqscan, current_setting('enable_sort') AS enable_sort, current_setting('jit') AS jit`,
     );
-    expect(shown.rows[0]).toEqual({ enable_seqscan: 'on', enable_sort: 'on' });
+    expect(shown.rows[0]).toEqual({ enable_seqscan: 'on', enable_sort: 'on', jit: 'on' });
   });
 });

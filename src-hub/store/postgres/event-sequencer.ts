@@ -48,10 +48,11 @@ const VIEW_BATCH = 100;
  * numbered event's old version stays in the partial index until then), so each pass cost grew with
  * the table. An index scan marks the entries of dead versions killed as it meets them (once no
  * snapshot can see them), later passes skip them without visiting the heap, and the index drops
- * them when its page fills; a bitmap scan never does.
+ * them when its page fills; a bitmap scan never does. JIT is off too: a plan that still needed a
+ * path taken away would be priced at the disable cost and JIT-compiled at every pass (plans.ts).
  */
 export const SEQUENCE_PLAN = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
-  set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`;
+  set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`;
 
 /** Numbers the pending events and notifies the clients concerned, in one statement (under SEQUENCE_PLAN). */
 export const SEQUENCE = `WITH pending AS (

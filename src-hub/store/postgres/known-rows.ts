@@ -38,6 +38,7 @@ interface QueryInternals {
 type Callback = (err: Error | undefined, result: pg.QueryResult) => void;
 
 const noDescribe = new WeakMap<object, object>();
+const SUPPORTED = knownRowsSupported(pg.Query as never);
 
 /** The connection as pg's Query sees it, but sending no Describe (the rest is the connection's own). */
 function withoutDescribe(connection: object): object {
@@ -79,12 +80,36 @@ function knownRowsQuery(known: Map<string, KnownRows>, config: QueryConfig, call
 }
 
 /**
+ * Whether `Query` keeps what this reads and sets, as pg 8.23 does. Any other shape (a pg whose
+ * internals moved) leaves every statement to pg as it is: described each time, slower, still right.
+ */
+export function knownRowsSupported(Query: new (config: QueryConfig) => object): boolean {
+  try {
+    const q = new Query({ name: 'probe', text: 'SELECT 1' }) as Partial<QueryInternals>;
+    const r = q._result as Partial<QueryInternals['_result']> | undefined;
+    return (
+      typeof q.prepare === 'function' &&
+      typeof q.hasBeenParsed === 'function' &&
+      typeof q.handleRowDescription === 'function' &&
+      r !== undefined &&
+      '_parsers' in r &&
+      '_prebuiltEmptyResultObject' in r &&
+      Array.isArray(r.fields)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Wraps a client's `query`: a named statement given as a config object (how session.ts sends every
  * statement) runs as a query that skips describing known columns; anything else goes to pg as it is.
  */
 export function withKnownRows(
   query: (...args: unknown[]) => unknown,
+  supported = SUPPORTED,
 ): (config: unknown, values?: unknown, callback?: unknown) => unknown {
+  if (!supported) return query;
   const known = new Map<string, KnownRows>();
   return (config, values, callback) => {
     const named =

@@ -11,6 +11,8 @@
  * for the rest of their transaction (a statement sent right before them, pipelined: no round trip
  * of its own): no sequential scan where an index serves, no sort where an index gives the order.
  * They only take paths away that an index can replace; a statement with no such index is planned
- * as before.
+ * as before. A path taken away is priced at PostgreSQL's "disable cost" (10^10), so a plan that still
+ * needs one crosses `jit_above_cost` and would be JIT-compiled at every execution (0.5–1 s each); JIT
+ * is therefore off for the same transaction (these are short index reads, which never gain from it).
  */
-export const INDEX_PLANS = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true)`;
+export const INDEX_PLANS = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_sort', 'off', true), set_config('jit', 'off', true)`;
