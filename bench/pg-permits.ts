@@ -10,7 +10,10 @@
  * (the invoke's reads, then new -> dispatching with the operation's rate gate, then dispatching ->
  * succeeded: two changes per call, no task row lock), per call. Figures are printed, never asserted.
  * BENCH_PERMITS (default 2000) permits and calls; BENCH_CONCURRENCY (default "1,16");
- * BENCH_KINDS (default "permits,untasked"); BENCH_PERMIT_WARMUP (default 0) untimed permits on a
+ * BENCH_KINDS (default "permits,untasked"; "contend": one task contended by several store instances in
+ * this process, bench/lib/contend-job.ts, with BENCH_CONTEND_INSTANCES (3), _WORKERS (90), _BUDGET
+ * (150), _IN_FLIGHT (5), _DELAY_MS (40): most requests are refused `in_flight_limit`, and the
+ * figures are per request); BENCH_PERMIT_WARMUP (default 0) untimed permits on a
  * task of their own before the timed ones, and as many untimed calls before the timed calls without
  * a task (the store's code compiled, as in a running Hub). The
  * server's CPU per permit is all the cluster's processes' (read from /proc), beside the time its
@@ -20,15 +23,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { startPrivatePostgres } from '../scripts/private-postgres.js';
+import { startStatsCluster } from './lib/pg-stats-cluster.js';
 import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
 import type { HubStore, OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { benchHubContext, runPermitJob, threadCpuNs, threadSplit } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
+import { runContendJob } from './lib/contend-job.js';
 import { runConcurrent } from './lib/stats.js';
 import { heading, table } from './lib/print.js';
+import { sampleWaits, type WaitSamples } from './lib/pg-waits.js';
 import { pgServerCpu, pgServerCpuMs, type PgServerCpu } from './lib/pg-server-cpu.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
@@ -36,17 +41,16 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,16').split(',').map(Num
 const KINDS = (process.env.BENCH_KINDS ?? 'permits,untasked').split(',');
 const WARMUP = Number(process.env.BENCH_PERMIT_WARMUP ?? 0);
 const OUTCOMES = process.env.BENCH_OUTCOMES === '1';
+const CONTEND = {
+  instances: Number(process.env.BENCH_CONTEND_INSTANCES ?? 3),
+  workers: Number(process.env.BENCH_CONTEND_WORKERS ?? 90),
+  budget: Number(process.env.BENCH_CONTEND_BUDGET ?? 150),
+  inFlight: Number(process.env.BENCH_CONTEND_IN_FLIGHT ?? 5),
+  delayMs: Number(process.env.BENCH_CONTEND_DELAY_MS ?? 40),
+};
+let contendRound = 0;
 
-const started = await startPrivatePostgres({
-  settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
-});
-if (!started.ok) {
-  console.log(`skipped: ${started.reason}`);
-  process.exit(0);
-}
-const cluster = started.cluster;
-const admin = new pg.Client({ connectionString: cluster.adminUrl });
-await admin.connect();
+const { cluster, admin } = await startStatsCluster();
 
 const operation: OperationRecord = {
   system_id: 'bench-shop',
@@ -85,31 +89,17 @@ async function measure(
     await stats.query('SELECT pg_stat_statements_reset()');
     serverCpuBefore = pgServerCpu(cluster.port);
   };
-  const waits = new Map<string, number>();
-  let samples = 0;
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const { rows } = await stats.query<{ w: string; n: number }>(
-        `SELECT COALESCE(wait_event_type || ':' || wait_event, state) AS w, COUNT(*)::int AS n
-         FROM pg_stat_activity WHERE application_name = 'bailing-hub' AND datname = $1
-         AND state <> 'idle' GROUP BY 1`,
-        [db],
-      );
-      samples++;
-      for (const r of rows) waits.set(r.w, (waits.get(r.w) ?? 0) + r.n);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  })();
+  const sampler = sampleWaits(stats, db);
   const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
   let r: Measured;
+  let sampled: WaitSamples;
   await beforeTimed();
   try {
     r = await job(beforeTimed);
   } finally {
-    sampling = false;
-    await sampler;
+    sampled = await sampler.stop();
   }
+  const { waits, samples } = sampled;
   const serverCpuMs = pgServerCpuMs(serverCpuBefore, pgServerCpu(cluster.port));
   const { rows: statements } = await stats.query<{
     query: string;
@@ -397,7 +387,53 @@ async function untasked(conc: number) {
   );
 }
 
+/** One task contended by several instances (bench/lib/contend-job.ts): where a refused call's time goes. */
+async function contend() {
+  const db = `contend_${contendRound++}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const url = cluster.urlFor(db);
+  const setup = await openPostgresStore({ url });
+  const taskId = await createBenchTask(setup, CONTEND.budget, CONTEND.inFlight);
+  await setup.close();
+  const c = CONTEND;
+  await measure(
+    db,
+    url,
+    `One task, ${c.instances} instances, ${c.workers} callers, budget ${c.budget}, in-flight ${c.inFlight}, ` +
+      `a ${c.delayMs} ms operation; figures per permit request (granted or refused)`,
+    'request',
+    async (beforeTimed) => {
+      const r = await runContendJob({
+        url,
+        task_id: taskId,
+        run: newRun(new Date().toISOString()),
+        operation,
+        instances: c.instances,
+        workers: c.workers,
+        delayMs: c.delayMs,
+        beforeTimed,
+      });
+      const n = r.samples.length;
+      const refused = n - (r.answers.applied ?? 0);
+      const exact = r.writesUsed === c.budget && r.answers.applied === c.budget && r.permitsOpen === 0;
+      return {
+        samples: r.samples,
+        wallMs: r.wallMs,
+        lines: [
+          `answers: ${JSON.stringify(r.answers)}; granted by instance: ${r.grantedBy.join(' / ')}; ` +
+            `writes_used ${r.writesUsed}, in flight after ${r.permitsOpen}: ${exact ? 'exact' : 'NOT EXACT'}`,
+          `refusals: ${((refused * 1000) / r.wallMs).toFixed(0)}/s; ` +
+            `group commit: ${r.batches} transactions for ${r.changes} changes (requests and outcomes), ` +
+            `${(r.changes / Math.max(1, r.batches)).toFixed(2)} changes each, ${(r.batches / n).toFixed(2)} per request; ` +
+            `the process's CPU per request ${(r.cpuUs / n / 1000).toFixed(3)} ms`,
+        ],
+      };
+    },
+  );
+}
+
 try {
+  if (KINDS.includes('contend')) await contend();
   if (KINDS.includes('permits')) for (const conc of CONCURRENCY) await permits(conc);
   if (KINDS.includes('untasked')) for (const conc of CONCURRENCY) await untasked(conc);
 } finally {

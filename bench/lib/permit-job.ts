@@ -203,7 +203,7 @@ export async function runPermitJob(job: PermitJob) {
 }
 
 /** A sent call's answer: `dispatching` -> `succeeded`, its permit released. */
-function recordOutcome(ctx: HubContext, invocationId: string) {
+export function recordOutcome(ctx: HubContext, invocationId: string) {
   const at = new Date();
   return transitionInvocation(ctx, {
     invocation_id: invocationId,
@@ -216,7 +216,12 @@ function recordOutcome(ctx: HubContext, invocationId: string) {
 }
 
 /** One permit transaction: a new call moved to `dispatching` with a write permit of the task. */
-function grantOne(ctx: HubContext, job: PermitJob, taskId: string, run: RunRecord) {
+export function grantOne(
+  ctx: HubContext,
+  job: Pick<PermitJob, 'client_id' | 'operation'>,
+  taskId: string,
+  run: RunRecord,
+) {
   const at = new Date();
   const id = benchInvocationId();
   const rec = permitInvocationRecord({

@@ -71,8 +71,15 @@ export function writePermit(taskId: string, at: Date): NonNullable<InvocationCha
   };
 }
 
-/** Creates the task a permit benchmark spends: the bench shop's write, `budget` writes, no other limit. */
-export async function createBenchTask(store: HubStore, budget: number): Promise<string> {
+/**
+ * Creates the task a permit benchmark spends: the bench shop's write, `budget` writes, no other
+ * limit unless `inFlightLimit` is given.
+ */
+export async function createBenchTask(
+  store: HubStore,
+  budget: number,
+  inFlightLimit = 100_000,
+): Promise<string> {
   const taskId = `task_${randomUUID()}`;
   const at = new Date().toISOString();
   await store.createTask(
@@ -84,7 +91,7 @@ export async function createBenchTask(store: HubStore, budget: number): Promise<
       boundary: {
         authorizations: [{ authorization_ref: 'auth-bench-shop', tools: ['update_product_content'] }],
         write_budget: budget,
-        in_flight_limit: 100_000,
+        in_flight_limit: inFlightLimit,
         rate_limit: null,
         constraints: [],
         expires_at: null,
