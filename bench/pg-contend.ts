@@ -204,6 +204,11 @@ try {
       `per invoke: Hub CPU ${per(r.hubCpuMs)} ms (main threads ${per(r.hubMainMs)}), statements ${per(r.statements)}, ` +
         `transactions ${per(r.transactions)} (pg_stat_database: each statement outside a transaction is one — the invoke's reads), group-commit batches ${per(r.batches)} (${(r.changes / Math.max(1, r.batches)).toFixed(1)} changes each)`,
     );
+    // every batch takes the task row, and while the row is contended (a Lock wait in the table
+    // below at most samples) they hold it one after another: the wall time per batch is its hold
+    console.log(
+      `the task row per batch: ${(r.wallMs / Math.max(1, r.batches)).toFixed(1)} ms of the run (its wall time / the batches)`,
+    );
     console.log(
       table(
         ['statement (by calls)', 'calls', 'per invoke', 'total ms'],

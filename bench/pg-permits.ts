@@ -425,7 +425,8 @@ async function contend() {
           `refusals: ${((refused * 1000) / r.wallMs).toFixed(0)}/s; ` +
             `group commit: ${r.batches} transactions for ${r.changes} changes (requests and outcomes), ` +
             `${(r.changes / Math.max(1, r.batches)).toFixed(2)} changes each, ${(r.batches / n).toFixed(2)} per request; ` +
-            `the process's CPU per request ${(r.cpuUs / n / 1000).toFixed(3)} ms`,
+            `the process's CPU per request ${(r.cpuUs / n / 1000).toFixed(3)} ms; ` +
+            `the task row per batch ${(r.wallMs / Math.max(1, r.batches)).toFixed(1)} ms of the run (wall time / batches: they hold it one after another while it is contended)`,
         ],
       };
     },
