@@ -191,9 +191,15 @@ try {
   );
   const cpuRatios = b.cpu1.map((c, i) => c.total / a.cpu1[i]!.total);
   console.log(`CPU per write @1, B/A per round: ${list(cpuRatios)} (median ${fmt(median(cpuRatios))})`);
+  const mainRatios = b.cpu1.map((c, i) => c.main / a.cpu1[i]!.main);
+  console.log(
+    `main thread's CPU per write @1, B/A per round: ${list(mainRatios)} (median ${fmt(median(mainRatios))})`,
+  );
   if (a.cpu16.length) {
     const r16 = b.cpu16.map((c, i) => c.total / a.cpu16[i]!.total);
     console.log(`CPU per write @16, B/A per round: ${list(r16)} (median ${fmt(median(r16))})`);
+    const m16 = b.cpu16.map((c, i) => c.main / a.cpu16[i]!.main);
+    console.log(`main thread's CPU per write @16, B/A per round: ${list(m16)} (median ${fmt(median(m16))})`);
   }
   if (problems.length > 0) console.log(`\ncalls that did not succeed: ${problems.join('; ')}`);
 } finally {
