@@ -126,6 +126,15 @@ export type PreparedExchange =
       maxBodyBytes: number;
     };
 
+/** The first header (in order) with a value that is neither empty nor visible ASCII, or null. */
+function headerNotVisibleAscii(headers: Record<string, string>): string | null {
+  for (const name of Object.keys(headers)) {
+    const v = headers[name]!;
+    if (v !== '' && !isHeaderSafe(v)) return name;
+  }
+  return null;
+}
+
 /** The code and text Node's own HTTP client refuses a header with, or null. */
 function headerRefusal(headers: Record<string, string>): { code: string; message: string } | null {
   for (const name in headers) {
@@ -146,13 +155,13 @@ export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): Prepa
       ready: false,
       refusal: { reason: 'destination_refused', detail: `${refusal.message}; nothing was sent` },
     };
-  const badHeader = Object.entries(input.headers).find(([, v]) => v !== '' && !isHeaderSafe(v));
-  if (badHeader)
+  const badHeader = headerNotVisibleAscii(input.headers);
+  if (badHeader !== null)
     return {
       ready: false,
       refusal: {
         reason: 'invalid_header',
-        detail: `header ${badHeader[0]} has a value that cannot be sent as visible ASCII; nothing was sent`,
+        detail: `header ${badHeader} has a value that cannot be sent as visible ASCII; nothing was sent`,
       },
     };
   const refusedHeader = headerRefusal(input.headers);
@@ -166,7 +175,11 @@ export function prepareExchange(input: Omit<HttpExchangeInput, 'signal'>): Prepa
     };
   const isHttps = input.origin.protocol === 'https:';
   const body = Buffer.from(input.body, 'utf8');
-  const headers: Record<string, string> = { ...input.headers, accept: 'application/json' };
+  // copied key by key, not `{ ...input.headers, accept }`: on this V8 a literal that spreads and
+  // then adds keys costs 1-2 µs (its map is made anew every time); same keys, same order
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(input.headers)) headers[name] = input.headers[name]!;
+  headers.accept = 'application/json';
   if (body.length > 0) {
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(body.length);

@@ -1,7 +1,8 @@
 /** Sends one signed business request exactly once. */
 import type { SignedPathMode } from '../../src-shared/hub-api.js';
 import { signedHeaders } from './sign.js';
-import { requestTarget, signedPathOf } from './signed-path.js';
+import { signedPathFor, targetWithPrefix } from './signed-path.js';
+import { systemOrigin } from './system-origin.js';
 import { prepareExchange, runExchange, type DispatchResult, type PreparedExchange } from './http.js';
 import type { BuiltRequest } from './build-request.js';
 
@@ -39,18 +40,17 @@ export interface PreparedSigned {
 export const PREPARED_FRESH_MS = 1_000;
 
 function signAndLayOut(input: Omit<SendSignedInput, 'signal'>, nowMs: number): PreparedExchange {
-  let origin: URL;
-  try {
-    origin = new URL(input.baseUrl);
-  } catch {
+  // the base URL parsed once per system (and again when it changes)
+  const system = systemOrigin(input.systemId, input.baseUrl);
+  if (system === null)
     return { ready: false, refusal: { reason: 'invalid_request', detail: 'invalid base URL' } };
-  }
-  const target = requestTarget(origin, input.request.pathWithQuery);
+  const origin = system.url;
+  const target = targetWithPrefix(system.prefix, input.request.pathWithQuery);
   const headers = signedHeaders({
     secret: input.secret,
     audience: input.systemId,
     method: input.request.method,
-    pathWithQuery: signedPathOf(input.signedPath, origin, input.request.pathWithQuery),
+    pathWithQuery: signedPathFor(input.signedPath, target, input.request.pathWithQuery),
     body: input.request.body,
     onBehalfOf: input.onBehalfOf,
     jobId: input.jobId,

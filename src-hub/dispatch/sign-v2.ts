@@ -24,22 +24,29 @@ export interface SignV2Input {
 }
 
 export function signatureV2Headers(input: SignV2Input): Record<string, string> {
+  return addSignatureV2Headers({}, input);
+}
+
+/** Sets the v2 headers on `headers` (in the order signatureV2Headers gives them) and returns it. */
+export function addSignatureV2Headers(
+  headers: Record<string, string>,
+  input: SignV2Input,
+): Record<string, string> {
   const nonce = input.nonce ?? newNonce();
-  return {
-    [SIGNATURE_V2_HEADERS.timestamp]: String(input.timestamp),
-    [SIGNATURE_V2_HEADERS.nonce]: nonce,
-    [SIGNATURE_V2_HEADERS.audience]: input.audience,
-    [SIGNATURE_V2_HEADERS.signature]: computeSignatureV2(input.secret, {
-      timestamp: input.timestamp,
-      nonce,
-      audience: input.audience,
-      method: input.method,
-      pathWithQuery: input.pathWithQuery,
-      body: input.body,
-      ...(input.bodySha256 !== undefined ? { bodySha256: input.bodySha256 } : {}),
-      onBehalfOf: input.onBehalfOf,
-      jobId: input.jobId,
-      idempotencyKey: input.idempotencyKey ?? '',
-    }),
-  };
+  headers[SIGNATURE_V2_HEADERS.timestamp] = String(input.timestamp);
+  headers[SIGNATURE_V2_HEADERS.nonce] = nonce;
+  headers[SIGNATURE_V2_HEADERS.audience] = input.audience;
+  headers[SIGNATURE_V2_HEADERS.signature] = computeSignatureV2(input.secret, {
+    timestamp: input.timestamp,
+    nonce,
+    audience: input.audience,
+    method: input.method,
+    pathWithQuery: input.pathWithQuery,
+    body: input.body,
+    bodySha256: input.bodySha256,
+    onBehalfOf: input.onBehalfOf,
+    jobId: input.jobId,
+    idempotencyKey: input.idempotencyKey ?? '',
+  });
+  return headers;
 }

@@ -12,14 +12,28 @@
  */
 import type { SignedPathMode } from '../../src-shared/hub-api.js';
 
+/** The base URL's path without its trailing slashes: what every request target starts with. */
+export function targetPrefix(baseUrl: URL): string {
+  return baseUrl.pathname.replace(/\/+$/, '');
+}
+
 /** The base URL's path (without a trailing slash) + pathWithQuery: the exact request target sent. */
 export function requestTarget(baseUrl: URL, pathWithQuery: string): string {
-  const prefix = baseUrl.pathname.replace(/\/+$/, '');
+  return targetWithPrefix(targetPrefix(baseUrl), pathWithQuery);
+}
+
+/** requestTarget with the base URL's prefix already taken (system-origin.ts). */
+export function targetWithPrefix(prefix: string, pathWithQuery: string): string {
   return `${prefix}${pathWithQuery.startsWith('/') ? '' : '/'}${pathWithQuery}`;
+}
+
+/** The path the signature of a call covers under `mode`; `target` is the request target sent. */
+export function signedPathFor(mode: SignedPathMode, target: string, pathWithQuery: string): string {
+  if (mode === 'full') return target;
+  return pathWithQuery.startsWith('/') ? pathWithQuery : `/${pathWithQuery}`;
 }
 
 /** The path the signature of a call covers under `mode`. */
 export function signedPathOf(mode: SignedPathMode, baseUrl: URL, pathWithQuery: string): string {
-  if (mode === 'full') return requestTarget(baseUrl, pathWithQuery);
-  return pathWithQuery.startsWith('/') ? pathWithQuery : `/${pathWithQuery}`;
+  return signedPathFor(mode, requestTarget(baseUrl, pathWithQuery), pathWithQuery);
 }

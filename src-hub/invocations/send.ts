@@ -256,16 +256,16 @@ function outcomeOf(
     };
   }
   const digest = sha256Hex(canonicalJson(result.body ?? null));
-  const base = {
-    result: result.body ?? null,
-    result_truncated: result.truncated,
-    business_status: result.status,
-  };
+  // the answer's fields written out in each literal below: a literal that spreads an object and then
+  // adds keys costs 1-2 µs on this V8 (see transition.ts)
+  const body = result.body ?? null;
   if (result.status >= 200 && result.status < 300) {
     return {
       to: 'succeeded',
       patch: {
-        ...base,
+        result: body,
+        result_truncated: result.truncated,
+        business_status: result.status,
         dispatch: 'confirmed',
         reason_code: null,
         reason_message: null,
@@ -284,7 +284,9 @@ function outcomeOf(
     return {
       to: 'failed',
       patch: {
-        ...base,
+        result: body,
+        result_truncated: result.truncated,
+        business_status: result.status,
         dispatch: 'confirmed',
         reason_code: 'business_rejected',
         reason_message: `the business system rejected the call (HTTP ${result.status})`,
@@ -302,7 +304,9 @@ function outcomeOf(
   return {
     to: 'unknown',
     patch: {
-      ...base,
+      result: body,
+      result_truncated: result.truncated,
+      business_status: result.status,
       dispatch: 'attempted',
       reason_code: 'business_server_error',
       reason_message: `the business system answered HTTP ${result.status}; it may or may not have committed the call`,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INVOCATION_STATES } from '../../src-shared/states.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
 import { IllegalTransitionError, transitionInvocation } from '../../src-hub/invocations/transition.js';
+import type { InvocationChange } from '../../src-hub/store/types.js';
 import { storeFor } from './store-mode.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -71,5 +72,60 @@ describe('invocation state machine', () => {
       audit: { actor: 't', kind: 'k', detail: {} },
     });
     expect(r).toEqual({ kind: 'stale', current: null });
+  });
+
+  it('hands the store the request with its gates, time and owner added, and changes nothing the caller passed', async () => {
+    const seen: InvocationChange[] = [];
+    const store = hub.ctx.store;
+    const apply = store.applyInvocationChange.bind(store);
+    const ctx = {
+      ...hub.ctx,
+      store: Object.assign(Object.create(store) as typeof store, {
+        applyInvocationChange: (change: InvocationChange) => {
+          seen.push(change);
+          return apply(change);
+        },
+      }),
+    };
+    const patch = { reason_message: 'kept' };
+    const req = {
+      invocation_id: 'inv_missing_0002',
+      from: 'approved' as const,
+      to: 'dispatching' as const,
+      at: '2026-12-02T10:00:00.000Z',
+      patch,
+      audit: { actor: 't', kind: 'k', detail: {} },
+    };
+    const before = structuredClone(req);
+    expect(await transitionInvocation(ctx, req)).toEqual({ kind: 'stale', current: null });
+    expect(req).toEqual(before);
+    expect(patch).toEqual({ reason_message: 'kept' });
+    const change = seen[0]!;
+    expect(Object.keys(change)).toEqual([
+      'invocation_id',
+      'from',
+      'to',
+      'at',
+      'patch',
+      'audit',
+      'enrollment',
+      'operation_rate',
+    ]);
+    expect(change.enrollment).toEqual({ refused_to: null });
+    expect(change.operation_rate).toEqual({ now_ms: Date.parse(req.at), refused_to: null });
+    expect(change.patch).toEqual({
+      reason_message: 'kept',
+      owner_instance: hub.ctx.instance!.id,
+      owner_incarnation: hub.ctx.instance!.incarnation,
+    });
+    // an outcome passes no gate and carries the time it was given (or now)
+    await transitionInvocation(ctx, {
+      invocation_id: 'inv_missing_0002',
+      from: 'dispatching',
+      to: 'succeeded',
+      audit: { actor: 't', kind: 'k', detail: {} },
+    });
+    expect(Object.keys(seen[1]!)).toEqual(['invocation_id', 'from', 'to', 'audit', 'at']);
+    expect(Number.isFinite(Date.parse(seen[1]!.at))).toBe(true);
   });
 });
