@@ -54,3 +54,31 @@ export function countingPool(pool: pg.Pool, seen: (text: string) => void): pg.Po
     },
   } as unknown as pg.Pool;
 }
+
+/**
+ * A pool whose connections number their round trips (as countRoundTrips counts them) and report
+ * every statement with the round trip it went out in (`seen`).
+ */
+export function roundTripPool(pool: pg.Pool, seen: (text: string, roundTrip: number) => void): pg.Pool {
+  const wrapped = new WeakSet<object>();
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      if (wrapped.has(client)) return client;
+      wrapped.add(client);
+      const counts = { roundTrips: 0, inFlight: 0 };
+      const original = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        if (counts.inFlight === 0) counts.roundTrips += 1;
+        counts.inFlight += 1;
+        const q = args[0] as string | { text?: string };
+        seen(typeof q === 'string' ? q : String(q.text), counts.roundTrips);
+        const answered = original(...args) as Promise<unknown> | undefined;
+        // a query given a callback (pool.query) answers through it, not a promise
+        if (!answered) return void (counts.inFlight -= 1);
+        return answered.finally(() => (counts.inFlight -= 1));
+      };
+      return client;
+    },
+  } as unknown as pg.Pool;
+}

@@ -19,7 +19,7 @@ import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-ch
 import type { HubStore, InvocationChange, InvocationChangeResult } from '../../src-hub/store/types.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
-import { countingPool } from './pg-counting.js';
+import { countingPool, roundTripPool } from './pg-counting.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
 const NOW = Date.parse(AT);
@@ -103,6 +103,57 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     // it and every permit went alone through the one-change path: 105
     expect(sent.filter((text) => text.includes('json_populate_recordset'))).toHaveLength(1);
     expect(sent.length).toBeLessThan(60);
+  });
+
+  it("a batch of a task's outcomes and new permits holds the task row for three round trips", async () => {
+    const t = task({ budget: 100 });
+    await store.createTask(t, audit);
+    // each session enrolled by its first call: a new call of it reads its enrollment, locking nothing more
+    const dispatch = (agent_session_id = `sess-${randomUUID()}`) =>
+      dispatchChange(invocation({ task_id: t.task_id, agent_session_id }), {
+        enrollment: { refused_to: 'not_dispatched' },
+        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+        permit: permitFor(t.task_id),
+      });
+    const sentBefore: InvocationChange[] = Array.from({ length: 8 }, () => dispatch());
+    for (const c of sentBefore) expect((await store.applyInvocationChange(c)).kind).toBe('applied');
+    const changes = sentBefore.flatMap((c): InvocationChange[] => [
+      {
+        invocation_id: c.invocation_id,
+        from: 'dispatching',
+        to: 'succeeded',
+        at: AT,
+        patch: { dispatch: 'confirmed' },
+        release_permit: { now_ms: NOW + 1 },
+        audit,
+      },
+      dispatch(c.create!.agent_session_id),
+    ]);
+    const trips: Array<{ text: string; roundTrip: number }> = [];
+    const result = await runBatch(
+      roundTripPool(pool, (text, roundTrip) => trips.push({ text, roundTrip })),
+      STORE_RULES,
+      changes.map(asWrite),
+    );
+    expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+      changes.map(() => 'applied'),
+    );
+    // the round trip that locks the task row (its first FOR UPDATE) through the one that commits:
+    // the locks and reads of the calls, new and settled, and the task row (one round trip); the
+    // writes with the view's reads; the view's event with COMMIT. Each outcome read its call and
+    // learnt its release's row count one change at a time after the row was locked: 19.
+    const locked = trips.find((x) => /FROM tasks WHERE task_id = \$1 FOR UPDATE/.test(x.text))!.roundTrip;
+    const committed = trips.find((x) => x.text === 'COMMIT')!.roundTrip;
+    expect(committed - locked + 1).toBe(3);
+    expect(trips.filter((x) => x.roundTrip < locked)).toHaveLength(0);
+    // the eight outcomes released their permits, the eight new calls hold theirs
+    const { rows } = await pool.query<{ open: number; released: number }>(
+      `SELECT t.permits_open::int AS open,
+         (SELECT COUNT(*)::int FROM permits p WHERE p.task_id = t.task_id AND p.released_at_ms IS NOT NULL) AS released
+       FROM tasks t WHERE t.task_id = $1`,
+      [t.task_id],
+    );
+    expect(rows[0]).toEqual({ open: 8, released: 8 });
   });
 
   it("an event sequencer's pass with no view to render is four statements", async () => {

@@ -31,6 +31,7 @@ import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
 import { isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
+import { readAhead, readsAhead } from './outcome-reads.js';
 import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
 import { renderTaskView } from './task-view.js';
@@ -206,7 +207,10 @@ async function runInOrder(
       // a failure of any of them fails a later statement the batch does await
       const began = quietly(s.statement('BEGIN'));
       const answers: BatchAnswer[] = [];
-      if (opts.independent && !mode.savepoints && !alone) {
+      const together = opts.independent && !mode.savepoints && !alone;
+      // the changes of existing calls: locked and read in the first round trip (outcome-reads.ts)
+      if (!together && !mode.savepoints && !alone) readAhead(s, readsAhead(writes.map(asChange)));
+      if (together) {
         // the statements of all its writes go out interleaved, pipelined on the one connection; each
         // write holds its own writes back (a fork of the session), so they combine as they would alone
         const settled = await Promise.allSettled(

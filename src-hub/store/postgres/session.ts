@@ -78,6 +78,21 @@ export interface PgSession extends SqlSession {
   /** Sends a statement without parameters (BEGIN, COMMIT, ROLLBACK) behind the session's others. */
   statement(text: string): Promise<unknown>;
   /**
+   * Answers known ahead for this transaction (batch.ts, outcome-reads.ts: read under the lock that
+   * serialises every writer of those rows, in the batch's first round trip): the next `get`/`all`
+   * of exactly this SQL and these parameters is answered with `rows` instead of a statement, once.
+   */
+  knowRows(sql: string, params: readonly SqlValue[], rows: Promise<Row[]>): void;
+  /**
+   * The next `run` of exactly this SQL and these parameters changes `n` rows (known from rows read
+   * under the lock that serialises them): it is held back as a write that must change `n` rows
+   * (nothing is sent for 0), and answers `n` at once — no round trip waits for its count. Should
+   * the count differ after all, the transaction fails, as with any checked write.
+   */
+  knowCount(sql: string, params: readonly SqlValue[], n: number): void;
+  /** `key`'s transaction lock is held already (taken in this transaction): `lockKey(key)` sends nothing. */
+  knowLocked(key: string): void;
+  /**
    * Undoes everything since `SAVEPOINT name` (held-back writes not yet sent are dropped) and
    * releases it: the transaction goes on as it was at the savepoint, and a failure recorded since
    * is forgotten (group-commit.ts: one change of a batch failed, the others go on).
@@ -100,6 +115,18 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   /** Pipelined: the last checked write's answer (a barrier waits for it), and the last barrier's. */
   let checked: Promise<unknown> = Promise.resolve();
   let gate: Promise<unknown> = Promise.resolve();
+  /** Answers known ahead (knowRows, knowCount, knowLocked), until a rollback to a savepoint. */
+  const knownRows = new Map<string, Promise<Row[]>>();
+  const knownCounts = new Map<string, number>();
+  const lockedKeys = new Set<string>();
+  const knownKey = (sql: string, params: readonly SqlValue[] = []) => `${sql}\u0000${JSON.stringify(params)}`;
+  const takeRows = (sql: string, params?: readonly SqlValue[]): Promise<Row[]> | undefined => {
+    if (knownRows.size === 0) return undefined;
+    const k = knownKey(sql, params);
+    const rows = knownRows.get(k);
+    knownRows.delete(k);
+    return rows;
+  };
 
   /**
    * Sends one statement behind the session's others. On a pipelined connection (pool.ts) it goes
@@ -222,8 +249,27 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   function view(): PgSession {
     const own: { held: Statement[] } = { held: [] };
     views.push(own);
-    const run = async (sql: string, params?: readonly SqlValue[]): Promise<number> =>
-      (await query(own, sql, params, true)).rowCount ?? 0;
+    const run = async (sql: string, params?: readonly SqlValue[]): Promise<number> => {
+      if (knownCounts.size > 0) {
+        const k = knownKey(sql, params);
+        const n = knownCounts.get(k);
+        if (n !== undefined) {
+          knownCounts.delete(k);
+          if (n > 0) hold(sql, params ?? [], n);
+          return n;
+        }
+      }
+      return (await query(own, sql, params, true)).rowCount ?? 0;
+    };
+    /** Holds a write back (in a transaction with no failure yet: `write`). */
+    const hold = (sql: string, params: readonly SqlValue[], expectChanged: number | undefined) => {
+      // a one-row INSERT changes one row or fails on the server: its count needs no check (and so
+      // no COMMIT waiting for its answer)
+      const checked = expectChanged !== undefined && !(expectChanged === 1 && ONE_ROW_INSERT.test(sql));
+      const next: Statement = { sql, params, ...(checked ? { expect: expectChanged } : {}) };
+      if (own.held.length > 0 && !fits(own.held, next)) void release(own).catch(() => undefined);
+      own.held.push(next);
+    };
     return {
       dialect: POSTGRES_DIALECT,
       get appendedEvents() {
@@ -233,9 +279,13 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         appended = true;
       },
       async all<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+        const known = takeRows(sql, params);
+        if (known) return (await known) as T[];
         return (await query(own, sql, params)).rows as T[];
       },
       async get<T extends object = Row>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+        const known = takeRows(sql, params);
+        if (known) return (await known)[0] as T | undefined;
         return (await query(own, sql, params)).rows[0] as T | undefined;
       },
       run,
@@ -245,14 +295,10 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
             if (expectChanged !== undefined && n !== expectChanged)
               throw new Error(`a store write changed ${n} rows where ${expectChanged} were expected`);
           });
-        // a one-row INSERT changes one row or fails on the server: its count needs no check (and so
-        // no COMMIT waiting for its answer)
-        const checked = expectChanged !== undefined && !(expectChanged === 1 && ONE_ROW_INSERT.test(sql));
-        const next: Statement = { sql, params, ...(checked ? { expect: expectChanged } : {}) };
-        if (own.held.length > 0 && !fits(own.held, next)) void release(own).catch(() => undefined);
-        own.held.push(next);
+        hold(sql, params, expectChanged);
       },
       lockKey(key) {
+        if (lockedKeys.has(key)) return;
         if (!inTransaction) return query(own, LOCK_KEY_SQL, [key]).then(() => undefined);
         const lock = { sql: LOCK_KEY_SQL, params: [key] };
         const c: Combined = own.held.length > 0 ? combine(own.held, null, lock) : { ...lock, checks: [] };
@@ -265,9 +311,23 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         return planned;
       },
       statement: (text) => queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) }),
+      knowRows(sql, params, rows) {
+        rows.catch(() => undefined); // a failure is the statement's that read them, seen by whoever awaits it
+        knownRows.set(knownKey(sql, params), rows);
+      },
+      knowCount(sql, params, n) {
+        knownCounts.set(knownKey(sql, params), n);
+      },
+      knowLocked(key) {
+        if (inTransaction) lockedKeys.add(key);
+      },
       async rollbackTo(name) {
         for (const v of views) v.held = [];
         planned = null;
+        // what was known ahead may have been read or locked after the savepoint
+        knownRows.clear();
+        knownCounts.clear();
+        lockedKeys.clear();
         await sent; // everything sent before it is answered, its failure (if any) recorded
         failure = null;
         const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`, { barrier: true });

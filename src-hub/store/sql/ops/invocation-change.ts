@@ -271,6 +271,14 @@ function* grantPermit(
 }
 
 /**
+ * Releases a permit (parameters: the time, the permit id): changes one row, or none if it was
+ * released already. Permits are written only under their call's lock, so a count read after that
+ * lock is this statement's (PostgreSQL batches know it ahead: postgres/outcome-reads.ts).
+ */
+export const RELEASE_PERMIT_SQL =
+  'UPDATE permits SET released_at_ms = ? WHERE permit_id = ? AND released_at_ms IS NULL';
+
+/**
  * The approval rows a change creates or decides, and the permit it releases: the one the call held
  * when the change began (`heldPermit`, the invocation row's permit_id — permits are found by their
  * own key, never by the invocation's).
@@ -315,12 +323,7 @@ function* applySideRows(s: SqlSession, change: InvocationChange, heldPermit: str
   }
   if (change.release_permit?.refund) yield* refundPermit(s, change, heldPermit);
   else if (change.release_permit && heldPermit !== null) {
-    const released = yield* io(
-      s.run('UPDATE permits SET released_at_ms = ? WHERE permit_id = ? AND released_at_ms IS NULL', [
-        change.release_permit.now_ms,
-        heldPermit,
-      ]),
-    );
+    const released = yield* io(s.run(RELEASE_PERMIT_SQL, [change.release_permit.now_ms, heldPermit]));
     if (released === 1)
       yield* io(
         s.write(

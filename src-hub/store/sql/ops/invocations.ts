@@ -5,8 +5,11 @@ import type { OpEnv } from '../env.js';
 import { toApproval, toInvocation } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 
+/** An invocation's row, read after its lock (`invocation:<id>`): PostgreSQL batches read it ahead (postgres/outcome-reads.ts). */
+export const READ_INVOCATION_SQL = 'SELECT * FROM invocations WHERE invocation_id = ?';
+
 export function* readInvocation(s: SqlSession, invocationId: string): Step<InvocationRecord | null> {
-  const row = yield* io(s.get<Row>('SELECT * FROM invocations WHERE invocation_id = ?', [invocationId]));
+  const row = yield* io(s.get<Row>(READ_INVOCATION_SQL, [invocationId]));
   return row ? toInvocation(row) : null;
 }
 
