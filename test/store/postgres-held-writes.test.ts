@@ -169,6 +169,37 @@ describeOnPostgres('held-back writes on PostgreSQL', () => {
     });
   });
 
+  it('with the checks enforced by the server, COMMIT goes out with the writes; a wrong count still keeps nothing', async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      const { value } = await inTransaction(pool, 'BEGIN', async (s) => {
+        s.enforceChecks();
+        await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['kept', 1]);
+        await s.write('UPDATE t2 SET n = n + 1 WHERE id = ?', ['row'], 1);
+        return 'committed';
+      });
+      expect(value).toBe('committed');
+      expect(sent.at(-1)).toBe('COMMIT');
+      expect(sent.at(-2)).toMatch(/CASE WHEN \(SELECT COUNT\(\*\) FROM w2\)::int = 1 THEN 1 ELSE/);
+      expect((await pool.query("SELECT n FROM t2 WHERE id = 'row'")).rows[0]?.n).toBe(1);
+
+      sent.length = 0;
+      const err = await inTransaction(pool, 'BEGIN', async (s) => {
+        s.enforceChecks();
+        await s.write('INSERT INTO t3 (id, n) VALUES (?, ?)', ['lost', 1]);
+        await s.write('UPDATE t1 SET n = ? WHERE id = ?', [1, 'missing'], 1);
+        return 'committed';
+      }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+      // COMMIT went out behind the write without waiting for its answer: the server made it a rollback
+      expect(sent).toContain('COMMIT');
+      expect((await pool.query("SELECT COUNT(*)::int AS n FROM t3 WHERE id = 'lost'")).rows[0]?.n).toBe(0);
+    });
+  });
+
   it("a key lock after held-back writes goes out as their statement's SELECT; their checks still hold", async () => {
     await withPool(async (pool) => {
       const sent = counting(pool);

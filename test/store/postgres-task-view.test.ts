@@ -7,14 +7,24 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { createPgSession } from '../../src-hub/store/postgres/session.js';
+import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
+import { TASK_STATE_COUNTS_SQL } from '../../src-hub/store/sql/ops/task-usage.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { renderTaskView } from '../../src-hub/store/postgres/task-view.js';
 import { runAsync } from '../../src-hub/store/sql/session.js';
 import { publishTaskView } from '../../src-hub/store/sql/task-events.js';
-import type { HubStore, TaskRecord } from '../../src-hub/store/types.js';
+import type {
+  HubStore,
+  InvocationChange,
+  InvocationChangeResult,
+  TaskRecord,
+} from '../../src-hub/store/types.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
+import { countingPool } from './pg-counting.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
 /** AT plus `s` seconds, as the store writes times. */
@@ -34,7 +44,7 @@ describeOnPostgres(`a batch's task view on PostgreSQL`, () => {
   });
 
   /** Calls of the task in many states: dispatching, awaiting approval, unknown, settled by an operator. */
-  async function populate(t: TaskRecord): Promise<void> {
+  async function populate(t: TaskRecord): Promise<string[]> {
     await store.createTask(t, audit);
     const ids: string[] = [];
     // 104 dispatching (a few created later than the others, some at the same time: ordered by id)
@@ -72,6 +82,7 @@ describeOnPostgres(`a batch's task view on PostgreSQL`, () => {
           audit,
         });
     }
+    return ids;
   }
 
   /** The payloads both renderers append in one transaction (rolled back). */
@@ -116,6 +127,122 @@ describeOnPostgres(`a batch's task view on PostgreSQL`, () => {
     const [shared, batched] = await bothViews(t.task_id, at(50));
     expect(batched).toEqual(shared);
     expect(JSON.stringify(batched)).toContain('"window"');
+  });
+
+  /** The last `task.changed` payload appended for the task, and the shared renderer's at `when` now. */
+  async function lastAndShared(taskId: string, when: string): Promise<[unknown, unknown]> {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const client = await pool.connect();
+    try {
+      const last = await client.query<{ payload_json: string }>(
+        `SELECT payload_json FROM events WHERE type = 'task.changed' AND payload_json LIKE $1 ORDER BY id DESC LIMIT 1`,
+        [`%${taskId}%`],
+      );
+      await client.query('BEGIN');
+      const s = createPgSession(client);
+      const before = Number((await client.query('SELECT COALESCE(MAX(id), 0) AS id FROM events')).rows[0].id);
+      await runAsync(publishTaskView({ sql: s, rules: STORE_RULES }, taskId, when, s.dialect.forUpdate));
+      await s.flush();
+      const { rows } = await client.query<{ payload_json: string }>(
+        `SELECT payload_json FROM events WHERE id > $1 AND type = 'task.changed' ORDER BY id`,
+        [before],
+      );
+      expect(rows).toHaveLength(1);
+      return [JSON.parse(last.rows[0]!.payload_json), JSON.parse(rows[0]!.payload_json)];
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+      await pool.end();
+    }
+  }
+
+  const asWrite = (change: InvocationChange): BatchWrite => ({
+    op: applyInvocationChange as BatchWrite['op'],
+    args: [change],
+  });
+
+  it("a batch's view read ahead (view-ahead.ts) is the shared one after the batch: outcomes leaving the list, an operator's settlement, new calls listed and not", async () => {
+    const t = task({ budget: 500, inFlight: 1000 });
+    const ids = await populate(t);
+    const outcome = (id: string, s: number): InvocationChange => ({
+      invocation_id: id,
+      from: 'dispatching',
+      to: 'succeeded',
+      at: at(s),
+      patch: { dispatch: 'confirmed' },
+      release_permit: { now_ms: Date.parse(at(s)) },
+      audit,
+    });
+    const created = (c: string) => invocation({ task_id: t.task_id, created_at: c, updated_at: c });
+    const changes: InvocationChange[] = [
+      // new calls: two older than every listed call, two newer than the list's last
+      ...[at(-3), at(-2), at(45), at(46)].map((c) =>
+        dispatchChange(created(c), { at: at(47), permit: permitFor(t.task_id, Date.parse(at(47))) }),
+      ),
+      ...ids.slice(4, 10).map((id, i) => outcome(id, 48 + i)),
+      {
+        invocation_id: ids[2]!,
+        from: 'unknown',
+        to: 'succeeded',
+        at: at(55),
+        patch: { reason_code: 'operator_attested', reason_message: 'checked' },
+        audit,
+      },
+    ];
+    const sent: string[] = [];
+    const pool = createPool({ url, max: 2, onIdleError: () => undefined });
+    try {
+      const result = await runBatch(
+        countingPool(pool, (text) => sent.push(text)),
+        STORE_RULES,
+        changes.map(asWrite),
+        {
+          task: t.task_id,
+        },
+      );
+      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+        changes.map(() => 'applied'),
+      );
+    } finally {
+      await pool.end();
+    }
+    // read ahead: the view's reads went out before any write, none after
+    const firstWrite = sent.findIndex((text) => /^\s*(WITH\s+w1\s+AS\s+\()?\s*(INSERT|UPDATE)\b/i.test(text));
+    expect(sent.lastIndexOf(TASK_STATE_COUNTS_SQL.replace('?', '$1'))).toBeLessThan(firstWrite);
+    const [batched, shared] = await lastAndShared(t.task_id, at(55));
+    expect(batched).toEqual(shared);
+    const view = (
+      batched as { task: { unresolved: Array<{ invocation_id: string }>; unresolved_total: number } }
+    ).task;
+    expect(view.unresolved_total).toBe(6 + 100 + 2 + 4 - 6 - 1);
+    expect(view.unresolved.map((r) => r.invocation_id)).toContain(changes[0]!.invocation_id);
+  });
+
+  it("a batch's view read ahead with calls refused in_flight_limit is the shared one after the batch", async () => {
+    const t = task({ budget: 50, inFlight: 3 });
+    await store.createTask(t, audit);
+    const changes = Array.from({ length: 6 }, () =>
+      dispatchChange(invocation({ task_id: t.task_id }), {
+        at: at(1),
+        permit: { ...permitFor(t.task_id, Date.parse(at(1))), refused_to: 'not_dispatched' },
+      }),
+    );
+    const pool = createPool({ url, max: 2, onIdleError: () => undefined });
+    try {
+      const result = await runBatch(pool, STORE_RULES, changes.map(asWrite), { task: t.task_id });
+      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
+        'applied',
+        'applied',
+        'applied',
+        'refused',
+        'refused',
+        'refused',
+      ]);
+    } finally {
+      await pool.end();
+    }
+    const [batched, shared] = await lastAndShared(t.task_id, at(1));
+    expect(batched).toEqual(shared);
   });
 
   it('no view for a task that does not exist', async () => {

@@ -24,18 +24,19 @@
  */
 import type { Pool } from 'pg';
 import type { StoreRules } from '../rules.js';
-import type { InvocationChange } from '../types.js';
+import type { InvocationChange, InvocationChangeResult } from '../types.js';
 import type { OpEnv } from '../sql/env.js';
 import { applyInvocationChange } from '../sql/ops/invocation-change.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
 import { isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
-import { readAhead, readsAhead } from './outcome-reads.js';
+import { readAhead } from './outcome-reads.js';
 import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
 import { renderTaskView } from './task-view.js';
 import { connected } from './transaction.js';
+import { viewAhead, viewFollows, type ViewAhead } from './view-ahead.js';
 
 const MAX_ATTEMPTS = 5;
 const ONE_WRITE = 'one_write';
@@ -45,6 +46,13 @@ export type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 export interface BatchWrite {
   op: AnyWrite;
   args: unknown[];
+}
+
+export interface BatchOptions {
+  /** Its changes lock only their own calls: they run at once, interleaved (below). */
+  independent?: boolean;
+  /** The task all its changes are of (group-commit.ts `task:<id>`): its view may be read ahead (view-ahead.ts). */
+  task?: string;
 }
 
 export type BatchAnswer = { ok: true; value: unknown } | { ok: false; error: Error };
@@ -161,7 +169,7 @@ export async function runBatch(
   pool: Pool,
   rules: StoreRules,
   writes: readonly BatchWrite[],
-  opts: { independent?: boolean } = {},
+  opts: BatchOptions = {},
 ): Promise<BatchResult> {
   const order = releasesLast(writes.map(asChange));
   if (order === null) return runInOrder(pool, rules, writes, opts);
@@ -181,7 +189,7 @@ async function runInOrder(
   pool: Pool,
   rules: StoreRules,
   writes: readonly BatchWrite[],
-  opts: { independent?: boolean },
+  opts: BatchOptions,
 ): Promise<BatchResult> {
   const failAll = (err: unknown): BatchResult => {
     const error = toStoreError(err);
@@ -208,8 +216,17 @@ async function runInOrder(
       const began = quietly(s.statement('BEGIN'));
       const answers: BatchAnswer[] = [];
       const together = opts.independent && !mode.savepoints && !alone;
-      // the changes of existing calls: locked and read in the first round trip (outcome-reads.ts)
-      if (!together && !mode.savepoints && !alone) readAhead(s, readsAhead(writes.map(asChange)));
+      let view: ViewAhead | null = null;
+      if (!together && !mode.savepoints && !alone) {
+        // the calls locked, and the existing ones read, in the first round trip (outcome-reads.ts);
+        // the task row locked and its view's inputs read right behind them (view-ahead.ts)
+        const changes = writes.map(asChange);
+        const ahead = opts.task !== undefined && mode.views === 'render' && viewFollows(opts.task, changes);
+        const read = readAhead(s, changes, { newCalls: ahead });
+        if (ahead) view = viewAhead(s, opts.task!, changes, read);
+        // the writes, the view and COMMIT leave together: the server checks the writes' row counts
+        if (view) s.enforceChecks();
+      }
       if (together) {
         // the statements of all its writes go out interleaved, pipelined on the one connection; each
         // write holds its own writes back (a fork of the session), so they combine as they would alone
@@ -256,6 +273,21 @@ async function runInOrder(
         }
       }
       await began;
+      if (view) {
+        phase = 'views';
+        const results = answers.map((a) => (a.ok ? a.value : null)) as InvocationChangeResult[];
+        if (await view.render(env, results, sink.touched)) {
+          // the writes, the view's event and COMMIT in one socket write
+          phase = 'writes';
+          const flushed = quietly(s.flush());
+          const committed = quietly(s.statement('COMMIT'));
+          await flushed; // a held-back write that failed made that COMMIT a rollback
+          phase = 'commit';
+          await committed;
+          return { answers, appendedEvents: s.appendedEvents, marked: 0 };
+        }
+        phase = 'writes';
+      }
       // the last writes' held-back statements go out, the views' reads right behind them (pipelined):
       // a failure of the writes is theirs, and reported first (it aborts the views' reads too)
       const written = quietly(s.flush());

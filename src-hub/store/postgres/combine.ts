@@ -28,6 +28,8 @@ export interface Statement {
 export interface Combined extends Statement {
   /** Each expectation: the answer's column holding the count (null: the statement's own row count). */
   checks: Array<{ column: string | null; expect: number; sql: string }>;
+  /** The server fails the statement itself when a count differs (combine's `enforce`). */
+  enforced?: boolean;
 }
 
 const TARGET = /^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_][a-z0-9_]*)\b/i;
@@ -71,9 +73,20 @@ export const LOCK_KEY_SQL = 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0)
  * One statement running `held` and then, if given, `counted`, whose changed-row count it answers
  * as `n`, or `select` (LOCK_KEY_SQL), whose columns it answers; the count of every held statement
  * with an expectation is answered as `e<i>`. `held` alone, when it is one statement, is sent as it is.
+ * With `enforce`, the server itself fails the statement when a count differs from its expectation
+ * (session.ts enforceChecks).
  */
-export function combine(held: readonly Statement[], counted: Statement | null, select?: Statement): Combined {
-  if (counted === null && !select && held.length === 1) {
+export function combine(
+  held: readonly Statement[],
+  counted: Statement | null,
+  select?: Statement,
+  opts: { enforce?: boolean } = {},
+): Combined {
+  const enforce =
+    opts.enforce === true &&
+    held.some((h) => h.expect !== undefined) &&
+    held.every((h) => h.expect === undefined || !/;|\bRETURNING\b/i.test(h.sql));
+  if (counted === null && !select && held.length === 1 && !enforce) {
     const only = held[0]!;
     const checks = only.expect === undefined ? [] : [{ column: null, expect: only.expect, sql: only.sql }];
     return { sql: only.sql, params: only.params, checks };
@@ -83,7 +96,15 @@ export function combine(held: readonly Statement[], counted: Statement | null, s
   const parts = held.map((h, i) => {
     if (h.expect === undefined) return `w${i + 1} AS (${h.sql.trim()})`;
     checks.push({ column: `e${i + 1}`, expect: h.expect, sql: h.sql });
-    columns.push(`(SELECT COUNT(*) FROM w${i + 1})::int AS e${i + 1}`);
+    const count = `(SELECT COUNT(*) FROM w${i + 1})::int`;
+    const n = Math.trunc(h.expect);
+    // enforced: another count fails the statement on the server (a text that is no integer), so
+    // the transaction is aborted and its COMMIT a rollback without waiting for this answer
+    columns.push(
+      enforce
+        ? `CASE WHEN ${count} = ${n} THEN ${n} ELSE ('a store write changed ' || ${count} || ' rows where ${n} were expected')::int END AS e${i + 1}`
+        : `${count} AS e${i + 1}`,
+    );
     return `w${i + 1} AS (${h.sql.trim()} RETURNING 1)`;
   });
   const params: SqlValue[] = held.flatMap((h) => [...h.params]);
@@ -98,5 +119,10 @@ export function combine(held: readonly Statement[], counted: Statement | null, s
     : columns.length > 0
       ? `SELECT ${columns.join(', ')}`
       : 'SELECT 1 AS done';
-  return { sql: `WITH ${parts.join(',\n')}\n${main}`, params, checks };
+  return {
+    sql: `WITH ${parts.join(',\n')}\n${main}`,
+    params,
+    checks,
+    ...(enforce ? { enforced: true } : {}),
+  };
 }

@@ -34,6 +34,8 @@ const MAX_BATCH = 32;
 const FREE_LANES = 3;
 /** The key of changes that lock only their own call: they run interleaved in their batch (batch.ts). */
 const FREE = 'free';
+/** The key prefix of a task's changes: `task:<id>`. */
+const TASK = 'task:';
 /** Calls this instance remembers, for keying their later changes. */
 const KNOWN_CALLS = 50_000;
 
@@ -72,7 +74,7 @@ const rateKeyOf = (r: Pick<InvocationRecord, 'operation' | 'authorization_ref' |
 /** The batch key of an invocation change (null: it runs alone), given the calls this instance knows. */
 export function batchKey(c: InvocationChange, known: KnownCall | undefined): string | null {
   const task = c.permit?.task_id ?? c.create?.task_id ?? known?.task;
-  if (task) return `task:${task}`;
+  if (task) return `${TASK}${task}`;
   const call: KnownCall | undefined = c.create ? { task: null, rateKey: rateKeyOf(c.create) } : known;
   if (!call) return null; // a later change of a call not seen here: its task is unknown
   if (c.operation_rate && call.rateKey) return call.rateKey;
@@ -94,10 +96,13 @@ export function createGroupCommitter(
     known.set(r.invocation_id, { task: r.task_id, rateKey: r.task_id ? null : rateKeyOf(r) });
   };
 
-  const run = async (writes: Pending[], independent = false) => {
+  const run = async (writes: Pending[], key: string | null) => {
     let result: BatchResult;
     try {
-      result = await runBatch(pool, rules, writes, { independent });
+      result = await runBatch(pool, rules, writes, {
+        independent: key === FREE,
+        ...(key?.startsWith(TASK) ? { task: key.slice(TASK.length) } : {}),
+      });
     } catch (err) {
       // runBatch answers every failure itself; this is a bug's last line, never a silent hang
       for (const w of writes) w.reject(err instanceof Error ? err : new Error(String(err)));
@@ -117,7 +122,7 @@ export function createGroupCommitter(
   const pump = (key: string, lane: Lane) => {
     while (lane.running < lane.lanes && lane.queue.length > 0) {
       lane.running += 1;
-      void run(lane.queue.splice(0, MAX_BATCH), key === FREE).finally(() =>
+      void run(lane.queue.splice(0, MAX_BATCH), key).finally(() =>
         // the callers this batch answered often send their next change before the event loop turns:
         // waiting that one turn lets them share the next batch, instead of the first of them
         // starting one alone while the others queue behind it
@@ -141,7 +146,7 @@ export function createGroupCommitter(
       return new Promise<unknown>((resolve, reject) => {
         const pending: Pending = { op, args, resolve, reject };
         const key = keyOf(name, args);
-        if (key === null) return void run([pending]);
+        if (key === null) return void run([pending], null);
         let lane = lanes.get(key);
         if (!lane) {
           lane = { queue: [], running: 0, lanes: key === FREE ? FREE_LANES : 1 };

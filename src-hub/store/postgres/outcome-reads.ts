@@ -7,8 +7,8 @@
  * trips each, and in a batch of a task they came after the statement that locks the task row
  * (FOR UPDATE), so the row was held through all of them. Here, right behind BEGIN and ahead of
  * everything else the batch sends (pipelined: the same socket write), one statement locks every
- * such call of the batch (sorted: two batches lock them in one order; and before the task row, the
- * order the one-change path locks them in) and one reads their rows with whether each one's permit
+ * call of the batch (sorted: two batches lock them in one order; and before the task row, the
+ * order the one-change path locks them in) and one reads the existing ones with whether each one's permit
  * is still open. The session then answers each change's lock, its read and its release's count
  * from them (session.ts knowLocked, knowRows, knowCount): its release goes out held back with its
  * other writes, checked to change the row the read promised.
@@ -33,6 +33,12 @@ const CALLS = `SELECT i.*, (p.permit_id IS NOT NULL AND p.released_at_ms IS NULL
   WHERE i.invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
 const PERMIT_OPEN = 'permit_open__';
 
+/** What was read ahead: each call's row (as READ_INVOCATION_SQL reads it), and whether its permit is open. */
+export interface ReadAhead {
+  rows: Map<string, Row>;
+  permitOpen: Map<string, boolean>;
+}
+
 /** The changes whose reads go ahead: of an existing call, the only change of that call in the batch. */
 export function readsAhead(changes: ReadonlyArray<InvocationChange | null>): InvocationChange[] {
   const seen = new Map<string, number>();
@@ -42,33 +48,46 @@ export function readsAhead(changes: ReadonlyArray<InvocationChange | null>): Inv
   );
 }
 
-/** Sends the locks and reads of `changes` (readsAhead) now, without waiting, and primes the session with them. */
-export function readAhead(s: PgSession, changes: readonly InvocationChange[]): void {
-  if (changes.length === 0) return;
+/**
+ * Sends now, without waiting, the locks of the calls of the changes of existing calls (readsAhead)
+ * and their reads, and primes the session with them. With `newCalls`, the new calls' locks too
+ * (each change takes its call's lock before the task row's, and a view read ahead, view-ahead.ts,
+ * locks the task row right behind these).
+ */
+export function readAhead(
+  s: PgSession,
+  all: ReadonlyArray<InvocationChange | null>,
+  opts: { newCalls?: boolean } = {},
+): Promise<ReadAhead> {
+  const changes = readsAhead(all);
+  const locked = opts.newCalls ? all.flatMap((c) => (c ? [c] : [])) : changes;
+  const keys = [...new Set(locked.map((c) => `invocation:${c.invocation_id}`))].sort();
+  if (keys.length > 0) void Promise.resolve(s.all(LOCK_KEYS, [JSON.stringify(keys)])).catch(() => undefined);
+  for (const key of keys) s.knowLocked(key);
+  if (changes.length === 0) return Promise.resolve({ rows: new Map(), permitOpen: new Map() });
   const ids = changes.map((c) => c.invocation_id);
-  const keys = ids.map((id) => `invocation:${id}`);
   void s.indexPlans().catch(() => undefined);
-  void Promise.resolve(s.all(LOCK_KEYS, [JSON.stringify([...keys].sort())])).catch(() => undefined);
-  const read = Promise.resolve(s.all<Row>(CALLS, [JSON.stringify(ids)])).then((rows) => {
-    const byId = new Map<string, Row>();
-    for (const { [PERMIT_OPEN]: open, ...row } of rows) {
-      byId.set(String(row.invocation_id), row);
-      const change = changes.find((c) => c.invocation_id === row.invocation_id);
-      const release = change?.release_permit;
+  const read = Promise.resolve(s.all<Row>(CALLS, [JSON.stringify(ids)])).then((found) => {
+    const ahead: ReadAhead = { rows: new Map(), permitOpen: new Map() };
+    for (const { [PERMIT_OPEN]: open, ...row } of found) {
+      const id = String(row.invocation_id);
+      ahead.rows.set(id, row);
+      ahead.permitOpen.set(id, open === true);
+      const release = changes.find((c) => c.invocation_id === id)?.release_permit;
       if (release && !release.refund && row.permit_id !== null)
         s.knowCount(RELEASE_PERMIT_SQL, [release.now_ms, String(row.permit_id)], open === true ? 1 : 0);
     }
-    return byId;
+    return ahead;
   });
-  for (const [i, id] of ids.entries()) {
-    s.knowLocked(keys[i]!);
+  for (const id of ids)
     s.knowRows(
       READ_INVOCATION_SQL,
       [id],
-      read.then((byId) => {
-        const row = byId.get(id);
+      read.then(({ rows }) => {
+        const row = rows.get(id);
         return row ? [row] : [];
       }),
     );
-  }
+  read.catch(() => undefined); // its failure is the statement's, seen by whoever awaits what it read
+  return read;
 }

@@ -90,6 +90,13 @@ export interface PgSession extends SqlSession {
    * the count differ after all, the transaction fails, as with any checked write.
    */
   knowCount(sql: string, params: readonly SqlValue[], n: number): void;
+  /**
+   * From now on in this transaction, a held-back write's expected row count is checked by the
+   * server too (combine.ts `enforce`: another count fails the statement, so the transaction is
+   * aborted), and COMMIT does not wait for such a write's answer: writes, a view and COMMIT can
+   * leave in one socket write (batch.ts, view-ahead.ts). The answer is still checked when it comes.
+   */
+  enforceChecks(): void;
   /** `key`'s transaction lock is held already (taken in this transaction): `lockKey(key)` sends nothing. */
   knowLocked(key: string): void;
   /**
@@ -119,6 +126,8 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   const knownRows = new Map<string, Promise<Row[]>>();
   const knownCounts = new Map<string, number>();
   const lockedKeys = new Set<string>();
+  /** Checked writes are enforced by the server (enforceChecks). */
+  let enforcing = false;
   const knownKey = (sql: string, params: readonly SqlValue[] = []) => `${sql}\u0000${JSON.stringify(params)}`;
   const takeRows = (sql: string, params?: readonly SqlValue[]): Promise<Row[]> | undefined => {
     if (knownRows.size === 0) return undefined;
@@ -142,7 +151,13 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
    */
   function queue(
     config: string | QueryConfig,
-    opts: { check?: (r: QueryResult<QueryResultRow>) => void; held?: boolean; barrier?: boolean } = {},
+    opts: {
+      check?: (r: QueryResult<QueryResultRow>) => void;
+      held?: boolean;
+      barrier?: boolean;
+      /** The server enforces what `check` checks: a barrier need not wait for it. */
+      enforced?: boolean;
+    } = {},
   ): Promise<QueryResult<QueryResultRow>> {
     const go = () => {
       if (failure && config !== 'ROLLBACK') throw failure;
@@ -161,7 +176,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         return r;
       });
     sent = q.catch(() => undefined);
-    if (opts.check) checked = sent;
+    if (opts.check && !opts.enforced) checked = sent;
     if (opts.barrier) gate = sent;
     return q;
   }
@@ -170,6 +185,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     params: readonly SqlValue[],
     check?: (r: QueryResult<QueryResultRow>) => void,
     held = false,
+    enforced = false,
   ): Promise<QueryResult<QueryResultRow>> {
     const p = prepare(sql);
     const config = { name: p.name, text: p.text, values: params as unknown[] };
@@ -182,7 +198,7 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
           check?.(r);
           return r;
         });
-    return queue(config, { ...(check ? { check } : {}), held });
+    return queue(config, { ...(check ? { check } : {}), held, enforced });
   }
 
   /** Sends a combined statement; a failure of it (or of its row counts) is the session's failure. */
@@ -199,13 +215,13 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         }
       }
     };
-    return send(c.sql, c.params, c.checks.length > 0 ? check : undefined, true);
+    return send(c.sql, c.params, c.checks.length > 0 ? check : undefined, true, c.enforced === true);
   }
 
   /** Sends a view's held-back writes as one statement, not waiting for it; its failure is kept. */
   function release(view: { held: Statement[] }): Promise<void> {
     if (view.held.length === 0) return Promise.resolve();
-    const c = combine(view.held, null);
+    const c = combine(view.held, null, undefined, { enforce: enforcing });
     view.held = [];
     return sendCombined(c).then(() => undefined);
   }
@@ -221,14 +237,14 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       // a write the held-back ones do not touch goes out with them in one statement
       const next = { sql, params };
       if (counted && fits(held, next)) {
-        const c = combine(held, next);
+        const c = combine(held, next, undefined, { enforce: enforcing });
         view.held = [];
         const r = await sendCombined(c);
         return { rows: [], rowCount: Number((r.rows[0] as { n?: unknown } | undefined)?.n ?? 0) };
       }
       if (sql === LOCK_KEY_SQL) {
         // a lock reads no table: it goes out as the held-back writes' own SELECT
-        const c = combine(held, null, { sql, params });
+        const c = combine(held, null, { sql, params }, { enforce: enforcing });
         view.held = [];
         return await sendCombined(c);
       }
@@ -301,7 +317,10 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         if (lockedKeys.has(key)) return;
         if (!inTransaction) return query(own, LOCK_KEY_SQL, [key]).then(() => undefined);
         const lock = { sql: LOCK_KEY_SQL, params: [key] };
-        const c: Combined = own.held.length > 0 ? combine(own.held, null, lock) : { ...lock, checks: [] };
+        const c: Combined =
+          own.held.length > 0
+            ? combine(own.held, null, lock, { enforce: enforcing })
+            : { ...lock, checks: [] };
         own.held = [];
         void sendCombined(c).catch(() => undefined);
       },
@@ -317,6 +336,9 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       },
       knowCount(sql, params, n) {
         knownCounts.set(knownKey(sql, params), n);
+      },
+      enforceChecks() {
+        enforcing = true;
       },
       knowLocked(key) {
         if (inTransaction) lockedKeys.add(key);
