@@ -12,6 +12,12 @@
  * a failure at COMMIT — every write of the batch is answered with that error and nothing is kept;
  * a serialization failure or deadlock (PostgreSQL rolled it all back) reruns the whole batch.
  *
+ * The task row held for one wait: a batch of a task's changes first sends, in one socket write, its
+ * calls' locks, its outcomes' reads (outcome-reads.ts), the task row's lock and its view's inputs
+ * (view-ahead.ts); the Hub decides every change from those answers, and its writes, the task's view
+ * and COMMIT then leave together. What cannot be decided so (a batch the view cannot follow, a rerun
+ * with savepoints) runs as below.
+ *
  * Task views: the writes only note the tasks they changed; at the end of the transaction the view
  * of each such task is rendered once (the state after every write of the batch) and appended as a
  * `task.changed` event, reading the task row under its lock (FOR UPDATE), which the batch's
