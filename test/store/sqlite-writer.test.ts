@@ -161,38 +161,77 @@ describe('SQLite writer thread', () => {
     }
   });
 
-  it('while writes keep coming, the task views they mark ride on the next batch and never take a transaction of their own; once the writes stop, they do', async () => {
+  it("each batch publishes its tasks' views inside its own transaction: on disk when the batch is answered, no mark left, no transaction of their own", async () => {
     await store.close();
-    store = createSqliteStore({ dataDir: dir, viewDelayMs: 1_000 });
+    store = createSqliteStore({ dataDir: dir, viewDelayMs: 200 });
     await seedCatalog(store);
     const t = task({ budget: 1_000 });
     await store.createTask(t, audit);
     await store.flushEvents();
     const before = await store.commitStats!();
-    // one write every ~50 ms for well over the delay: each marks the task, each is a batch of its own
-    const writes = 25;
-    for (let i = 0; i < writes; i++) {
+    const reader = new Database(join(dir, 'hub.sqlite'), { readonly: true });
+    try {
+      const lastView = () => {
+        const row = reader
+          .prepare("SELECT payload_json FROM events WHERE type = 'task.changed' ORDER BY seq DESC LIMIT 1")
+          .get() as { payload_json: string };
+        return (JSON.parse(row.payload_json) as { task: TaskView }).task;
+      };
+      const marks = () =>
+        (reader.prepare('SELECT COUNT(*) AS n FROM task_views_pending').get() as { n: number }).n;
+      // one write at a time, each a batch of its own: when it is answered, its view is already on disk
+      const writes = 6;
+      for (let i = 1; i <= writes; i++) {
+        const res = await store.applyInvocationChange(
+          dispatchChange(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id), audit }),
+        );
+        expect(res.kind).toBe('applied');
+        expect(lastView().writes_used).toBe(i);
+        expect(marks()).toBe(0);
+      }
+      // well past the delay: no view was left for a transaction of its own
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const after = await store.commitStats!();
+      expect(after.writes - before.writes).toBe(writes);
+      expect(after.batches - before.batches).toBe(writes);
+    } finally {
+      reader.close();
+    }
+  }, 30_000);
+
+  it('a view that cannot be rendered does not fail its change: the task is marked in the same transaction and its view published once it can be', async () => {
+    await store.close();
+    store = createSqliteStore({ dataDir: dir, viewDelayMs: 50 });
+    await seedCatalog(store);
+    const t = task({ budget: 10 });
+    await store.createTask(t, audit);
+    await store.flushEvents();
+    const other = new Database(join(dir, 'hub.sqlite'));
+    try {
+      other.exec(`CREATE TRIGGER no_views BEFORE INSERT ON events WHEN NEW.type = 'task.changed'
+        BEGIN SELECT RAISE(ABORT, 'no views now'); END`);
       const res = await store.applyInvocationChange(
         dispatchChange(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id), audit }),
       );
       expect(res.kind).toBe('applied');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // the change and its mark are on disk, its view is not
+      expect(
+        (
+          other.prepare('SELECT writes_used FROM tasks WHERE task_id = ?').get(t.task_id) as {
+            writes_used: number;
+          }
+        ).writes_used,
+      ).toBe(1);
+      expect(other.prepare('SELECT task_id FROM task_views_pending').pluck().all()).toEqual([t.task_id]);
+      other.exec('DROP TRIGGER no_views');
+      await store.flushEvents();
+      const views = (await store.listEvents('desk', 0, 1000)).filter((e) => e.type === 'task.changed');
+      expect((views.at(-1)!.payload as { task: TaskView }).task.writes_used).toBe(1);
+      expect(other.prepare('SELECT COUNT(*) FROM task_views_pending').pluck().get()).toBe(0);
+    } finally {
+      other.close();
     }
-    const during = await store.commitStats!();
-    expect(during.writes - before.writes).toBe(writes);
-    expect(during.batches - before.batches).toBe(writes);
-    // the last write's view: published in a transaction of its own once no batch came for the delay
-    await new Promise<void>((resolve) => {
-      const off = store.onEvents!(() => {
-        off();
-        resolve();
-      });
-    });
-    const after = await store.commitStats!();
-    expect(after.batches - before.batches).toBe(writes + 1);
-    const views = (await store.listEvents('desk', 0, 1000)).filter((e) => e.type === 'task.changed');
-    expect((views.at(-1)!.payload as { task: TaskView }).task.writes_used).toBe(writes);
-  }, 30_000);
+  });
 
   it("the answer to a created call is the stored record, operation and arguments included (sent back from the caller's own copy)", async () => {
     await seedCatalog(store);

@@ -5,13 +5,16 @@
  * Two ways to publish it, chosen by the store:
  *   - inside the change's own transaction, at its end (PostgreSQL's group commit renders each
  *     touched task's view once per batch, under the task row lock: postgres/group-commit.ts);
- *   - after commit (SQLite's writer thread, a `TaskEventSink`): the change's transaction only marks
- *     the task in `task_views_pending` (durable with the change itself), and the writer renders
- *     the views of the marked tasks in a transaction of their own once the batch is answered. A
- *     view is a snapshot, so when changes of one task follow each other faster than views are
- *     published, the next view published covers all of them (latest wins); views are rendered
- *     and appended by the one writer thread, one after another, so a later event never shows an
- *     older state. A mark left by a crash is published when the store opens again.
+ *   - at the end of the batch's own transaction too on SQLite (the writer thread's sink,
+ *     `createTaskEventSink`): changes only note the tasks they touch, and after the batch's last
+ *     write the writer renders each touched task's view once, in a savepoint (`publishTouched`).
+ *     If that fails, the tasks are marked in `task_views_pending` instead (`mark`, in the same
+ *     transaction: durable with the change), and the marked views are rendered by a later
+ *     transaction (`publish`: the next batch's, first thing, or one of their own), as is a mark an
+ *     older Hub left when the store opens. A view is a snapshot, so when changes of one task
+ *     follow each other faster than views are published, the next view published covers all of
+ *     them (latest wins); views are rendered and appended by the one writer thread, one after
+ *     another, so a later event never shows an older state.
  */
 import { TASK_VIEW_UNRESOLVED_LIMIT } from '../../../src-shared/hub-api.js';
 import { isUnresolved, type InvocationState } from '../../../src-shared/states.js';
@@ -115,7 +118,19 @@ function stillHolds(kept: KeptList, call: ChangedCall): boolean {
   return kept.full && last !== undefined && !ordered(call, last);
 }
 
-export function createTaskEventSink(): Required<TaskEventSink> {
+/** The SQLite writer's sink: also renders the touched tasks' views inside the running transaction. */
+export interface WriterTaskEventSink extends Required<TaskEventSink> {
+  /**
+   * Publishes the view of every task touched since the last mark or publish, in the order of their
+   * changes' times (then task id), and forgets them; answers the clients published to. On failure
+   * the touched tasks are kept (so they can be marked instead).
+   */
+  publishTouched(env: OpEnv): Step<string[]>;
+  /** Forgets the touched tasks (their transaction was rolled back). */
+  dropTouched(): void;
+}
+
+export function createTaskEventSink(): WriterTaskEventSink {
   const touched = new Map<string, string>();
   const lists = new Map<string, KeptList>();
   return {
@@ -160,6 +175,19 @@ export function createTaskEventSink(): Required<TaskEventSink> {
       }
       touched.clear();
       return n;
+    },
+    *publishTouched(env) {
+      const order = [...touched].sort(([ta, a], [tb, b]) => (a < b ? -1 : a > b ? 1 : ta < tb ? -1 : 1));
+      const clients = new Set<string>();
+      for (const [taskId, at] of order) {
+        const client = yield* publishTaskView(env, taskId, at);
+        if (client !== null) clients.add(client);
+      }
+      touched.clear();
+      return [...clients];
+    },
+    dropTouched() {
+      touched.clear();
     },
     *publish(env) {
       const s = env.sql;

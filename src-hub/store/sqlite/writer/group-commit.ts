@@ -6,11 +6,12 @@
  * constraint, a bug) is rolled back alone and answered with its error while the others commit. If
  * the transaction as a whole fails (COMMIT, or an error after which SQLite rolled everything back,
  * such as a full disk), every write of the batch is answered with that error and nothing is kept.
- * The task views that task changes publish are not rendered before the batch is answered: the batch
- * marks the tasks it changed (durably, in its own transaction), and their views are rendered just
- * after — at the start of the next batch's transaction, or in a transaction of their own when no
- * batch comes soon (thread.ts; sql/task-events.ts). Each view shows the state its batch committed (one view
- * per task per batch, as when they were rendered inside it), and callers never wait for one.
+ * The task views that task changes publish are rendered at the end of the batch's transaction,
+ * once per task it changed (sql/task-events.ts), so they are committed with the batch and on disk
+ * when it is answered, and they cost no commit and no mark of their own. A view that cannot be
+ * rendered there leaves its task marked (durably, in the same transaction) instead, and marked
+ * views are published first thing in the next transaction, or in one of their own when no batch
+ * comes soon (thread.ts).
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
@@ -31,7 +32,7 @@ type AnyWrite = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 
 export interface BatchResult {
   answers: WriteAnswer[];
-  /** Clients that got task views in this transaction (the previous batch's; see publishViews). */
+  /** Clients that got task views in this transaction. */
   clients: string[];
 }
 
@@ -76,8 +77,37 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         undo.run();
         release.run();
       }
+      sink.forget();
       return [];
     }
+  };
+
+  /**
+   * Inside the batch's transaction, after its writes: the views of the tasks they changed, in a
+   * savepoint. If rendering fails, the tasks are marked instead (published later, like a crash's
+   * marks); if marking fails too, the error fails the batch.
+   */
+  const publishTouched = (): string[] => {
+    savepoint.run();
+    try {
+      const clients = runSync(sink.publishTouched(env));
+      release.run();
+      return clients;
+    } catch {
+      if (db.inTransaction) {
+        undo.run();
+        release.run();
+      }
+      sink.forget(); // lists read by the views rolled back
+      if (runSync(sink.mark(env)) > 0) viewsPending = true;
+      return [];
+    }
+  };
+  /** The transaction was rolled back: nothing it touched or read is known any more. */
+  const rolledBack = () => {
+    sink.dropTouched();
+    sink.forget();
+    viewsPending = true; // marks it published are back
   };
 
   const runOne = (req: WriteRequest): WriteAnswer => {
@@ -102,8 +132,8 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     stats,
     /**
      * Runs one batch; when this returns, its answers are final (committed, or failed and rolled
-     * back). The transaction first publishes the views the previous batch marked (so they show
-     * the state that batch committed), then runs the writes and marks the tasks they changed.
+     * back). The transaction first publishes the views still marked (an earlier transaction could
+     * not render them), then runs the writes, then renders the views of the tasks they changed.
      */
     run(batch: WriteRequest[]): BatchResult {
       try {
@@ -118,7 +148,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         const answer = runOne(req);
         if (!db.inTransaction) {
           // SQLite rolled the whole transaction back (e.g. SQLITE_FULL): nothing of the batch is kept.
-          viewsPending = true;
+          rolledBack();
           return failAll(
             batch,
             answer.ok ? { name: 'Error', message: 'the transaction was rolled back' } : answer.error,
@@ -126,17 +156,21 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         }
         answers.push(answer);
       }
+      let published: string[];
       try {
-        if (runSync(sink.mark(env)) > 0) viewsPending = true;
+        published = publishTouched();
         commit.run();
       } catch (err) {
         if (db.inTransaction) rollback.run();
-        viewsPending = true;
+        rolledBack();
         return failAll(batch, serializeError(err));
       }
       stats.batches += 1;
       stats.writes += batch.length;
-      return { answers, clients };
+      return {
+        answers,
+        clients: clients.length === 0 ? published : [...new Set([...clients, ...published])],
+      };
     },
     /** Whether task views are marked and not yet published. */
     viewsPending: () => viewsPending,
@@ -157,7 +191,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         commit.run();
       } catch {
         if (db.inTransaction) rollback.run();
-        viewsPending = true;
+        rolledBack();
         return [];
       }
       stats.batches += 1;

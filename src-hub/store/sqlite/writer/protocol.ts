@@ -30,7 +30,7 @@ export interface GroupCommitStats {
 
 export type WriterMessage =
   | { kind: 'ready' }
-  /** A batch's answers; `clients` got task views in its transaction (the previous batch's views). */
+  /** A batch's answers; `clients` got task views in its transaction. */
   | { kind: 'answers'; answers: WriteAnswer[]; clients?: string[] }
   | { kind: 'stats'; stats: GroupCommitStats }
   /** Events were appended for these clients outside any write's answer (task views after commit). */

@@ -1,8 +1,8 @@
 /**
  * The SQLite writer thread: it owns the store's only write connection, so fsyncs never block the
  * Hub's event loop. It takes every write request that is waiting (up to MAX_BATCH) as one batch,
- * runs the batch as one transaction (group-commit.ts) and answers the batch after COMMIT; the task
- * views a batch marked are published just after (group-commit.ts, sql/task-events.ts).
+ * runs the batch as one transaction (group-commit.ts, which renders the batch's task views at its
+ * end) and answers the batch after COMMIT; task views left marked are published just after.
  * Started by client.ts with `workerData.role === WRITER_ROLE`; loading this module anywhere else
  * does nothing.
  */
@@ -56,11 +56,11 @@ function serve(port: MessagePort, data: WriterData): void {
     else if (m.kind === 'flush') flushes.push(m.id);
     else batch.push(...m.requests);
   };
-  // A batch is answered as soon as it commits. The task views it marked ride on the next batch's
-  // transaction (no fsync of their own); only when no batch comes for viewDelayMs do they get a
-  // transaction of their own. The timer is armed once and, while batches keep coming, re-armed for
-  // what is left of the delay after the last batch (a batch carried whatever was marked before it):
-  // under steady load the views never cost a commit of their own.
+  // A batch is answered as soon as it commits, its task views with it. Views left marked (one that
+  // could not be rendered in its batch, or a crash's) ride on the next batch's transaction; only
+  // when no batch comes for viewDelayMs do they get a transaction of their own. The timer is armed
+  // once and, while batches keep coming, re-armed for what is left of the delay after the last
+  // batch (a batch carried whatever was marked before it).
   const viewDelayMs = data.viewDelayMs ?? VIEW_DELAY_MS;
   let viewTimer: NodeJS.Timeout | null = null;
   let lastBatchAt = 0;
