@@ -13,6 +13,10 @@ import { StoreOperationError, StoreUnavailableError } from '../../src-hub/store/
 import { connectWriter, WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { profilingExecArgv, WRITE_NOT_SENDABLE } from '../../src-hub/store/sqlite/writer/client.js';
+import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
+import type { WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
+import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
+import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
@@ -230,6 +234,56 @@ describe('SQLite writer thread', () => {
       expect(other.prepare('SELECT COUNT(*) FROM task_views_pending').pluck().get()).toBe(0);
     } finally {
       other.close();
+    }
+  });
+
+  it('a batch runs its writes without savepoints; a write that fails makes it run again write by write: the others commit, the failed one leaves nothing', async () => {
+    await seedCatalog(store);
+    const t = task({ budget: 10 });
+    await store.createTask(t, audit);
+    await store.flushEvents();
+    const db = connectWriter(dir);
+    try {
+      const committer = createGroupCommitter(db, { sql: createSqliteSession(db), rules: STORE_RULES });
+      const calls = Array.from({ length: 5 }, () => invocation({ task_id: t.task_id }));
+      const request = (i: number): WriteRequest => ({
+        id: i + 1,
+        op: 'applyInvocationChange',
+        args: [dispatchChange(calls[i]!, { permit: permitFor(t.task_id), audit })],
+      });
+      const clean = committer.run([request(0), request(1)]);
+      expect(clean.answers.map((a) => a.ok)).toEqual([true, true]);
+      expect(committer.stats).toEqual({ batches: 1, writes: 2, retried: 0 });
+      // the third call's audit entry is refused: its call row, permit and budget are written before it
+      const failing = calls[3]!.invocation_id;
+      db.exec(`CREATE TRIGGER fail_one BEFORE INSERT ON audit WHEN NEW.invocation_id = '${failing}'
+        BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+      const mixed = committer.run([request(2), request(3), request(4)]);
+      expect(mixed.answers.map((a) => a.ok)).toEqual([true, false, true]);
+      const refused = mixed.answers[1]!;
+      expect(refused.ok ? '' : refused.error.message).toContain('refused by the test');
+      expect(committer.stats).toEqual({ batches: 2, writes: 5, retried: 1 });
+      const one = (sql: string, ...p: unknown[]) =>
+        db
+          .prepare(sql)
+          .pluck()
+          .get(...p);
+      expect(one('SELECT COUNT(*) FROM invocations WHERE invocation_id = ?', failing)).toBe(0);
+      expect(one('SELECT COUNT(*) FROM permits WHERE invocation_id = ?', failing)).toBe(0);
+      expect(one('SELECT COUNT(*) FROM events WHERE payload_json LIKE ?', `%${failing}%`)).toBe(0);
+      expect(one('SELECT writes_used FROM tasks WHERE task_id = ?', t.task_id)).toBe(4);
+      expect(one('SELECT permits_open FROM tasks WHERE task_id = ?', t.task_id)).toBe(4);
+      expect(
+        one("SELECT COUNT(*) FROM invocations WHERE task_id = ? AND state = 'dispatching'", t.task_id),
+      ).toBe(4);
+      // one view per batch, the last showing what the batch committed
+      const view = JSON.parse(
+        String(one("SELECT payload_json FROM events WHERE type = 'task.changed' ORDER BY seq DESC LIMIT 1")),
+      ) as { task: TaskView };
+      expect(view.task.writes_used).toBe(4);
+      expect(view.task.unresolved_total).toBe(4);
+    } finally {
+      db.close();
     }
   });
 

@@ -42,8 +42,9 @@ export const WRITER_WAL_AUTOCHECKPOINT_PAGES = 10_000;
 export function connectWriter(dataDir: string): Database.Database {
   const db = connect(dataDir);
   db.pragma(`wal_autocheckpoint = ${WRITER_WAL_AUTOCHECKPOINT_PAGES}`);
-  // Each write of a batch runs in its own SAVEPOINT (group-commit.ts), so SQLite copies every page
-  // a write changes first into a statement journal, to roll that write back alone. Past 64 KiB
+  // Inside a SAVEPOINT (a batch's task views; each write of a batch run again after one failed:
+  // group-commit.ts) SQLite copies every page a write changes first into a statement journal, to
+  // roll that write back alone. Past 64 KiB
   // that journal spilled into a temporary file: ~40 pwrite calls per permit. In memory it costs a
   // copy; a crash loses nothing (the journal only ever undoes the open transaction).
   db.pragma('temp_store = MEMORY');

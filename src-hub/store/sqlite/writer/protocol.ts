@@ -26,6 +26,8 @@ export type WriteAnswer =
 export interface GroupCommitStats {
   batches: number;
   writes: number;
+  /** Batches run again, each write in a savepoint of its own, because one of their writes failed. */
+  retried: number;
 }
 
 export type WriterMessage =
