@@ -14,7 +14,7 @@ import { connectWriter, WRITER_WAL_AUTOCHECKPOINT_PAGES } from '../../src-hub/st
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { profilingExecArgv, WRITE_NOT_SENDABLE } from '../../src-hub/store/sqlite/writer/client.js';
 import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
-import type { WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
+import type { GroupCommitStats, WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
 import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
@@ -214,10 +214,16 @@ describe('SQLite writer thread', () => {
     try {
       other.exec(`CREATE TRIGGER no_views BEFORE INSERT ON events WHEN NEW.type = 'task.changed'
         BEGIN SELECT RAISE(ABORT, 'no views now'); END`);
+      const before = (await store.commitStats!()) as GroupCommitStats;
       const res = await store.applyInvocationChange(
         dispatchChange(invocation({ task_id: t.task_id }), { permit: permitFor(t.task_id), audit }),
       );
       expect(res.kind).toBe('applied');
+      // the views are rendered without a savepoint first: the failed one made the batch run again,
+      // its writes and its views each in a savepoint of their own
+      const after = (await store.commitStats!()) as GroupCommitStats;
+      expect(after.retried - before.retried).toBe(1);
+      expect(after.batches - before.batches).toBe(1);
       // the change and its mark are on disk, its view is not
       expect(
         (

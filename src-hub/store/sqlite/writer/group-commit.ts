@@ -87,8 +87,8 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
 
   /**
    * Inside the batch's transaction, after its writes: the views of the tasks they changed, in a
-   * savepoint. If rendering fails, the tasks are marked instead (published later, like a crash's
-   * marks); if marking fails too, the error fails the batch.
+   * savepoint (a batch run again alone). If rendering fails, the tasks are marked instead
+   * (published later, like a crash's marks); if marking fails too, the error fails the batch.
    */
   const publishTouched = (): string[] => {
     savepoint.run();
@@ -138,10 +138,11 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   };
 
   /**
-   * The batch in one transaction. `alone`: each write in a savepoint of its own. Otherwise the
-   * writes run one after another without savepoints (a savepoint copies every page a write changes
-   * into its statement journal first: ~11 % of the writer's CPU per permit), and the first write
-   * that fails rolls the whole transaction back: RETRY, and the batch runs again, each write alone.
+   * The batch in one transaction. `alone`: each write, and the views, in a savepoint of their own.
+   * Otherwise the writes and then the views run without savepoints (a savepoint copies every page
+   * a write changes into its statement journal first: ~11 % of the writer's CPU per permit), and
+   * the first write or view that fails rolls the whole transaction back: RETRY, and the batch runs
+   * again alone.
    */
   const runBatch = (batch: WriteRequest[], alone: boolean): BatchResult | typeof RETRY => {
     try {
@@ -174,9 +175,19 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
       }
       answers.push(answer);
     }
-    let published: string[];
+    let published: string[] | undefined;
+    if (!alone) {
+      // the views without a savepoint too: if one fails, the batch runs again alone, where it has one
+      try {
+        published = runSync(sink.publishTouched(env));
+      } catch {
+        if (db.inTransaction) rollback.run();
+        rolledBack();
+        return RETRY;
+      }
+    }
     try {
-      published = publishTouched();
+      published ??= publishTouched();
       commit.run();
     } catch (err) {
       if (db.inTransaction) rollback.run();
