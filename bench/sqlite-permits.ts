@@ -13,12 +13,14 @@
  * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes; BENCH_OUTCOMES=1
  * also records each granted permit's outcome (dispatching -> succeeded, the permit released, as the
  * Hub records a sent write's answer) in the next batch, so the writer's mix is a governed write's.
+ * BENCH_AB=DIR_A,DIR_B compares two checkouts' group committers instead, batch by batch in this
+ * process (bench/lib/committer-ab.ts: CPU per permit, B/A per round; BENCH_ROUNDS, default 6).
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { STORE_RULES } from '../src-hub/store-rules.js';
 import { connectWriter, sqliteFile } from '../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../src-hub/store/sqlite/session.js';
@@ -28,6 +30,7 @@ import type { WriteRequest } from '../src-hub/store/sqlite/writer/protocol.js';
 import type { SqlSession } from '../src-hub/store/sql/session.js';
 import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
 import type { HttpOperation } from '../src-hub/acc/types.js';
+import { compareCommitters } from './lib/committer-ab.js';
 import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
 import { runPermitJob } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord, writePermit } from './lib/permit-record.js';
@@ -313,6 +316,25 @@ async function throughStore(concurrency: number) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const AB = (process.env.BENCH_AB ?? '')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
+if (AB.length === 2) {
+  await compareCommitters(
+    AB.map((r) => resolve(r)),
+    {
+      permits: PERMITS,
+      batches: BATCHES,
+      rounds: Number(process.env.BENCH_ROUNDS ?? 6),
+      outcomes: OUTCOMES,
+      permitChange,
+      outcomeChange,
+    },
+  );
+  process.exit(0);
 }
 
 if (process.env.BENCH_STORE !== '0') {
