@@ -24,6 +24,17 @@ import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } f
 
 const NOW = Date.parse(AT);
 
+/** A dispatched call's outcome: succeeded, its permit released. */
+const succeededReleasing = (c: InvocationChange): InvocationChange => ({
+  invocation_id: c.invocation_id,
+  from: 'dispatching',
+  to: 'succeeded',
+  at: AT,
+  patch: { dispatch: 'confirmed' },
+  release_permit: { now_ms: NOW + 1 },
+  audit,
+});
+
 const asWrite = (change: InvocationChange): BatchWrite => ({
   op: applyInvocationChange as BatchWrite['op'],
   args: [change],
@@ -82,18 +93,7 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
       });
     const sentBefore: InvocationChange[] = Array.from({ length: 8 }, dispatch);
     for (const c of sentBefore) expect((await store.applyInvocationChange(c)).kind).toBe('applied');
-    const changes = sentBefore.flatMap((c): InvocationChange[] => [
-      {
-        invocation_id: c.invocation_id,
-        from: 'dispatching',
-        to: 'succeeded',
-        at: AT,
-        patch: { dispatch: 'confirmed' },
-        release_permit: { now_ms: NOW + 1 },
-        audit,
-      },
-      dispatch(),
-    ]);
+    const changes = sentBefore.flatMap((c): InvocationChange[] => [succeededReleasing(c), dispatch()]);
     const result = await runBatch(counting, STORE_RULES, changes.map(asWrite));
     expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
       changes.map(() => 'applied'),
@@ -118,15 +118,7 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     const sentBefore: InvocationChange[] = Array.from({ length: 8 }, () => dispatch());
     for (const c of sentBefore) expect((await store.applyInvocationChange(c)).kind).toBe('applied');
     const changes = sentBefore.flatMap((c): InvocationChange[] => [
-      {
-        invocation_id: c.invocation_id,
-        from: 'dispatching',
-        to: 'succeeded',
-        at: AT,
-        patch: { dispatch: 'confirmed' },
-        release_permit: { now_ms: NOW + 1 },
-        audit,
-      },
+      succeededReleasing(c),
       dispatch(c.create!.agent_session_id),
     ]);
     const trips: Array<{ text: string; roundTrip: number }> = [];
