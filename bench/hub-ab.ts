@@ -6,6 +6,10 @@
  *
  *   BENCH_AB=/path/to/checkout-a,/path/to/checkout-b npm run bench:hub-ab
  *
+ * BENCH_AB_CALL picks the call: `write` (default: update_product_content, no task), `read`
+ * (get_product), `task-write` or `task-read` (the same, bound to a task of each Hub with a budget
+ * that does not run out, from a session of their own: each call takes and releases a permit).
+ *
  * Each checkout needs its node_modules. BENCH_ROUNDS (default 10), BENCH_CALLS (calls per Hub per
  * round at concurrency 1, default 200) and BENCH_CALLS16 (per Hub per round at 16, default 400; 0
  * skips it) size the run. It prints, per Hub, the write p50 at 1 (all rounds' calls together, and
@@ -35,7 +39,25 @@ if (roots.length !== 2) {
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const CALLS16 = Number(process.env.BENCH_CALLS16 ?? 400);
-const TOOL = 'update_product_content';
+const CALL = process.env.BENCH_AB_CALL ?? 'write';
+if (!['write', 'read', 'task-write', 'task-read'].includes(CALL)) {
+  console.error('BENCH_AB_CALL must be write, read, task-write or task-read');
+  process.exit(2);
+}
+const WRITE = !CALL.endsWith('read');
+const WITH_TASK = CALL.startsWith('task-');
+const TOOL = WRITE ? 'update_product_content' : 'get_product';
+
+async function benchTask(hubs: BenchHubs): Promise<string> {
+  const r = await hubs.post('/agent/v1/tasks', {
+    title: 'bench-ab',
+    authorizations: [{ authorization_ref: BENCH_SHOP.authorization_ref, tools: [TOOL] }],
+    write_budget: 1_000_000,
+    in_flight_limit: 10_000,
+  });
+  if (r.status !== 201) throw new Error(`task: ${JSON.stringify(r.body)}`);
+  return r.body.task_id as string;
+}
 
 const median = (v: number[]) =>
   percentile(
@@ -72,7 +94,7 @@ try {
     systemId: shop.systemId,
     secret: shop.secret,
     operation,
-    write: true,
+    write: WRITE,
   };
   for (const root of roots) {
     const hubs = await startHubs(`SQLite, group commit (${root})`, shop, { sqlite: true }, root);
@@ -82,7 +104,8 @@ try {
       authorization_ref: BENCH_SHOP.authorization_ref,
       tool: TOOL,
       declaration_revision: d.declaration_revision,
-      write: true,
+      ...(WITH_TASK ? { task_id: await benchTask(hubs) } : {}),
+      write: WRITE,
     };
     sides.push({ root, hubs, invoke, samples1: [], p50PerRound: [], cpu1: [], cpu16: [], perS16: [] });
   }
@@ -137,7 +160,7 @@ try {
   }
 
   heading(
-    'Two Hubs (SQLite, group commit), governed writes; at concurrency 1 the calls alternate between them',
+    `Two Hubs (SQLite, group commit), governed calls (${CALL}: ${TOOL}${WITH_TASK ? ', task-bound' : ''}); at concurrency 1 the calls alternate between them`,
   );
   console.log(
     `${ROUNDS} rounds; per round and Hub ${CALLS} calls at 1, ${CALLS16} at 16; ${benchIdsLabel()}; ${cpus().length} CPUs; load average at the start ${loadAtStart}, at the end ${loads()}`,

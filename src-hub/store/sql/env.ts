@@ -1,6 +1,7 @@
 /** What every store operation runs against: one SQL session (inside a transaction for writes) and the rules. */
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
+import type { InvokeReadsCache } from './invoke-cache.js';
 import type { TaskEventSink } from './task-events.js';
 
 export interface OpEnv {
@@ -8,4 +9,6 @@ export interface OpEnv {
   rules: StoreRules;
   /** Set while a group-commit batch runs: task views are published once per task at its end. */
   taskEvents?: TaskEventSink;
+  /** The store's cache of an invoke's configuration rows (invoke-cache.ts); reads only. */
+  invokeCache?: InvokeReadsCache;
 }

@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { buildHubStore } from '../sql/build-store.js';
 import type { OpEnv } from '../sql/env.js';
+import { createInvokeReadsCache } from '../sql/invoke-cache.js';
 import { ensureIdentity } from '../sql/ops/meta.js';
 import { GROUPED_READS, READ_OPS, SNAPSHOT_READS, type OpRunner } from '../sql/registry.js';
 import { runSync, type Step } from '../sql/session.js';
@@ -25,7 +26,12 @@ type AnyRead = (env: OpEnv, ...args: unknown[]) => Step<unknown>;
 
 export function createSqliteStore(options: SqliteStoreOptions): HubStore {
   const db = openDatabase(options.dataDir);
-  const env: OpEnv = { sql: createSqliteSession(db), rules: STORE_RULES };
+  // the invoke's configuration rows, kept against the configuration generation (sql/invoke-cache.ts)
+  const env: OpEnv = {
+    sql: createSqliteSession(db),
+    rules: STORE_RULES,
+    invokeCache: createInvokeReadsCache(),
+  };
   let identity: { hub_id: string; token_salt: string };
   try {
     identity = db

@@ -4,6 +4,7 @@ import type { OpEnv } from '../env.js';
 import { toAuthorization } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
+import { noteConfigChange } from './config-generation.js';
 import { requireLiveSystem } from './systems.js';
 
 function* readAuthorization(s: SqlSession, ref: string, lock = ''): Step<AuthorizationRecord | null> {
@@ -40,6 +41,7 @@ export function* createAuthorization({ sql }: OpEnv, a: AuthorizationRecord, aud
     ),
   );
   yield* insertAudit(sql, audit, a.created_at);
+  yield* noteConfigChange(sql);
 }
 
 export function* getAuthorization({ sql }: OpEnv, ref: string): Step<AuthorizationRecord | null> {
@@ -71,6 +73,7 @@ export function* grant({ sql }: OpEnv, ref: string, clientId: string, audit: Aud
     ]),
   );
   yield* insertAudit(sql, audit, new Date().toISOString());
+  yield* noteConfigChange(sql);
 }
 
 export function* isGranted({ sql }: OpEnv, ref: string, clientId: string): Step<boolean> {
@@ -107,6 +110,7 @@ export function* updateAuthorization({ sql }: OpEnv, change: AuthorizationChange
     ),
   );
   yield* insertAudit(sql, { ...change.audit, from_state: cur.state, to_state: next.state }, next.updated_at);
+  yield* noteConfigChange(sql);
   const payload = JSON.stringify(change.event);
   for (const clientId of yield* readGrantees(sql, next.authorization_ref)) {
     yield* sql.dialect.appendEvent(sql, clientId, 'authorization.changed', payload, next.updated_at);

@@ -5,12 +5,22 @@
  * SQLite runs it as one read transaction (store/sql/registry.ts, GROUPED_READS); PostgreSQL on one
  * connection, its reads pipelined: all of them in one socket write and one round trip (the
  * declaration and the system are found through the authorization instead of after its read).
+ * Given a cache (OpEnv.invokeCache: the SQLite store's), the authorization, grant, declaration and
+ * system come from it while the configuration generation read with them is still current
+ * (sql/invoke-cache.ts): one small read in place of four.
  */
-import type { InvokeReads, InvokeReadsQuery, OperationRecord, SystemRecord } from '../../types.js';
+import type {
+  AuthorizationRecord,
+  InvokeReads,
+  InvokeReadsQuery,
+  OperationRecord,
+  SystemRecord,
+} from '../../types.js';
 import type { OpEnv } from '../env.js';
 import { toOperation, toSystem } from '../rows.js';
 import { io, started, type Row, type SqlSession, type Step } from '../session.js';
 import { getAuthorization, isGranted } from './authorizations.js';
+import { readConfigGeneration } from './config-generation.js';
 import { getInvocation } from './invocations.js';
 import { getRun } from './runs.js';
 import { getTask } from './tasks.js';
@@ -49,22 +59,71 @@ function* systemVia(s: SqlSession, ref: string): Step<SystemRecord | null> {
 }
 
 export function* invokeReads(env: OpEnv, q: InvokeReadsQuery): Step<InvokeReads> {
+  const cache = env.invokeCache;
+  // the generation first: a cached answer is used only against a generation read before its rows
+  // (PostgreSQL runs the statements in the order started, each in its own snapshot)
+  const generationRead = cache ? started(readConfigGeneration(env.sql)) : null;
   // every read is started at once (PostgreSQL: one round trip for all, on one connection)
   const existingRead = started(getInvocation(env, q.invocation_id));
   const runRead = started(getRun(env, q.run_id));
-  const authorizationRead = started(getAuthorization(env, q.authorization_ref));
-  const grantRead = started(isGranted(env, q.authorization_ref, q.client_id));
-  const operationRead = started(declarationVia(env.sql, q.authorization_ref, q.tool));
-  const systemRead = started(systemVia(env.sql, q.authorization_ref));
+  let cached = cache?.get(q.authorization_ref, q.client_id, q.tool);
+  let configReads = cached ? null : startConfigReads(env, q);
   const taskRead = q.task_id !== null ? started(getTask(env, q.task_id)) : null;
   const existing = yield* existingRead;
   if (existing) return { existing, ...NOTHING_MORE };
   const run = yield* runRead;
-  const authorization = yield* authorizationRead;
-  const granted = authorization ? yield* grantRead : false;
-  // the declaration and the system only for an authorization granted to the client
-  const operation = authorization && granted ? yield* operationRead : null;
-  const system = operation ? yield* systemRead : null;
+  const generation = generationRead ? yield* generationRead : null;
+  if (cached && cached.generation !== generation) {
+    cached = undefined;
+    configReads = startConfigReads(env, q);
+  }
+  let config: ConfigRows;
+  if (cached) config = cached;
+  else {
+    config = yield* finishConfigReads(configReads!);
+    const { authorization, operation, system } = config;
+    if (cache && authorization && config.granted && operation && system)
+      cache.set(q.authorization_ref, q.client_id, q.tool, {
+        generation,
+        authorization,
+        granted: true,
+        operation,
+        system,
+      });
+  }
   const task = taskRead ? yield* taskRead : null;
-  return { existing, run, authorization, granted, operation, task, system };
+  return {
+    existing,
+    run,
+    authorization: config.authorization,
+    granted: config.granted,
+    operation: config.operation,
+    task,
+    system: config.system,
+  };
+}
+
+interface ConfigRows {
+  authorization: AuthorizationRecord | null;
+  granted: boolean;
+  operation: OperationRecord | null;
+  system: SystemRecord | null;
+}
+
+function startConfigReads(env: OpEnv, q: InvokeReadsQuery) {
+  return {
+    authorization: started(getAuthorization(env, q.authorization_ref)),
+    grant: started(isGranted(env, q.authorization_ref, q.client_id)),
+    operation: started(declarationVia(env.sql, q.authorization_ref, q.tool)),
+    system: started(systemVia(env.sql, q.authorization_ref)),
+  };
+}
+
+function* finishConfigReads(reads: ReturnType<typeof startConfigReads>): Step<ConfigRows> {
+  const authorization = yield* reads.authorization;
+  const granted = authorization ? yield* reads.grant : false;
+  // the declaration and the system only for an authorization granted to the client
+  const operation = authorization && granted ? yield* reads.operation : null;
+  const system = operation ? yield* reads.system : null;
+  return { authorization, granted, operation, system };
 }

@@ -6,6 +6,7 @@ import type { OpEnv } from '../env.js';
 import { toOperation } from '../rows.js';
 import { io, type Row, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
+import { noteConfigChange } from './config-generation.js';
 import { requireLiveSystem } from './systems.js';
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -24,6 +25,7 @@ export function* replaceOperations(
   yield* env.sql.dialect.lock(env.sql, `system:${systemId}`);
   yield* requireLiveSystem(env.sql, systemId);
   yield* writeOperations(env, systemId, ops, specRevision, diagnostics, at, audit);
+  yield* noteConfigChange(env.sql);
 }
 
 /**
@@ -60,6 +62,7 @@ export function* replaceMcpCatalog(env: OpEnv, change: McpCatalogChange): Step<b
     change.at,
     change.audit,
   );
+  yield* noteConfigChange(sql);
   return true;
 }
 

@@ -7,6 +7,7 @@ import type { OpEnv } from '../env.js';
 import { toSystem } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
+import { noteConfigChange } from './config-generation.js';
 
 export type { SystemInput };
 
@@ -47,6 +48,7 @@ export function* upsertSystem(
     ),
   );
   yield* insertAudit(sql, audit, at);
+  yield* noteConfigChange(sql);
   return (yield* readSystem(sql, sys.system_id)) as SystemRecord;
 }
 
@@ -76,6 +78,7 @@ export function* resealSecrets(
       ),
     );
   yield* insertAudit(sql, audit, new Date().toISOString());
+  yield* noteConfigChange(sql);
 }
 
 export function* recordDiagnostics(
@@ -92,6 +95,7 @@ export function* recordDiagnostics(
     ]),
   );
   yield* insertAudit(sql, audit, new Date().toISOString());
+  yield* noteConfigChange(sql);
 }
 
 const UNRESOLVED_LIST = UNRESOLVED_INVOCATION_STATES.map((st) => `'${st}'`).join(', ');
@@ -126,6 +130,7 @@ export function* retireSystem(
   if (count > 0) return { kind: 'unresolved', count };
   yield* io(sql.write('UPDATE systems SET retired_at = ? WHERE system_id = ?', [at, systemId], 1));
   yield* insertAudit(sql, audit, at);
+  yield* noteConfigChange(sql);
   return { kind: 'retired', system: { ...current, retired_at: at }, already: false };
 }
 
