@@ -152,11 +152,14 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
     boundary: Partial<TaskRecord['boundary']>,
     steps: Step[],
     sessions: Array<(label: string) => string> = [(l) => l, (l) => l],
+    ahead = false,
   ) => {
     const [a, b] = [await newTask(boundary), await newTask(boundary)];
     const together = changesFor(a, steps, sessions[0]);
     const alone = changesFor(b, steps, sessions[1]);
-    const batch = await runBatch(pool, STORE_RULES, together.changes.map(asWrite));
+    // `ahead`: a batch of the task (group-commit.ts), which reads its calls, their sessions'
+    // enrollments and the task row ahead (outcome-reads.ts, view-ahead.ts) for the run to take
+    const batch = await runBatch(pool, STORE_RULES, together.changes.map(asWrite), ahead ? { task: a } : {});
     const answers = batch.answers.map((x) => {
       if (!x.ok) throw x.error;
       return answerOf(x.value as InvocationChangeResult);
@@ -170,71 +173,76 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
     return { answers, taskId: a, ids: together.ids };
   };
 
-  it('a mixed batch: budget, in-flight and rate refusals in batch order, its releases after them, as one change at a time', async () => {
-    const w = (n: number): Step => ({ create: n, windowed: true });
-    const r = (n: number, nowMs = NOW): Step => ({ create: n, read: true, windowed: true, nowMs });
-    const { answers, taskId } = await playBoth(
-      { write_budget: 3, in_flight_limit: 5, rate_limit: { count: 4, window: '1m' } },
-      [
-        w(0),
-        w(1),
-        w(2),
-        w(3), // budget: 3 writes spent
-        r(4), // in flight: 0, 1, 2, 4
-        { release: 0 }, // applied after the batch's other changes
-        r(5), // the window's 4 permits are granted
-        r(6, NOW + MINUTE), // the next window: its own run
-        r(7, NOW + MINUTE), // in flight: 0, 1, 2, 4, 6 (call 0's release comes later)
-        { release: 1 },
-      ],
-    );
-    expect(answers).toEqual([
-      'applied:dispatching',
-      'applied:dispatching',
-      'applied:dispatching',
-      'refused:budget_exhausted:not_dispatched',
-      'applied:dispatching',
-      'applied:succeeded',
-      'refused:rate_limited:not_dispatched',
-      'applied:dispatching',
-      'refused:in_flight_limit:not_dispatched',
-      'applied:succeeded',
-    ]);
-    const t = (await store.getTask(taskId))!;
-    expect([t.writes_used, t.permits_granted]).toEqual([3, 5]);
-    expect((await store.taskUsage(taskId, NOW + 2, null)).in_flight).toBe(3);
-  });
+  for (const ahead of [false, true])
+    it(`a mixed batch${ahead ? ' of the task (read ahead)' : ''}: budget, in-flight and rate refusals in batch order, its releases after them, as one change at a time`, async () => {
+      const w = (n: number): Step => ({ create: n, windowed: true });
+      const r = (n: number, nowMs = NOW): Step => ({ create: n, read: true, windowed: true, nowMs });
+      const { answers, taskId } = await playBoth(
+        { write_budget: 3, in_flight_limit: 5, rate_limit: { count: 4, window: '1m' } },
+        [
+          w(0),
+          w(1),
+          w(2),
+          w(3), // budget: 3 writes spent
+          r(4), // in flight: 0, 1, 2, 4
+          { release: 0 }, // applied after the batch's other changes
+          r(5), // the window's 4 permits are granted
+          r(6, NOW + MINUTE), // the next window: its own run
+          r(7, NOW + MINUTE), // in flight: 0, 1, 2, 4, 6 (call 0's release comes later)
+          { release: 1 },
+        ],
+        undefined,
+        ahead,
+      );
+      expect(answers).toEqual([
+        'applied:dispatching',
+        'applied:dispatching',
+        'applied:dispatching',
+        'refused:budget_exhausted:not_dispatched',
+        'applied:dispatching',
+        'applied:succeeded',
+        'refused:rate_limited:not_dispatched',
+        'applied:dispatching',
+        'refused:in_flight_limit:not_dispatched',
+        'applied:succeeded',
+      ]);
+      const t = (await store.getTask(taskId))!;
+      expect([t.writes_used, t.permits_granted]).toEqual([3, 5]);
+      expect((await store.taskUsage(taskId, NOW + 2, null)).in_flight).toBe(3);
+    });
 
-  it('enrollment in a run: the first call of a session enrolls it, a call of a session enrolled elsewhere is refused', async () => {
-    const other = await newTask({});
-    const plays = [randomUUID(), randomUUID()];
-    const sessions = plays.map((p) => (label: string) => `sess-${label}-${p}`);
-    // in both plays, `elsewhere` is enrolled in the other task first
-    for (const of of sessions) {
-      const [enrolling] = changesFor(other, [{ create: 0, session: 'elsewhere' }], of).changes;
-      expect((await store.applyInvocationChange(enrolling!)).kind).toBe('applied');
-    }
-    const { answers } = await playBoth(
-      {},
-      [
-        { create: 0, session: 'fresh' },
-        { create: 1, session: 'elsewhere' },
-        { create: 2, session: 'fresh' },
-      ],
-      sessions,
-    );
-    expect(answers).toEqual([
-      'applied:dispatching',
-      'refused:task_required:not_dispatched',
-      'applied:dispatching',
-    ]);
-    const enrolled = (await store.listAudit({ kind: 'session.enrolled' })).map(
-      (a) => (a.detail as { agent_session_id: string }).agent_session_id,
-    );
-    // the batch enrolled `fresh` once, with its first call
-    expect(enrolled.filter((s) => s === sessions[0]!('fresh'))).toHaveLength(1);
-    expect(enrolled.filter((s) => s === sessions[0]!('elsewhere'))).toHaveLength(1);
-  });
+  for (const ahead of [false, true])
+    it(`enrollment in a run${ahead ? ' of a batch of the task (read ahead)' : ''}: the first call of a session enrolls it, a call of a session enrolled elsewhere is refused`, async () => {
+      const other = await newTask({});
+      const plays = [randomUUID(), randomUUID()];
+      const sessions = plays.map((p) => (label: string) => `sess-${label}-${p}`);
+      // in both plays, `elsewhere` is enrolled in the other task first
+      for (const of of sessions) {
+        const [enrolling] = changesFor(other, [{ create: 0, session: 'elsewhere' }], of).changes;
+        expect((await store.applyInvocationChange(enrolling!)).kind).toBe('applied');
+      }
+      const { answers } = await playBoth(
+        {},
+        [
+          { create: 0, session: 'fresh' },
+          { create: 1, session: 'elsewhere' },
+          { create: 2, session: 'fresh' },
+        ],
+        sessions,
+        ahead,
+      );
+      expect(answers).toEqual([
+        'applied:dispatching',
+        'refused:task_required:not_dispatched',
+        'applied:dispatching',
+      ]);
+      const enrolled = (await store.listAudit({ kind: 'session.enrolled' })).map(
+        (a) => (a.detail as { agent_session_id: string }).agent_session_id,
+      );
+      // the batch enrolled `fresh` once, with its first call
+      expect(enrolled.filter((s) => s === sessions[0]!('fresh'))).toHaveLength(1);
+      expect(enrolled.filter((s) => s === sessions[0]!('elsewhere'))).toHaveLength(1);
+    });
 
   it('a run with one failing change: it is rolled back alone, the others commit', async () => {
     const taskId = await newTask({ write_budget: 3 });
@@ -282,6 +290,25 @@ describeOnPostgres('set-based permits on PostgreSQL', () => {
     const t = (await store.getTask(taskId))!;
     expect(t.permits_granted).toBe(3);
     expect((await store.getInvocation(ids[0]!))?.permit_id).toBe(changes[0]!.permit!.permit_id);
+
+    // a batch of the task reads its calls ahead (outcome-reads.ts): the run finds the existing one
+    // there, and the changes go one at a time, the existing call's `stale`
+    const next = changesFor(taskId, [{ create: 0 }, { create: 1 }]);
+    const repeated = { ...changes[2]!, permit: { ...changes[2]!.permit!, permit_id: `prm_${randomUUID()}` } };
+    const ahead = await runBatch(
+      pool,
+      STORE_RULES,
+      [next.changes[0]!, repeated, next.changes[1]!].map(asWrite),
+      {
+        task: taskId,
+      },
+    );
+    expect(ahead.answers.map((a) => (a.ok ? (a.value as InvocationChangeResult).kind : 'failed'))).toEqual([
+      'applied',
+      'stale',
+      'applied',
+    ]);
+    expect((await store.getTask(taskId))!.permits_granted).toBe(5);
   });
 
   it('two instances racing on one task: budget and in-flight exact, the last view shows it', async () => {

@@ -118,6 +118,30 @@ describeOnPostgres('held-back writes on PostgreSQL', () => {
     });
   });
 
+  it('answers known ahead answer once, and none once forgotten (forgetAhead)', async () => {
+    await withPool(async (pool) => {
+      const sent = counting(pool);
+      await inTransaction(pool, 'BEGIN', async (s) => {
+        const read = 'SELECT id FROM t1 WHERE id = ?';
+        s.knowRows(read, ['a'], Promise.resolve([{ id: 'known' }]));
+        s.knowRows(read, ['b'], Promise.resolve([{ id: 'known' }]));
+        expect(s.knows(read, ['a'])).toBe(true);
+        expect(s.knows(read, ['c'])).toBe(false);
+        expect(await s.all(read, ['a'])).toEqual([{ id: 'known' }]);
+        expect(s.knows(read, ['a'])).toBe(false); // taken once
+        expect(await s.all(read, ['a'])).toEqual([]); // read from the table
+        s.forgetAhead();
+        expect(s.knows(read, ['b'])).toBe(false);
+        expect(await s.all(read, ['b'])).toEqual([]);
+        s.knowLocked('k');
+        expect(s.holdsLock('k')).toBe(true);
+        expect(s.holdsLock('other')).toBe(false);
+      });
+      // BEGIN, the two reads that were not known, COMMIT
+      expect(sent).toHaveLength(4);
+    });
+  });
+
   it('a write to a table with a held-back write waits for it, so it sees that row', async () => {
     await withPool(async (pool) => {
       await inTransaction(pool, 'BEGIN', async (s) => {

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { releasesLast } from '../../src-hub/store/postgres/releases-last.js';
+import { requestsFirst } from '../../src-hub/store/postgres/view-ahead.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
@@ -68,6 +69,18 @@ describe('releasesLast (the order of a batch)', () => {
       to: 'unknown',
     };
     expect(releasesLast([outcome(a), annotate])).toBeNull();
+  });
+
+  it('tells whether a task row read before the changes is what their first permit reads (view-ahead.ts requestsFirst)', () => {
+    expect(requestsFirst([dispatch(a, t), dispatch(b, t), outcome(c)])).toBe(true);
+    expect(requestsFirst([outcome(a), outcome(b)])).toBe(true);
+    expect(requestsFirst([dispatch(a, t), null])).toBe(true);
+    // a release writes the row without reading it: a permit after it would read another row
+    expect(requestsFirst([dispatch(a, t), outcome(b), dispatch(c, t)])).toBe(false);
+    expect(requestsFirst([outcome(a, true), dispatch(b, t)])).toBe(false);
+    // what releasesLast orders always passes
+    const changes = [dispatch(a, t), outcome(b), dispatch(c, t), outcome(a)];
+    expect(requestsFirst(releasesLast(changes)!.map((i) => changes[i]!))).toBe(true);
   });
 
   it('keeps the changes of one call in their order: a later change of a released call moves with it', () => {

@@ -136,9 +136,11 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     // (one round trip); the writes, the view's event and COMMIT (outcome-reads.ts, view-ahead.ts).
     // Each outcome read its call and learnt its release's row count one change at a time after the
     // row was locked, then the view was read after the writes and appended before COMMIT: 19.
+    // (With the run's reads taken from the first round trip, its writes leave as soon as the task
+    // row's answer is in, while the view's reads are still answered: the counter may see one.)
     const locked = trips.find((x) => /FROM tasks WHERE task_id = \$1 FOR UPDATE/.test(x.text))!.roundTrip;
     const committed = trips.find((x) => x.text === 'COMMIT')!.roundTrip;
-    expect(committed - locked + 1).toBe(2);
+    expect(committed - locked + 1).toBeLessThanOrEqual(2);
     expect(trips.filter((x) => x.roundTrip < locked)).toHaveLength(0);
     // the eight outcomes released their permits, the eight new calls hold theirs
     const { rows } = await pool.query<{ open: number; released: number }>(
@@ -149,6 +151,82 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     );
     expect(rows[0]).toEqual({ open: 8, released: 8 });
   });
+
+  it("a batch of a task's permits reads ahead once: its run locks no call and reads neither the calls, the sessions nor the task row again", async () => {
+    const t = task({ budget: 100 });
+    await store.createTask(t, audit);
+    const session = `sess-${randomUUID()}`;
+    const dispatch = () =>
+      dispatchChange(invocation({ task_id: t.task_id, agent_session_id: session }), {
+        enrollment: { refused_to: 'not_dispatched' },
+        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+        permit: permitFor(t.task_id),
+      });
+    expect((await store.applyInvocationChange(dispatch())).kind).toBe('applied'); // enrolls the session
+    const changes = Array.from({ length: 16 }, dispatch);
+    const result = await runBatch(counting, STORE_RULES, changes.map(asWrite), { task: t.task_id });
+    expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+      changes.map(() => 'applied'),
+    );
+    const count = (re: RegExp) => sent.filter((text) => re.test(text)).length;
+    expect(count(/^SELECT pg_advisory_xact_lock\(hashtextextended\(k/)).toBe(1); // the calls, once
+    expect(count(/FROM tasks WHERE task_id = \$1 FOR UPDATE/)).toBe(1);
+    expect(count(/FROM session_enrollments/)).toBe(1);
+    expect(count(/^SELECT invocation_id FROM invocations/)).toBe(0); // the run's own check of the calls
+    // BEGIN; the calls' locks, their sessions' enrollments, plans, the calls, the task row, its
+    // counts, settled and unresolved calls; the run's writes and the view's event (two statements);
+    // COMMIT. Its run locked the calls again, read them, their sessions and the task row again: 16
+    expect(sent).toHaveLength(12);
+    const { rows } = await pool.query<{ open: number; used: number }>(
+      'SELECT permits_open::int AS open, writes_used::int AS used FROM tasks WHERE task_id = $1',
+      [t.task_id],
+    );
+    expect(rows[0]).toEqual({ open: 17, used: 17 });
+  });
+
+  for (const kind of ['permit', 'outcome'] as const)
+    it(`a batch of one change of a task (a ${kind}) reads ahead as a larger one: two round trips in all`, async () => {
+      const t = task({ budget: 100 });
+      await store.createTask(t, audit);
+      const session = `sess-${randomUUID()}`;
+      const dispatch = () =>
+        dispatchChange(invocation({ task_id: t.task_id, agent_session_id: session }), {
+          enrollment: { refused_to: 'not_dispatched' },
+          operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+          permit: permitFor(t.task_id),
+        });
+      const first = dispatch();
+      expect((await store.applyInvocationChange(first)).kind).toBe('applied'); // enrolls the session
+      const change = kind === 'permit' ? dispatch() : succeededReleasing(first);
+      const trips: Array<{ text: string; roundTrip: number }> = [];
+      const result = await runBatch(
+        roundTripPool(pool, (text, roundTrip) => trips.push({ text, roundTrip })),
+        STORE_RULES,
+        [asWrite(change)],
+        { task: t.task_id },
+      );
+      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual([
+        'applied',
+      ]);
+      // the call locked and read, its session's enrollment, the task row and the view's inputs; then
+      // its writes, the view's event and COMMIT (which may leave while the view's reads are still
+      // answered: the counter sees one or two). Alone it read the call, then the enrollment, then
+      // the task row, then the view after its writes, then committed: five (a permit), four (an outcome)
+      expect(trips.find((x) => x.text === 'COMMIT')!.roundTrip).toBeLessThanOrEqual(2);
+      expect(trips.filter((x) => /FROM tasks WHERE task_id = \$1 FOR UPDATE/.test(x.text))).toHaveLength(1);
+      expect(trips.filter((x) => x.text.startsWith('SELECT * FROM invocations'))).toHaveLength(0);
+      const { rows } = await pool.query<{ open: number }>(
+        'SELECT permits_open::int AS open FROM tasks WHERE task_id = $1',
+        [t.task_id],
+      );
+      expect(rows[0]!.open).toBe(kind === 'permit' ? 2 : 0);
+      const { rows: views } = await pool.query<{ payload_json: string }>(
+        `SELECT payload_json FROM events WHERE type = 'task.changed' AND payload_json LIKE $1 ORDER BY id DESC LIMIT 1`,
+        [`%${t.task_id}%`],
+      );
+      const view = JSON.parse(views[0]!.payload_json) as { task: { in_flight: number } };
+      expect(view.task.in_flight).toBe(kind === 'permit' ? 2 : 0);
+    });
 
   it("an event sequencer's pass with no view to render is four statements", async () => {
     const sequencer = createEventSequencer(counting, {

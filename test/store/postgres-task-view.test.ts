@@ -245,6 +245,47 @@ describeOnPostgres(`a batch's task view on PostgreSQL`, () => {
     expect(batched).toEqual(shared);
   });
 
+  it('a batch of outcomes whose view cannot be read ahead (a rate window): its view, read after the writes, shows the slots they freed', async () => {
+    const t = task({ budget: 50, inFlight: 10 });
+    t.boundary.rate_limit = { count: 1000, window: '1m' };
+    await store.createTask(t, audit);
+    const recs = Array.from({ length: 4 }, () => invocation({ task_id: t.task_id }));
+    for (const rec of recs)
+      expect(
+        (
+          await store.applyInvocationChange(
+            dispatchChange(rec, {
+              at: at(1),
+              permit: { ...permitFor(t.task_id, Date.parse(at(1))), window_ms: 60_000 },
+            }),
+          )
+        ).kind,
+      ).toBe('applied');
+    // the batch reads the task row ahead (view-ahead.ts) and offers it to its first permit; with no
+    // permit in the batch nothing takes it, and the view is read after the writes (a rate window)
+    const changes = recs.slice(0, 3).map((rec): InvocationChange => ({
+      invocation_id: rec.invocation_id,
+      from: 'dispatching',
+      to: 'succeeded',
+      at: at(2),
+      patch: { dispatch: 'confirmed' },
+      release_permit: { now_ms: Date.parse(at(2)) },
+      audit,
+    }));
+    const pool = createPool({ url, max: 2, onIdleError: () => undefined });
+    try {
+      const result = await runBatch(pool, STORE_RULES, changes.map(asWrite), { task: t.task_id });
+      expect(result.answers.map((a) => a.ok && (a.value as InvocationChangeResult).kind)).toEqual(
+        changes.map(() => 'applied'),
+      );
+    } finally {
+      await pool.end();
+    }
+    const [batched, shared] = await lastAndShared(t.task_id, at(2));
+    expect(batched).toEqual(shared);
+    expect((batched as { task: { in_flight: number } }).task.in_flight).toBe(1);
+  });
+
   it('no view for a task that does not exist', async () => {
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     const client = await pool.connect();

@@ -42,7 +42,7 @@ import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
 import { renderTaskView } from './task-view.js';
 import { connected } from './transaction.js';
-import { viewAhead, viewFollows, type ViewAhead } from './view-ahead.js';
+import { requestsFirst, viewAhead, viewFollows, type ViewAhead } from './view-ahead.js';
 
 const MAX_ATTEMPTS = 5;
 const ONE_WRITE = 'one_write';
@@ -223,13 +223,16 @@ async function runInOrder(
       const answers: BatchAnswer[] = [];
       const together = opts.independent && !mode.savepoints && !alone;
       let view: ViewAhead | null = null;
-      if (!together && !mode.savepoints && !alone) {
+      let readsAhead = false;
+      if (!together && !mode.savepoints) {
         // the calls locked, and the existing ones read, in the first round trip (outcome-reads.ts);
-        // the task row locked and its view's inputs read right behind them (view-ahead.ts)
+        // the task row locked and its view's inputs read right behind them (view-ahead.ts). A change
+        // alone reads ahead only with its view: its own reads cost it the same round trips
         const changes = writes.map(asChange);
         const ahead = opts.task !== undefined && mode.views === 'render' && viewFollows(opts.task, changes);
-        const read = readAhead(s, changes, { newCalls: ahead });
-        if (ahead) view = viewAhead(s, opts.task!, changes, read);
+        readsAhead = ahead || !alone;
+        const read = readsAhead ? readAhead(s, changes, { newCalls: ahead }) : null;
+        if (ahead) view = viewAhead(s, opts.task!, changes, read!, { offerRow: requestsFirst(changes) });
         // the writes, the view and COMMIT leave together: the server checks the writes' row counts
         if (view) s.enforceChecks();
       }
@@ -279,6 +282,8 @@ async function runInOrder(
         }
       }
       await began;
+      // what was read ahead is the state before the changes: the views read what they left
+      if (readsAhead) s.forgetAhead();
       if (view) {
         phase = 'views';
         const results = answers.map((a) => (a.ok ? a.value : null)) as InvocationChangeResult[];

@@ -21,7 +21,7 @@
  */
 import type { InvocationChange } from '../types.js';
 import { READ_INVOCATION_SQL } from '../sql/ops/invocations.js';
-import { RELEASE_PERMIT_SQL } from '../sql/ops/invocation-change.js';
+import { READ_ENROLLMENT_SQL, RELEASE_PERMIT_SQL } from '../sql/ops/invocation-change.js';
 import type { Row } from '../sql/session.js';
 import type { PgSession } from './session.js';
 
@@ -32,6 +32,8 @@ const CALLS = `SELECT i.*, (p.permit_id IS NOT NULL AND p.released_at_ms IS NULL
   FROM invocations i LEFT JOIN permits p ON p.permit_id = i.permit_id
   WHERE i.invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
 const PERMIT_OPEN = 'permit_open__';
+export const ENROLLED = `SELECT e.client_id, e.agent_session_id, e.task_id FROM session_enrollments e
+  JOIN json_to_recordset(?::json) AS k(c text, a text) ON e.client_id = k.c AND e.agent_session_id = k.a`;
 
 /** What was read ahead: each call's row (as READ_INVOCATION_SQL reads it), and whether its permit is open. */
 export interface ReadAhead {
@@ -39,41 +41,84 @@ export interface ReadAhead {
   permitOpen: Map<string, boolean>;
 }
 
-/** The changes whose reads go ahead: of an existing call, the only change of that call in the batch. */
-export function readsAhead(changes: ReadonlyArray<InvocationChange | null>): InvocationChange[] {
+/**
+ * The changes whose reads go ahead: the only change of its call in the batch, of an existing call
+ * (and with `newCalls`, of a new one too: its read finds no row, or the call a repeat created).
+ */
+export function readsAhead(
+  changes: ReadonlyArray<InvocationChange | null>,
+  newCalls = false,
+): InvocationChange[] {
   const seen = new Map<string, number>();
   for (const c of changes) if (c) seen.set(c.invocation_id, (seen.get(c.invocation_id) ?? 0) + 1);
   return changes.filter(
-    (c): c is InvocationChange => c !== null && c.from !== 'new' && seen.get(c.invocation_id) === 1,
+    (c): c is InvocationChange =>
+      c !== null && (newCalls || c.from !== 'new') && seen.get(c.invocation_id) === 1,
   );
+}
+
+/**
+ * The enrollments of the sessions of the batch's new calls, read in the first round trip: a new
+ * call's change reads its session's (READ_ENROLLMENT_SQL), the one-change path and a permit run
+ * alike. An enrollment is permanent, so one read without a lock is the change's answer; a session
+ * not enrolled yet is locked and read again by the change itself, as without this.
+ */
+function enrollmentsAhead(s: PgSession, all: ReadonlyArray<InvocationChange | null>): void {
+  const sessions = new Map<string, [string, string]>();
+  for (const c of all)
+    if (c?.from === 'new' && c.enrollment && c.create)
+      sessions.set(`${c.create.client_id}:${c.create.agent_session_id}`, [
+        c.create.client_id,
+        c.create.agent_session_id,
+      ]);
+  if (sessions.size === 0) return;
+  const read = Promise.resolve(
+    s.all<{ client_id: string; agent_session_id: string; task_id: string }>(ENROLLED, [
+      JSON.stringify([...sessions.values()].map(([c, a]) => ({ c, a }))),
+    ]),
+  );
+  read.catch(() => undefined); // its failure is the statement's, seen by whoever awaits what it read
+  for (const [key, [client, session]] of sessions)
+    s.knowRows(
+      READ_ENROLLMENT_SQL,
+      [client, session],
+      read.then((rows) =>
+        rows
+          .filter((r) => `${r.client_id}:${r.agent_session_id}` === key)
+          .map((r) => ({ task_id: r.task_id })),
+      ),
+    );
 }
 
 /**
  * Sends now, without waiting, the locks of the calls of the changes of existing calls (readsAhead)
  * and their reads, and primes the session with them. With `newCalls`, the new calls' locks too
  * (each change takes its call's lock before the task row's, and a view read ahead, view-ahead.ts,
- * locks the task row right behind these).
+ * locks the task row right behind these), their reads (in the same statement) and their sessions'
+ * enrollments: a change of a new call, or a permit run, then sends no read of its own.
  */
 export function readAhead(
   s: PgSession,
   all: ReadonlyArray<InvocationChange | null>,
   opts: { newCalls?: boolean } = {},
 ): Promise<ReadAhead> {
-  const changes = readsAhead(all);
+  const changes = readsAhead(all, opts.newCalls === true);
   const locked = opts.newCalls ? all.flatMap((c) => (c ? [c] : [])) : changes;
   const keys = [...new Set(locked.map((c) => `invocation:${c.invocation_id}`))].sort();
   if (keys.length > 0) void Promise.resolve(s.all(LOCK_KEYS, [JSON.stringify(keys)])).catch(() => undefined);
   for (const key of keys) s.knowLocked(key);
+  if (opts.newCalls) enrollmentsAhead(s, all);
   if (changes.length === 0) return Promise.resolve({ rows: new Map(), permitOpen: new Map() });
   const ids = changes.map((c) => c.invocation_id);
   void s.indexPlans().catch(() => undefined);
   const read = Promise.resolve(s.all<Row>(CALLS, [JSON.stringify(ids)])).then((found) => {
     const ahead: ReadAhead = { rows: new Map(), permitOpen: new Map() };
+    const byId = new Map(changes.map((c) => [c.invocation_id, c]));
     for (const { [PERMIT_OPEN]: open, ...row } of found) {
       const id = String(row.invocation_id);
       ahead.rows.set(id, row);
       ahead.permitOpen.set(id, open === true);
-      const release = changes.find((c) => c.invocation_id === id)?.release_permit;
+      const release = byId.get(id)?.release_permit;
       if (release && !release.refund && row.permit_id !== null)
         s.knowCount(RELEASE_PERMIT_SQL, [release.now_ms, String(row.permit_id)], open === true ? 1 : 0);
     }

@@ -40,12 +40,15 @@ import {
   applyInvocationChange,
   applyPatch,
   grantedPermitRecord,
+  READ_ENROLLMENT_SQL,
   refusedRecord,
 } from '../sql/ops/invocation-change.js';
+import { READ_INVOCATION_SQL } from '../sql/ops/invocations.js';
 import { INVOCATION_COLUMNS, invocationValues, toTask } from '../sql/rows.js';
 import { runAsync, type Row } from '../sql/session.js';
 import { taskChanged } from '../sql/task-events.js';
 import { windowBounds } from '../sql/window.js';
+import { ENROLLED } from './outcome-reads.js';
 import type { PgSession } from './session.js';
 import { SystemRetiredError } from '../errors.js';
 import { SHARED_LOCK_KEYS_SQL, systemLockKey } from '../sql/ops/systems.js';
@@ -82,8 +85,6 @@ export const EXISTING = `SELECT invocation_id FROM invocations
 // read after the systems' keys are held shared (a retire holds them exclusively); the retired ones told apart after
 const SYSTEMS = `SELECT system_id, retired_at FROM systems
   WHERE system_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
-const ENROLLED = `SELECT e.client_id, e.agent_session_id, e.task_id FROM session_enrollments e
-  JOIN json_to_recordset(?::json) AS k(c text, a text) ON e.client_id = k.c AND e.agent_session_id = k.a`;
 
 /** `INSERT INTO table (columns) SELECT columns FROM` the rows of one JSON array parameter, in its order. */
 const insertRows = (table: string, columns: readonly string[], extra = '') =>
@@ -154,11 +155,33 @@ export async function applyPermitRun(
           JSON.stringify(of),
         ])
       : Promise.resolve([]);
-  // one round trip: each statement goes out behind the one before, without waiting for its answer
-  const planned = s.indexPlans(); // for EXISTING (plans.ts)
-  const locked = s.all(LOCK_KEYS, [JSON.stringify(ids.map((id) => `invocation:${id}`).sort())]);
-  const existing = s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
-  const enrolled = readEnrollments([...sessions.values()]);
+  // what the batch read ahead (outcome-reads.ts, view-ahead.ts) is taken from the session; the
+  // rest is read now. One round trip: each statement goes out behind the one before, without
+  // waiting for its answer
+  const keys = ids.map((id) => `invocation:${id}`);
+  const locked = keys.every((k) => s.holdsLock(k))
+    ? Promise.resolve([])
+    : s.all(LOCK_KEYS, [JSON.stringify(keys.sort())]);
+  const readAhead = ids.every((id) => s.knows(READ_INVOCATION_SQL, [id]));
+  const planned = readAhead ? null : s.indexPlans(); // for EXISTING (plans.ts)
+  const existing = readAhead
+    ? Promise.all(ids.map((id) => s.all<{ invocation_id: string }>(READ_INVOCATION_SQL, [id]))).then((r) =>
+        r.flat(),
+      )
+    : s.all<{ invocation_id: string }>(EXISTING, [JSON.stringify(ids)]);
+  const knownSessions: Array<Promise<{ client_id: string; agent_session_id: string; task_id: string }[]>> =
+    [];
+  const toRead: Array<{ c: string; a: string }> = [];
+  for (const v of sessions.values()) {
+    if (!s.knows(READ_ENROLLMENT_SQL, [v.c, v.a])) toRead.push(v);
+    else
+      knownSessions.push(
+        Promise.resolve(s.all<{ task_id: string }>(READ_ENROLLMENT_SQL, [v.c, v.a])).then((rows) =>
+          rows.map((r) => ({ client_id: v.c, agent_session_id: v.a, task_id: r.task_id })),
+        ),
+      );
+  }
+  const enrolled = Promise.all([readEnrollments(toRead), ...knownSessions]).then((r) => r.flat());
   const liveSystems = [...new Set(changes.flatMap((c) => (c.live_system ? [c.live_system] : [])))];
   // the systems' keys held shared, then their rows read in a statement of their own (ops/systems.ts)
   const systemsHeld =

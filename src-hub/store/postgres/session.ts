@@ -99,6 +99,15 @@ export interface PgSession extends SqlSession {
   enforceChecks(): void;
   /** `key`'s transaction lock is held already (taken in this transaction): `lockKey(key)` sends nothing. */
   knowLocked(key: string): void;
+  /** Whether the next `get`/`all` of exactly this SQL and these parameters is answered from knowRows. */
+  knows(sql: string, params: readonly SqlValue[]): boolean;
+  /** Whether `key`'s transaction lock is known to be held (knowLocked). */
+  holdsLock(key: string): boolean;
+  /**
+   * Drops the answers known ahead (knowRows, knowCount) that nothing took: what was read ahead is
+   * the state before the batch's changes, true for them only (batch.ts: once they are applied).
+   */
+  forgetAhead(): void;
   /**
    * Undoes everything since `SAVEPOINT name` (held-back writes not yet sent are dropped) and
    * releases it: the transaction goes on as it was at the savepoint, and a failure recorded since
@@ -342,6 +351,12 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       },
       knowLocked(key) {
         if (inTransaction) lockedKeys.add(key);
+      },
+      knows: (sql, params) => knownRows.size > 0 && knownRows.has(knownKey(sql, params)),
+      holdsLock: (key) => lockedKeys.has(key),
+      forgetAhead() {
+        knownRows.clear();
+        knownCounts.clear();
       },
       async rollbackTo(name) {
         for (const v of views) v.held = [];

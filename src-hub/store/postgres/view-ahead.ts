@@ -48,6 +48,9 @@ import type { ReadAhead } from './outcome-reads.js';
 import type { PgSession } from './session.js';
 import { UNRESOLVED_SQL } from './task-view.js';
 
+/** The task row, locked: as the one-change path's gates and a permit run read it. */
+const TASK_ROW_SQL = 'SELECT * FROM tasks WHERE task_id = ? FOR UPDATE';
+
 export interface ViewAhead {
   /**
    * Appends the task's view after the batch's changes (`results`, in the order of `changes`),
@@ -74,17 +77,43 @@ export function viewFollows(taskId: string, changes: ReadonlyArray<InvocationCha
   return new Set(ids).size === ids.length && changes.every((c) => c !== null && follows(c, taskId));
 }
 
-/** Sends the view's reads of the batch's task now, right behind readAhead's locks and reads (viewFollows). */
+/**
+ * Whether the task row as read ahead is what the batch's first read of it (a permit's, under the
+ * lock) would find: no change before the last permit request writes the row without reading it
+ * first (a permit's release or refund does; releases-last.ts orders them after the requests).
+ */
+export function requestsFirst(changes: ReadonlyArray<InvocationChange | null>): boolean {
+  let released = false;
+  for (const c of changes) {
+    if (c?.permit && released) return false;
+    if (c?.release_permit) released = true;
+  }
+  return true;
+}
+
+/**
+ * Sends the view's reads of the batch's task now, right behind readAhead's locks and reads
+ * (viewFollows). With `offerRow` (requestsFirst), the task row read under its lock also answers
+ * the batch's first read of it (session.ts knowRows): a permit run's, or one change's gates.
+ */
 export function viewAhead(
   s: PgSession,
   taskId: string,
   changes: ReadonlyArray<InvocationChange | null>,
   ahead: Promise<ReadAhead>,
+  opts: { offerRow?: boolean } = {},
 ): ViewAhead {
   const listed = TASK_VIEW_UNRESOLVED_LIMIT + changes.length;
+  const taskRow = s.get<Row>(TASK_ROW_SQL, [taskId]);
+  if (opts.offerRow)
+    s.knowRows(
+      TASK_ROW_SQL,
+      [taskId],
+      Promise.resolve(taskRow).then((row) => (row ? [row] : [])),
+    );
   const reads = Promise.all([
     s.indexPlans(), // for the unresolved calls (plans.ts)
-    s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [taskId]),
+    taskRow,
     s.all<StateCount>(TASK_STATE_COUNTS_SQL, [taskId]),
     s.all<StateCount>(TASK_ATTESTED_SQL, [taskId]),
     s.all<UnresolvedRow>(

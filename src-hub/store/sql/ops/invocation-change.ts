@@ -97,12 +97,13 @@ function* countState(s: SqlSession, before: Counted | null, after: Counted): Ste
   );
 }
 
+/** A session's enrollment (parameters: client id, agent session id); PostgreSQL batches read it ahead (postgres/outcome-reads.ts). */
+export const READ_ENROLLMENT_SQL =
+  'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?';
+
 function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | null> {
   const row = yield* io(
-    s.get<{ task_id: string }>(
-      'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?',
-      [base.client_id, base.agent_session_id],
-    ),
+    s.get<{ task_id: string }>(READ_ENROLLMENT_SQL, [base.client_id, base.agent_session_id]),
   );
   return row ? String(row.task_id) : null;
 }
