@@ -3,9 +3,12 @@
 // authorization) and leave in one socket write, answered in one round trip. What must hold: the
 // same answers as the reads one by one, one round trip whatever the call, and the connection's
 // statements all answered before it goes back to the pool.
+import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
+import { readTogether } from '../../src-hub/store/postgres/read-together.js';
+import { createPgSession } from '../../src-hub/store/postgres/session.js';
 import { onOneConnection } from '../../src-hub/store/postgres/transaction.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { invokeReads } from '../../src-hub/store/sql/ops/invoke-reads.js';
@@ -14,6 +17,15 @@ import type { HubStore, InvokeReadsQuery } from '../../src-hub/store/types.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { countRoundTrips, countSocketWrites } from './pg-counting.js';
 import { dispatchChange, invocation, seedInvoke } from './fixtures.js';
+
+/** The pool, its statements' texts noted in `sent` (a session outside a transaction sends through pool.query). */
+const queryCounting = (pool: pg.Pool, sent: string[]): pg.Pool =>
+  ({
+    query: (config: { text?: string }, ...rest: unknown[]) => {
+      sent.push(String(config.text));
+      return (pool.query as (...a: unknown[]) => unknown)(config, ...rest);
+    },
+  }) as unknown as pg.Pool;
 
 describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
   /** A seeded database, and the query of a granted call with a task. */
@@ -78,6 +90,76 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       expect([other.roundTrips, other.writes]).toEqual([1, 1]);
     } finally {
       await store.close();
+    }
+  });
+
+  it('as the store runs them: one statement (read-together.ts), the same answers as the reads one by one', async () => {
+    const { url, store, q } = await seeded();
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      await store.applyInvocationChange(
+        dispatchChange(invocation({ invocation_id: 'inv_taken', task_id: q.task_id })),
+      );
+      const sent: string[] = [];
+      const together = readTogether(createPgSession(queryCounting(pool, sent)));
+      const cases: InvokeReadsQuery[] = [
+        q,
+        { ...q, invocation_id: 'inv_taken' },
+        { ...q, client_id: 'someone-else' },
+        { ...q, task_id: null },
+        { ...q, task_id: 'task_missing', run_id: 'run_missing', authorization_ref: 'auth-missing' },
+      ];
+      for (const c of cases) {
+        sent.length = 0;
+        const reads = await runAsync(invokeReads({ sql: together, rules: STORE_RULES }, c));
+        expect(sent).toHaveLength(1);
+        const single = await onOneConnection(pool, (s) =>
+          runAsync(invokeReads({ sql: s, rules: STORE_RULES }, c)),
+        );
+        expect(reads).toEqual(single);
+        expect(await store.invokeReads(c)).toEqual(single);
+      }
+      // every column type the Hub's tables have (TEXT, INTEGER, BIGINT, NULL) comes back as pg reads it
+      const existing = (await runAsync(
+        invokeReads({ sql: together, rules: STORE_RULES }, { ...q, invocation_id: 'inv_taken' }),
+      ))!.existing!;
+      expect(existing).toEqual(await store.getInvocation('inv_taken'));
+      expect(typeof existing.created_at).toBe('string');
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
+
+  it('reads started in one turn leave as one statement; a read after an answer as the next', async () => {
+    const url = await createTestDatabase();
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      const sent: string[] = [];
+      const together = readTogether(createPgSession(queryCounting(pool, sent)));
+      const [a, b, none] = await Promise.all([
+        together.get<{ n: number; big: number; t: string; z: null }>(
+          'SELECT ?::int AS n, ?::bigint AS big, ?::text AS t, NULL::text AS z',
+          [7, 9007199254740991, 'x "quoted" \\ ü'],
+        ),
+        together.all<{ k: number }>('SELECT k FROM generate_series(1, 3) AS k ORDER BY k'),
+        together.all('SELECT 1 AS k WHERE false'),
+      ]);
+      expect(a).toEqual({ n: 7, big: 9007199254740991, t: 'x "quoted" \\ ü', z: null });
+      expect(b).toEqual([{ k: 1 }, { k: 2 }, { k: 3 }]);
+      expect(none).toEqual([]);
+      expect(sent).toHaveLength(1);
+      const after = await together.get<{ k: number }>('SELECT ?::int AS k', [a!.n + 1]);
+      expect(after).toEqual({ k: 8 });
+      expect(sent).toHaveLength(2);
+      // a failing read fails every read of its statement
+      const failing = Promise.all([
+        together.all('SELECT 1 AS k'),
+        together.all('SELECT * FROM no_such_table'),
+      ]);
+      await expect(failing).rejects.toThrow(/no_such_table/);
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -22,7 +22,8 @@ import { listenForEvents } from './listener.js';
 import { migratePostgres } from './migrate.js';
 import { clientConfig, createPool, redactUrl } from './pool.js';
 import { createPgSession } from './session.js';
-import { inTransaction, onOneConnection } from './transaction.js';
+import { readTogether } from './read-together.js';
+import { inTransaction } from './transaction.js';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -81,6 +82,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   });
 
   const readSession = createPgSession(pool);
+  const groupedReads = readTogether(readSession);
   // writes run in group-commit batches (group-commit.ts, batch.ts); events they appended get their
   // seqs in the pass after commit, which nobody waits for (flushEvents does)
   const writer = createGroupCommitter(pool, STORE_RULES, (batch) => {
@@ -90,10 +92,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     async read(name, ...args) {
       const op = READ_OPS[name] as AnyOp;
       try {
+        // reads started together leave as one statement (read-together.ts)
         if (GROUPED_READS.has(name))
-          return (await onOneConnection(pool, (s) =>
-            runAsync(op({ sql: s, rules: STORE_RULES }, ...args)),
-          )) as never;
+          return (await runAsync(op({ sql: groupedReads, rules: STORE_RULES }, ...args))) as never;
         if (!SNAPSHOT_READS.has(name))
           return (await runAsync(op({ sql: readSession, rules: STORE_RULES }, ...args))) as never;
         const { value } = await inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (s) =>
