@@ -18,6 +18,10 @@
  * the change would read; only a call with one change in the batch is read ahead (an earlier change
  * of the same call would move it). Only the first run of a batch reads ahead: a rerun with
  * savepoints reads as the one-change path does (a rollback to a savepoint forgets what was known).
+ *
+ * A batch whose view is read ahead (view-ahead.ts) reads its new calls too, in the same statement
+ * (none may exist; one that does is a repeat, `stale`), and their sessions' enrollments: a change
+ * of a new call, one alone or a permit run (permit-run.ts), then reads nothing of its own.
  */
 import type { InvocationChange } from '../types.js';
 import { READ_INVOCATION_SQL } from '../sql/ops/invocations.js';
