@@ -9,6 +9,7 @@
  * granted authorization with its declaration and system): a refusal is read again each time.
  */
 import type { AuthorizationRecord, OperationRecord, SystemRecord } from '../types.js';
+import { deepFreeze } from './deep-freeze.js';
 
 /** The most (authorization, client, tool) answers kept; the cache is emptied when it is full. */
 export const MAX_INVOKE_CACHE_ENTRIES = 2_048;
@@ -24,15 +25,6 @@ export interface InvokeCacheEntry {
 export interface InvokeReadsCache {
   get(authorizationRef: string, clientId: string, tool: string): InvokeCacheEntry | undefined;
   set(authorizationRef: string, clientId: string, tool: string, entry: InvokeCacheEntry): void;
-}
-
-/** Frozen: one object answers many calls, so none of them may change it. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 export function createInvokeReadsCache(max = MAX_INVOKE_CACHE_ENTRIES): InvokeReadsCache {

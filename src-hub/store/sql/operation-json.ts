@@ -7,20 +7,13 @@
  * field on both sides.
  */
 import type { CompiledOperation } from '../../acc/types.js';
+import { deepFreeze } from './deep-freeze.js';
 
 /** The most distinct operation texts kept (cleared when full: a declaration's text is parsed again). */
 export const MAX_PARSED_OPERATIONS = 512;
 
 const parsed = new Map<string, CompiledOperation>();
 const textOf = new WeakMap<object, string>();
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 /** The operation a stored text holds: the same frozen object for the same text. */
 export function parseOperation(text: string): CompiledOperation {
