@@ -2,6 +2,7 @@
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
 import type { InvokeReadsCache } from './invoke-cache.js';
+import type { KeptInvocations } from './ops/invocations.js';
 import type { TaskEventSink } from './task-events.js';
 
 export interface OpEnv {
@@ -11,4 +12,6 @@ export interface OpEnv {
   taskEvents?: TaskEventSink;
   /** The store's cache of an invoke's configuration rows (invoke-cache.ts); reads only. */
   invokeCache?: InvokeReadsCache;
+  /** Set by a single writer that keeps the invocation rows it wrote (SQLite's writer thread). */
+  invocations?: KeptInvocations;
 }

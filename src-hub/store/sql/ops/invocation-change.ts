@@ -404,7 +404,9 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   // a new call's system check goes out with the call's read: one round trip for both
   const systemIsLive =
     change.from === 'new' && change.live_system ? sendLiveSystemCheck(s, change.live_system) : null;
-  const current = yield* readInvocation(s, change.invocation_id);
+  // a single writer's kept row is the stored one (ops/invocations.ts KeptInvocations)
+  const current =
+    env.invocations?.get(change.invocation_id) ?? (yield* readInvocation(s, change.invocation_id));
   let base: InvocationRecord;
   if (change.from === 'new') {
     if (current || !change.create) return { kind: 'stale', current };
@@ -424,6 +426,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
     const refusedState = refusal.refused_to ?? base.state;
     const refused = refusedRecord(base, refusal, change.at);
     yield* writeInvocation(s, refused, current);
+    env.invocations?.put(refused);
     yield* countState(s, current, refused);
     if (enroll) yield* recordEnrollment(s, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
@@ -436,6 +439,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (permit) record = { ...record, permit_id: permit.permit_id };
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
   yield* writeInvocation(s, record, current);
+  env.invocations?.put(record);
   yield* applySideRows(s, change, current?.permit_id ?? null);
   yield* countState(s, current, record);
   if (enroll) yield* recordEnrollment(s, change, base);

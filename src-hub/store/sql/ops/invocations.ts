@@ -8,6 +8,20 @@ import { io, type Row, type SqlSession, type Step } from '../session.js';
 /** An invocation's row, read after its lock (`invocation:<id>`): PostgreSQL batches read it ahead (postgres/outcome-reads.ts). */
 export const READ_INVOCATION_SQL = 'SELECT * FROM invocations WHERE invocation_id = ?';
 
+/**
+ * The invocation rows a single writer (SQLite's writer thread) wrote itself, kept so that its next
+ * change of a call (the outcome after the permit) does not read and decode the row again. The
+ * keeper answers a row only while it is the stored one: invocation-change.ts is the only code that
+ * writes the invocations table and puts every row it writes, and the writer forgets them all when
+ * anything else may have changed one (a rollback, another connection: writer/invocation-rows.ts).
+ */
+export interface KeptInvocations {
+  /** The row as this writer last wrote it, or undefined: not kept, read it. */
+  get(invocationId: string): InvocationRecord | undefined;
+  /** The row as just written in the running transaction. */
+  put(record: InvocationRecord): void;
+}
+
 export function* readInvocation(s: SqlSession, invocationId: string): Step<InvocationRecord | null> {
   const row = yield* io(s.get<Row>(READ_INVOCATION_SQL, [invocationId]));
   return row ? toInvocation(row) : null;

@@ -13,13 +13,16 @@
  * when it is answered, and they cost no commit and no mark of their own. A view that cannot be
  * rendered there leaves its task marked (durably, in the same transaction) instead, and marked
  * views are published first thing in the next transaction, or in one of their own when no batch
- * comes soon (thread.ts).
+ * comes soon (thread.ts). Between transactions the writer keeps the invocation rows it wrote
+ * (invocation-rows.ts) and the task lists its views read (sql/task-events.ts); it forgets them when
+ * anything is rolled back or another connection committed.
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
+import { createInvocationRows } from './invocation-rows.js';
 import { restoreOperation } from './operation-by-text.js';
 import { slimAnswer } from './slim-answer.js';
 import {
@@ -41,7 +44,8 @@ export interface BatchResult {
 
 export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const sink = createTaskEventSink();
-  const env: OpEnv = { ...base, taskEvents: sink };
+  const invocations = createInvocationRows();
+  const env: OpEnv = { ...base, taskEvents: sink, invocations };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
@@ -49,15 +53,21 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const savepoint = db.prepare('SAVEPOINT one_write');
   const release = db.prepare('RELEASE one_write');
   const undo = db.prepare('ROLLBACK TO one_write');
+  /** What the writer keeps between transactions, known only while it alone changed the store. */
+  const forgetKept = () => {
+    sink.forget();
+    invocations.forget();
+  };
   // changes another connection committed (the operator CLI's own writer): the sink's kept task
-  // lists saw none of them, so they are forgotten (data_version moves only for other connections)
+  // lists and the kept invocation rows saw none of them, so they are forgotten (data_version moves
+  // only for other connections; read after BEGIN IMMEDIATE, nobody else writes until COMMIT)
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion: unknown = dataVersion.get();
   const noteOtherWriters = () => {
     const v = dataVersion.get();
     if (v !== seenVersion) {
       seenVersion = v;
-      sink.forget();
+      forgetKept();
     }
   };
   const stats: GroupCommitStats = { batches: 0, writes: 0, retried: 0 };
@@ -80,7 +90,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         undo.run();
         release.run();
       }
-      sink.forget();
+      forgetKept();
       return [];
     }
   };
@@ -101,15 +111,15 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         undo.run();
         release.run();
       }
-      sink.forget(); // lists read by the views rolled back
+      forgetKept(); // lists read by the views rolled back
       if (runSync(sink.mark(env)) > 0) viewsPending = true;
       return [];
     }
   };
-  /** The transaction was rolled back: nothing it touched or read is known any more. */
+  /** The transaction was rolled back: nothing it touched, read or wrote is known any more. */
   const rolledBack = () => {
     sink.dropTouched();
-    sink.forget();
+    forgetKept();
     viewsPending = true; // marks it published are back
   };
 
@@ -133,6 +143,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
         undo.run();
         release.run();
       }
+      forgetKept(); // rows and lists this write changed before it failed are undone
       return { id: req.id, ok: false, error: serializeError(err) };
     }
   };
