@@ -16,6 +16,8 @@ import { profilingExecArgv, WRITE_NOT_SENDABLE } from '../../src-hub/store/sqlit
 import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
 import type { GroupCommitStats, WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
 import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
+import { UNRESOLVED_OF_STATE_SQL } from '../../src-hub/store/sql/ops/task-usage.js';
+import type { SqlSession } from '../../src-hub/store/sql/session.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
@@ -72,98 +74,107 @@ describe('SQLite writer thread', () => {
     check.close();
   });
 
-  it("a task view's unresolved list (kept between views by the writer) is always what a fresh read finds, also after another connection changed a call", async () => {
-    await seedCatalog(store);
-    const t = task({ budget: 10_000, inFlight: 10_000 });
-    await store.createTask(t, audit);
-    let seed = 7;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const created = () => new Date(Date.parse(AT) + Math.floor(random() * 100_000)).toISOString();
-    const states = new Map<string, string>();
-    const open = async () => {
-      const rec = invocation({ task_id: t.task_id, created_at: created() });
-      const res = await store.applyInvocationChange(
-        dispatchChange(rec, {
-          permit: permitFor(t.task_id),
-          audit,
-        }),
-      );
-      states.set(rec.invocation_id, res.kind === 'applied' ? 'dispatching' : 'other');
-    };
-    const moveOne = async (on: HubStore) => {
-      const candidates = [...states].filter(([, st]) => st === 'dispatching' || st === 'unknown');
-      const [id, from] = candidates[Math.floor(random() * candidates.length)]!;
-      const to: InvocationChange['to'] =
-        from === 'unknown'
-          ? 'succeeded'
-          : random() < 0.5
+  // the kept list is updated in place from each changed call: both when it holds the limit (calls
+  // after its last are not in it) and when it is short of it (it holds every unresolved call)
+  it.each([
+    [260, 'more than a view lists'],
+    [40, 'fewer than a view lists'],
+  ])(
+    "a task view's unresolved list (kept between views by the writer, updated in place) is always what a fresh read finds, also after another connection changed a call (%i calls: %s)",
+    async (opened) => {
+      await seedCatalog(store);
+      const t = task({ budget: 10_000, inFlight: 10_000 });
+      await store.createTask(t, audit);
+      let seed = 7;
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+      const created = () => new Date(Date.parse(AT) + Math.floor(random() * 100_000)).toISOString();
+      const states = new Map<string, string>();
+      const open = async () => {
+        const rec = invocation({ task_id: t.task_id, created_at: created() });
+        const res = await store.applyInvocationChange(
+          dispatchChange(rec, {
+            permit: permitFor(t.task_id),
+            audit,
+          }),
+        );
+        states.set(rec.invocation_id, res.kind === 'applied' ? 'dispatching' : 'other');
+      };
+      const moveOne = async (on: HubStore) => {
+        const candidates = [...states].filter(([, st]) => st === 'dispatching' || st === 'unknown');
+        if (candidates.length === 0) return open();
+        const [id, from] = candidates[Math.floor(random() * candidates.length)]!;
+        const to: InvocationChange['to'] =
+          from === 'unknown'
             ? 'succeeded'
             : random() < 0.5
-              ? 'unknown'
-              : 'failed';
-      states.set(id, to);
-      const res = await on.applyInvocationChange({
-        invocation_id: id,
-        from: from as InvocationChange['from'],
-        to,
-        at: new Date(Date.parse(AT) + 200_000).toISOString(),
-        audit,
-        ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
-      });
-      expect(res.kind).toBe('applied');
-    };
-    const lastView = async (s: HubStore) => {
-      await s.flushEvents();
-      const views = (await s.listEvents('desk', 0, 100_000)).filter(
-        (e) => e.type === 'task.changed' && (e.payload as { task: TaskView }).task.task_id === t.task_id,
-      );
-      return (views.at(-1)!.payload as { task: TaskView }).task;
-    };
-    const expectFresh = async (s: HubStore) => {
-      const view = await lastView(s);
-      const fresh = await s.taskUsage(t.task_id, Date.parse(AT), null);
-      expect(view.unresolved).toEqual(fresh.unresolved);
-      expect(view.unresolved_total).toBe(fresh.unresolved_total);
-    };
-    for (let i = 0; i < 260; i++) await open(); // more than a view lists: the kept list is full
-    await expectFresh(store);
-    for (let round = 0; round < 25; round++) {
-      await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 3 === 0 ? open() : moveOne(store))));
+              ? 'succeeded'
+              : random() < 0.5
+                ? 'unknown'
+                : 'failed';
+        states.set(id, to);
+        const res = await on.applyInvocationChange({
+          invocation_id: id,
+          from: from as InvocationChange['from'],
+          to,
+          at: new Date(Date.parse(AT) + 200_000).toISOString(),
+          audit,
+          ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
+        });
+        expect(res.kind).toBe('applied');
+      };
+      const lastView = async (s: HubStore) => {
+        await s.flushEvents();
+        const views = (await s.listEvents('desk', 0, 100_000)).filter(
+          (e) => e.type === 'task.changed' && (e.payload as { task: TaskView }).task.task_id === t.task_id,
+        );
+        return (views.at(-1)!.payload as { task: TaskView }).task;
+      };
+      const expectFresh = async (s: HubStore) => {
+        const view = await lastView(s);
+        const fresh = await s.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(view.unresolved).toEqual(fresh.unresolved);
+        expect(view.unresolved_total).toBe(fresh.unresolved_total);
+      };
+      for (let i = 0; i < opened; i++) await open();
       await expectFresh(store);
-    }
-    // another connection (the operator CLI's store, a second Hub process) settles a listed call;
-    // the next view of this store must not list it, though its own change would keep the list
-    const other = createSqliteStore({ dataDir: dir });
-    try {
-      const listed = (await lastView(store)).unresolved[0]!;
-      const from = states.get(listed.invocation_id)!;
-      states.set(listed.invocation_id, 'succeeded');
-      await other.applyInvocationChange({
-        invocation_id: listed.invocation_id,
-        from: from as InvocationChange['from'],
-        to: 'succeeded',
-        at: AT,
-        audit,
-        ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
-      });
-      await other.flushEvents();
-      // a change of this store's own that leaves the list as it was (a call resolved, never listed)
-      const late = invocation({ task_id: t.task_id, created_at: '2099-01-01T00:00:00.000Z' });
-      await store.applyInvocationChange({
-        invocation_id: late.invocation_id,
-        from: 'new',
-        to: 'not_dispatched',
-        at: AT,
-        create: late,
-        audit,
-      });
-      const view = await lastView(store);
-      expect(view.unresolved.map((u) => u.invocation_id)).not.toContain(listed.invocation_id);
-      await expectFresh(store);
-    } finally {
-      await other.close();
-    }
-  });
+      for (let round = 0; round < 25; round++) {
+        await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 3 === 0 ? open() : moveOne(store))));
+        await expectFresh(store);
+      }
+      // another connection (the operator CLI's store, a second Hub process) settles a listed call;
+      // the next view of this store must not list it, though its own change would keep the list
+      const other = createSqliteStore({ dataDir: dir });
+      try {
+        const listed = (await lastView(store)).unresolved[0]!;
+        const from = states.get(listed.invocation_id)!;
+        states.set(listed.invocation_id, 'succeeded');
+        await other.applyInvocationChange({
+          invocation_id: listed.invocation_id,
+          from: from as InvocationChange['from'],
+          to: 'succeeded',
+          at: AT,
+          audit,
+          ...(from === 'dispatching' ? { release_permit: { now_ms: Date.parse(AT) + 1 } } : {}),
+        });
+        await other.flushEvents();
+        // a change of this store's own that leaves the list as it was (a call resolved, never listed)
+        const late = invocation({ task_id: t.task_id, created_at: '2099-01-01T00:00:00.000Z' });
+        await store.applyInvocationChange({
+          invocation_id: late.invocation_id,
+          from: 'new',
+          to: 'not_dispatched',
+          at: AT,
+          create: late,
+          audit,
+        });
+        const view = await lastView(store);
+        expect(view.unresolved.map((u) => u.invocation_id)).not.toContain(listed.invocation_id);
+        await expectFresh(store);
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it("each batch publishes its tasks' views inside its own transaction: on disk when the batch is answered, no mark left, no transaction of their own", async () => {
     await store.close();
@@ -240,6 +251,70 @@ describe('SQLite writer thread', () => {
       expect(other.prepare('SELECT COUNT(*) FROM task_views_pending').pluck().get()).toBe(0);
     } finally {
       other.close();
+    }
+  });
+
+  it("a task's unresolved list, once read, is not read again while its calls are created and settled: each view updates it from the changed calls", async () => {
+    await seedCatalog(store);
+    const t = task({ budget: 100 });
+    await store.createTask(t, audit);
+    await store.flushEvents();
+    const db = connectWriter(dir);
+    try {
+      let listReads = 0;
+      const sql = createSqliteSession(db);
+      const counting: SqlSession = {
+        ...sql,
+        dialect: sql.dialect,
+        all: ((q: string, p?: never[]) => {
+          if (q === UNRESOLVED_OF_STATE_SQL) listReads += 1;
+          return sql.all(q, p);
+        }) as SqlSession['all'],
+      };
+      const committer = createGroupCommitter(db, { sql: counting, rules: STORE_RULES });
+      let id = 0;
+      const run = (changes: InvocationChange[]) =>
+        committer.run(
+          changes.map((c): WriteRequest => ({ id: ++id, op: 'applyInvocationChange', args: [c] })),
+        );
+      const open = () => {
+        const rec = invocation({
+          task_id: t.task_id,
+          created_at: new Date(Date.parse(AT) + id).toISOString(),
+        });
+        return dispatchChange(rec, { permit: permitFor(t.task_id), audit });
+      };
+      const settle = (c: InvocationChange, to: 'succeeded' | 'unknown'): InvocationChange => ({
+        invocation_id: c.invocation_id,
+        from: 'dispatching',
+        to,
+        at: new Date(Date.parse(AT) + 1000 + id).toISOString(),
+        audit,
+        release_permit: { now_ms: Date.parse(AT) + 1 },
+      });
+      let inFlight = Array.from({ length: 5 }, open);
+      run(inFlight);
+      const first = listReads;
+      expect(first).toBeGreaterThan(0);
+      for (let round = 0; round < 6; round++) {
+        const fresh = Array.from({ length: 3 }, open);
+        const [a, b, ...rest] = inFlight;
+        const { answers } = run([settle(a!, 'succeeded'), settle(b!, 'unknown'), ...fresh]);
+        expect(answers.every((x) => x.ok)).toBe(true);
+        inFlight = [...rest, ...fresh];
+      }
+      expect(listReads).toBe(first);
+      const row = db
+        .prepare("SELECT payload_json FROM events WHERE type = 'task.changed' ORDER BY seq DESC LIMIT 1")
+        .pluck()
+        .get() as string;
+      const view = (JSON.parse(row) as { task: TaskView }).task;
+      const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);
+      expect(view.unresolved).toEqual(usage.unresolved);
+      expect(view.unresolved_total).toBe(usage.unresolved_total);
+      expect(usage.unresolved.map((u) => u.state)).toContain('unknown');
+    } finally {
+      db.close();
     }
   });
 

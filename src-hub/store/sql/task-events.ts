@@ -63,12 +63,20 @@ export function* appendTaskView(
   );
 }
 
-/** The call a task change moved (absent for a change of the task itself: create, pause, …). */
+/**
+ * The call a task change moved (absent for a change of the task itself: create, pause, …), as its
+ * row is after the change. With `updated_at`, `tool` and `authorization_ref` (what the task's
+ * unresolved list shows of it) a kept list is updated in place; without them, dropped when the
+ * change could alter it.
+ */
 export interface ChangedCall {
   invocation_id: string;
   /** Its state after the change. */
   state: string;
   created_at: string;
+  updated_at?: string;
+  tool?: string;
+  authorization_ref?: string;
 }
 
 /** A change of this task at `at`: publish its view now (no sink) or mark it for the sink. */
@@ -82,8 +90,9 @@ export interface TaskEventSink {
   touch(taskId: string, at: string, call?: ChangedCall): void;
   /**
    * The unresolved lists the sink's views last read, kept while only this sink's writer changes
-   * the store: every change of a call reaches `touch` first, which drops a task's list when the
-   * change could alter it. Only a single writer keeps them (SQLite's writer thread).
+   * the store: every change of a call reaches `touch` first, which updates a task's list in place
+   * from the changed call, or drops it when the change leaves it unknown. Only a single writer
+   * keeps them (SQLite's writer thread).
    */
   readonly unresolved?: UnresolvedCache;
   /** Forgets every kept list (another connection changed the store). */
@@ -104,18 +113,58 @@ interface KeptList {
 const ordered = (a: { created_at: string; invocation_id: string }, b: UnresolvedRow) =>
   a.created_at < b.created_at || (a.created_at === b.created_at && a.invocation_id < b.invocation_id);
 
+/** The call's row in the list, or null when the change did not carry what the list shows. */
+const rowOf = (call: ChangedCall): UnresolvedRow | null =>
+  call.updated_at === undefined || call.tool === undefined || call.authorization_ref === undefined
+    ? null
+    : {
+        invocation_id: call.invocation_id,
+        state: call.state as InvocationState,
+        tool: call.tool,
+        authorization_ref: call.authorization_ref,
+        updated_at: call.updated_at,
+        created_at: call.created_at,
+      };
+
 /**
- * Whether a kept list still holds after this change of one of its task's calls: not if the call
- * is listed (its state or time changed, or it left); not if it is unresolved now and would be
- * listed (the list is short of the limit, or it is older than the list's last call). A call that
- * is resolved and not listed changes nothing: had it been among the oldest unresolved, it would
- * have been listed.
+ * A kept list (the oldest unresolved calls of its task, all of them when it is short of the
+ * limit) brought up to date with this change of one of its task's calls, in place; false when it
+ * cannot be: a listed call resolved out of a full list, whose next call is not known, or a row to
+ * write that the change did not carry.
+ *   - a listed call still unresolved: its row is replaced (its creation, so its place, unchanged);
+ *   - a listed call resolved: it leaves the list;
+ *   - a call not listed, unresolved now, ordered before a full list's last (or any call, when the
+ *     list is short of the limit): it was not unresolved before (else it would be listed), so it
+ *     joins the list in its place, and a list past the limit drops its last;
+ *   - any other call not listed changes nothing: after a full list's last, or resolved.
  */
-function stillHolds(kept: KeptList, call: ChangedCall): boolean {
-  if (kept.ids.has(call.invocation_id)) return false;
-  if (!isUnresolved(call.state as InvocationState)) return true;
+function updated(kept: KeptList, call: ChangedCall): boolean {
+  const unresolved = isUnresolved(call.state as InvocationState);
+  if (kept.ids.has(call.invocation_id)) {
+    const at = kept.rows.findIndex((r) => r.invocation_id === call.invocation_id);
+    if (unresolved) {
+      const row = rowOf(call);
+      if (row === null) return false;
+      kept.rows[at] = row;
+      return true;
+    }
+    if (kept.full) return false;
+    kept.rows.splice(at, 1);
+    kept.ids.delete(call.invocation_id);
+    return true;
+  }
+  if (!unresolved) return true;
   const last = kept.rows.at(-1);
-  return kept.full && last !== undefined && !ordered(call, last);
+  if (kept.full && last !== undefined && !ordered(call, last)) return true;
+  const row = rowOf(call);
+  if (row === null) return false;
+  let at = kept.rows.length;
+  while (at > 0 && ordered(call, kept.rows[at - 1]!)) at -= 1;
+  kept.rows.splice(at, 0, row);
+  kept.ids.add(call.invocation_id);
+  if (kept.rows.length > TASK_VIEW_UNRESOLVED_LIMIT) kept.ids.delete(kept.rows.pop()!.invocation_id);
+  kept.full = kept.rows.length >= TASK_VIEW_UNRESOLVED_LIMIT;
+  return true;
 }
 
 /** The SQLite writer's sink: also renders the touched tasks' views inside the running transaction. */
@@ -138,7 +187,7 @@ export function createTaskEventSink(): WriterTaskEventSink {
       const seen = touched.get(taskId);
       if (seen === undefined || at > seen) touched.set(taskId, at);
       const kept = lists.get(taskId);
-      if (kept && call && !stillHolds(kept, call)) lists.delete(taskId);
+      if (kept && call && !updated(kept, call)) lists.delete(taskId);
     },
     unresolved: {
       get(taskId, unresolvedTotal) {

@@ -394,6 +394,9 @@ function* publish(
       invocation_id: record.invocation_id,
       state: record.state,
       created_at: record.created_at,
+      updated_at: record.updated_at,
+      tool: record.tool,
+      authorization_ref: record.authorization_ref,
     });
   return approval;
 }
