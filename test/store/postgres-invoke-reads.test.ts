@@ -162,4 +162,25 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       await pool.end();
     }
   });
+  it('every column a read can return is TEXT, INTEGER or BIGINT (what read-together.ts decodes from JSON)', async () => {
+    const { url, store } = await seeded();
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      const { rows } = await pool.query<{ table_name: string; column_name: string; data_type: string }>(
+        `SELECT table_name, column_name, data_type FROM information_schema.columns
+          WHERE table_schema = current_schema() ORDER BY table_name, column_name`,
+      );
+      expect(rows.length).toBeGreaterThan(20);
+      // the tool search index's document is matched and ranked in SQL, never returned by a read
+      const searchDocument = (r: { table_name: string; column_name: string }) =>
+        r.table_name === 'operations_search' && r.column_name === 'document';
+      const other = rows
+        .filter((r) => !['text', 'integer', 'bigint'].includes(r.data_type) && !searchDocument(r))
+        .map((r) => `${r.table_name}.${r.column_name}: ${r.data_type}`);
+      expect(other).toEqual([]);
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  });
 });
