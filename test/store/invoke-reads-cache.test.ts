@@ -7,9 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { createInvokeReadsCache } from '../../src-hub/store/sql/invoke-cache.js';
 import type { HubStore, InvokeReadsQuery } from '../../src-hub/store/types.js';
+import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { AT, audit, operation, seedInvoke } from './fixtures.js';
 
 const SYSTEM = {
@@ -108,27 +110,48 @@ const WRITES: Array<{
   },
 ];
 
-describe('the invoke reads cache (SQLite)', () => {
-  let dir: string;
+/** Where the stores live: a second `open()` is another connection to the same data (the CLI's, a sibling instance). */
+interface Place {
+  open(): Promise<HubStore>;
+  remove(): void;
+}
+
+const sqlitePlace = async (): Promise<Place> => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-invoke-cache-'));
+  return {
+    open: () => Promise.resolve(createSqliteStore({ dataDir: dir })),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+};
+
+const postgresPlace = async (): Promise<Place> => {
+  const url = await createTestDatabase();
+  return {
+    open: () => openPostgresStore({ url, sequenceIntervalMs: 600_000 }),
+    remove: () => undefined,
+  };
+};
+
+function cacheSuite(place: () => Promise<Place>, other: string): void {
+  let where: Place;
   let stores: HubStore[];
   let store: HubStore;
   let q: InvokeReadsQuery;
-  const open = () => {
-    const s = createSqliteStore({ dataDir: dir });
+  const open = async () => {
+    const s = await where.open();
     stores.push(s);
     return s;
   };
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'hub-invoke-cache-'));
+    where = await place();
     stores = [];
-    store = open();
+    store = await open();
     q = { ...(await seedInvoke(store)), task_id: null };
   });
   afterEach(async () => {
     for (const s of stores) await s.close();
-    rmSync(dir, { recursive: true, force: true });
+    where.remove();
   });
-
   it('answers a repeated invoke from memory: the same frozen rows, equal to what the store reads', async () => {
     const first = await store.invokeReads(q);
     const again = await store.invokeReads({ ...q, invocation_id: 'inv_other' });
@@ -154,9 +177,9 @@ describe('the invoke reads cache (SQLite)', () => {
       await w.write(store);
       w.seen(await store.invokeReads(q));
     });
-    it(`sees ${w.name} at the next invoke, written by another connection (the CLI's)`, async () => {
+    it(`sees ${w.name} at the next invoke, written by ${other}`, async () => {
       await store.invokeReads(q);
-      const cli = open();
+      const cli = await open();
       await w.write(cli);
       await cli.close();
       w.seen(await store.invokeReads(q));
@@ -167,7 +190,7 @@ describe('the invoke reads cache (SQLite)', () => {
     const other = { ...q, client_id: 'other' };
     expect(await store.invokeReads(other)).toMatchObject({ granted: false, operation: null });
     await store.createClient({ client_id: 'other', name: 'other', token_hash: 'h2', created_at: AT }, audit);
-    await open().grant('auth-a', 'other', audit);
+    await (await open()).grant('auth-a', 'other', audit);
     expect(await store.invokeReads(other)).toMatchObject({
       granted: true,
       operation: { tool: 'update_thing' },
@@ -182,6 +205,14 @@ describe('the invoke reads cache (SQLite)', () => {
       authorization: null,
     });
   });
+}
+
+describe('the invoke reads cache (SQLite)', () => {
+  cacheSuite(sqlitePlace, "another connection (the CLI's)");
+});
+
+describeOnPostgres('the invoke reads cache (PostgreSQL)', () => {
+  cacheSuite(postgresPlace, 'another instance on the same database');
 });
 
 describe('the configuration generation', () => {

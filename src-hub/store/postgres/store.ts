@@ -23,6 +23,7 @@ import { migratePostgres } from './migrate.js';
 import { clientConfig, createPool, redactUrl } from './pool.js';
 import { createPgSession } from './session.js';
 import { readTogether } from './read-together.js';
+import { createInvokeReadsCache } from '../sql/invoke-cache.js';
 import { inTransaction } from './transaction.js';
 
 export interface PostgresStoreOptions {
@@ -83,6 +84,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 
   const readSession = createPgSession(pool);
   const groupedReads = readTogether(readSession);
+  // the invoke's configuration rows, kept against the configuration generation read in the same
+  // statement, so in the same snapshot (sql/invoke-cache.ts); every instance keeps its own
+  const groupedEnv: OpEnv = { sql: groupedReads, rules: STORE_RULES, invokeCache: createInvokeReadsCache() };
   // writes run in group-commit batches (group-commit.ts, batch.ts); events they appended get their
   // seqs in the pass after commit, which nobody waits for (flushEvents does)
   const writer = createGroupCommitter(pool, STORE_RULES, (batch) => {
@@ -93,8 +97,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const op = READ_OPS[name] as AnyOp;
       try {
         // reads started together leave as one statement (read-together.ts)
-        if (GROUPED_READS.has(name))
-          return (await runAsync(op({ sql: groupedReads, rules: STORE_RULES }, ...args))) as never;
+        if (GROUPED_READS.has(name)) return (await runAsync(op(groupedEnv, ...args))) as never;
         if (!SNAPSHOT_READS.has(name))
           return (await runAsync(op({ sql: readSession, rules: STORE_RULES }, ...args))) as never;
         const { value } = await inTransaction(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', (s) =>
