@@ -40,6 +40,17 @@ const asWrite = (change: InvocationChange): BatchWrite => ({
   args: [change],
 });
 
+/** New permit requests of one task, all from one fresh agent session (enrolled by the first). */
+const sessionDispatches = (taskId: string) => {
+  const session = `sess-${randomUUID()}`;
+  return () =>
+    dispatchChange(invocation({ task_id: taskId, agent_session_id: session }), {
+      enrollment: { refused_to: 'not_dispatched' },
+      operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
+      permit: permitFor(taskId),
+    });
+};
+
 describeOnPostgres('statements the PostgreSQL store sends', () => {
   let store: HubStore;
   let pool: pg.Pool;
@@ -155,13 +166,7 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
   it("a batch of a task's permits reads ahead once: its run locks no call and reads neither the calls, the sessions nor the task row again", async () => {
     const t = task({ budget: 100 });
     await store.createTask(t, audit);
-    const session = `sess-${randomUUID()}`;
-    const dispatch = () =>
-      dispatchChange(invocation({ task_id: t.task_id, agent_session_id: session }), {
-        enrollment: { refused_to: 'not_dispatched' },
-        operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
-        permit: permitFor(t.task_id),
-      });
+    const dispatch = sessionDispatches(t.task_id);
     expect((await store.applyInvocationChange(dispatch())).kind).toBe('applied'); // enrolls the session
     const changes = Array.from({ length: 16 }, dispatch);
     const result = await runBatch(counting, STORE_RULES, changes.map(asWrite), { task: t.task_id });
@@ -188,13 +193,7 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     it(`a batch of one change of a task (a ${kind}) reads ahead as a larger one: two round trips in all`, async () => {
       const t = task({ budget: 100 });
       await store.createTask(t, audit);
-      const session = `sess-${randomUUID()}`;
-      const dispatch = () =>
-        dispatchChange(invocation({ task_id: t.task_id, agent_session_id: session }), {
-          enrollment: { refused_to: 'not_dispatched' },
-          operation_rate: { now_ms: NOW, refused_to: 'not_dispatched' },
-          permit: permitFor(t.task_id),
-        });
+      const dispatch = sessionDispatches(t.task_id);
       const first = dispatch();
       expect((await store.applyInvocationChange(first)).kind).toBe('applied'); // enrolls the session
       const change = kind === 'permit' ? dispatch() : succeededReleasing(first);
