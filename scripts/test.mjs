@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyringSessionAvailable, runInKeyringSession } from './keyring-session.mjs';
+import { skipLines } from './playwright-skips.mjs';
 import { ensureSystemDeps } from './system-deps.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -125,7 +126,10 @@ if (!args.includes('--no-e2e') && existsSync(join(root, 'playwright.config.ts'))
     PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
   });
   if (existsSync(pwJson)) {
-    const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {};
+    const report = JSON.parse(readFileSync(pwJson, 'utf8'));
+    const lines = skipLines(report);
+    if (lines.length > 0) console.log(`\n${lines.join('\n')}`);
+    const s = report.stats ?? {};
     totals.passed += (s.expected ?? 0) + (s.flaky ?? 0);
     totals.failed += s.unexpected ?? 0;
     totals.skipped += s.skipped ?? 0;
