@@ -354,6 +354,9 @@ export async function applyPermitRun(
         invocation_id: record.invocation_id,
         state: record.state,
         created_at: record.created_at,
+        updated_at: record.updated_at,
+        tool: record.tool,
+        authorization_ref: record.authorization_ref,
       }),
     );
     answers.push(

@@ -74,9 +74,9 @@ export interface ChangedCall {
   /** Its state after the change. */
   state: string;
   created_at: string;
-  updated_at?: string;
-  tool?: string;
-  authorization_ref?: string;
+  updated_at: string;
+  tool: string;
+  authorization_ref: string;
 }
 
 /** A change of this task at `at`: publish its view now (no sink) or mark it for the sink. */
@@ -113,24 +113,20 @@ interface KeptList {
 const ordered = (a: { created_at: string; invocation_id: string }, b: UnresolvedRow) =>
   a.created_at < b.created_at || (a.created_at === b.created_at && a.invocation_id < b.invocation_id);
 
-/** The call's row in the list, or null when the change did not carry what the list shows. */
-const rowOf = (call: ChangedCall): UnresolvedRow | null =>
-  call.updated_at === undefined || call.tool === undefined || call.authorization_ref === undefined
-    ? null
-    : {
-        invocation_id: call.invocation_id,
-        state: call.state as InvocationState,
-        tool: call.tool,
-        authorization_ref: call.authorization_ref,
-        updated_at: call.updated_at,
-        created_at: call.created_at,
-      };
+/** The call's row in the list. */
+const rowOf = (call: ChangedCall): UnresolvedRow => ({
+  invocation_id: call.invocation_id,
+  state: call.state as InvocationState,
+  tool: call.tool,
+  authorization_ref: call.authorization_ref,
+  updated_at: call.updated_at,
+  created_at: call.created_at,
+});
 
 /**
  * A kept list (the oldest unresolved calls of its task, all of them when it is short of the
  * limit) brought up to date with this change of one of its task's calls, in place; false when it
- * cannot be: a listed call resolved out of a full list, whose next call is not known, or a row to
- * write that the change did not carry.
+ * cannot be: a listed call resolved out of a full list, whose next call is not known.
  *   - a listed call still unresolved: its row is replaced (its creation, so its place, unchanged);
  *   - a listed call resolved: it leaves the list;
  *   - a call not listed, unresolved now, ordered before a full list's last (or any call, when the
@@ -143,9 +139,7 @@ function updated(kept: KeptList, call: ChangedCall): boolean {
   if (kept.ids.has(call.invocation_id)) {
     const at = kept.rows.findIndex((r) => r.invocation_id === call.invocation_id);
     if (unresolved) {
-      const row = rowOf(call);
-      if (row === null) return false;
-      kept.rows[at] = row;
+      kept.rows[at] = rowOf(call);
       return true;
     }
     if (kept.full) return false;
@@ -156,11 +150,9 @@ function updated(kept: KeptList, call: ChangedCall): boolean {
   if (!unresolved) return true;
   const last = kept.rows.at(-1);
   if (kept.full && last !== undefined && !ordered(call, last)) return true;
-  const row = rowOf(call);
-  if (row === null) return false;
   let at = kept.rows.length;
   while (at > 0 && ordered(call, kept.rows[at - 1]!)) at -= 1;
-  kept.rows.splice(at, 0, row);
+  kept.rows.splice(at, 0, rowOf(call));
   kept.ids.add(call.invocation_id);
   if (kept.rows.length > TASK_VIEW_UNRESOLVED_LIMIT) kept.ids.delete(kept.rows.pop()!.invocation_id);
   kept.full = kept.rows.length >= TASK_VIEW_UNRESOLVED_LIMIT;
