@@ -7,12 +7,17 @@
  * invocation id, the reason code and a sentence — never as a success.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvokeRequestSchema, type CreateRunRequest, type Receipt } from '../../src-shared/hub-api.js';
+import {
+  InvokeRequestSchema,
+  type CreateRunRequest,
+  type InvokeRequest,
+  type Receipt,
+} from '../../src-shared/hub-api.js';
 import { newInvocationId } from '../../src-shared/invocation-id.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
 import { newId } from '../ids.js';
-import { invoke } from '../invocations/invoke.js';
+import { invoke, type InvokeOutcome } from '../invocations/invoke.js';
 import { toReceipt } from '../invocations/receipt.js';
 import { loadOwnInvocation, resume } from '../invocations/resume.js';
 import {
@@ -114,7 +119,6 @@ export async function callGoverned(
   args: Record<string, unknown>,
   meta: Meta,
 ): Promise<CallToolResult> {
-  const d = exposed.declaration;
   const key = text(meta?.[IDEMPOTENCY_KEY_META]);
   if (key !== undefined && !InvokeRequestSchema.shape.invocation_id.safeParse(key).success)
     return refusedResult(
@@ -123,32 +127,82 @@ export async function callGoverned(
       null,
     );
   const invocationId = key ?? newInvocationId();
-  const taskId = text(meta?.[TASK_ID_META]);
   try {
-    const existing = await ctx.store.getInvocation(invocationId);
-    const own = existing && existing.client_id === clientId ? existing : null;
-    const runId =
-      own?.run_id ??
-      (await openCallRun(ctx, clientId, {
-        agent_session_id: taskId ? `mcp-task:${taskId}` : `mcp:${invocationId}`,
-        turn_id: `mcp:${invocationId}`,
-        authorization_ref: d.authorization_ref,
-      }));
-    const out = await invoke(ctx, clientId, {
-      invocation_id: invocationId,
-      run_id: runId,
-      authorization_ref: d.authorization_ref,
-      tool: d.tool,
-      declaration_revision:
-        own?.declaration_revision ?? text(meta?.[DECLARATION_REVISION_META]) ?? d.declaration_revision,
-      arguments: args,
-      host_call_id: `mcp:${invocationId}`,
-      ...(taskId ? { task_id: taskId } : {}),
-    });
+    const out = await invokeInItsRun(ctx, clientId, exposed, args, invocationId, meta);
     return receiptResult(out.receipt, { replayed: !out.created });
   } catch (err) {
     if (err instanceof HubError) return refusedResult(err.code, err.message, key ?? null);
     throw err;
+  }
+}
+
+/**
+ * The invoke of one tools/call, in the run of the invocation when the key names one of the
+ * client's (a retry replays there), else in a run of its own that ends with the call, whatever
+ * its outcome: later steps (bailing_resume, an approval) need the invocation, never an open run.
+ * The same key arriving on two requests at once: both open a run, one creates the invocation, the
+ * other's invoke sees it under another run (`invocation_conflict`) and replays it in its run —
+ * one invocation, one write, both answered with it.
+ */
+async function invokeInItsRun(
+  ctx: HubContext,
+  clientId: string,
+  exposed: ExposedTool,
+  args: Record<string, unknown>,
+  invocationId: string,
+  meta: Meta,
+): Promise<InvokeOutcome> {
+  const d = exposed.declaration;
+  const taskId = text(meta?.[TASK_ID_META]);
+  const request = (runId: string, declarationRevision: string): InvokeRequest => ({
+    invocation_id: invocationId,
+    run_id: runId,
+    authorization_ref: d.authorization_ref,
+    tool: d.tool,
+    declaration_revision: declarationRevision,
+    arguments: args,
+    host_call_id: `mcp:${invocationId}`,
+    ...(taskId ? { task_id: taskId } : {}),
+  });
+  const ownInvocation = async () => {
+    const existing = await ctx.store.getInvocation(invocationId);
+    return existing && existing.client_id === clientId ? existing : null;
+  };
+  const own = await ownInvocation();
+  if (own) return invoke(ctx, clientId, request(own.run_id, own.declaration_revision));
+
+  const runId = await openCallRun(ctx, clientId, {
+    agent_session_id: taskId ? `mcp-task:${taskId}` : `mcp:${invocationId}`,
+    turn_id: `mcp:${invocationId}`,
+    authorization_ref: d.authorization_ref,
+  });
+  try {
+    return await invoke(
+      ctx,
+      clientId,
+      request(runId, text(meta?.[DECLARATION_REVISION_META]) ?? d.declaration_revision),
+    );
+  } catch (err) {
+    if (err instanceof HubError && err.code === 'invocation_conflict') {
+      const raced = await ownInvocation();
+      if (raced && raced.run_id !== runId)
+        return await invoke(ctx, clientId, request(raced.run_id, raced.declaration_revision));
+    }
+    throw err;
+  } finally {
+    await endCallRun(ctx, runId);
+  }
+}
+
+/** Ending the call's run never changes the call's answer: a failure is logged by its code. */
+async function endCallRun(ctx: HubContext, runId: string): Promise<void> {
+  try {
+    await ctx.store.endRun(runId, ctx.now().toISOString());
+  } catch (err) {
+    ctx.logger.warn(
+      { run_id: runId, code: err instanceof HubError ? err.code : 'store_error' },
+      'the run of an /mcp call could not be ended; it stays open',
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthorizationRecord, HubStore, SystemRecord } from '../../../src-hub/store/types.js';
+import type { AuthorizationRecord, HubStore, RunRecord, SystemRecord } from '../../../src-hub/store/types.js';
 import { newInvocationId, opRequests, startEnv, taskBody, type HubEnv } from '../helpers.js';
 import { openStoreFor } from '../store-mode.js';
 
@@ -25,6 +25,8 @@ const stale: { systems: SystemRecord[] | null; authorizations: AuthorizationReco
   systems: null,
   authorizations: null,
 };
+/** The runs the calls opened and ended: a refused call's run ends with it too. */
+const runs = { opened: [] as string[], ended: [] as string[] };
 
 function counting(store: HubStore): HubStore {
   return new Proxy(store, {
@@ -38,6 +40,16 @@ function counting(store: HubStore): HubStore {
         const auths = stale.authorizations;
         return () => Promise.resolve(auths);
       }
+      if (prop === 'createRun' && typeof value === 'function')
+        return (r: RunRecord) => (
+          runs.opened.push(r.run_id),
+          (value as HubStore['createRun']).call(target, r)
+        );
+      if (prop === 'endRun' && typeof value === 'function')
+        return (id: string, at: string) => (
+          runs.ended.push(id),
+          (value as HubStore['endRun']).call(target, id, at)
+        );
       if (typeof value === 'function' && (COUNTED as readonly PropertyKey[]).includes(prop)) {
         return (...args: unknown[]) => {
           reads[prop as Counted]++;
@@ -70,6 +82,8 @@ afterEach(async () => {
 /** One tools/call and the store reads it made. */
 async function counted(name: string, args: Record<string, unknown>, meta: Record<string, unknown>) {
   reads = noReads();
+  runs.opened = [];
+  runs.ended = [];
   const result = (await client.callTool({ name, arguments: args, _meta: meta })) as CallToolResult & {
     structuredContent: Record<string, unknown>;
   };
@@ -117,6 +131,8 @@ describe('/mcp tools/call reads', () => {
     });
     expect((await env.agent('GET', `/agent/v1/invocations/${key}`)).status).toBe(404);
     expect(opRequests(env.demo.inventory)).toBe(0);
+    expect(runs.opened).toHaveLength(1);
+    expect(runs.ended).toEqual(runs.opened);
   });
 
   it('a retire that lands after the tool was listed: refused system_retired, nothing stored or sent', async () => {
@@ -129,5 +145,7 @@ describe('/mcp tools/call reads', () => {
     expect(result.structuredContent).toMatchObject({ state: 'refused', reason_code: 'system_retired' });
     expect((await env.agent('GET', `/agent/v1/invocations/${key}`)).status).toBe(404);
     expect(opRequests(env.demo.inventory)).toBe(0);
+    expect(runs.opened).toHaveLength(1);
+    expect(runs.ended).toEqual(runs.opened);
   });
 });

@@ -75,6 +75,51 @@ describe('the Hub as an MCP server', () => {
     expect(env.demo.shopA.ledger()[0]?.idempotency_key).toBe(key);
   });
 
+  it('the same idempotency key on two requests at once is one invocation and one write, both answered with it', async () => {
+    const args = { product_id: 42, description: 'raced' };
+    for (let round = 0; round < 6; round++) {
+      const key = newInvocationId();
+      const both = await Promise.all([
+        call('auth-shop-a.update_product_content', args, { [KEY]: key }),
+        call('auth-shop-a.update_product_content', args, { [KEY]: key }),
+      ]);
+      const created = both.filter((r) => r.structuredContent.replayed === false);
+      expect(created, JSON.stringify(both)).toHaveLength(1);
+      expect(created[0]?.structuredContent).toMatchObject({ state: 'succeeded', invocation_id: key });
+      // the other is the same invocation, answered as it stood: still being sent, or done
+      const replayed = both.find((r) => r.structuredContent.replayed === true);
+      expect(replayed?.structuredContent.invocation_id, JSON.stringify(both)).toBe(key);
+      expect(['dispatching', 'succeeded']).toContain(replayed?.structuredContent.state);
+      expect(env.demo.shopA.ledger().filter((w) => w.idempotency_key === key)).toHaveLength(1);
+    }
+  });
+
+  it('each call’s run ends with the call, whatever its outcome; an approved call still resumes', async () => {
+    const runOf = async (invocationId: string) => {
+      const inv = await env.agent('GET', `/agent/v1/invocations/${invocationId}`);
+      expect(inv.status, inv.text).toBe(200);
+      const run = await env.agent('GET', `/agent/v1/runs/${String(inv.body.run_id)}`);
+      expect(run.status, run.text).toBe(200);
+      return run.body;
+    };
+    const done = await call('get_stock', { sku: 'SKU-A-0007' });
+    expect(done.structuredContent.state).toBe('succeeded');
+    expect(await runOf(done.structuredContent.invocation_id as string)).toMatchObject({ state: 'ended' });
+    const waiting = await call('auth-shop-a.publish_listing', { product_id: 42, channel: 'web' });
+    expect(waiting.structuredContent).toMatchObject({ state: 'awaiting_approval' });
+    const id = waiting.structuredContent.invocation_id as string;
+    expect(await runOf(id)).toMatchObject({ state: 'ended' });
+    const approvalId = waiting.structuredContent.approval_id as string;
+    const d = await env.admin('POST', `/admin/v1/approvals/${approvalId}/decision`, {
+      decision_id: `d-${approvalId}`,
+      decision: 'approve',
+    });
+    expect(d.status, d.text).toBe(200);
+    const resumed = await call('bailing_resume', { invocation_id: id });
+    expect(resumed.structuredContent).toMatchObject({ state: 'succeeded', action: 'dispatched' });
+    expect(env.demo.shopA.ledger()).toHaveLength(1);
+  });
+
   it('a call that needs approval comes back awaiting approval and is not executed; approve + bailing_resume runs it once', async () => {
     const r = await call('auth-shop-a.publish_listing', { product_id: 42, channel: 'web' });
     expect(r.isError).toBe(true);
