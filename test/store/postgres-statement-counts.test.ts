@@ -258,9 +258,11 @@ describeOnPostgres('statements the PostgreSQL store sends', () => {
     );
     const result = await runBatch(counting, STORE_RULES, changes.map(asWrite), { independent: true });
     expect(result.answers.every((a) => a.ok)).toBe(true);
-    // per change: its lock, its read, its session's enrollment, its writes (call, dispatch count,
-    // audit, event) as one statement; and the batch's BEGIN and COMMIT
-    expect(sent).toHaveLength(2 + 4 * 4);
+    // the batch's BEGIN, its calls' locks (one statement, in key order: postgres/lock-order.ts) and
+    // COMMIT; per change: its read, its session's enrollment, its writes (call, dispatch count,
+    // audit, event) as one statement
+    expect(sent).toHaveLength(3 + 4 * 3);
+    expect(sent.filter((text) => text.includes('pg_advisory_xact_lock'))).toHaveLength(1);
     const writes = sent.filter((text) => /^\s*(WITH\s+w1\s+AS\s+\()?\s*INSERT\b/i.test(text));
     expect(writes).toHaveLength(4);
   });

@@ -37,6 +37,7 @@ import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
 import { isRetryable, isUnavailable, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
+import { lockCalls, lockTaskRow } from './lock-order.js';
 import { readAhead } from './outcome-reads.js';
 import { releasesLast } from './releases-last.js';
 import { createPgSession, type PgSession } from './session.js';
@@ -224,17 +225,28 @@ async function runInOrder(
       const together = opts.independent && !mode.savepoints && !alone;
       let view: ViewAhead | null = null;
       let readsAhead = false;
+      const changes = writes.map(asChange);
       if (!together && !mode.savepoints) {
         // the calls locked, and the existing ones read, in the first round trip (outcome-reads.ts);
         // the task row locked and its view's inputs read right behind them (view-ahead.ts). A change
         // alone reads ahead only with its view: its own reads cost it the same round trips
-        const changes = writes.map(asChange);
         const ahead = opts.task !== undefined && mode.views === 'render' && viewFollows(opts.task, changes);
         readsAhead = ahead || !alone;
         const read = readsAhead ? readAhead(s, changes, { newCalls: ahead }) : null;
         if (ahead) view = viewAhead(s, opts.task!, changes, read!, { offerRow: requestsFirst(changes) });
         // the writes, the view and COMMIT leave together: the server checks the writes' row counts
         if (view) s.enforceChecks();
+        // in the lock order (lock-order.ts): the task row right behind the calls, before any change
+        // locks a session
+        else if (readsAhead && opts.task !== undefined) lockTaskRow(s, opts.task);
+      } else if (!alone) {
+        // the calls' locks in key order, then the task row, before anything else (lock-order.ts);
+        // taken before the first savepoint, so no rollback to one lets them go
+        lockCalls(
+          s,
+          changes.flatMap((c) => (c ? [c.invocation_id] : [])),
+        );
+        if (mode.savepoints && opts.task !== undefined) lockTaskRow(s, opts.task);
       }
       if (together) {
         // the statements of all its writes go out interleaved, pipelined on the one connection; each

@@ -7,6 +7,7 @@
  */
 import type { Dialect } from '../sql/dialect.js';
 import { LOCK_KEY_SQL } from './combine.js';
+import { lockTaskRow } from './lock-order.js';
 import { io, type SqlSession } from '../sql/session.js';
 import type { PgSession } from './session.js';
 
@@ -25,6 +26,9 @@ export const POSTGRES_DIALECT: Dialect = {
     }
     const waited = s.lockKey(key);
     if (waited) yield* io(waited);
+  },
+  lockTaskRow(s, taskId) {
+    if (isPg(s)) lockTaskRow(s, taskId);
   },
   *appendEvent(s, clientId, type, payloadJson, at) {
     yield* io(

@@ -88,7 +88,9 @@ async function publishMarkedViews(s: PgSession): Promise<number> {
   const marks = await s.all<{ task_id: string; at: string; version: string }>(
     `SELECT task_id, at, xmin::text AS version FROM task_views_pending ORDER BY at, task_id LIMIT ${VIEW_BATCH}`,
   );
-  for (const m of marks)
+  // the oldest marks, their rows locked in task order (lock-order.ts)
+  const byTask = [...marks].sort((a, b) => (String(a.task_id) < String(b.task_id) ? -1 : 1));
+  for (const m of byTask)
     await runAsync(publishTaskView(env, String(m.task_id), String(m.at), s.dialect.forUpdate));
   // cleared last, so a change marking one of these tasks meanwhile waits only for this commit
   for (const m of marks)

@@ -27,10 +27,9 @@ import type { InvocationChange } from '../types.js';
 import { READ_INVOCATION_SQL } from '../sql/ops/invocations.js';
 import { READ_ENROLLMENT_SQL, RELEASE_PERMIT_SQL } from '../sql/ops/invocation-change.js';
 import type { Row } from '../sql/session.js';
+import { lockCalls } from './lock-order.js';
 import type { PgSession } from './session.js';
 
-const LOCK_KEYS = `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) AS locked
-  FROM json_array_elements_text(?::json) AS k`;
 // = ANY(ARRAY(...)): probed in the primary key, one lookup per call (plans.ts)
 const CALLS = `SELECT i.*, (p.permit_id IS NOT NULL AND p.released_at_ms IS NULL) AS permit_open__
   FROM invocations i LEFT JOIN permits p ON p.permit_id = i.permit_id
@@ -95,11 +94,13 @@ function enrollmentsAhead(s: PgSession, all: ReadonlyArray<InvocationChange | nu
 }
 
 /**
- * Sends now, without waiting, the locks of the calls of the changes of existing calls (readsAhead)
- * and their reads, and primes the session with them. With `newCalls`, the new calls' locks too
- * (each change takes its call's lock before the task row's, and a view read ahead, view-ahead.ts,
- * locks the task row right behind these), their reads (in the same statement) and their sessions'
- * enrollments: a change of a new call, or a permit run, then sends no read of its own.
+ * Sends now, without waiting, the locks of every call of the batch (before anything else the batch
+ * locks: lock-order.ts — a new call's lock taken by its change, after an earlier change had taken
+ * the task row, deadlocked with the same call's create on another instance), the reads of the
+ * changes of existing calls (readsAhead), and primes the session with them. With `newCalls`, the
+ * new calls' reads too (in the same statement) and their sessions' enrollments: a change of a new
+ * call, or a permit run, then sends no read of its own (a view read ahead, view-ahead.ts, locks
+ * the task row right behind these).
  */
 export function readAhead(
   s: PgSession,
@@ -107,10 +108,10 @@ export function readAhead(
   opts: { newCalls?: boolean } = {},
 ): Promise<ReadAhead> {
   const changes = readsAhead(all, opts.newCalls === true);
-  const locked = opts.newCalls ? all.flatMap((c) => (c ? [c] : [])) : changes;
-  const keys = [...new Set(locked.map((c) => `invocation:${c.invocation_id}`))].sort();
-  if (keys.length > 0) void Promise.resolve(s.all(LOCK_KEYS, [JSON.stringify(keys)])).catch(() => undefined);
-  for (const key of keys) s.knowLocked(key);
+  lockCalls(
+    s,
+    all.flatMap((c) => (c ? [c.invocation_id] : [])),
+  );
   if (opts.newCalls) enrollmentsAhead(s, all);
   if (changes.length === 0) return Promise.resolve({ rows: new Map(), permitOpen: new Map() });
   const ids = changes.map((c) => c.invocation_id);

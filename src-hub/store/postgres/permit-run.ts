@@ -49,6 +49,7 @@ import { runAsync, type Row } from '../sql/session.js';
 import { taskChanged } from '../sql/task-events.js';
 import { windowBounds } from '../sql/window.js';
 import { ENROLLED } from './outcome-reads.js';
+import { LOCK_KEYS_SQL, taskRowKey } from './lock-order.js';
 import type { PgSession } from './session.js';
 import { SystemRetiredError } from '../errors.js';
 import { SHARED_LOCK_KEYS_SQL, systemLockKey } from '../sql/ops/systems.js';
@@ -77,8 +78,6 @@ export function runKey(change: InvocationChange): string {
   return `${p.task_id}\u0000${p.window_ms ?? ''}\u0000${start ?? ''}`;
 }
 
-const LOCK_KEYS = `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) AS locked
-  FROM json_array_elements_text(?::json) AS k`;
 // = ANY(ARRAY(...)): probed in the primary key, one lookup per call (IN (SELECT ...) may hash the table)
 export const EXISTING = `SELECT invocation_id FROM invocations
   WHERE invocation_id = ANY (ARRAY(SELECT json_array_elements_text(?::json)))`;
@@ -161,7 +160,7 @@ export async function applyPermitRun(
   const keys = ids.map((id) => `invocation:${id}`);
   const locked = keys.every((k) => s.holdsLock(k))
     ? Promise.resolve([])
-    : s.all(LOCK_KEYS, [JSON.stringify(keys.sort())]);
+    : s.all(LOCK_KEYS_SQL, [JSON.stringify(keys.sort())]);
   const readAhead = ids.every((id) => s.knows(READ_INVOCATION_SQL, [id]));
   const planned = readAhead ? null : s.indexPlans(); // for EXISTING (plans.ts)
   const existing = readAhead
@@ -193,6 +192,7 @@ export async function applyPermitRun(
       ? s.all<{ system_id: string; retired_at: string | null }>(SYSTEMS, [JSON.stringify(liveSystems)])
       : Promise.resolve([]);
   const taskRow = s.get<Row>('SELECT * FROM tasks WHERE task_id = ? FOR UPDATE', [taskId]);
+  s.knowLocked(taskRowKey(taskId));
   const p0 = first.permit!;
   const bounds = p0.window_ms ? windowBounds(p0.now_ms, p0.window_ms) : null;
   const inWindow = bounds
@@ -229,7 +229,7 @@ export async function applyPermitRun(
   if (unenrolled.length > 0) {
     const keys = unenrolled.map(([k]) => `enrollment:${k}`).sort();
     const [, again] = await Promise.all([
-      s.all(LOCK_KEYS, [JSON.stringify(keys)]),
+      s.all(LOCK_KEYS_SQL, [JSON.stringify(keys)]),
       readEnrollments(unenrolled.map(([, v]) => v)),
     ]);
     for (const e of again) enrolledIn.set(sessionKey(e), String(e.task_id));

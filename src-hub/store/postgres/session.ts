@@ -97,7 +97,11 @@ export interface PgSession extends SqlSession {
    * leave in one socket write (batch.ts, view-ahead.ts). The answer is still checked when it comes.
    */
   enforceChecks(): void;
-  /** `key`'s transaction lock is held already (taken in this transaction): `lockKey(key)` sends nothing. */
+  /**
+   * `key`'s transaction lock is held already (taken in this transaction): `lockKey(key)` sends
+   * nothing. A lock taken before the transaction's first SAVEPOINT is still known after a rollback
+   * to a savepoint; one taken after it is forgotten then.
+   */
   knowLocked(key: string): void;
   /** Whether the next `get`/`all` of exactly this SQL and these parameters is answered from knowRows. */
   knows(sql: string, params: readonly SqlValue[]): boolean;
@@ -135,6 +139,9 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
   const knownRows = new Map<string, Promise<Row[]>>();
   const knownCounts = new Map<string, number>();
   const lockedKeys = new Set<string>();
+  /** The locks taken before the transaction's first savepoint: no rollback to one releases them. */
+  const keptKeys = new Set<string>();
+  let savepointed = false;
   /** Checked writes are enforced by the server (enforceChecks). */
   let enforcing = false;
   const knownKey = (sql: string, params: readonly SqlValue[] = []) => `${sql}\u0000${JSON.stringify(params)}`;
@@ -338,7 +345,10 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         planned ??= query(own, INDEX_PLANS);
         return planned;
       },
-      statement: (text) => queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) }),
+      statement(text) {
+        if (/^SAVEPOINT\b/.test(text)) savepointed = true;
+        return queue(text, { barrier: !/^(BEGIN|SAVEPOINT)\b/.test(text) });
+      },
       knowRows(sql, params, rows) {
         rows.catch(() => undefined); // a failure is the statement's that read them, seen by whoever awaits it
         knownRows.set(knownKey(sql, params), rows);
@@ -350,7 +360,9 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
         enforcing = true;
       },
       knowLocked(key) {
-        if (inTransaction) lockedKeys.add(key);
+        if (!inTransaction) return;
+        lockedKeys.add(key);
+        if (!savepointed) keptKeys.add(key);
       },
       knows: (sql, params) => knownRows.size > 0 && knownRows.has(knownKey(sql, params)),
       holdsLock: (key) => lockedKeys.has(key),
@@ -361,10 +373,12 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
       async rollbackTo(name) {
         for (const v of views) v.held = [];
         planned = null;
-        // what was known ahead may have been read or locked after the savepoint
+        // what was known ahead may have been read or locked after the savepoint (not what was locked
+        // before the first one)
         knownRows.clear();
         knownCounts.clear();
         lockedKeys.clear();
+        for (const key of keptKeys) lockedKeys.add(key);
         await sent; // everything sent before it is answered, its failure (if any) recorded
         failure = null;
         const undone = queue(`ROLLBACK TO SAVEPOINT ${name}`, { barrier: true });

@@ -45,6 +45,7 @@ import { runAsync, type Row } from '../sql/session.js';
 import { appendTaskView } from '../sql/task-events.js';
 import type { InvocationChange, InvocationChangeResult, InvocationRecord } from '../types.js';
 import type { ReadAhead } from './outcome-reads.js';
+import { taskRowKey } from './lock-order.js';
 import type { PgSession } from './session.js';
 import { UNRESOLVED_SQL } from './task-view.js';
 
@@ -105,6 +106,7 @@ export function viewAhead(
 ): ViewAhead {
   const listed = TASK_VIEW_UNRESOLVED_LIMIT + changes.length;
   const taskRow = s.get<Row>(TASK_ROW_SQL, [taskId]);
+  s.knowLocked(taskRowKey(taskId));
   if (opts.offerRow)
     s.knowRows(
       TASK_ROW_SQL,

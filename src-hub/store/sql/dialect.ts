@@ -14,6 +14,12 @@ export interface Dialect {
   readonly nowMs: string;
   /** Serialises transactions that name the same key until they end (PostgreSQL: advisory lock). */
   lock(s: SqlSession, key: string): Step<void>;
+  /**
+   * Locks a task's row until the transaction ends, without reading it and without waiting for it
+   * (the next statement runs once it is held): PostgreSQL takes it where its lock order puts it
+   * (postgres/lock-order.ts). Absent where the transaction holds the whole database (SQLite).
+   */
+  lockTaskRow?(s: SqlSession, taskId: string): void;
   /** Appends one event to the SSE feed (its seq may be assigned at commit: see the dialect). */
   appendEvent(s: SqlSession, clientId: string, type: string, payloadJson: string, at: string): Step<void>;
   /** Rebuilds the search index of one system's current operations. */

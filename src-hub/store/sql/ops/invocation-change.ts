@@ -6,8 +6,9 @@
  *
  * Exactness under concurrency: SQLite runs every write transaction alone (one writer; a batch's
  * changes are applied one after another against the same state); PostgreSQL serialises what each
- * gate reads with a lock taken before reading it, always in this order: the invocation id, the
- * agent session, the task row (SELECT ... FOR UPDATE), the operation's rate key.
+ * gate reads with a lock taken before reading it, always in this order (postgres/lock-order.ts):
+ * the invocation id, the task row (SELECT ... FOR UPDATE), the agent session, the operation's
+ * rate key.
  */
 import type { InvocationState } from '../../../../src-shared/states.js';
 import type {
@@ -110,13 +111,35 @@ function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | n
 
 type Refusal = { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null };
 
-/** The gates in order: enrollment, task permit, operation rate. Returns the first refusal and whether to enroll. */
+/** A statement sent without waiting for its answer: its failure is seen where it is awaited, if it is. */
+function sentAhead<T>(answer: T | Promise<T>): T | Promise<T> {
+  if (answer instanceof Promise) answer.catch(() => undefined);
+  return answer;
+}
+
+/**
+ * The gates in order: enrollment, task permit, operation rate. Returns the first refusal and whether to enroll.
+ *
+ * Their locks are taken in the store's one lock order (PostgreSQL, postgres/lock-order.ts): the
+ * task row before the agent session's key. So the task row is locked first, before the enrollment
+ * is read (a permit's read of it goes out in the same round trip as the enrollment's read), and a
+ * change of a task's call without a permit locks the row too (without reading it): its writes
+ * (the task's per-state counts) and its view need it anyway, and a session's key or a count row
+ * taken first deadlocked with a batch of the task that held the row and wanted them.
+ */
 function* checkGates(
   env: OpEnv,
   change: InvocationChange,
   base: InvocationRecord,
 ): Step<{ refusal: Refusal | null; enroll: boolean }> {
   const { sql: s, rules } = env;
+  const taskRow = change.permit
+    ? sentAhead(
+        s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [change.permit.task_id]),
+      )
+    : null;
+  if (base.task_id !== null && base.task_id !== change.permit?.task_id)
+    s.dialect.lockTaskRow?.(s, base.task_id);
   let enroll = false;
   if (change.enrollment) {
     // An enrollment is permanent: one that exists can be read without a lock. Only a call that would
@@ -135,10 +158,8 @@ function* checkGates(
   }
   if (change.permit) {
     const p = change.permit;
-    // lock the task row first: what is counted after the lock is every permit committed before it
-    const row = yield* io(
-      s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [p.task_id]),
-    );
+    // read under the task row's lock: what is counted after it is every permit committed before it
+    const row = yield* io(taskRow!);
     if (!row) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
     const task = toTask(row);
     const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
