@@ -6,13 +6,22 @@
 // statement, with the pass's plan settings, reads the pending events through the partial index
 // `events_unsequenced` by an index scan and reaches each event by its primary key — never a
 // sequential or bitmap scan of `events`, which would visit every event numbered since the last
-// VACUUM — even when the statistics make `events` look small.
+// VACUUM — even when the statistics make `events` look small. A pass is one statement (a function of
+// its connection's own, pg_temp), or, for a database role that may not create one, four.
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { SEQUENCE, SEQUENCE_PLAN } from '../../src-hub/store/postgres/event-sequencer.js';
+import { randomUUID } from 'node:crypto';
+import {
+  createEventSequencer,
+  PASS_FUNCTION,
+  SEQUENCE,
+  SEQUENCE_PLAN,
+} from '../../src-hub/store/postgres/event-sequencer.js';
+import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import type { HubStore } from '../../src-hub/store/types.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
+import { countingPool } from './pg-counting.js';
 
 const INSERT = `INSERT INTO events (client_id, type, payload_json, at) VALUES ($1, 'test.event', $2, '2026-01-01T00:00:00.000Z') RETURNING id`;
 
@@ -99,6 +108,60 @@ describeOnPostgres('event sequencer on PostgreSQL', () => {
         .map((r) => r.seq)
         .sort((x, y) => x! - y!),
     );
+  });
+
+  it('a pass is one statement, its own transaction; a role without the TEMPORARY privilege runs it as four, with the same seqs', async () => {
+    const [a] = conns as [pg.Client];
+    // a role of this database that may use its tables but create no temporary objects
+    const role = `hub_no_temp_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
+    const db = new URL(url).pathname.slice(1);
+    await a.query(`CREATE ROLE ${role} LOGIN`);
+    await a.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role}`);
+    await a.query(`REVOKE TEMPORARY ON DATABASE ${db} FROM PUBLIC`);
+    const roleUrl = new URL(url);
+    roleUrl.username = role;
+    const sent: string[] = [];
+    const pools = [url, roleUrl.toString()].map((u) =>
+      createPool({ url: u, max: 1, onIdleError: () => undefined }),
+    );
+    const sequencers = pools.map((pool) =>
+      createEventSequencer(
+        countingPool(pool, (text) => sent.push(text)),
+        {
+          onSequenced: () => undefined,
+          onError: (err) => {
+            throw err;
+          },
+          intervalMs: 600_000,
+        },
+      ),
+    );
+    try {
+      for (let i = 0; i < 6; i++) {
+        await a.query(INSERT, ['c1', JSON.stringify(`e-${i}`)]);
+        sent.length = 0;
+        await sequencers[i % 2]!.sequenceNow();
+        if (i % 2 === 0)
+          // the Hub's role: the function (created by the connection's first pass), then the call alone
+          expect(sent.filter((t) => !t.startsWith('CREATE OR REPLACE FUNCTION'))).toEqual([
+            `SELECT clients, numbered, marked FROM ${PASS_FUNCTION}()`,
+          ]);
+        // without TEMPORARY: refused once, then BEGIN, the lock, the numbering, COMMIT
+        else
+          expect(sent.slice(-4)).toEqual([
+            'BEGIN',
+            expect.stringContaining('pg_advisory_xact_lock'),
+            SEQUENCE,
+            'COMMIT',
+          ]);
+      }
+      expect((await seqs()).map((r) => [r.payload_json, r.seq])).toEqual(
+        Array.from({ length: 6 }, (_, i) => [`"e-${i}"`, i + 1]),
+      );
+    } finally {
+      for (const q of sequencers) await q.stop();
+      for (const pool of pools) await pool.end();
+    }
   });
 
   it("the pass's statement reads the pending events by an index scan of events_unsequenced and each event by its key", async () => {

@@ -5,9 +5,8 @@
  * Task views. A batch renders the views of the tasks it changed at its own end (batch.ts); a task
  * is marked in `task_views_pending` instead only when its view could not be rendered there (or by
  * an earlier version of the Hub, whose marks a crash may have left). A pass only asks whether any
- * task is marked, in its numbering statement (when none is, a pass is one round trip of four
- * statements, pipelined: BEGIN, its lock with its plan settings, the numbering, COMMIT); when one
- * is, the next pass first renders the view of every marked task as it is now,
+ * task is marked, in its numbering statement (when none is, a pass is one statement, in a
+ * transaction of its own: a function of its connection's, PASS_FUNCTION below); when one is, the next pass first renders the view of every marked task as it is now,
  * reading the task row under its lock (so it is appended in order with the views batches append),
  * and clears the mark only if no change marked it again after the pass read it (its row version,
  * `xmin`, is unchanged).
@@ -30,6 +29,7 @@ import { STORE_RULES } from '../../store-rules.js';
 import type { OpEnv } from '../sql/env.js';
 import { runAsync } from '../sql/session.js';
 import { publishTaskView } from '../sql/task-events.js';
+import { isUnavailable } from './errors.js';
 import { createPgSession, type PgSession } from './session.js';
 
 export const EVENTS_CHANNEL = 'bailing_events';
@@ -54,8 +54,8 @@ const VIEW_BATCH = 100;
 export const SEQUENCE_PLAN = `SELECT set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
   set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), set_config('jit', 'off', true)`;
 
-/** Numbers the pending events and notifies the clients concerned, in one statement (under SEQUENCE_PLAN). */
-export const SEQUENCE = `WITH pending AS (
+/** The numbering: the pending events (`pending`), the counter moved past them, each event's seq (`sequenced`). */
+const NUMBERING = `pending AS (
     SELECT id, row_number() OVER (ORDER BY id) AS n FROM events WHERE seq IS NULL ORDER BY id LIMIT ${BATCH}
   ), counter AS (
     UPDATE event_counter SET last_seq = last_seq + (SELECT COUNT(*) FROM pending) WHERE id = 1
@@ -63,13 +63,47 @@ export const SEQUENCE = `WITH pending AS (
   ), sequenced AS (
     UPDATE events e SET seq = counter.base + pending.n FROM pending, counter
     WHERE e.id = pending.id RETURNING e.client_id
-  ), clients AS (
+  )`;
+
+/** Numbers the pending events and notifies the clients concerned, in one statement (under SEQUENCE_PLAN). */
+export const SEQUENCE = `WITH ${NUMBERING}, clients AS (
     SELECT string_agg(DISTINCT client_id, ',') AS list, COUNT(*) AS n FROM sequenced
   )
 SELECT list, n, CASE WHEN list IS NULL THEN NULL
   ELSE pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(list) > 7000 THEN '*' ELSE list END) END AS notified,
   EXISTS (SELECT 1 FROM task_views_pending) AS marks
 FROM clients`;
+
+/**
+ * A pass with no views to render as ONE statement, in a transaction of its own (autocommit): the
+ * pass's lock, then the numbering with the plan settings of SEQUENCE_PLAN (the function's own, for
+ * its run), the notification, and whether any task is marked. A VOLATILE function's statements each
+ * take a snapshot of their own, so the numbering sees every event committed before the lock was
+ * held, as the numbering statement after the lock's did. It is a temporary function (pg_temp, the
+ * connection's own, created by the connection's first pass: the schema's migrations stay as they
+ * are, and a database role without the TEMPORARY privilege runs the pass as before: four
+ * statements, BEGIN, the lock, the numbering, COMMIT).
+ */
+export const PASS_FUNCTION = 'pg_temp.bailing_sequence_pass';
+const CREATE_PASS_FUNCTION = `CREATE OR REPLACE FUNCTION ${PASS_FUNCTION}(OUT clients text, OUT numbered bigint, OUT marked boolean)
+  LANGUAGE plpgsql VOLATILE
+  SET enable_seqscan = off SET enable_bitmapscan = off SET enable_hashjoin = off SET enable_mergejoin = off SET jit = off
+AS $pass$
+BEGIN
+  PERFORM pg_advisory_xact_lock(${PASS_LOCK});
+  WITH ${NUMBERING}
+  SELECT string_agg(DISTINCT client_id, ','), COUNT(*) INTO clients, numbered FROM sequenced;
+  IF clients IS NOT NULL THEN
+    PERFORM pg_notify('${EVENTS_CHANNEL}', CASE WHEN octet_length(clients) > 7000 THEN '*' ELSE clients END);
+  END IF;
+  marked := EXISTS (SELECT 1 FROM task_views_pending);
+END
+$pass$`;
+const CALL_PASS = `SELECT clients, numbered, marked FROM ${PASS_FUNCTION}()`;
+/** SQLSTATE undefined_function: the connection lost its temporary function (DISCARD TEMP). */
+const UNDEFINED_FUNCTION = '42883';
+/** The connections that have the pass's function (a pool lends any of its connections to a pass). */
+const withFunction = new WeakSet<object>();
 
 const PASS_LOCK_SQL = `SELECT pg_advisory_xact_lock(${PASS_LOCK}) AS locked`;
 /** The pass's lock and SEQUENCE_PLAN in one statement, for a pass with no views to render first. */
@@ -114,6 +148,22 @@ export function createEventSequencer(
   let running: Promise<void> | null = null;
   let waiting: Array<() => void> = [];
   let stopped = false;
+  /** False once the database refused the pass's function (no TEMPORARY privilege): four statements then. */
+  let oneStatement = true;
+
+  /** Creates the pass's function on this connection if it has none; false if it cannot be created. */
+  const ensureFunction = async (client: object, s: PgSession): Promise<boolean> => {
+    if (withFunction.has(client)) return true;
+    try {
+      await s.statement(CREATE_PASS_FUNCTION);
+    } catch (err) {
+      if (isUnavailable(err)) throw err;
+      oneStatement = false;
+      return false;
+    }
+    withFunction.add(client);
+    return true;
+  };
 
   const pass = async (): Promise<void> => {
     const client = await pool.connect();
@@ -124,6 +174,21 @@ export function createEventSequencer(
       // of their own, before its numbering) only when there are
       let renderMarks = false;
       for (;;) {
+        if (!renderMarks && oneStatement && (await ensureFunction(client, s))) {
+          const row = await Promise.resolve(
+            s.get<{ clients: string | null; numbered: number | string; marked: boolean }>(CALL_PASS),
+          ).catch((err: unknown) => {
+            if ((err as { code?: unknown }).code === UNDEFINED_FUNCTION) withFunction.delete(client);
+            throw err;
+          });
+          if (row?.clients) opts.onSequenced(row.clients.split(','));
+          if (row?.marked === true) {
+            renderMarks = true;
+            continue;
+          }
+          if (Number(row?.numbered ?? 0) < BATCH) return;
+          continue;
+        }
         // one round trip when there are no marks: every statement goes out behind the one before
         // (pool.ts pipelines), and a failure of any of them aborts the transaction, which the
         // awaited answers below report (COMMIT after a failure is a rollback)
