@@ -53,6 +53,34 @@ describe('SQLite writer thread', () => {
     db.close();
   });
 
+  it('writes issued by separate callbacks of one turn of the event loop (each draining its own microtasks, as the requests of one poll phase do) go to the thread in one message', async () => {
+    await store.close();
+    const messages: string[] = [];
+    store = createSqliteStore({
+      dataDir: dir,
+      onThread: (w) => {
+        const post = w.postMessage.bind(w);
+        w.postMessage = (m: { kind: string; requests?: unknown[] }) => {
+          messages.push(m.kind === 'writes' ? `writes:${m.requests?.length}` : m.kind);
+          post(m);
+        };
+      },
+    });
+    await store.appendEvent('c', 'test.event', { i: 0 }, AT); // the thread is up
+    messages.length = 0;
+    const written = await new Promise<Array<Promise<void>>>((resolve) => {
+      const issued: Array<Promise<void>> = [];
+      for (let i = 1; i <= 8; i++)
+        setImmediate(() => {
+          issued.push(store.appendEvent('c', 'test.event', { i }, AT));
+          if (issued.length === 8) resolve(issued);
+        });
+    });
+    await Promise.all(written);
+    expect(messages).toEqual(['writes:8']);
+    expect((await store.listEvents('c', 0, 100)).length).toBe(9);
+  });
+
   it('a task view marked but not yet published when the process died is published when the store opens again', async () => {
     await seedCatalog(store);
     const t = task();

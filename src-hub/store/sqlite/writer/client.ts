@@ -195,9 +195,12 @@ export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions 
       (w) => deliver(w, m),
       () => undefined,
     );
-  // Writes issued in the same turn of the event loop (the callers a batch's answers woke, each
-  // issuing its next write) go to the thread in one message, in the order they were issued; any
-  // other message is sent after the writes issued before it.
+  // Writes issued in the same turn of the event loop go to the thread in one message, in the order
+  // they were issued: the callers a batch's answers woke, each issuing its next write, and the
+  // requests and business responses whose I/O callbacks ran in the same poll phase (each callback
+  // drains its own microtasks, so a microtask would post one message per request at concurrency
+  // 16; setImmediate posts once, right after the poll phase). Any other message is sent after the
+  // writes issued before it.
   let queued: WriteRequest[] = [];
   const sendQueued = () => {
     if (queued.length === 0) return;
@@ -218,7 +221,7 @@ export function startSqliteWriter(dataDir: string, options: SqliteWriterOptions 
       const held = callId === null ? undefined : heldCalls.get(callId);
       return new Promise((resolve, reject) => {
         pending.set(id, { op, args, held, resolve, reject });
-        if (queued.length === 0) queueMicrotask(sendQueued);
+        if (queued.length === 0) setImmediate(sendQueued);
         queued.push(requestToPost(held ? { id, op, args, held: true } : { id, op, args }));
       });
     },
