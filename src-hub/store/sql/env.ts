@@ -2,6 +2,7 @@
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
 import type { InvokeReadsCache } from './invoke-cache.js';
+import type { KeptEnrollments } from './ops/invocation-change.js';
 import type { KeptInvocations } from './ops/invocations.js';
 import type { TaskEventSink } from './task-events.js';
 
@@ -14,4 +15,6 @@ export interface OpEnv {
   invokeCache?: InvokeReadsCache;
   /** Set by a single writer that keeps the invocation rows it wrote (SQLite's writer thread). */
   invocations?: KeptInvocations;
+  /** Set by a single writer that keeps the session enrollments it read or wrote (SQLite's writer thread). */
+  enrollments?: KeptEnrollments;
 }

@@ -102,11 +102,30 @@ function* countState(s: SqlSession, before: Counted | null, after: Counted): Ste
 export const READ_ENROLLMENT_SQL =
   'SELECT task_id FROM session_enrollments WHERE client_id = ? AND agent_session_id = ?';
 
-function* readEnrollment(s: SqlSession, base: InvocationRecord): Step<string | null> {
+/**
+ * The session enrollments a single writer (SQLite's writer thread) read or wrote itself: an
+ * enrollment never changes once written, so the writer keeps the ones it has seen instead of reading
+ * them per change, and forgets them all when anything else may have changed the table (a rollback,
+ * another connection: writer/enrollments.ts). Only an enrollment that exists is kept; a session
+ * not enrolled is read each time.
+ */
+export interface KeptEnrollments {
+  /** The task the session is enrolled in, as stored, or undefined: not kept, read it. */
+  get(clientId: string, agentSessionId: string): string | undefined;
+  /** The session's enrollment as read, or as just written in the running transaction. */
+  put(clientId: string, agentSessionId: string, taskId: string): void;
+}
+
+function* readEnrollment(env: OpEnv, base: InvocationRecord): Step<string | null> {
+  const kept = env.enrollments?.get(base.client_id, base.agent_session_id);
+  if (kept !== undefined) return kept;
   const row = yield* io(
-    s.get<{ task_id: string }>(READ_ENROLLMENT_SQL, [base.client_id, base.agent_session_id]),
+    env.sql.get<{ task_id: string }>(READ_ENROLLMENT_SQL, [base.client_id, base.agent_session_id]),
   );
-  return row ? String(row.task_id) : null;
+  if (!row) return null;
+  const taskId = String(row.task_id);
+  env.enrollments?.put(base.client_id, base.agent_session_id, taskId);
+  return taskId;
 }
 
 type Refusal = { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null };
@@ -144,10 +163,10 @@ function* checkGates(
   if (change.enrollment) {
     // An enrollment is permanent: one that exists can be read without a lock. Only a call that would
     // enroll its session takes the session's lock and reads again, so two first calls cannot both enroll.
-    let enrolled = yield* readEnrollment(s, base);
+    let enrolled = yield* readEnrollment(env, base);
     if (enrolled === null && base.task_id !== null) {
       yield* s.dialect.lock(s, `enrollment:${base.client_id}:${base.agent_session_id}`);
-      enrolled = yield* readEnrollment(s, base);
+      enrolled = yield* readEnrollment(env, base);
     }
     const d = rules.evaluateEnrollment(enrolled, {
       agent_session_id: base.agent_session_id,
@@ -207,14 +226,16 @@ function* checkGates(
   return { refusal: null, enroll };
 }
 
-function* recordEnrollment(s: SqlSession, change: InvocationChange, base: InvocationRecord): Step<void> {
+function* recordEnrollment(env: OpEnv, change: InvocationChange, base: InvocationRecord): Step<void> {
   if (base.task_id === null) return;
+  const s = env.sql;
   yield* io(
     s.write(
       'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
       [base.client_id, base.agent_session_id, base.task_id, base.invocation_id, change.at],
     ),
   );
+  env.enrollments?.put(base.client_id, base.agent_session_id, base.task_id);
   yield* insertAudit(
     s,
     {
@@ -452,7 +473,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
     yield* writeInvocation(s, refused, current);
     env.invocations?.put(refused);
     yield* countState(s, current, refused);
-    if (enroll) yield* recordEnrollment(s, change, base);
+    if (enroll) yield* recordEnrollment(env, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
     const approval = yield* publish(env, refused, change, expected, refusedState, kind);
     return { kind: 'refused', record: refused, approval, refusal: decision };
@@ -466,7 +487,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   env.invocations?.put(record);
   yield* applySideRows(s, change, current?.permit_id ?? null);
   yield* countState(s, current, record);
-  if (enroll) yield* recordEnrollment(s, change, base);
+  if (enroll) yield* recordEnrollment(env, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
   return { kind: 'applied', record, approval, permit };
 }

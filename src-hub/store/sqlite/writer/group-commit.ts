@@ -14,14 +14,16 @@
  * rendered there leaves its task marked (durably, in the same transaction) instead, and marked
  * views are published first thing in the next transaction, or in one of their own when no batch
  * comes soon (thread.ts). Between transactions the writer keeps the invocation rows it wrote
- * (invocation-rows.ts) and the task lists its views read (sql/task-events.ts); it forgets them when
- * anything is rolled back or another connection committed.
+ * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts) and the task lists
+ * its views read (sql/task-events.ts); it forgets them when anything is rolled back or another
+ * connection committed.
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
 import { WRITE_OPS } from '../../sql/registry.js';
 import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
+import { createEnrollmentRows } from './enrollments.js';
 import { createInvocationRows } from './invocation-rows.js';
 import { restoreOperation } from './operation-by-text.js';
 import { slimAnswer } from './slim-answer.js';
@@ -45,7 +47,8 @@ export interface BatchResult {
 export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const sink = createTaskEventSink();
   const invocations = createInvocationRows();
-  const env: OpEnv = { ...base, taskEvents: sink, invocations };
+  const enrollments = createEnrollmentRows();
+  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
@@ -57,9 +60,10 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const forgetKept = () => {
     sink.forget();
     invocations.forget();
+    enrollments.forget();
   };
   // changes another connection committed (the operator CLI's own writer): the sink's kept task
-  // lists and the kept invocation rows saw none of them, so they are forgotten (data_version moves
+  // lists, the kept invocation rows and the kept enrollments saw none of them, so they are forgotten (data_version moves
   // only for other connections; read after BEGIN IMMEDIATE, nobody else writes until COMMIT)
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   let seenVersion: unknown = dataVersion.get();
