@@ -2,7 +2,7 @@
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
 import type { InvokeReadsCache } from './invoke-cache.js';
-import type { KeptEnrollments } from './ops/invocation-change.js';
+import type { DeferredStateCounts, KeptEnrollments } from './ops/invocation-change.js';
 import type { KeptInvocations } from './ops/invocations.js';
 import type { TaskEventSink } from './task-events.js';
 
@@ -17,4 +17,6 @@ export interface OpEnv {
   invocations?: KeptInvocations;
   /** Set by a single writer that keeps the session enrollments it read or wrote (SQLite's writer thread). */
   enrollments?: KeptEnrollments;
+  /** Set by a single writer that writes its batch's task state counts once, summed (SQLite's writer thread). */
+  stateCounts?: DeferredStateCounts;
 }

@@ -76,26 +76,56 @@ function* writeInvocation(
 
 type Counted = { task_id: string | null; state: string };
 
+/** Calls of a task moved into (+) or out of (-) a state. */
+export type StateCountDelta = [taskId: string, state: string, n: number];
+
+/**
+ * The task state counts a single writer (SQLite's writer thread) adds up over its batch instead of
+ * writing them change by change: it writes the sums once, in the same transaction, before anything
+ * in it reads the counts (the batch's task views) and, when a batch runs write by write, at the end
+ * of each write's savepoint (writer/state-counts.ts). Nothing else in a write transaction reads
+ * them: a permit decision does not.
+ */
+export interface DeferredStateCounts {
+  add(taskId: string, state: string, n: number): void;
+}
+
+/** The most rows one statement of writeStateCounts names (a bounded set of statement texts). */
+const STATE_COUNT_ROWS = 8;
+
+/**
+ * Adds the deltas to `task_state_counts`, in statements of at most STATE_COUNT_ROWS rows, named in
+ * the order of their task and state, so two transactions moving calls of one task lock its rows in
+ * the same order (PostgreSQL).
+ */
+export function* writeStateCounts(s: SqlSession, deltas: StateCountDelta[]): Step<void> {
+  deltas.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1));
+  for (let i = 0; i < deltas.length; i += STATE_COUNT_ROWS) {
+    const rows = deltas.slice(i, i + STATE_COUNT_ROWS);
+    yield* io(
+      s.write(
+        `INSERT INTO task_state_counts (task_id, state, n) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}
+       ON CONFLICT (task_id, state) DO UPDATE SET n = task_state_counts.n + excluded.n`,
+        rows.flat(),
+      ),
+    );
+  }
+}
+
 /**
  * Keeps the task's calls per state (`task_state_counts`, read by the task view instead of counting
  * the task's invocations) in step with the invocation row just written: one statement, after
- * every other row the change writes. The two rows are named in the order of their state, so two
- * transactions moving calls of one task lock them in the same order (PostgreSQL).
+ * every other row the change writes, or added to the writer's sums (DeferredStateCounts).
  */
-function* countState(s: SqlSession, before: Counted | null, after: Counted): Step<void> {
+function* countState(env: OpEnv, before: Counted | null, after: Counted): Step<void> {
   if (before && before.task_id === after.task_id && before.state === after.state) return;
-  const deltas: Array<[string, string, number]> = [];
+  const deltas: StateCountDelta[] = [];
   if (before?.task_id) deltas.push([before.task_id, before.state, -1]);
   if (after.task_id) deltas.push([after.task_id, after.state, 1]);
   if (deltas.length === 0) return;
-  deltas.sort((a, b) => (a[0] === b[0] ? (a[1] < b[1] ? -1 : 1) : a[0] < b[0] ? -1 : 1));
-  yield* io(
-    s.write(
-      `INSERT INTO task_state_counts (task_id, state, n) VALUES ${deltas.map(() => '(?, ?, ?)').join(', ')}
-       ON CONFLICT (task_id, state) DO UPDATE SET n = task_state_counts.n + excluded.n`,
-      deltas.flat(),
-    ),
-  );
+  const deferred = env.stateCounts;
+  if (deferred) for (const [taskId, state, n] of deltas) deferred.add(taskId, state, n);
+  else yield* writeStateCounts(env.sql, deltas);
 }
 
 /** A session's enrollment (parameters: client id, agent session id); PostgreSQL batches read it ahead (postgres/outcome-reads.ts). */
@@ -472,7 +502,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
     const refused = refusedRecord(base, refusal, change.at);
     yield* writeInvocation(s, refused, current);
     env.invocations?.put(refused);
-    yield* countState(s, current, refused);
+    yield* countState(env, current, refused);
     if (enroll) yield* recordEnrollment(env, change, base);
     const kind = refusal.refused_to ? change.audit.kind : 'invocation.permit_refused';
     const approval = yield* publish(env, refused, change, expected, refusedState, kind);
@@ -486,7 +516,7 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   yield* writeInvocation(s, record, current);
   env.invocations?.put(record);
   yield* applySideRows(s, change, current?.permit_id ?? null);
-  yield* countState(s, current, record);
+  yield* countState(env, current, record);
   if (enroll) yield* recordEnrollment(env, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);
   return { kind: 'applied', record, approval, permit };

@@ -13,7 +13,8 @@
  * when it is answered, and they cost no commit and no mark of their own. A view that cannot be
  * rendered there leaves its task marked (durably, in the same transaction) instead, and marked
  * views are published first thing in the next transaction, or in one of their own when no batch
- * comes soon (thread.ts). Between transactions the writer keeps the invocation rows it wrote
+ * comes soon (thread.ts). The task state counts the batch's changes move are summed and written
+ * once, before the views that read them (state-counts.ts). Between transactions the writer keeps the invocation rows it wrote
  * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts) and the task lists
  * its views read (sql/task-events.ts); it forgets them when anything is rolled back or another
  * connection committed.
@@ -25,6 +26,7 @@ import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
 import { createEnrollmentRows } from './enrollments.js';
 import { createInvocationRows } from './invocation-rows.js';
+import { createStateCountSums } from './state-counts.js';
 import { restoreOperation } from './operation-by-text.js';
 import { slimAnswer } from './slim-answer.js';
 import {
@@ -48,7 +50,9 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const sink = createTaskEventSink();
   const invocations = createInvocationRows();
   const enrollments = createEnrollmentRows();
-  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments };
+  // the batch's task state counts, summed and written once before its views read them
+  const stateCounts = createStateCountSums();
+  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments, stateCounts };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
@@ -123,15 +127,17 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   /** The transaction was rolled back: nothing it touched, read or wrote is known any more. */
   const rolledBack = () => {
     sink.dropTouched();
+    stateCounts.drop();
     forgetKept();
     viewsPending = true; // marks it published are back
   };
 
-  const apply = (req: WriteRequest): WriteAnswer => {
+  const apply = (req: WriteRequest, alone: boolean): WriteAnswer => {
     const op = (WRITE_OPS as Record<string, AnyWrite>)[req.op];
     if (!op) throw new Error(`unknown store write ${String(req.op)}`);
     restoreOperation(req);
     const value = runSync(op(env, ...req.args));
+    if (alone) runSync(stateCounts.write(env.sql)); // inside the write's savepoint
     return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value, req.held === true) };
   };
 
@@ -139,10 +145,11 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const runAlone = (req: WriteRequest): WriteAnswer => {
     savepoint.run();
     try {
-      const answer = apply(req);
+      const answer = apply(req, true);
       release.run();
       return answer;
     } catch (err) {
+      stateCounts.drop();
       if (db.inTransaction) {
         undo.run();
         release.run();
@@ -171,7 +178,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     for (const req of batch) {
       if (!alone) {
         try {
-          answers.push(apply(req));
+          answers.push(apply(req, false));
         } catch {
           if (db.inTransaction) rollback.run();
           rolledBack();
@@ -194,6 +201,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     if (!alone) {
       // the views without a savepoint too: if one fails, the batch runs again alone, where it has one
       try {
+        runSync(stateCounts.write(env.sql)); // the views read them
         published = runSync(sink.publishTouched(env));
       } catch {
         if (db.inTransaction) rollback.run();
