@@ -2,7 +2,7 @@
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
 import type { InvokeReadsCache } from './invoke-cache.js';
-import type { DeferredStateCounts, KeptEnrollments } from './ops/invocation-change.js';
+import type { BatchTaskRows, DeferredStateCounts, KeptEnrollments } from './ops/invocation-change.js';
 import type { KeptInvocations } from './ops/invocations.js';
 import type { TaskEventSink } from './task-events.js';
 
@@ -19,4 +19,6 @@ export interface OpEnv {
   enrollments?: KeptEnrollments;
   /** Set by a single writer that writes its batch's task state counts once, summed (SQLite's writer thread). */
   stateCounts?: DeferredStateCounts;
+  /** Set by a single writer that keeps the task rows its permit gates read in a transaction (SQLite's writer thread). */
+  taskRows?: BatchTaskRows;
 }

@@ -158,6 +158,29 @@ function* readEnrollment(env: OpEnv, base: InvocationRecord): Step<string | null
   return taskId;
 }
 
+/**
+ * The task rows a single writer (SQLite's writer thread) read for the permit gates of its running
+ * transaction, kept up to date by the grants it writes there (grantedRow), so the permits of one
+ * task in a batch read its row once (writer/task-rows.ts). Kept for one transaction only, and
+ * dropped whenever a task row changes in a way not mirrored here: a permit released or refunded,
+ * any write that is not an invocation change (a task paused, cancelled, created), a rollback.
+ */
+export interface BatchTaskRows {
+  /** The task's row as the running transaction has it, or undefined: read it. */
+  get(taskId: string): Row | undefined;
+  put(taskId: string, row: Row): void;
+  /** Forgets every kept row (a task row changed other than by a grant). */
+  drop(): void;
+}
+
+/** What the grant's UPDATE of the task row (grantPermit) does, done to a kept copy of that row. */
+function grantedRow(row: Row, effect: 'read' | 'write', at: string): void {
+  row.writes_used = Number(row.writes_used) + (effect === 'write' ? 1 : 0);
+  row.permits_granted = Number(row.permits_granted) + 1;
+  row.permits_open = Number(row.permits_open) + 1;
+  row.updated_at = at;
+}
+
 type Refusal = { decision: Extract<PermitDecision, { ok: false }>; refused_to: InvocationState | null };
 
 /** A statement sent without waiting for its answer: its failure is seen where it is awaited, if it is. */
@@ -182,11 +205,14 @@ function* checkGates(
   base: InvocationRecord,
 ): Step<{ refusal: Refusal | null; enroll: boolean }> {
   const { sql: s, rules } = env;
-  const taskRow = change.permit
-    ? sentAhead(
-        s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [change.permit.task_id]),
-      )
-    : null;
+  // a single writer's row of this transaction (BatchTaskRows) is the stored one: no read
+  const kept = change.permit ? env.taskRows?.get(change.permit.task_id) : undefined;
+  const taskRow =
+    change.permit && kept === undefined
+      ? sentAhead(
+          s.get<Row>(`SELECT * FROM tasks WHERE task_id = ?${s.dialect.forUpdate}`, [change.permit.task_id]),
+        )
+      : null;
   if (base.task_id !== null && base.task_id !== change.permit?.task_id)
     s.dialect.lockTaskRow?.(s, base.task_id);
   let enroll = false;
@@ -208,8 +234,9 @@ function* checkGates(
   if (change.permit) {
     const p = change.permit;
     // read under the task row's lock: what is counted after it is every permit committed before it
-    const row = yield* io(taskRow!);
+    const row = kept ?? (yield* io(taskRow!));
     if (!row) throw new Error(`task ${p.task_id} vanished inside the dispatch transaction`);
+    if (kept === undefined) env.taskRows?.put(p.task_id, row);
     const task = toTask(row);
     const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
     // the permits in flight are counted on the locked row itself (as it is after the lock: one
@@ -310,10 +337,11 @@ export function grantedPermitRecord(
 
 /** Grants the permit (spending the write budget) and counts the dispatch against the operation's rate. */
 function* grantPermit(
-  s: SqlSession,
+  env: OpEnv,
   change: InvocationChange,
   base: InvocationRecord,
 ): Step<PermitRecord | null> {
+  const s = env.sql;
   let permit: PermitRecord | null = null;
   if (change.permit) {
     const p = change.permit;
@@ -329,6 +357,8 @@ function* grantPermit(
         [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
       ),
     );
+    const kept = env.taskRows?.get(p.task_id);
+    if (kept) grantedRow(kept, p.effect, change.at);
     permit = grantedPermitRecord(change, p);
   }
   // Every dispatch is counted, limited or not, so a limit declared later sees the current window.
@@ -356,7 +386,8 @@ export const RELEASE_PERMIT_SQL =
  * when the change began (`heldPermit`, the invocation row's permit_id — permits are found by their
  * own key, never by the invocation's).
  */
-function* applySideRows(s: SqlSession, change: InvocationChange, heldPermit: string | null): Step<void> {
+function* applySideRows(env: OpEnv, change: InvocationChange, heldPermit: string | null): Step<void> {
+  const s = env.sql;
   if (change.create_approval) {
     const a: ApprovalRecord = change.create_approval;
     yield* io(
@@ -394,6 +425,8 @@ function* applySideRows(s: SqlSession, change: InvocationChange, heldPermit: str
     );
     if (changed !== 1) throw new Error(`approval ${d.approval_id} is no longer pending`);
   }
+  // a release or a refund changes the task row other than a grant does: kept rows are read again
+  if (change.release_permit) env.taskRows?.drop();
   if (change.release_permit?.refund) yield* refundPermit(s, change, heldPermit);
   else if (change.release_permit && heldPermit !== null) {
     const released = yield* io(s.run(RELEASE_PERMIT_SQL, [change.release_permit.now_ms, heldPermit]));
@@ -509,13 +542,13 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
     return { kind: 'refused', record: refused, approval, refusal: decision };
   }
 
-  const permit = yield* grantPermit(s, change, base);
+  const permit = yield* grantPermit(env, change, base);
   let record = applyPatch({ ...base, state: change.to }, change.patch, change.at);
   if (permit) record = { ...record, permit_id: permit.permit_id };
   if (change.create_approval) record = { ...record, approval_id: change.create_approval.approval_id };
   yield* writeInvocation(s, record, current);
   env.invocations?.put(record);
-  yield* applySideRows(s, change, current?.permit_id ?? null);
+  yield* applySideRows(env, change, current?.permit_id ?? null);
   yield* countState(env, current, record);
   if (enroll) yield* recordEnrollment(env, change, base);
   const approval = yield* publish(env, record, change, expected, change.to, change.audit.kind);

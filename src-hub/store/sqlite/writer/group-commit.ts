@@ -14,7 +14,9 @@
  * rendered there leaves its task marked (durably, in the same transaction) instead, and marked
  * views are published first thing in the next transaction, or in one of their own when no batch
  * comes soon (thread.ts). The task state counts the batch's changes move are summed and written
- * once, before the views that read them (state-counts.ts). Between transactions the writer keeps the invocation rows it wrote
+ * once, before the views that read them (state-counts.ts); the task rows its permit gates read are
+ * kept for the transaction, brought up to date by its grants (task-rows.ts). Between transactions
+ * the writer keeps the invocation rows it wrote
  * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts) and the task lists
  * its views read (sql/task-events.ts); it forgets them when anything is rolled back or another
  * connection committed.
@@ -27,6 +29,7 @@ import { createTaskEventSink } from '../../sql/task-events.js';
 import { createEnrollmentRows } from './enrollments.js';
 import { createInvocationRows } from './invocation-rows.js';
 import { createStateCountSums } from './state-counts.js';
+import { createBatchTaskRows } from './task-rows.js';
 import { restoreOperation } from './operation-by-text.js';
 import { slimAnswer } from './slim-answer.js';
 import {
@@ -52,7 +55,9 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const enrollments = createEnrollmentRows();
   // the batch's task state counts, summed and written once before its views read them
   const stateCounts = createStateCountSums();
-  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments, stateCounts };
+  // the task rows the permit gates of the running transaction read, kept up to date by its grants
+  const taskRows = createBatchTaskRows();
+  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments, stateCounts, taskRows };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
@@ -65,6 +70,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     sink.forget();
     invocations.forget();
     enrollments.forget();
+    taskRows.drop();
   };
   // changes another connection committed (the operator CLI's own writer): the sink's kept task
   // lists, the kept invocation rows and the kept enrollments saw none of them, so they are forgotten (data_version moves
@@ -137,6 +143,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     if (!op) throw new Error(`unknown store write ${String(req.op)}`);
     restoreOperation(req);
     const value = runSync(op(env, ...req.args));
+    if (req.op !== 'applyInvocationChange') taskRows.drop(); // it may have changed a task row
     if (alone) runSync(stateCounts.write(env.sql)); // inside the write's savepoint
     return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value, req.held === true) };
   };
@@ -172,6 +179,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     } catch (err) {
       return failAll(batch, serializeError(err));
     }
+    taskRows.drop(); // kept for one transaction
     noteOtherWriters();
     const clients = publishMarked();
     const answers: WriteAnswer[] = [];
