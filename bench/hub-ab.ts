@@ -10,6 +10,9 @@
  * (get_product), `task-write` or `task-read` (the same, bound to a task of each Hub with a budget
  * that does not run out, from a session of their own: each call takes and releases a permit).
  *
+ * BENCH_AB_STORE=postgres runs each checkout's Hub as one instance on a database of its own in one
+ * private PostgreSQL cluster (started and stopped here) instead of SQLite.
+ *
  * Each checkout needs its node_modules. BENCH_ROUNDS (default 10), BENCH_CALLS (calls per Hub per
  * round at concurrency 1, default 200) and BENCH_CALLS16 (per Hub per round at 16, default 400; 0
  * skips it) size the run. It prints, per Hub, the write p50 at 1 (all rounds' calls together, and
@@ -17,6 +20,8 @@
  * Hub's CPU per write by thread at 1 and at 16 (Linux /proc, 10 ms ticks). Figures, never asserted.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startPrivatePostgres, type PrivatePostgres } from '../scripts/private-postgres.js';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { BENCH_SHOP, benchShopOperations, startBenchShop } from './lib/bench-shop.js';
@@ -44,6 +49,12 @@ if (!['write', 'read', 'task-write', 'task-read'].includes(CALL)) {
   console.error('BENCH_AB_CALL must be write, read, task-write or task-read');
   process.exit(2);
 }
+const STORE = process.env.BENCH_AB_STORE ?? 'sqlite';
+if (!['sqlite', 'postgres'].includes(STORE)) {
+  console.error('BENCH_AB_STORE must be sqlite or postgres');
+  process.exit(2);
+}
+const STORE_LABEL = STORE === 'postgres' ? 'PostgreSQL, 1 instance' : 'SQLite, group commit';
 const WRITE = !CALL.endsWith('read');
 const WITH_TASK = CALL.startsWith('task-');
 const TOOL = WRITE ? 'update_product_content' : 'get_product';
@@ -85,7 +96,23 @@ const loadAtStart = loads();
 const shop = await startBenchShop(randomBytes(24).toString('hex'));
 const loadgen = await startLoadGenerator();
 const sides: Side[] = [];
+let cluster: PrivatePostgres | null = null;
 try {
+  if (STORE === 'postgres') {
+    const started = await startPrivatePostgres();
+    if (!started.ok) throw new Error(`PostgreSQL did not start: ${started.reason}`);
+    cluster = started.cluster;
+  }
+  let databases = 0;
+  const where = async () => {
+    if (!cluster) return { sqlite: true as const };
+    const name = `bench_ab_${++databases}`;
+    const c = new pg.Client({ connectionString: cluster.adminUrl });
+    await c.connect();
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.end();
+    return { postgresUrl: cluster.urlFor(name), instances: 1 };
+  };
   const operation = (await benchShopOperations(shop)).find((o) => o.tool === TOOL);
   if (!operation) throw new Error(`bench shop has no ${TOOL}`);
   const direct = {
@@ -97,7 +124,7 @@ try {
     write: WRITE,
   };
   for (const root of roots) {
-    const hubs = await startHubs(`SQLite, group commit (${root})`, shop, { sqlite: true }, root);
+    const hubs = await startHubs(`${STORE_LABEL} (${root})`, shop, await where(), root);
     const d = await hubs.declaration(TOOL);
     const invoke: HubInvoke = {
       run_id: await hubs.run('bench-ab'),
@@ -160,7 +187,7 @@ try {
   }
 
   heading(
-    `Two Hubs (SQLite, group commit), governed calls (${CALL}: ${TOOL}${WITH_TASK ? ', task-bound' : ''}); at concurrency 1 the calls alternate between them`,
+    `Two Hubs (${STORE_LABEL}), governed calls (${CALL}: ${TOOL}${WITH_TASK ? ', task-bound' : ''}); at concurrency 1 the calls alternate between them`,
   );
   console.log(
     `${ROUNDS} rounds; per round and Hub ${CALLS} calls at 1, ${CALLS16} at 16; ${benchIdsLabel()}; ${cpus().length} CPUs; load average at the start ${loadAtStart}, at the end ${loads()}`,
@@ -195,11 +222,11 @@ try {
         'p90 ms @1',
         'CPU ms/write @1',
         'main',
-        'writer',
+        STORE === 'postgres' ? 'busiest other' : 'writer',
         'kernel',
         'CPU ms/write @16',
         'main',
-        'writer',
+        STORE === 'postgres' ? 'busiest other' : 'writer',
         'writes/s @16',
       ],
       rows,
@@ -229,4 +256,5 @@ try {
   for (const s of sides) await s.hubs.close();
   await loadgen.close();
   await shop.close();
+  cluster?.stop();
 }

@@ -15,7 +15,6 @@ import type { BusinessEdge, HubContext, HubSettings } from './context.js';
 import { createBusinessEdge } from './edge.js';
 import { createEventBus } from './events/bus.js';
 import { startEventRetention } from './events/retention.js';
-import { ADMIN_TOKEN_META } from './http/auth.js';
 import { buildApp } from './http/server.js';
 import { keepLease, registerInstance } from './instances/lease.js';
 import { startRecoverySweeper } from './instances/recovery-sweeper.js';
@@ -179,7 +178,7 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       logger,
     });
     const adminToken = options.adminToken ?? options.config?.admin_token;
-    if (adminToken) await store.setMeta(ADMIN_TOKEN_META, hashToken(store.tokenSalt(), adminToken));
+    if (adminToken) await store.setAdminTokenHash(hashToken(store.tokenSalt(), adminToken));
     const instance = await registerInstance(
       ctx,
       options.instanceId ?? options.config?.instance_id ?? defaultInstanceId(store),

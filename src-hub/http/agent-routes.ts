@@ -80,9 +80,10 @@ export function registerAgentRoutes(app: FastifyInstance, ctx: HubContext, auth:
 
   app.post<{ Body: InvokeRequest }>(
     '/agent/v1/invocations',
-    { onRequest, schema: { body: bodies.invoke } },
+    // the invoke's reads carry the configuration generation: a remembered token is confirmed there
+    { onRequest, schema: { body: bodies.invoke }, config: { confirmsToken: true } },
     async (req, reply) => {
-      const out = await invoke(ctx, requireClientId(req), req.body);
+      const out = await invoke(ctx, requireClientId(req), req.body, auth.confirmer(req));
       return reply.code(out.created ? 201 : 200).send(out.receipt);
     },
   );

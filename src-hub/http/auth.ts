@@ -4,9 +4,20 @@
  * 403 `forbidden`; anything else that does not verify gets 401 `unauthorized`. Each authenticated
  * request spends its client's (or the admin's) request rate, and failed tokens count against their
  * address (rate-limit.ts).
+ *
+ * A token is verified against the store's rows (its client's salted hash, or the admin token's,
+ * compared in constant time) and then kept by its salted hash under the configuration generation
+ * read with those rows (auth/verified-tokens.ts). A later request with that token checks only that
+ * the generation is still the same — every write of a client or of the admin token sets a new one,
+ * by whichever process — so a rotated token is refused by the first request whose read sees the
+ * rotation, on this Hub and on every other instance of the store. A route that reads the
+ * generation anyway (`config: { confirmsToken: true }`: POST /agent/v1/invocations, whose reads
+ * carry it) gets the client from memory and confirms it from its own reads (`confirmer`), before
+ * it answers or does anything; every other route reads the generation here.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, clientIdOfToken, hashesMatch, hashToken } from '../auth/tokens.js';
+import { createVerifiedTokens, type TokenConfirmation, type VerifiedToken } from '../auth/verified-tokens.js';
 import type { HubContext } from '../context.js';
 import { HubError } from '../errors.js';
 import { createBuckets, createFailureBound } from './rate-limit.js';
@@ -14,35 +25,41 @@ import { createBuckets, createFailureBound } from './rate-limit.js';
 declare module 'fastify' {
   interface FastifyRequest {
     clientId?: string;
+    /** A client token let through from memory, still to be confirmed by the route (confirmsToken). */
+    pendingToken?: PendingToken;
+  }
+  interface FastifyContextConfig {
+    /** The route confirms a remembered client token against the generation its reads carry. */
+    confirmsToken?: boolean;
   }
 }
 
-export const ADMIN_TOKEN_META = 'admin_token_hash';
+interface PendingToken {
+  presented: string;
+  generation: string | null;
+}
 
 export function createAuth(ctx: HubContext) {
   const salt = ctx.store.tokenSalt();
-  let adminHash: string | null | undefined;
-  // `presented` is the presented token's salted hash, computed once per request
-  const isAdmin = async (presented: string) => {
-    if (adminHash === undefined) adminHash = await ctx.store.getMeta(ADMIN_TOKEN_META);
-    return adminHash !== null && hashesMatch(presented, adminHash);
-  };
-  // Client tokens this Hub verified, by the presented token's salted hash. Only on a store no other
-  // process serves (SQLite: one Hub per data directory): a client's token is set only by the config
-  // applied before this app exists, so a verified token stays the client's for this process's life.
-  // On a shared store another instance may change it, so every request reads the client.
-  const verifiedClients = ctx.store.shared ? null : new Map<string, string>();
-  const clientOf = async (token: string, presented: string): Promise<string | null> => {
+  const tokens = createVerifiedTokens();
+  /** The token's rows from the store: who it is now, remembered under the generation read with them. */
+  const verify = async (token: string, presented: string): Promise<VerifiedToken | null> => {
     const id = clientIdOfToken(token);
-    if (!id) return null;
-    if (verifiedClients?.get(presented) === id) return id;
-    const c = await ctx.store.getClient(id);
-    if (!c || !hashesMatch(presented, c.token_hash)) return null;
-    if (verifiedClients) {
-      if (verifiedClients.size >= 10_000) verifiedClients.clear();
-      verifiedClients.set(presented, c.client_id);
-    }
-    return c.client_id;
+    const rows = await ctx.store.credentialRows(id);
+    let who: VerifiedToken | null = null;
+    if (id !== null && rows.client && hashesMatch(presented, rows.client.token_hash))
+      who = { client_id: rows.client.client_id, generation: rows.generation };
+    else if (rows.admin_token_hash !== null && hashesMatch(presented, rows.admin_token_hash))
+      who = { client_id: null, generation: rows.generation };
+    if (who) tokens.set(presented, who);
+    else tokens.forget(presented);
+    return who;
+  };
+  /** Who the token is: from memory while the generation is the one it was verified under. */
+  const identify = async (token: string, presented: string): Promise<VerifiedToken | null> => {
+    const known = tokens.get(presented);
+    if (known && known.generation === (await ctx.store.configGeneration())) return known;
+    return verify(token, presented);
   };
   const limits = ctx.settings.rateLimits;
   const agentLimit = createBuckets(limits.agent);
@@ -66,12 +83,17 @@ export function createAuth(ctx: HubContext) {
     failures.fail(request.ip);
     return new HubError(401, 'unauthorized', 'unknown or invalid token');
   };
+  /** The route's own reads carried another generation: the token is checked against the store now. */
+  const reconfirm = async (request: FastifyRequest, pending: PendingToken): Promise<void> => {
+    const token = bearerToken(request.headers.authorization);
+    const who = token ? await verify(token, pending.presented) : null;
+    if (!who || who.client_id !== request.clientId) throw failed(request);
+  };
   return {
-    /** Forget the cached admin hash (after the token is changed). */
+    /** Forget every remembered token (and the admin's). */
     reset() {
-      adminHash = undefined;
+      tokens.clear();
       knownGood.clear();
-      verifiedClients?.clear();
     },
     async client(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);
@@ -83,18 +105,17 @@ export function createAuth(ctx: HubContext) {
         );
       const presented = hashToken(salt, token);
       guard(request, presented);
-      const clientId = await clientOf(token, presented);
-      if (!clientId) {
-        if (await isAdmin(presented)) {
-          verified(presented);
-          throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
-        }
-        throw failed(request);
-      }
+      let who: VerifiedToken | null | undefined = tokens.get(presented);
+      if (who && who.client_id !== null && request.routeOptions.config.confirmsToken)
+        request.pendingToken = { presented, generation: who.generation };
+      else who = await identify(token, presented);
+      if (!who) throw failed(request);
       verified(presented);
-      request.clientId = clientId;
-      agentLimit.take(clientId, 'this client');
-      ctx.metrics.request(clientId, `${request.method} ${request.routeOptions.url ?? request.url}`);
+      if (who.client_id === null)
+        throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
+      request.clientId = who.client_id;
+      agentLimit.take(who.client_id, 'this client');
+      ctx.metrics.request(who.client_id, `${request.method} ${request.routeOptions.url ?? request.url}`);
     },
     async admin(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);
@@ -106,16 +127,23 @@ export function createAuth(ctx: HubContext) {
         );
       const presented = hashToken(salt, token);
       guard(request, presented);
-      if (await isAdmin(presented)) {
-        verified(presented);
-        adminLimit.take('admin', 'the admin API');
-        return;
-      }
-      if (await clientOf(token, presented)) {
-        verified(presented);
+      const who = await identify(token, presented);
+      if (!who) throw failed(request);
+      verified(presented);
+      if (who.client_id !== null)
         throw new HubError(403, 'forbidden', 'client tokens cannot use the admin API');
-      }
-      throw failed(request);
+      adminLimit.take('admin', 'the admin API');
+    },
+    /**
+     * For a route with `confirmsToken`: what confirms the client token the hook let through from
+     * memory against the generation the route's reads carry (undefined when the hook checked it).
+     * The route calls it before it answers or changes anything; a token changed since is refused
+     * there (401), as the hook would have refused it.
+     */
+    confirmer(request: FastifyRequest): TokenConfirmation | undefined {
+      const pending = request.pendingToken;
+      if (!pending) return undefined;
+      return (generation) => (generation === pending.generation ? undefined : reconfirm(request, pending));
     },
   };
 }

@@ -9,6 +9,7 @@ import type { InvocationState } from '../../src-shared/states.js';
 import type { HubContext } from '../context.js';
 import { renderPrompt } from '../approvals/prompt.js';
 import { conflict, HubError, notFound } from '../errors.js';
+import type { TokenConfirmation } from '../auth/verified-tokens.js';
 import { isSystemRetiredError } from '../store/errors.js';
 import { newId } from '../ids.js';
 import type {
@@ -29,8 +30,17 @@ export interface InvokeOutcome {
   receipt: Receipt;
 }
 
-export async function invoke(ctx: HubContext, clientId: string, req: InvokeRequest): Promise<InvokeOutcome> {
-  ctx.metrics.count(clientId, 'invokes');
+/**
+ * `confirmToken`: given when the client's token was let through from memory (http/auth.ts); it is
+ * confirmed against the configuration generation the reads carry before anything is answered or
+ * changed (a token rotated since is refused there).
+ */
+export async function invoke(
+  ctx: HubContext,
+  clientId: string,
+  req: InvokeRequest,
+  confirmToken?: TokenConfirmation,
+): Promise<InvokeOutcome> {
   const digest = parameterDigest(req.arguments);
   // every row the checks below read, read together (one read transaction on SQLite)
   const found = await ctx.store.invokeReads({
@@ -41,6 +51,9 @@ export async function invoke(ctx: HubContext, clientId: string, req: InvokeReque
     tool: req.tool,
     task_id: req.task_id ?? null,
   });
+  const confirming = confirmToken?.(found.config_generation);
+  if (confirming) await confirming;
+  ctx.metrics.count(clientId, 'invokes');
   if (found.existing) return replay(ctx, clientId, req, digest, found.existing);
 
   const { run } = found;

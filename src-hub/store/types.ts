@@ -32,6 +32,17 @@ export interface ClientRecord {
   created_at: string;
 }
 
+/**
+ * What a presented token is checked against, read in one snapshot: the configuration generation
+ * (every write of a client or of the admin token sets a new one), the named client and the admin
+ * token's salted hash.
+ */
+export interface CredentialRows {
+  generation: string | null;
+  client: ClientRecord | null;
+  admin_token_hash: string | null;
+}
+
 export interface SystemRecord {
   system_id: string;
   name: string;
@@ -344,6 +355,11 @@ export interface InvokeReads {
   operation: OperationRecord | null;
   task: TaskRecord | null;
   system: SystemRecord | null;
+  /**
+   * The configuration generation, read before the other rows: a client token verified under it is
+   * still the client's (http/auth.ts confirms a token it let through from memory against it).
+   */
+  config_generation: string | null;
 }
 
 export interface InvocationChange {
@@ -482,12 +498,19 @@ export interface HubStore {
   hubId(): string;
   tokenSalt(): string;
   getMeta(key: string): Promise<string | null>;
+  /** Any meta key but the admin token's (setAdminTokenHash). */
   setMeta(key: string, value: string): Promise<void>;
+  /** The admin token's salted hash; sets a new configuration generation in the same transaction. */
+  setAdminTokenHash(hash: string): Promise<void>;
+  /** The configuration generation (null while nothing has set one). */
+  configGeneration(): Promise<string | null>;
   migrations(): Promise<MigrationStatus[]>;
 
   createClient(c: ClientRecord, audit: AuditInput): Promise<void>;
   upsertClient(c: ClientRecord, audit: AuditInput): Promise<void>;
   getClient(clientId: string): Promise<ClientRecord | null>;
+  /** The generation, the client (when named) and the admin token's hash, in one snapshot. */
+  credentialRows(clientId: string | null): Promise<CredentialRows>;
   listClients(): Promise<ClientRecord[]>;
 
   upsertSystem(s: SystemInput, at: string, audit: AuditInput): Promise<SystemRecord>;

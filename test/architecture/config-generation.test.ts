@@ -1,6 +1,7 @@
 // The invoke path keeps the configuration rows (systems, operations, authorizations, grants) in
-// memory against the configuration generation (src-hub/store/sql/invoke-cache.ts): that is exact
-// only while every store write of those tables sets a new generation in its own transaction. This
+// memory against the configuration generation (src-hub/store/sql/invoke-cache.ts), and the Hub
+// the client tokens it verified (src-hub/auth/verified-tokens.ts): that is exact only while every
+// store write of those tables (and of clients) sets a new generation in its own transaction. This
 // fails the build when a write of them appears anywhere else, or when a write operation of a
 // module that writes them does not call noteConfigChange.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { WRITE_OPS } from '../../src-hub/store/sql/registry.js';
 const root = resolve(import.meta.dirname, '../..');
 const OPS_DIR = 'src-hub/store/sql/ops';
 const CONFIG_WRITE =
-  /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:systems|operations|authorizations|grants)\b(?!_)/;
+  /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:systems|operations|authorizations|grants|clients)\b(?!_)/;
 
 function files(dir: string): string[] {
   const out: string[] = [];
@@ -26,7 +27,7 @@ function files(dir: string): string[] {
 describe('the configuration generation covers every configuration write', () => {
   const writers = files(OPS_DIR).filter((f) => CONFIG_WRITE.test(readFileSync(f, 'utf8')));
 
-  it('only the store operations write systems, operations, authorizations or grants', () => {
+  it('only the store operations write systems, operations, authorizations, grants or clients', () => {
     const elsewhere = files('src-hub')
       .filter((f) => !f.startsWith(join(root, OPS_DIR)))
       .filter((f) => CONFIG_WRITE.test(readFileSync(f, 'utf8')))
@@ -35,6 +36,7 @@ describe('the configuration generation covers every configuration write', () => 
     // the pattern finds them where they are
     expect(writers.map((f) => relative(root, f)).sort()).toEqual([
       `${OPS_DIR}/authorizations.ts`,
+      `${OPS_DIR}/clients.ts`,
       `${OPS_DIR}/operations.ts`,
       `${OPS_DIR}/systems.ts`,
     ]);
@@ -53,6 +55,6 @@ describe('the configuration generation covers every configuration write', () => 
       }
     }
     expect(missing).toEqual([]);
-    expect(checked).toBe(9);
+    expect(checked).toBe(11);
   });
 });

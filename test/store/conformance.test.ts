@@ -115,6 +115,8 @@ for (const dialect of dialects()) {
           operation: await store.currentOperation('sys-a', 'update_thing'),
           task: await store.getTask(q.task_id),
           system: await store.getSystem('sys-a'),
+          // the configuration generation, read with them (the invoke confirms a remembered token by it)
+          config_generation: await store.configGeneration(),
         });
         // not granted to this client: neither the declaration nor the system is answered
         const other = await store.invokeReads({ ...q, client_id: 'someone-else', task_id: null });
@@ -131,12 +133,14 @@ for (const dialect of dialects()) {
           operation: null,
           task: null,
           system: null,
+          config_generation: await store.configGeneration(),
         });
         const rec = invocation({ invocation_id: 'inv_taken' });
         await store.applyInvocationChange(dispatch(rec));
         const taken = await store.invokeReads({ ...q, invocation_id: 'inv_taken' });
         expect(taken.existing?.state).toBe('dispatching');
         expect(taken).toMatchObject({ run: null, authorization: null, operation: null, task: null });
+        expect(taken.config_generation).toBe(await store.configGeneration());
       });
 
       it('systems keep allow_insecure_http; sealed secrets and their meta are replaced in one write', async () => {

@@ -168,6 +168,7 @@ function cacheSuite(place: () => Promise<Place>, other: string): void {
       operation: await store.currentOperation('sys-a', 'update_thing'),
       task: null,
       system: await store.getSystem('sys-a'),
+      config_generation: await store.configGeneration(),
     });
   });
 

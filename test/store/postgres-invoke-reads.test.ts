@@ -67,6 +67,7 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
         operation: await store.currentOperation('sys-a', 'update_thing'),
         task: await store.getTask(q.task_id!),
         system: await store.getSystem('sys-a'),
+        config_generation: await store.configGeneration(),
       });
       // one by one: invocation, run, authorization, grant, declaration, system, task — seven of each
       expect([roundTrips, writes]).toEqual([1, 1]);

@@ -24,11 +24,14 @@ export function buildHubStore(run: OpRunner, base: StoreBase): HubStore {
     ...base,
     getMeta: (key) => run.read('getMeta', key),
     setMeta: (key, value) => run.write('setMeta', key, value),
+    setAdminTokenHash: (hash) => run.write('setAdminTokenHash', hash),
+    configGeneration: () => run.read('configGeneration'),
     migrations: () => run.read('listMigrations'),
 
     createClient: (c, audit) => run.write('createClient', c, audit),
     upsertClient: (c, audit) => run.write('upsertClient', c, audit),
     getClient: (id) => run.read('getClient', id),
+    credentialRows: (id) => run.read('credentialRows', id),
     listClients: () => run.read('listClients'),
 
     upsertSystem: (s, at, audit) => run.write('upsertSystem', s, at, audit),

@@ -15,7 +15,7 @@ import {
   listAuthorizations,
   updateAuthorization,
 } from './ops/authorizations.js';
-import { createClient, getClient, listClients, upsertClient } from './ops/clients.js';
+import { createClient, credentialRows, getClient, listClients, upsertClient } from './ops/clients.js';
 import {
   appendEvent,
   eventClientsAfter,
@@ -35,7 +35,14 @@ import {
   renewInstanceLease,
   stopInstance,
 } from './ops/instances.js';
-import { ensureIdentity, getMeta, listMigrations, setMeta } from './ops/meta.js';
+import {
+  configGeneration,
+  ensureIdentity,
+  getMeta,
+  listMigrations,
+  setAdminTokenHash,
+  setMeta,
+} from './ops/meta.js';
 import {
   currentOperation,
   currentOperations,
@@ -64,8 +71,10 @@ import {
 
 export const READ_OPS = {
   getMeta,
+  configGeneration,
   listMigrations,
   getClient,
+  credentialRows,
   listClients,
   getSystem,
   listSystems,
@@ -105,10 +114,11 @@ export const SNAPSHOT_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['tas
  * one per row would read the same pages again for each. PostgreSQL runs them on one connection, where
  * the statements an operation starts together (sql/session.ts `started`) leave in one round trip.
  */
-export const GROUPED_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['invokeReads']);
+export const GROUPED_READS: ReadonlySet<ReadOpName> = new Set<ReadOpName>(['invokeReads', 'credentialRows']);
 
 export const WRITE_OPS = {
   setMeta,
+  setAdminTokenHash,
   ensureIdentity,
   createClient,
   upsertClient,

@@ -61,18 +61,19 @@ function* systemVia(s: SqlSession, ref: string): Step<SystemRecord | null> {
 export function* invokeReads(env: OpEnv, q: InvokeReadsQuery): Step<InvokeReads> {
   const cache = env.invokeCache;
   // the generation first: a cached answer is used only against a generation read before its rows
-  // (PostgreSQL runs the statements in the order started, each in its own snapshot)
-  const generationRead = cache ? started(readConfigGeneration(env.sql)) : null;
+  // (PostgreSQL runs the statements in the order started, each in its own snapshot); it is read
+  // with or without a cache, for the client token the Hub let through from memory (http/auth.ts)
+  const generationRead = started(readConfigGeneration(env.sql));
   // every read is started at once (PostgreSQL: one round trip for all, on one connection)
   const existingRead = started(getInvocation(env, q.invocation_id));
   const runRead = started(getRun(env, q.run_id));
   let cached = cache?.get(q.authorization_ref, q.client_id, q.tool);
   let configReads = cached ? null : startConfigReads(env, q);
   const taskRead = q.task_id !== null ? started(getTask(env, q.task_id)) : null;
+  const generation = yield* generationRead;
   const existing = yield* existingRead;
-  if (existing) return { existing, ...NOTHING_MORE };
+  if (existing) return { existing, ...NOTHING_MORE, config_generation: generation };
   const run = yield* runRead;
-  const generation = generationRead ? yield* generationRead : null;
   if (cached && cached.generation !== generation) {
     cached = undefined;
     configReads = startConfigReads(env, q);
@@ -100,6 +101,7 @@ export function* invokeReads(env: OpEnv, q: InvokeReadsQuery): Step<InvokeReads>
     operation: config.operation,
     task,
     system: config.system,
+    config_generation: generation,
   };
 }
 

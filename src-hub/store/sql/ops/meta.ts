@@ -3,8 +3,12 @@ import type { MigrationStatus } from '../../types.js';
 import type { OpEnv } from '../env.js';
 import { toMigration } from '../rows.js';
 import { io, type Row, type SqlSession, type Step } from '../session.js';
+import { noteConfigChange, readConfigGeneration } from './config-generation.js';
 
-function* readMeta(s: SqlSession, key: string): Step<string | null> {
+/** The meta key of the admin token's salted hash. */
+export const ADMIN_TOKEN_META = 'admin_token_hash';
+
+export function* readMeta(s: SqlSession, key: string): Step<string | null> {
   const row = yield* io(s.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key]));
   return row ? String(row.value) : null;
 }
@@ -14,12 +18,31 @@ export function* getMeta({ sql }: OpEnv, key: string): Step<string | null> {
 }
 
 export function* setMeta({ sql }: OpEnv, key: string, value: string): Step<void> {
+  if (key === ADMIN_TOKEN_META) throw new Error('the admin token is set with setAdminTokenHash');
+  yield* writeMeta(sql, key, value);
+}
+
+function* writeMeta(sql: SqlSession, key: string, value: string): Step<void> {
   yield* io(
     sql.run(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       [key, value],
     ),
   );
+}
+
+/**
+ * The admin token's salted hash, with a new configuration generation in the same transaction (a
+ * Hub keeps the tokens it verified against it: http/auth.ts).
+ */
+export function* setAdminTokenHash({ sql }: OpEnv, hash: string): Step<void> {
+  yield* writeMeta(sql, ADMIN_TOKEN_META, hash);
+  yield* noteConfigChange(sql);
+}
+
+/** The configuration generation alone (ops/config-generation.ts). */
+export function* configGeneration({ sql }: OpEnv): Step<string | null> {
+  return yield* readConfigGeneration(sql);
 }
 
 /** The Hub's identity, created on first open (the candidates are used only if none is stored yet). */
