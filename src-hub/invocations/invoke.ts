@@ -173,10 +173,11 @@ export async function invoke(
   });
   // the system and authorization were read just now, with the checks: the send needs no new read
   const target = found.system ? { system: found.system, auth } : undefined;
-  // While `dispatching` commits, the request is built and signed; it leaves only once the commit
-  // has returned (sendAndRecord). The store was handed the change above and posts it in the next
-  // microtask (the SQLite writer batches a turn's writes): one turn later, that has happened.
-  await Promise.resolve();
+  // The request is built and signed while `dispatching` commits; it leaves only once the commit
+  // has returned (sendAndRecord). On PostgreSQL the change is already on its way; the SQLite writer
+  // posts a turn's writes after the poll phase, so there the signing comes first — waiting for the
+  // post (an immediate queued behind the writer's) measured no better: p50 at 1 even, CPU at 1 +4 %.
+
   const prepared = target ? prepareByKind(ctx, target, record) : null;
   const res = await committing;
   if (res.kind !== 'applied') return settle(ctx, clientId, req, digest, res);
