@@ -177,7 +177,6 @@ export async function invoke(
   // has returned (sendAndRecord). On PostgreSQL the change is already on its way; the SQLite writer
   // posts a turn's writes after the poll phase, so there the signing comes first — waiting for the
   // post (an immediate queued behind the writer's) measured no better: p50 at 1 even, CPU at 1 +4 %.
-
   const prepared = target ? prepareByKind(ctx, target, record) : null;
   const res = await committing;
   if (res.kind !== 'applied') return settle(ctx, clientId, req, digest, res);
