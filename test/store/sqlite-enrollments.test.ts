@@ -15,9 +15,9 @@ import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { createEnrollmentRows } from '../../src-hub/store/sqlite/writer/enrollments.js';
 import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
-import type { WriteAnswer, WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
+import type { WriteAnswer } from '../../src-hub/store/sqlite/writer/protocol.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
-import type { HubStore, InvocationChange, InvocationChangeResult } from '../../src-hub/store/types.js';
+import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import {
   audit,
   dispatchChange,
@@ -27,6 +27,7 @@ import {
   seedCatalog,
   task,
 } from './fixtures.js';
+import { changeResult, runChanges } from './writer-changes.js';
 
 let dir: string;
 let store: HubStore;
@@ -34,7 +35,6 @@ let db: Database.Database;
 let committer: ReturnType<typeof createGroupCommitter>;
 let taskA: string;
 let taskB: string;
-let nextId = 0;
 /** Reads of a session's enrollment by the writer. */
 let reads: number;
 /** How many more times the audit entry of an enrollment fails to be written (a fault after the enrollment row). */
@@ -85,18 +85,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (...changes: InvocationChange[]): WriteAnswer[] =>
-  committer.run(
-    changes.map((c): WriteRequest => ({
-      id: ++nextId,
-      op: 'applyInvocationChange',
-      args: [structuredClone(c)],
-    })),
-  ).answers;
-const result = (a: WriteAnswer | undefined): InvocationChangeResult => {
-  if (!a?.ok) throw new Error(`the write failed: ${a && !a.ok ? a.error.message : 'no answer'}`);
-  return a.value as InvocationChangeResult;
-};
+const run = (...changes: InvocationChange[]): WriteAnswer[] => runChanges(committer, changes);
+const result = changeResult;
 /** A new call of `session` bound to `taskId`, asking for its permit with the enrollment gate, as transitionInvocation sends it. */
 const permitOf = (session: string, taskId: string): InvocationChange =>
   dispatchChange(invocation({ agent_session_id: session, task_id: taskId }), {

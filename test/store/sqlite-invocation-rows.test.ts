@@ -16,14 +16,9 @@ import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
 import { createInvocationRows } from '../../src-hub/store/sqlite/writer/invocation-rows.js';
-import type { WriteAnswer, WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
+import type { WriteAnswer } from '../../src-hub/store/sqlite/writer/protocol.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
-import type {
-  HubStore,
-  InvocationChange,
-  InvocationChangeResult,
-  InvocationRecord,
-} from '../../src-hub/store/types.js';
+import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
 import {
   AT,
   audit,
@@ -34,6 +29,7 @@ import {
   seedCatalog,
   task,
 } from './fixtures.js';
+import { changeResult, runChanges } from './writer-changes.js';
 
 let dir: string;
 let store: HubStore;
@@ -41,7 +37,6 @@ let db: Database.Database;
 let reads: number;
 let committer: ReturnType<typeof createGroupCommitter>;
 let taskId: string;
-let nextId = 0;
 
 /** The writer's session, counting the reads of an invocation row. */
 function counting(inner: SqlSession): SqlSession {
@@ -73,18 +68,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (...changes: InvocationChange[]): WriteAnswer[] =>
-  committer.run(
-    changes.map((c): WriteRequest => ({
-      id: ++nextId,
-      op: 'applyInvocationChange',
-      args: [structuredClone(c)],
-    })),
-  ).answers;
-const result = (a: WriteAnswer | undefined): InvocationChangeResult => {
-  if (!a?.ok) throw new Error(`the write failed: ${a && !a.ok ? a.error.message : 'no answer'}`);
-  return a.value as InvocationChangeResult;
-};
+const run = (...changes: InvocationChange[]): WriteAnswer[] => runChanges(committer, changes);
+const result = changeResult;
 const move = (
   id: string,
   from: InvocationChange['from'],

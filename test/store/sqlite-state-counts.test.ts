@@ -13,7 +13,7 @@ import { connectWriter } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import { createGroupCommitter } from '../../src-hub/store/sqlite/writer/group-commit.js';
-import type { WriteAnswer, WriteRequest } from '../../src-hub/store/sqlite/writer/protocol.js';
+import type { WriteAnswer } from '../../src-hub/store/sqlite/writer/protocol.js';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange, InvocationRecord } from '../../src-hub/store/types.js';
 import type { TaskView } from '../../src-shared/hub-api.js';
@@ -27,13 +27,13 @@ import {
   seedCatalog,
   task,
 } from './fixtures.js';
+import { runChanges } from './writer-changes.js';
 
 let dir: string;
 let store: HubStore;
 let db: Database.Database;
 let committer: ReturnType<typeof createGroupCommitter>;
 let taskId: string;
-let nextId = 0;
 /** Statements that wrote task_state_counts. */
 let countWrites: number;
 /** The audit kind whose entry fails to be written (a fault after the change's counts), while > 0 times. */
@@ -73,14 +73,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const run = (...changes: InvocationChange[]): WriteAnswer[] =>
-  committer.run(
-    changes.map((c): WriteRequest => ({
-      id: ++nextId,
-      op: 'applyInvocationChange',
-      args: [structuredClone(c)],
-    })),
-  ).answers;
+const run = (...changes: InvocationChange[]): WriteAnswer[] => runChanges(committer, changes);
 const permit = (): [InvocationRecord, InvocationChange] => {
   const rec = invocation({ task_id: taskId });
   return [rec, dispatchChange(rec, { permit: permitFor(taskId), audit })];
