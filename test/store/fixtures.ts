@@ -7,6 +7,7 @@ import type { HttpOperation } from '../../src-hub/acc/types.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
 import type {
+  ApprovalRecord,
   HubStore,
   InvocationChange,
   InvocationRecord,
@@ -96,6 +97,28 @@ export const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
 });
 
 /** A decision of an approval that does not exist: a change carrying it fails after its other writes. */
+/** A pending approval of `call`, as invoke creates it (no preview, no prompt unless given). */
+export const pendingApprovalOf = (
+  call: InvocationRecord,
+  extra: Partial<ApprovalRecord> = {},
+): ApprovalRecord => ({
+  approval_id: `apr_${randomUUID()}`,
+  invocation_id: call.invocation_id,
+  client_id: call.client_id,
+  authorization_ref: call.authorization_ref,
+  tool: call.tool,
+  parameter_digest: call.parameter_digest,
+  arguments_preview: null,
+  prompt: null,
+  state: 'pending',
+  decision_id: null,
+  decided_by: null,
+  note: null,
+  created_at: AT,
+  decided_at: null,
+  ...extra,
+});
+
 export const MISSING_APPROVAL_DECISION = {
   approval_id: 'apr_missing',
   state: 'approved' as const,
