@@ -7,7 +7,9 @@
 // `events_unsequenced` by an index scan and reaches each event by its primary key — never a
 // sequential or bitmap scan of `events`, which would visit every event numbered since the last
 // VACUUM — even when the statistics make `events` look small. A pass is one statement (a function of
-// its connection's own, pg_temp), or, for a database role that may not create one, four.
+// its connection's own, pg_temp), or, for a database role that may not create one, four; a
+// connection that lost the function (DISCARD TEMP) or its prepared statements (DISCARD ALL) still
+// numbers the events in the pass a caller waits for, and reports no failure.
 import pg from 'pg';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -163,6 +165,47 @@ describeOnPostgres('event sequencer on PostgreSQL', () => {
       for (const pool of pools) await pool.end();
     }
   });
+
+  for (const discard of ['DISCARD TEMP', 'DISCARD ALL'] as const)
+    it(`after ${discard} on the pass's connection the next pass recreates its function and numbers the events, reporting nothing`, async () => {
+      const [a] = conns as [pg.Client];
+      const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+      const sent: string[] = [];
+      const errors: unknown[] = [];
+      const sequencer = createEventSequencer(
+        countingPool(pool, (text) => sent.push(text)),
+        { onSequenced: () => undefined, onError: (err) => errors.push(err), intervalMs: 600_000 },
+      );
+      try {
+        await a.query(INSERT, ['c1', '"before"']);
+        await sequencer.sequenceNow();
+        expect(sent.filter((t) => t.startsWith('CREATE OR REPLACE FUNCTION'))).toHaveLength(1);
+        // the pool's one connection (the pass's) loses its temporary objects (and with DISCARD ALL
+        // its prepared statements), as a connection pooler's reset does
+        const client = await pool.connect();
+        await client.query(discard);
+        client.release();
+        for (let i = 0; i < 3; i++) {
+          await a.query(INSERT, ['c1', JSON.stringify(`after-${i}`)]);
+          await sequencer.sequenceNow();
+          // sequenced when the pass it waited for is done (flushEvents' promise)
+          expect((await seqs()).map((r) => [r.payload_json, r.seq])).toEqual([
+            ['"before"', 1],
+            ...Array.from({ length: i + 1 }, (_, k) => [`"after-${k}"`, k + 2]),
+          ]);
+        }
+        expect(errors).toEqual([]);
+        // recreated once, and the later passes are one statement again
+        expect(sent.filter((t) => t.startsWith('CREATE OR REPLACE FUNCTION'))).toHaveLength(2);
+        sent.length = 0;
+        await a.query(INSERT, ['c1', '"last"']);
+        await sequencer.sequenceNow();
+        expect(sent).toEqual([`SELECT clients, numbered, marked FROM ${PASS_FUNCTION}()`]);
+      } finally {
+        await sequencer.stop();
+        await pool.end();
+      }
+    });
 
   it("the pass's statement reads the pending events by an index scan of events_unsequenced and each event by its key", async () => {
     const [a, b] = conns as [pg.Client, pg.Client];

@@ -100,8 +100,18 @@ BEGIN
 END
 $pass$`;
 const CALL_PASS = `SELECT clients, numbered, marked FROM ${PASS_FUNCTION}()`;
-/** SQLSTATE undefined_function: the connection lost its temporary function (DISCARD TEMP). */
+/**
+ * SQLSTATE undefined_function: the connection lost its temporary function (DISCARD TEMP, or a
+ * connection pooler handed the client another server connection): created again, the pass goes on.
+ */
 const UNDEFINED_FUNCTION = '42883';
+/**
+ * SQLSTATE invalid_sql_statement_name: the connection lost its prepared statements (DISCARD ALL),
+ * which pg still believes parsed there (it would send only Bind for each): the connection is
+ * dropped and the pass runs again on another.
+ */
+const NO_PREPARED_STATEMENT = '26000';
+const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
 /** The connections that have the pass's function (a pool lends any of its connections to a pass). */
 const withFunction = new WeakSet<object>();
 
@@ -165,7 +175,14 @@ export function createEventSequencer(
     return true;
   };
 
-  const pass = async (): Promise<void> => {
+  /** A pass, run once more on another connection if its connection lost its prepared statements. */
+  const pass = (): Promise<void> =>
+    passOnce().catch((err: unknown) => {
+      if (codeOf(err) !== NO_PREPARED_STATEMENT) throw err;
+      return passOnce();
+    });
+
+  const passOnce = async (): Promise<void> => {
     const client = await pool.connect();
     const s = createPgSession(client);
     let failed: Error | undefined;
@@ -173,14 +190,19 @@ export function createEventSequencer(
       // marks are rare: a pass first only asks whether there are any, and renders them (in a pass
       // of their own, before its numbering) only when there are
       let renderMarks = false;
+      let recreated = false;
       for (;;) {
         if (!renderMarks && oneStatement && (await ensureFunction(client, s))) {
-          const row = await Promise.resolve(
-            s.get<{ clients: string | null; numbered: number | string; marked: boolean }>(CALL_PASS),
-          ).catch((err: unknown) => {
-            if ((err as { code?: unknown }).code === UNDEFINED_FUNCTION) withFunction.delete(client);
-            throw err;
-          });
+          let row: { clients: string | null; numbered: number | string; marked: boolean } | undefined;
+          try {
+            row = await s.get(CALL_PASS);
+          } catch (err) {
+            // the call ran in a transaction of its own: nothing was done, and it can be called again
+            if (codeOf(err) !== UNDEFINED_FUNCTION || recreated) throw err;
+            withFunction.delete(client);
+            recreated = true;
+            continue;
+          }
           if (row?.clients) opts.onSequenced(row.clients.split(','));
           if (row?.marked === true) {
             renderMarks = true;
