@@ -3,13 +3,41 @@ import { canonicalJson, sha256Hex } from '../../src-shared/digest.js';
 import type { Receipt } from '../../src-shared/hub-api.js';
 import type { ApprovalRecord, InvocationRecord } from '../store/types.js';
 
+type ReceiptFacts = Pick<
+  InvocationRecord,
+  'state' | 'dispatch' | 'result' | 'business_status' | 'reason_code' | 'reconciliation'
+>;
+
+/**
+ * The digests of facts without a result, a business status or evidence, by their state, dispatch
+ * and reason: a handful of texts (every permit's `dispatching` receipt is one), each digested once
+ * instead of once per change. Cleared when full.
+ */
+const PLAIN_DIGESTS = new Map<string, string>();
+const MAX_PLAIN_DIGESTS = 256;
+
 /** sha256 over the canonical JSON of the facts a receipt asserts. */
-export function receiptDigest(
-  r: Pick<
-    InvocationRecord,
-    'state' | 'dispatch' | 'result' | 'business_status' | 'reason_code' | 'reconciliation'
-  >,
-): string {
+export function receiptDigest(r: ReceiptFacts): string {
+  const plain =
+    (r.result ?? null) === null &&
+    r.business_status === null &&
+    (r.reason_code === null || typeof r.reason_code === 'string') &&
+    Array.isArray(r.reconciliation) &&
+    r.reconciliation.length === 0 &&
+    typeof r.state === 'string' &&
+    typeof r.dispatch === 'string';
+  if (!plain) return digestOf(r);
+  const key = JSON.stringify([r.state, r.dispatch, r.reason_code]);
+  let digest = PLAIN_DIGESTS.get(key);
+  if (digest === undefined) {
+    digest = digestOf(r);
+    if (PLAIN_DIGESTS.size >= MAX_PLAIN_DIGESTS) PLAIN_DIGESTS.clear();
+    PLAIN_DIGESTS.set(key, digest);
+  }
+  return digest;
+}
+
+function digestOf(r: ReceiptFacts): string {
   return sha256Hex(
     canonicalJson({
       state: r.state,
