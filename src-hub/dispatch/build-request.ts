@@ -51,8 +51,12 @@ export function buildRequest(
     const text = scalar(value);
     if (text === null || text === '')
       throw new BuildRequestError('path_param_invalid', `path parameter ${name} must be a non-empty scalar`);
-    path = path.split(`{${name}}`).join(encodeURIComponent(text));
+    const encoded = encodeURIComponent(text);
+    // a function, so no `$` pattern in the replacement is ever read (encodeURIComponent leaves none)
+    path = path.replaceAll(`{${name}}`, () => encoded);
   }
+  if (op.query_params.length === 0)
+    return { method: op.method.toUpperCase(), pathWithQuery: path, body: bodyOf(op, args) };
 
   const query = new URLSearchParams();
   for (const name of op.query_params) {
@@ -70,15 +74,19 @@ export function buildRequest(
     }
   }
   const qs = query.toString();
+  return {
+    method: op.method.toUpperCase(),
+    pathWithQuery: qs ? `${path}?${qs}` : path,
+    body: bodyOf(op, args),
+  };
+}
 
-  let body = '';
-  if (op.has_body) {
-    const payload: Record<string, unknown> = {};
-    for (const name of op.body_params) {
-      if (args[name] !== undefined) payload[name] = args[name];
-    }
-    if (Object.keys(payload).length > 0 || op.body_required) body = JSON.stringify(payload);
+/** JSON of the body params ('' when there are none and the body is optional, or it has no body). */
+function bodyOf(op: HttpRequestShape, args: Record<string, unknown>): string {
+  if (!op.has_body) return '';
+  const payload: Record<string, unknown> = {};
+  for (const name of op.body_params) {
+    if (args[name] !== undefined) payload[name] = args[name];
   }
-
-  return { method: op.method.toUpperCase(), pathWithQuery: qs ? `${path}?${qs}` : path, body };
+  return Object.keys(payload).length > 0 || op.body_required ? JSON.stringify(payload) : '';
 }

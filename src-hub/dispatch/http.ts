@@ -13,7 +13,7 @@
  * abort comes is aborted in that call, so it is never written (and a connect still under way for it
  * is cut).
  */
-import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { validateHeaderName } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { jsonTextDeeperThan, MAX_BUSINESS_JSON_DEPTH } from '../../src-shared/json-depth.js';
 import { isHeaderSafe } from '../../src-shared/header-value.js';
@@ -135,15 +135,26 @@ function headerNotVisibleAscii(headers: Record<string, string>): string | null {
   return null;
 }
 
-/** The code and text Node's own HTTP client refuses a header with, or null. */
+/** Header names Node accepted already (the Hub sends the same few names on every request). */
+const acceptedNames = new Set<string>();
+const MAX_ACCEPTED_NAMES = 256;
+
+/**
+ * The code and text Node's own HTTP client refuses a header with, or null. Called once every value
+ * passed headerNotVisibleAscii: a value that is empty or visible ASCII is one Node's value check
+ * (no control characters, nothing above 0xff) accepts, so only the names are checked here, each
+ * name once.
+ */
 function headerRefusal(headers: Record<string, string>): { code: string; message: string } | null {
   for (const name in headers) {
+    if (acceptedNames.has(name)) continue;
     try {
       validateHeaderName(name);
-      validateHeaderValue(name, headers[name] ?? '');
     } catch (err) {
       return { code: (err as NodeJS.ErrnoException).code ?? 'error', message: (err as Error).message };
     }
+    if (acceptedNames.size >= MAX_ACCEPTED_NAMES) acceptedNames.clear();
+    acceptedNames.add(name);
   }
   return null;
 }

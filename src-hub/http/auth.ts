@@ -83,6 +83,26 @@ export function createAuth(ctx: HubContext) {
     failures.fail(request.ip);
     return new HubError(401, 'unauthorized', 'unknown or invalid token');
   };
+  /** A client token's holder let in (its request rate spent), or the error it is refused with. */
+  const admitClient = (
+    request: FastifyRequest,
+    presented: string,
+    who: VerifiedToken | null,
+    routeUrl: string | undefined,
+  ): HubError | undefined => {
+    if (!who) return failed(request);
+    verified(presented);
+    if (who.client_id === null)
+      return new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
+    request.clientId = who.client_id;
+    try {
+      agentLimit.take(who.client_id, 'this client');
+    } catch (err) {
+      return err as HubError;
+    }
+    ctx.metrics.request(who.client_id, `${request.method} ${routeUrl ?? request.url}`);
+    return undefined;
+  };
   /** The route's own reads carried another generation: the token is checked against the store now. */
   const reconfirm = async (request: FastifyRequest, pending: PendingToken): Promise<void> => {
     const token = bearerToken(request.headers.authorization);
@@ -95,27 +115,33 @@ export function createAuth(ctx: HubContext) {
       tokens.clear();
       knownGood.clear();
     },
-    async client(request: FastifyRequest, _reply: FastifyReply) {
+    /**
+     * A callback hook, not an async one: a token remembered for a route that confirms it itself
+     * (confirmsToken) is let through with no promise made; any other is identified first.
+     */
+    client(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
       const token = bearerToken(request.headers.authorization);
       if (!token)
-        throw new HubError(
-          401,
-          'unauthorized',
-          'a client bearer token is required in the Authorization header',
+        return done(
+          new HubError(401, 'unauthorized', 'a client bearer token is required in the Authorization header'),
         );
       const presented = hashToken(salt, token);
-      guard(request, presented);
-      let who: VerifiedToken | null | undefined = tokens.get(presented);
-      if (who && who.client_id !== null && request.routeOptions.config.confirmsToken)
+      try {
+        guard(request, presented);
+      } catch (err) {
+        return done(err as Error);
+      }
+      // Fastify builds this object anew on every read of request.routeOptions: read once
+      const route = request.routeOptions;
+      const who = tokens.get(presented);
+      if (who && who.client_id !== null && route.config.confirmsToken) {
         request.pendingToken = { presented, generation: who.generation };
-      else who = await identify(token, presented);
-      if (!who) throw failed(request);
-      verified(presented);
-      if (who.client_id === null)
-        throw new HubError(403, 'forbidden', 'the admin token cannot use the agent API');
-      request.clientId = who.client_id;
-      agentLimit.take(who.client_id, 'this client');
-      ctx.metrics.request(who.client_id, `${request.method} ${request.routeOptions.url ?? request.url}`);
+        return done(admitClient(request, presented, who, route.url));
+      }
+      identify(token, presented).then(
+        (found) => done(admitClient(request, presented, found, route.url)),
+        (err: unknown) => done(err as Error),
+      );
     },
     async admin(request: FastifyRequest, _reply: FastifyReply) {
       const token = bearerToken(request.headers.authorization);

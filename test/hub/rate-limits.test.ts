@@ -39,6 +39,8 @@ describe('request rate limits', () => {
     expect(wait).toBeLessThanOrEqual(2_000);
     // SSE opening counts too
     expect429(await http(e.hub.url, 'GET', '/agent/v1/events', { token: e.desk }), 'rate_limited');
+    // and the invoke route, whose hook lets a remembered token through without reading the store
+    expect429(await e.agent('POST', '/agent/v1/invocations', {}), 'rate_limited');
     expect((await e.agent('GET', '/agent/v1/tasks', undefined, e.other)).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await e.admin('GET', '/admin/v1/tasks')).status).toBe(200);
     expect429(await e.admin('GET', '/admin/v1/tasks'), 'rate_limited');

@@ -43,6 +43,20 @@ describe('buildRequest', () => {
     );
   });
 
+  it('without query params: every occurrence of a path param filled, `$` patterns never read', () => {
+    const noQuery = { ...op, path_template: '/a/{x}/b/{x}', path_params: ['x'], query_params: [] };
+    expect(buildRequest(noQuery, { x: "$&$'$`$$", title: 'T' })).toEqual({
+      method: 'PATCH',
+      pathWithQuery: "/a/%24%26%24'%24%60%24%24/b/%24%26%24'%24%60%24%24",
+      body: JSON.stringify({ title: 'T' }),
+    });
+    expect(buildRequest({ ...noQuery, has_body: false }, { x: 'y', title: 'T' })).toEqual({
+      method: 'PATCH',
+      pathWithQuery: '/a/y/b/y',
+      body: '',
+    });
+  });
+
   it('refuses missing or non-scalar path params', () => {
     expect(() => buildRequest(op, { product_id: 1 })).toThrow(BuildRequestError);
     expect(() => buildRequest(op, { shop: { a: 1 }, product_id: 1 })).toThrow(BuildRequestError);

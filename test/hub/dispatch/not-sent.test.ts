@@ -55,6 +55,28 @@ describe('not_sent: the request never left', () => {
     expect(s.hits).toHaveLength(0);
   });
 
+  it('names accepted before do not let a refused name through, on any later request', async () => {
+    const s = await rawServer((_req, res) => res.end('{}'));
+    open.push(s);
+    const exchange = (headers: Record<string, string>) =>
+      httpExchange({
+        origin: new URL(s.url),
+        allowInsecureHttp: false,
+        target: '/x',
+        method: 'GET',
+        headers,
+        body: '',
+        timeoutMs: 2000,
+      });
+    expect(await exchange({ 'x-good': 'v' })).toMatchObject({ kind: 'response', status: 200 });
+    for (let i = 0; i < 2; i++) {
+      const r = await exchange({ 'x-good': 'v', 'bad header': 'v' });
+      expect(r).toMatchObject({ kind: 'not_sent', reason: 'invalid_header' });
+      expect(r.kind === 'not_sent' && r.detail).toContain('ERR_INVALID_HTTP_TOKEN');
+    }
+    expect(s.hits).toHaveLength(1);
+  });
+
   it('a host name that does not resolve is not_sent dns_failed', async () => {
     expect(await send(UNRESOLVABLE_URL)).toMatchObject({ kind: 'not_sent', reason: 'dns_failed' });
   });
