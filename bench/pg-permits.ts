@@ -28,7 +28,7 @@ import { transitionInvocation } from '../src-hub/invocations/transition.js';
 import { openPostgresStore } from '../src-hub/store/postgres/store.js';
 import type { HubStore, OperationRecord, RunRecord } from '../src-hub/store/types.js';
 import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
-import { benchHubContext, runPermitJob, threadCpuNs, threadSplit } from './lib/permit-job.js';
+import { benchHubContext, runPermitJob, syscallCounts, threadCpuNs, threadSplit } from './lib/permit-job.js';
 import { createBenchTask, permitInvocationRecord } from './lib/permit-record.js';
 import { runContendJob } from './lib/contend-job.js';
 import { runConcurrent } from './lib/stats.js';
@@ -336,9 +336,11 @@ async function runUntaskedJob(job: {
   const before = (await store.commitStats!())!;
   const cpuBefore = process.cpuUsage();
   const threadsBefore = threadCpuNs();
+  const syscallsBefore = syscallCounts();
   try {
     const { samples, wallMs } = await runConcurrent(job.calls, job.concurrency, call);
     const cpu = process.cpuUsage(cpuBefore);
+    const syscallsAfter = syscallCounts();
     const threads = threadSplit(threadsBefore, threadCpuNs(), job.calls);
     const after = (await store.commitStats!())!;
     return {
@@ -349,6 +351,13 @@ async function runUntaskedJob(job: {
       writes: after.writes - before.writes,
       cpuUsPerCall: (cpu.user + cpu.system) / job.calls,
       threads,
+      syscalls:
+        syscallsBefore && syscallsAfter
+          ? {
+              writes: (syscallsAfter.writes - syscallsBefore.writes) / job.calls,
+              reads: (syscallsAfter.reads - syscallsBefore.reads) / job.calls,
+            }
+          : null,
     };
   } finally {
     await store.close();
@@ -382,7 +391,10 @@ async function untasked(conc: number) {
             `the process's CPU per call ${(r.cpuUsPerCall / 1000).toFixed(3)} ms` +
             (t.cpu_us_main_thread === undefined
               ? ''
-              : ` (main thread ${(t.cpu_us_main_thread / 1000).toFixed(3)} ms, V8's helper threads ${((t.cpu_us_busiest_other_thread! + t.cpu_us_rest!) / 1000).toFixed(3)})`),
+              : ` (main thread ${(t.cpu_us_main_thread / 1000).toFixed(3)} ms, V8's helper threads ${((t.cpu_us_busiest_other_thread! + t.cpu_us_rest!) / 1000).toFixed(3)})`) +
+            (r.syscalls
+              ? `; system calls per call: ${r.syscalls.writes.toFixed(2)} writes, ${r.syscalls.reads.toFixed(2)} reads`
+              : ''),
         ],
       };
     },

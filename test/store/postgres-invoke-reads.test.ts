@@ -2,7 +2,9 @@
 // connection): its reads are started together (the declaration and the system found through the
 // authorization) and leave in one socket write, answered in one round trip. What must hold: the
 // same answers as the reads one by one, one round trip whatever the call, and the connection's
-// statements all answered before it goes back to the pool.
+// statements all answered before it goes back to the pool; the reads of operations started in one
+// turn of the event loop (separate I/O callbacks) leave as one statement, the same mix of them as
+// the same statement, and past the mixes allowed each operation's reads go alone.
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
@@ -163,6 +165,61 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       await pool.end();
     }
   });
+  it('the reads of turns started in one turn of the event loop leave as one statement, the same mix as the same statement', async () => {
+    const url = await createTestDatabase();
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      const sent: string[] = [];
+      const together = readTogether(createPgSession(queryCounting(pool, sent)), { maxMixes: 2 });
+      /** Two operations' reads, each started by a timer of its own (two callbacks of one timers phase). */
+      const inTwoCallbacks = (first: number, second: number) => {
+        const started = (k: number) =>
+          new Promise<unknown[]>((resolve) =>
+            setTimeout(
+              () =>
+                void Promise.all(
+                  k === 1
+                    ? [together.get('SELECT ?::int AS n', [k]), together.all('SELECT 1 AS one')]
+                    : [together.get('SELECT ?::text AS t', [String(k)])],
+                ).then(resolve),
+              0,
+            ),
+          );
+        return Promise.all([started(first), started(second)]);
+      };
+      expect(await inTwoCallbacks(1, 2)).toEqual([[{ n: 1 }, [{ one: 1 }]], [{ t: '2' }]]);
+      expect(sent).toHaveLength(1);
+      // the other order is the same mix: the same statement
+      expect(await inTwoCallbacks(2, 1)).toEqual([[{ t: '2' }], [{ n: 1 }, [{ one: 1 }]]]);
+      expect(sent).toHaveLength(2);
+      expect(sent[1]).toBe(sent[0]);
+      // one turn's reads alone are the statement they were before
+      await together.get('SELECT ?::text AS t', ['alone']);
+      expect(sent[2]).toBe('SELECT $1::text AS t');
+      // past the mixes allowed (here 2: the one above and the one below), each turn goes alone
+      const two = () =>
+        new Promise<void>((resolve) => {
+          setTimeout(() => void together.get('SELECT ?::text AS t', ['a']), 0);
+          setTimeout(() => void together.get('SELECT ?::int AS n', [3]).then(() => resolve()), 0);
+        });
+      const three = () =>
+        new Promise<void>((resolve) => {
+          setTimeout(() => void together.get('SELECT ?::text AS t', ['b']), 0);
+          setTimeout(() => void together.get('SELECT ?::int AS n', [4]), 0);
+          setTimeout(() => void together.all('SELECT 1 AS one').then(() => resolve()), 0);
+        });
+      sent.length = 0;
+      await two();
+      expect(sent).toHaveLength(1);
+      await three();
+      expect(sent).toHaveLength(1 + 3);
+      await two();
+      expect(sent).toHaveLength(1 + 3 + 1);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('every column a read can return is TEXT, INTEGER or BIGINT (what read-together.ts decodes from JSON)', async () => {
     const { url, store } = await seeded();
     const pool = createPool({ url, max: 1, onIdleError: () => undefined });

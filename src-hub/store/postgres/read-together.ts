@@ -36,14 +36,35 @@ export function readsAsOne(reads: ReadonlyArray<{ sql: string; params: readonly 
 }
 
 /**
+ * The most distinct statements that merging several turns' reads may make: each is a prepared
+ * statement on every connection that runs it. The same mix of operations makes the same statement
+ * (the turns are put in order of their statements); past this many mixes, each turn goes alone.
+ */
+const MAX_MIXES = 256;
+/** The most turns one statement carries. */
+const MAX_TURNS = 16;
+
+const byShape = (a: { shape: string }, b: { shape: string }) =>
+  a.shape < b.shape ? -1 : a.shape > b.shape ? 1 : 0;
+
+/**
  * A session for read operations that sends each turn's reads as one statement through `send` (an
  * ordinary session on the pool: session.ts numbers the placeholders and prepares the statement).
+ *
+ * The reads of the turns started in one turn of the event loop go out together too, as one
+ * statement (sent from `setImmediate`, after the poll phase): the invokes of requests whose I/O
+ * callbacks ran together (the callers a batch answered send their next calls at once) cost one
+ * statement, one socket write and one answer instead of one each. A turn is one synchronous run of
+ * an operation (its reads started at once, before any answer); a failing read fails every read of
+ * its statement, the other turns' too (the reads the store merges fail only with the server).
  */
-export function readTogether(send: SqlSession): SqlSession {
-  let pending: Pending[] = [];
-  const flush = () => {
-    const reads = pending;
-    pending = [];
+export function readTogether(send: SqlSession, opts: { maxMixes?: number } = {}): SqlSession {
+  const maxMixes = opts.maxMixes ?? MAX_MIXES;
+  /** The reads started so far, by turn (one synchronous run of starts). */
+  let turns: Pending[][] = [];
+  let turn: Pending[] | null = null;
+  const mixes = new Set<string>();
+  const sendAsOne = (reads: Pending[]) => {
     if (reads.length === 1) {
       const only = reads[0]!;
       Promise.resolve(send.all<Row>(only.sql, only.params)).then(only.resolve, only.reject);
@@ -55,11 +76,32 @@ export function readTogether(send: SqlSession): SqlSession {
       (err: unknown) => reads.forEach((r) => r.reject(err)),
     );
   };
+  const flush = () => {
+    const started = turns;
+    turns = [];
+    if (started.length === 1) return sendAsOne(started[0]!);
+    const shaped = started.map((reads) => ({ reads, shape: reads.map((r) => r.sql).join('\u0000') }));
+    for (let i = 0; i < shaped.length; i += MAX_TURNS) {
+      const group = shaped.slice(i, i + MAX_TURNS).sort(byShape);
+      const mix = group.map((g) => g.shape).join('\u0001');
+      if (group.length > 1 && !mixes.has(mix) && mixes.size >= maxMixes) {
+        for (const g of group) sendAsOne(g.reads);
+        continue;
+      }
+      if (group.length > 1) mixes.add(mix);
+      sendAsOne(group.flatMap((g) => g.reads));
+    }
+  };
   const read = (sql: string, params: readonly SqlValue[] = []) =>
     new Promise<Row[]>((resolve, reject) => {
-      // the reads started in this turn (before any of them can be answered) go out together
-      if (pending.length === 0) queueMicrotask(flush);
-      pending.push({ sql, params, resolve, reject });
+      if (turns.length === 0) setImmediate(flush);
+      if (!turn) {
+        // the reads started in this turn (before any of them can be answered) are one turn
+        turn = [];
+        turns.push(turn);
+        queueMicrotask(() => (turn = null));
+      }
+      turn.push({ sql, params, resolve, reject });
     });
   const readOnly = () => Promise.reject(new Error('a read-together session does not write'));
   return {
