@@ -200,13 +200,16 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       const two = () =>
         new Promise<void>((resolve) => {
           setTimeout(() => void together.get('SELECT ?::text AS t', ['a']), 0);
-          setTimeout(() => void together.get('SELECT ?::int AS n', [3]).then(() => resolve()), 0);
+          setTimeout(
+            () => void Promise.resolve(together.get('SELECT ?::int AS n', [3])).then(() => resolve()),
+            0,
+          );
         });
       const three = () =>
         new Promise<void>((resolve) => {
           setTimeout(() => void together.get('SELECT ?::text AS t', ['b']), 0);
           setTimeout(() => void together.get('SELECT ?::int AS n', [4]), 0);
-          setTimeout(() => void together.all('SELECT 1 AS one').then(() => resolve()), 0);
+          setTimeout(() => void Promise.resolve(together.all('SELECT 1 AS one')).then(() => resolve()), 0);
         });
       sent.length = 0;
       await two();
