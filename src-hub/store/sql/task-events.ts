@@ -16,6 +16,7 @@
  *     them (latest wins); views are rendered and appended by the one writer thread, one after
  *     another, so a later event never shows an older state.
  */
+import { randomUUID } from 'node:crypto';
 import { TASK_VIEW_UNRESOLVED_LIMIT } from '../../../src-shared/hub-api.js';
 import { isUnresolved, type InvocationState } from '../../../src-shared/states.js';
 import type { TaskRecord, TaskUsage } from '../types.js';
@@ -34,33 +35,64 @@ export function* publishTaskView(env: OpEnv, taskId: string, at: string, lock = 
   const task = yield* readTask(s, taskId, lock);
   if (!task) return null;
   const nowMs = Date.parse(at);
+  const kept = env.taskEvents?.unresolved;
+  // the kept list the usage's unresolved calls come from, if they come from one
+  let listed: UnresolvedRow[] | undefined;
   const usage = yield* readTaskUsage(
     s,
     task.task_id,
     nowMs,
     rules.taskWindowMs(task),
-    env.taskEvents?.unresolved,
+    kept && {
+      get: (id, total) => (listed = kept.get(id, total)),
+      put(id, rows) {
+        kept.put(id, rows);
+        listed = rows;
+      },
+    },
   );
-  yield* appendTaskView(env, task, usage, nowMs, at);
+  const unresolvedJson = listed && kept?.json?.(task.task_id, listed, () => JSON.stringify(usage.unresolved));
+  yield* appendTaskView(env, task, usage, nowMs, at, unresolvedJson);
   return task.client_id;
 }
 
-/** Appends a task's view (`task.changed`) from its row and usage as read at `nowMs`. */
+/**
+ * Stands for a view's unresolved list while the rest of the view is rendered, where a kept
+ * rendering of the list is laid in (appendTaskView). Random per process, so no text a caller
+ * chose (a task's title) can be it; and it is laid in only where it appears exactly once.
+ */
+const UNRESOLVED_MARK = `\u0000unresolved ${randomUUID()}`;
+const UNRESOLVED_MARK_JSON = JSON.stringify(UNRESOLVED_MARK);
+
+/**
+ * Appends a task's view (`task.changed`) from its row and usage as read at `nowMs`.
+ * `unresolvedJson`: `usage.unresolved` as JSON, rendered before (a kept list's), laid into the view
+ * instead of rendering the list again.
+ */
 export function* appendTaskView(
   env: OpEnv,
   task: TaskRecord,
   usage: TaskUsage,
   nowMs: number,
   at: string,
+  unresolvedJson?: string,
 ): Step<void> {
   const { sql: s, rules } = env;
-  yield* s.dialect.appendEvent(
-    s,
-    task.client_id,
-    'task.changed',
-    JSON.stringify(rules.taskEvent(task, usage, nowMs)),
-    at,
-  );
+  let payload: string | undefined;
+  if (unresolvedJson !== undefined) {
+    const marked = JSON.stringify(
+      rules.taskEvent(
+        task,
+        { ...usage, unresolved: UNRESOLVED_MARK as unknown as TaskUsage['unresolved'] },
+        nowMs,
+      ),
+    );
+    const where = marked.indexOf(UNRESOLVED_MARK_JSON);
+    if (where >= 0 && marked.indexOf(UNRESOLVED_MARK_JSON, where + 1) < 0)
+      payload = marked.slice(0, where) + unresolvedJson + marked.slice(where + UNRESOLVED_MARK_JSON.length);
+  }
+  payload ??= JSON.stringify(rules.taskEvent(task, usage, nowMs));
+  yield* s.dialect.appendEvent(s, task.client_id, 'task.changed', payload, at);
 }
 
 /**
@@ -108,7 +140,20 @@ interface KeptList {
   ids: Set<string>;
   /** The list holds the limit, so calls ordered after its last one are not in it. */
   full: boolean;
+  /**
+   * The list as a view shows it, as JSON: rendered by the second view of the list as it is (a list
+   * that changes from view to view is not rendered twice), dropped whenever the list changes.
+   */
+  json?: string;
+  /** A view showed the list as it is. */
+  viewed?: boolean;
 }
+
+/** The kept list changed: its JSON is stale, and no view has shown it yet. */
+const changed = (kept: KeptList) => {
+  kept.json = undefined;
+  kept.viewed = false;
+};
 
 const ordered = (a: { created_at: string; invocation_id: string }, b: UnresolvedRow) =>
   a.created_at < b.created_at || (a.created_at === b.created_at && a.invocation_id < b.invocation_id);
@@ -140,11 +185,13 @@ function updated(kept: KeptList, call: ChangedCall): boolean {
     const at = kept.rows.findIndex((r) => r.invocation_id === call.invocation_id);
     if (unresolved) {
       kept.rows[at] = rowOf(call);
+      changed(kept);
       return true;
     }
     if (kept.full) return false;
     kept.rows.splice(at, 1);
     kept.ids.delete(call.invocation_id);
+    changed(kept);
     return true;
   }
   if (!unresolved) return true;
@@ -154,6 +201,7 @@ function updated(kept: KeptList, call: ChangedCall): boolean {
   while (at > 0 && ordered(call, kept.rows[at - 1]!)) at -= 1;
   kept.rows.splice(at, 0, rowOf(call));
   kept.ids.add(call.invocation_id);
+  changed(kept);
   if (kept.rows.length > TASK_VIEW_UNRESOLVED_LIMIT) kept.ids.delete(kept.rows.pop()!.invocation_id);
   kept.full = kept.rows.length >= TASK_VIEW_UNRESOLVED_LIMIT;
   return true;
@@ -197,6 +245,15 @@ export function createTaskEventSink(): WriterTaskEventSink {
           ids: new Set(rows.map((r) => r.invocation_id)),
           full: rows.length >= TASK_VIEW_UNRESOLVED_LIMIT,
         });
+      },
+      json(taskId, rows, render) {
+        const kept = lists.get(taskId);
+        if (kept?.rows !== rows) return undefined;
+        if (kept.json === undefined && !kept.viewed) {
+          kept.viewed = true; // the first view of the list renders it with the rest of the view
+          return undefined;
+        }
+        return (kept.json ??= render());
       },
     },
     forget() {

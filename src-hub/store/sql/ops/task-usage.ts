@@ -43,6 +43,12 @@ export type UnresolvedRow = TaskUsage['unresolved'][number] & { created_at: stri
 export interface UnresolvedCache {
   get(taskId: string, unresolvedTotal: number): UnresolvedRow[] | undefined;
   put(taskId: string, rows: UnresolvedRow[]): void;
+  /**
+   * The task's kept list as JSON of its view rows (`render`: the rows a view of `rows` shows,
+   * rendered), kept until the list changes; undefined when `rows` is not the kept list, or its
+   * first view since it changed (which renders it with the rest of the view).
+   */
+  json?(taskId: string, rows: UnresolvedRow[], render: () => string): string | undefined;
 }
 
 /** The oldest `limit` of `rows` (unresolved calls of any states), by creation time, then id. */
