@@ -13,6 +13,8 @@
  * BENCH_AB_STORE=postgres runs each checkout's Hub as one instance on a database of its own in one
  * private PostgreSQL cluster (started and stopped here) instead of SQLite.
  *
+ * BENCH_HUB_CPUS=LIST (e.g. `1`) runs both Hubs on those CPUs only (taskset; bench/lib/hub-processes.ts).
+ *
  * Each checkout needs its node_modules. BENCH_ROUNDS (default 10), BENCH_CALLS (calls per Hub per
  * round at concurrency 1, default 200) and BENCH_CALLS16 (per Hub per round at 16, default 400; 0
  * skips it) size the run. It prints, per Hub, the write p50 at 1 (all rounds' calls together, and
@@ -25,7 +27,7 @@ import { startPrivatePostgres, type PrivatePostgres } from '../scripts/private-p
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { BENCH_SHOP, benchShopOperations, startBenchShop } from './lib/bench-shop.js';
-import { cpuSpent, startHubs, type BenchHubs, type HubCpuSpent } from './lib/hub-processes.js';
+import { cpuSpent, hubCpusLabel, startHubs, type BenchHubs, type HubCpuSpent } from './lib/hub-processes.js';
 import { benchIdsLabel } from './lib/invocation-ids.js';
 import { startLoadGenerator } from './lib/loadgen-client.js';
 import type { HubInvoke } from './lib/loadgen.js';
@@ -190,7 +192,7 @@ try {
     `Two Hubs (${STORE_LABEL}), governed calls (${CALL}: ${TOOL}${WITH_TASK ? ', task-bound' : ''}); at concurrency 1 the calls alternate between them`,
   );
   console.log(
-    `${ROUNDS} rounds; per round and Hub ${CALLS} calls at 1, ${CALLS16} at 16; ${benchIdsLabel()}; ${cpus().length} CPUs; load average at the start ${loadAtStart}, at the end ${loads()}`,
+    `${ROUNDS} rounds; per round and Hub ${CALLS} calls at 1, ${CALLS16} at 16; ${benchIdsLabel()}; ${cpus().length} CPUs${hubCpusLabel()}; load average at the start ${loadAtStart}, at the end ${loads()}`,
   );
   sides.forEach((s, i) => console.log(`${'AB'[i]}: ${s.root}`));
   console.log(`direct write p50 @1 per round, ms: ${list(directP50)} (median ${fmt(median(directP50))})`);

@@ -11,7 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
-import { cpuSpent, type HubCpuSpent } from './lib/hub-processes.js';
+import { cpuSpent, hubCpusLabel, type HubCpuSpent } from './lib/hub-processes.js';
 import { benchIdsLabel } from './lib/invocation-ids.js';
 import { fmt, heading, table } from './lib/print.js';
 import { printRegexCost } from './lib/regex-cost.js';
@@ -170,7 +170,7 @@ try {
   );
   const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
   console.log(
-    `${cpus().length} CPUs; load average (1, 5, 15 min) at the start: ${loads(loadAtStart)}, at the end: ${loads(loadavg())}`,
+    `${cpus().length} CPUs${hubCpusLabel()}; load average (1, 5, 15 min) at the start: ${loads(loadAtStart)}, at the end: ${loads(loadavg())}`,
   );
   for (const [setup, d] of durability) console.log(`${setup}: ${d}`);
   const rows: Array<Array<string | number>> = [];

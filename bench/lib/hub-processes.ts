@@ -142,6 +142,27 @@ function freePort(): Promise<number> {
 }
 
 /**
+ * BENCH_HUB_CPUS=LIST (taskset's list form, e.g. `1` or `0,1`): every Hub process and all its
+ * threads run only on those CPUs (Linux `taskset -c`, which execs the command: the process id stays
+ * the Hub's). On a 2-core VM the Hub's main thread and its SQLite writer wake each other four times
+ * per governed write; on one core that wake-up needs no interrupt between CPUs.
+ */
+/** How the bench output names where the Hubs ran ('' when BENCH_HUB_CPUS is not set). */
+export function hubCpusLabel(): string {
+  return process.env.BENCH_HUB_CPUS
+    ? `; Hub processes on CPU ${process.env.BENCH_HUB_CPUS} only (BENCH_HUB_CPUS)`
+    : '';
+}
+
+function onHubCpus(command: string, args: string[]): [string, string[]] {
+  const cpus = process.env.BENCH_HUB_CPUS;
+  if (!cpus) return [command, args];
+  if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(cpus))
+    throw new Error(`BENCH_HUB_CPUS must be a CPU list such as 1 or 0,1 (got ${JSON.stringify(cpus)})`);
+  return ['taskset', ['-c', cpus, command, ...args]];
+}
+
+/**
  * Starts one Hub process, logging only warnings unless BENCH_HUB_LOG_LEVEL says otherwise (`info`,
  * the Hub's default, logs every request: that cost is then part of the figures).
  */
@@ -156,30 +177,27 @@ async function spawnHub(
   const configPath = join(dir, `${name}.json`);
   writeFileSync(configPath, JSON.stringify(config), { mode: 0o600 });
   const port = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [
-      // BENCH_HUB_CPU_PROF=DIR: each Hub process (and its SQLite writer thread) writes a CPU profile there
-      ...(process.env.BENCH_HUB_CPU_PROF
-        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_HUB_CPU_PROF]
-        : []),
-      // BENCH_HUB_NODE_FLAGS: more flags for the Hub processes' node (e.g. V8 heap settings to compare)
-      ...(process.env.BENCH_HUB_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
-      '--import',
-      'tsx',
-      join(from, 'src-hub/cli.ts'),
-      '--port',
-      String(port),
-      ...storeArgs,
-      '--config',
-      configPath,
-    ],
-    {
-      cwd: from,
-      stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: process.env.BENCH_HUB_LOG_LEVEL ?? 'warn' },
-    },
-  );
+  const [command, args] = onHubCpus(process.execPath, [
+    // BENCH_HUB_CPU_PROF=DIR: each Hub process (and its SQLite writer thread) writes a CPU profile there
+    ...(process.env.BENCH_HUB_CPU_PROF
+      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_HUB_CPU_PROF]
+      : []),
+    // BENCH_HUB_NODE_FLAGS: more flags for the Hub processes' node (e.g. V8 heap settings to compare)
+    ...(process.env.BENCH_HUB_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    '--import',
+    'tsx',
+    join(from, 'src-hub/cli.ts'),
+    '--port',
+    String(port),
+    ...storeArgs,
+    '--config',
+    configPath,
+  ]);
+  const proc = spawn(command, args, {
+    cwd: from,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...extraEnv, HUB_LOG_LEVEL: process.env.BENCH_HUB_LOG_LEVEL ?? 'warn' },
+  });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   proc.once('exit', () => (exited = true));
