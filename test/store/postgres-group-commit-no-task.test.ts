@@ -1,6 +1,7 @@
 // Group commit on PostgreSQL for calls without a task (src-hub/store/postgres/group-commit.ts):
 // their changes take no task row lock, so the ones that arrive together on an instance share a
-// transaction too — without a rate limit in the "free" lanes, with one in their operation's rate
+// transaction too — without a rate limit in "free" batches (one at a time per instance, carrying
+// every change that arrived while the one before ran), with one in their operation's rate
 // key's batches. What must hold, as for a task's batches: each change is committed when it is
 // answered; a failing change is rolled back alone; a failure at COMMIT fails every change of its
 // batch and keeps nothing; a declared rate limit stays exact across two instances; batches keyed by
@@ -100,6 +101,34 @@ describeOnPostgres('group commit of calls without a task on PostgreSQL', () => {
     );
     expect(changed).toHaveLength(48);
     expect(new Set(changed.map((e) => e.seq)).size).toBe(48);
+  });
+
+  it('one free batch at a time: the changes that arrive while it runs all go in the next one', async () => {
+    const [first, ...rest] = Array.from({ length: 7 }, () => invocation());
+    // the first batch waits for its call's lock, held here
+    await watcher.query('BEGIN');
+    await watcher.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `invocation:${first!.invocation_id}`,
+    ]);
+    const before = (await store.commitStats!())!;
+    const firstDone = store.applyInvocationChange(dispatch(first!));
+    for (let waiting = 0; waiting === 0;) {
+      await new Promise((r) => setTimeout(r, 20));
+      waiting = (
+        await watcher.query<{ n: number }>(
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = 'bailing-hub' AND wait_event_type = 'Lock'`,
+        )
+      ).rows[0]!.n;
+    }
+    const restDone = Promise.all(rest.map((r) => store.applyInvocationChange(dispatch(r))));
+    await new Promise((r) => setTimeout(r, 100));
+    await watcher.query('COMMIT');
+    expect((await firstDone).kind).toBe('applied');
+    expect((await restDone).map((r) => r.kind)).toEqual(rest.map(() => 'applied'));
+    const after = (await store.commitStats!())!;
+    expect(after.writes - before.writes).toBe(7);
+    // the first alone, then the six that arrived while it waited: one batch (three lanes made four)
+    expect(after.batches - before.batches).toBe(2);
   });
 
   const asWrite = (change: InvocationChange): BatchWrite => ({

@@ -14,8 +14,8 @@
  * - `rate:<authorization>:<tool>`: changes of calls without a task that take the operation's
  *   declared-rate lock (a dispatch of an operation with a rate limit); one batch at a time.
  * - `free`: changes of calls without a task that take no lock but their own invocation's (new
- *   rows, the call's own rows): several batches at once (FREE_LANES), each carrying what arrived
- *   while the others ran, its changes run at once, interleaved (independent: batch.ts).
+ *   rows, the call's own rows): one batch at a time (FREE_LANES), carrying what arrived while the
+ *   one before ran, its changes run at once, interleaved (independent: batch.ts).
  *
  * A change's task is its permit's or its new record's; a later change of a call (its outcome,
  * which releases the permit on the task row) is keyed by what this instance saw the call created
@@ -30,8 +30,15 @@ import { runBatch, type AnyWrite, type BatchResult, type BatchWrite } from './ba
 
 /** The most writes one transaction carries (a task's row is held for the whole batch). */
 const MAX_BATCH = 32;
-/** Batches of `free` changes running at once on this instance (each on a pooled connection). */
-const FREE_LANES = 3;
+/**
+ * Batches of `free` changes running at once on this instance (each on a pooled connection). One:
+ * each batch carries everything that arrived while the one before ran, so a Hub with 16 calls at
+ * once makes batches of ~10 changes rather than ~4 with three lanes — fewer transactions,
+ * statements and socket writes per call, the client's largest costs on PostgreSQL (bench:hub-ab,
+ * 2026-12-03: the Hub's CPU per governed write at 16 ×0.71–0.95); a change that finds no batch
+ * running starts at once, as before.
+ */
+const FREE_LANES = 1;
 /** The key of changes that lock only their own call: they run interleaved in their batch (batch.ts). */
 const FREE = 'free';
 /** The key prefix of a task's changes: `task:<id>`. */
