@@ -1,8 +1,9 @@
 // The SQLite writer keeps, for one transaction, the task rows its permit gates read, brought up to
-// date by each grant (writer/task-rows.ts), so a batch's permits of one task read the row once. The
-// decisions must stay exactly those of one change at a time: after grants, releases and refunds in
-// the same batch, a task paused in the middle of a batch, and a grant undone alone (each test
-// fails when the corresponding drop is taken out).
+// date by each grant and written once for all of them (writer/task-rows.ts), so a batch's permits
+// of one task read the row once and write it once. The decisions must stay exactly those of one
+// change at a time, and the stored row and the views exact: after grants, releases and refunds in
+// the same batch, a task paused in the middle of a batch, a rate window, and a grant undone alone
+// (each test fails when the corresponding drop or write of the grants is taken out).
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,9 @@ import type {
   InvocationChangeResult,
   InvocationRecord,
   TaskChange,
+  TaskRecord,
 } from '../../src-hub/store/types.js';
+import type { TaskView } from '../../src-shared/hub-api.js';
 import { AT, audit, dispatchChange, invocation, permitFor, seedCatalog, task } from './fixtures.js';
 
 let dir: string;
@@ -32,6 +35,8 @@ let taskId: string;
 let nextId = 0;
 /** Reads of a task row by the writer (the permit gates' and the views'). */
 let taskReads: number;
+/** The writes of the counters of a task row, while not null. */
+let taskRowWrites: string[] | null = null;
 /** The audit kind whose entry fails to be written (a fault after the change's grant), while > 0 times. */
 let failAuditOf: { kind: string; times: number };
 
@@ -44,6 +49,7 @@ function faulty(inner: SqlSession): SqlSession {
       return inner.get(sql, params);
     }) as SqlSession['get'],
     write: ((sql: string, params?: never[], expect?: number) => {
+      if (sql.startsWith('UPDATE tasks SET writes_used')) taskRowWrites?.push(sql);
       if (failAuditOf.times > 0 && sql.startsWith('INSERT INTO audit') && params?.[2] === failAuditOf.kind) {
         failAuditOf.times -= 1;
         throw new Error('injected: the audit entry cannot be written');
@@ -166,7 +172,48 @@ describe('SQLite writer: the task rows of a transaction', () => {
     ]).answers;
     expect(answers.map((a) => a.ok)).toEqual([true, true, true]);
     expect(kinds([answers[0]!, answers[2]!])).toEqual(['applied', 'refused:task_paused']);
+    // the pause read the row with c1's grant written (the kept row's grants are written before it)
+    const paused = (answers[1] as { value: TaskRecord }).value;
+    expect([paused.state, paused.writes_used, paused.permits_granted]).toEqual(['paused', 1, 1]);
     expect(stored()).toEqual({ writes_used: 1, permits_granted: 1, permits_open: 1 });
+  });
+
+  it("a batch's grants are written to the task row once, before its view reads it: the view shows them", async () => {
+    await open(10, 10);
+    const calls = Array.from({ length: 3 }, () => permit());
+    const writes: string[] = [];
+    taskRowWrites = writes;
+    expect(kinds(run(...calls.map(([, c]) => c)))).toEqual(['applied', 'applied', 'applied']);
+    taskRowWrites = null;
+    expect(writes).toHaveLength(1);
+    expect(stored()).toEqual({ writes_used: 3, permits_granted: 3, permits_open: 3 });
+    const view = JSON.parse(
+      (
+        db
+          .prepare("SELECT payload_json FROM events WHERE type = 'task.changed' ORDER BY seq DESC LIMIT 1")
+          .get() as { payload_json: string }
+      ).payload_json,
+    ) as { task: TaskView };
+    expect([view.task.writes_used, view.task.permits_granted, view.task.in_flight]).toEqual([3, 3, 3]);
+  });
+
+  it("with a rate window, a batch's permits in flight are the kept row's (its grants not yet written to the stored row)", async () => {
+    await open(10, 2);
+    db.prepare('UPDATE tasks SET boundary_json = ? WHERE task_id = ?').run(
+      JSON.stringify({ ...task({ inFlight: 2 }).boundary, rate_limit: { count: 100, window: '1m' } }),
+      taskId,
+    );
+    const windowed = () => {
+      const rec = invocation({ task_id: taskId });
+      return dispatchChange(rec, { permit: { ...permitFor(taskId), window_ms: 60_000 }, audit });
+    };
+    expect(kinds(run(windowed(), windowed(), windowed(), windowed()))).toEqual([
+      'applied',
+      'applied',
+      'refused:in_flight_limit',
+      'refused:in_flight_limit',
+    ]);
+    expect(stored()).toEqual({ writes_used: 2, permits_granted: 2, permits_open: 2 });
   });
 
   it('a grant undone alone is not counted by the next permit of its batch', async () => {
@@ -179,5 +226,18 @@ describe('SQLite writer: the task rows of a transaction', () => {
     expect(kinds(answers)).toEqual(['failed', 'applied']);
     expect(committer.stats.retried).toBe(1);
     expect(stored()).toEqual({ writes_used: 1, permits_granted: 1, permits_open: 1 });
+  });
+
+  it('a grant undone alone is not written by a later write of its batch that writes the kept grants first', async () => {
+    await open(10, 10);
+    const [, c1] = permit('granted-then-failing');
+    failAuditOf = { kind: 'granted-then-failing', times: 2 };
+    const pause: TaskChange = { task_id: taskId, from: 'active', to: 'paused', at: AT, audit };
+    const answers = committer.run([
+      request('applyInvocationChange', c1),
+      request('changeTaskState', pause),
+    ]).answers;
+    expect(answers.map((a) => a.ok)).toEqual([false, true]);
+    expect(stored()).toEqual({ writes_used: 0, permits_granted: 0, permits_open: 0 });
   });
 });

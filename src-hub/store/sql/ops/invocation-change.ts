@@ -169,12 +169,18 @@ export interface BatchTaskRows {
   /** The task's row as the running transaction has it, or undefined: read it. */
   get(taskId: string): Row | undefined;
   put(taskId: string, row: Row): void;
-  /** Forgets every kept row (a task row changed other than by a grant). */
+  /**
+   * A grant of the task's permit done to its kept row, the stored row to be written by the keeper
+   * (once for all the grants it holds, before anything reads or changes that row); false when
+   * the row is not kept or the keeper does not write it: the grant writes it itself.
+   */
+  grant?(taskId: string, effect: 'read' | 'write', at: string): boolean;
+  /** Forgets every kept row, first writing the grants it holds (a task row changes other than by a grant). */
   drop(): void;
 }
 
 /** What the grant's UPDATE of the task row (grantPermit) does, done to a kept copy of that row. */
-function grantedRow(row: Row, effect: 'read' | 'write', at: string): void {
+export function grantedRow(row: Row, effect: 'read' | 'write', at: string): void {
   row.writes_used = Number(row.writes_used) + (effect === 'write' ? 1 : 0);
   row.permits_granted = Number(row.permits_granted) + 1;
   row.permits_open = Number(row.permits_open) + 1;
@@ -240,10 +246,12 @@ function* checkGates(
     const task = toTask(row);
     const bounds = p.window_ms ? windowBounds(p.now_ms, p.window_ms) : null;
     // the permits in flight are counted on the locked row itself (as it is after the lock: one
-    // statement less while it is held); only a rate window needs counting its permits
-    const open = bounds
-      ? yield* countOpenPermits(s, p.task_id, bounds.start)
-      : { in_flight: Number(row.permits_open), in_window: 0 };
+    // statement less while it is held; a single writer's kept row holds grants the stored row
+    // does not have yet); only a rate window needs counting its permits
+    const open = {
+      in_flight: Number(row.permits_open),
+      in_window: bounds ? (yield* countOpenPermits(s, p.task_id, bounds.start)).in_window : 0,
+    };
     const d = rules.evaluatePermit(
       {
         task,
@@ -351,14 +359,17 @@ function* grantPermit(
         [p.permit_id, p.task_id, change.invocation_id, p.effect, p.now_ms],
       ),
     );
-    yield* io(
-      s.write(
-        'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, permits_open = permits_open + 1, updated_at = ? WHERE task_id = ?',
-        [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
-      ),
-    );
-    const kept = env.taskRows?.get(p.task_id);
-    if (kept) grantedRow(kept, p.effect, change.at);
+    // a single writer's kept row takes the grant, and writes it with the batch's others (BatchTaskRows)
+    if (!env.taskRows?.grant?.(p.task_id, p.effect, change.at)) {
+      yield* io(
+        s.write(
+          'UPDATE tasks SET writes_used = writes_used + ?, permits_granted = permits_granted + 1, permits_open = permits_open + 1, updated_at = ? WHERE task_id = ?',
+          [p.effect === 'write' ? 1 : 0, change.at, p.task_id],
+        ),
+      );
+      const kept = env.taskRows?.get(p.task_id);
+      if (kept) grantedRow(kept, p.effect, change.at);
+    }
     permit = grantedPermitRecord(change, p);
   }
   // Every dispatch is counted, limited or not, so a limit declared later sees the current window.

@@ -15,7 +15,8 @@
  * views are published first thing in the next transaction, or in one of their own when no batch
  * comes soon (thread.ts). The task state counts the batch's changes move are summed and written
  * once, before the views that read them (state-counts.ts); the task rows its permit gates read are
- * kept for the transaction, brought up to date by its grants (task-rows.ts). Between transactions
+ * kept for the transaction, its grants done to them and written to the stored rows once, before
+ * anything reads those (task-rows.ts). Between transactions
  * the writer keeps the invocation rows it wrote
  * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts) and the task lists
  * its views read (sql/task-events.ts); it forgets them when anything is rolled back or another
@@ -55,8 +56,8 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
   const enrollments = createEnrollmentRows();
   // the batch's task state counts, summed and written once before its views read them
   const stateCounts = createStateCountSums();
-  // the task rows the permit gates of the running transaction read, kept up to date by its grants
-  const taskRows = createBatchTaskRows();
+  // the task rows the permit gates of the running transaction read, its grants written once per task
+  const taskRows = createBatchTaskRows(base.sql);
   const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments, stateCounts, taskRows };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
@@ -70,7 +71,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     sink.forget();
     invocations.forget();
     enrollments.forget();
-    taskRows.drop();
+    taskRows.discard();
   };
   // changes another connection committed (the operator CLI's own writer): the sink's kept task
   // lists, the kept invocation rows and the kept enrollments saw none of them, so they are forgotten (data_version moves
@@ -142,9 +143,15 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     const op = (WRITE_OPS as Record<string, AnyWrite>)[req.op];
     if (!op) throw new Error(`unknown store write ${String(req.op)}`);
     restoreOperation(req);
+    const other = req.op !== 'applyInvocationChange';
+    if (other) taskRows.drop(); // it may read a task row: the grants written first
     const value = runSync(op(env, ...req.args));
-    if (req.op !== 'applyInvocationChange') taskRows.drop(); // it may have changed a task row
-    if (alone) runSync(stateCounts.write(env.sql)); // inside the write's savepoint
+    if (other) taskRows.drop(); // it may have changed a task row
+    if (alone) {
+      // inside the write's savepoint
+      taskRows.flush();
+      runSync(stateCounts.write(env.sql));
+    }
     return { id: req.id, ok: true, value, slim: slimAnswer(req.op, req.args, value, req.held === true) };
   };
 
@@ -179,7 +186,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     } catch (err) {
       return failAll(batch, serializeError(err));
     }
-    taskRows.drop(); // kept for one transaction
+    taskRows.discard(); // kept for one transaction
     noteOtherWriters();
     const clients = publishMarked();
     const answers: WriteAnswer[] = [];
@@ -209,7 +216,9 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     if (!alone) {
       // the views without a savepoint too: if one fails, the batch runs again alone, where it has one
       try {
-        runSync(stateCounts.write(env.sql)); // the views read them
+        // the views read them
+        taskRows.flush();
+        runSync(stateCounts.write(env.sql));
         published = runSync(sink.publishTouched(env));
       } catch {
         if (db.inTransaction) rollback.run();
