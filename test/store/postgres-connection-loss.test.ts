@@ -2,14 +2,22 @@
 // pg emits 'error' on a client that is lent out of the pool, where pg-pool keeps no listener, and
 // an unlistened 'error' is an uncaught exception. Every pooled client carries its own listener
 // (src-hub/store/postgres/pool.ts), and what the driver raises without a code is the store being
-// unavailable (errors.ts), not an internal error.
+// unavailable (errors.ts), not an internal error. A connection that lost its prepared statements
+// (DISCARD ALL, a pooler's reset) is dropped, and what failed on it runs again on another.
 import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { fromDriver } from '../../src-hub/store/postgres/errors.js';
 import { createPool } from '../../src-hub/store/postgres/pool.js';
 import { StoreUnavailableError } from '../../src-hub/store/errors.js';
+import { runBatch, type BatchWrite } from '../../src-hub/store/postgres/batch.js';
+import { createPgSession } from '../../src-hub/store/postgres/session.js';
+import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
+import { inTransaction } from '../../src-hub/store/postgres/transaction.js';
+import { applyInvocationChange } from '../../src-hub/store/sql/ops/invocation-change.js';
+import { STORE_RULES } from '../../src-hub/store-rules.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
+import { dispatchChange, invocation, seedCatalog } from './fixtures.js';
 
 describeOnPostgres('PostgreSQL connection loss', () => {
   it('a lent client whose backend is terminated reports, never throws, and its next query is store_unavailable', async () => {
@@ -88,6 +96,46 @@ describeOnPostgres('PostgreSQL connection loss', () => {
       await pool.end();
       for (const s of sockets) s.destroy();
       silent.close();
+    }
+  });
+
+  it('a connection that lost its prepared statements (DISCARD ALL) is dropped: its transaction, batch and read run again on another', async () => {
+    const url = await createTestDatabase();
+    const store = await openPostgresStore({ url, sequenceIntervalMs: 600_000 });
+    await seedCatalog(store);
+    await store.close();
+    // one connection: what runs next finds it as DISCARD ALL left it
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    const discard = async () => {
+      const client = await pool.connect();
+      await client.query('DISCARD ALL');
+      client.release();
+    };
+    const change = () => ({
+      op: applyInvocationChange as BatchWrite['op'],
+      args: [dispatchChange(invocation())],
+    });
+    const read = () => createPgSession(pool).all<{ n: number }>('SELECT COUNT(*)::int AS n FROM invocations');
+    try {
+      // each statement prepared on the connection first
+      for (const batch of [[change()], [change(), change()]])
+        expect((await runBatch(pool, STORE_RULES, batch)).answers.every((a) => a.ok)).toBe(true);
+      expect(await read()).toEqual([{ n: 3 }]);
+      await inTransaction(pool, 'BEGIN', async (s) => s.all('SELECT COUNT(*)::int AS n FROM invocations'));
+      for (const batch of [[change()], [change(), change()]]) {
+        await discard();
+        const result = await runBatch(pool, STORE_RULES, batch);
+        expect(result.answers.map((a) => (a.ok ? 'ok' : a.error.message))).toEqual(batch.map(() => 'ok'));
+      }
+      await discard();
+      expect(await read()).toEqual([{ n: 6 }]);
+      await discard();
+      const { value } = await inTransaction(pool, 'BEGIN', async (s) =>
+        s.all<{ n: number }>('SELECT COUNT(*)::int AS n FROM invocations'),
+      );
+      expect(value).toEqual([{ n: 6 }]);
+    } finally {
+      await pool.end();
     }
   });
 

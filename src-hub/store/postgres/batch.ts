@@ -35,7 +35,7 @@ import type { OpEnv } from '../sql/env.js';
 import { applyInvocationChange } from '../sql/ops/invocation-change.js';
 import { runAsync, type Step } from '../sql/session.js';
 import type { TaskEventSink } from '../sql/task-events.js';
-import { isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { isRetryable, isUnavailable, lostPreparedStatements, toStoreError } from './errors.js';
 import { applyPermitRun, joinsRun, runKey } from './permit-run.js';
 import { lockCalls, lockTaskRow } from './lock-order.js';
 import { readAhead } from './outcome-reads.js';
@@ -286,7 +286,7 @@ async function runInOrder(
           await released;
           answers.push({ ok: true, value });
         } catch (err) {
-          if (isUnavailable(err) || isRetryable(err)) throw err;
+          if (isUnavailable(err) || isRetryable(err) || lostPreparedStatements(err)) throw err;
           await s.rollbackTo(ONE_WRITE);
           sink.touched.clear();
           for (const [k, v] of before) sink.touched.set(k, v);
@@ -329,13 +329,14 @@ async function runInOrder(
         marked: mode.views === 'mark' ? sink.touched.size : 0,
       };
     } catch (err) {
-      if (isUnavailable(err)) broken = err as Error;
+      const lost = lostPreparedStatements(err);
+      if (isUnavailable(err) || lost) broken = err as Error;
       else await s.statement('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-      if (isRetryable(err) && attempt < MAX_ATTEMPTS) {
+      if ((isRetryable(err) || lost) && attempt < MAX_ATTEMPTS) {
         attempt += 1;
         continue;
       }
-      if (!isUnavailable(err) && !isRetryable(err)) {
+      if (!isUnavailable(err) && !isRetryable(err) && !lost) {
         if (phase === 'writes' && !alone && !mode.savepoints) {
           mode.savepoints = true;
           continue;

@@ -52,6 +52,15 @@ export function fromDriver(err: unknown): unknown {
 
 export const isRetryable = (err: unknown): boolean => code(err) === '40001' || code(err) === '40P01';
 
+/**
+ * The connection lost its prepared statements (SQLSTATE 26000, invalid_sql_statement_name: a
+ * `DISCARD ALL` on it, or a pooler's reset of the server connection behind it). pg still believes
+ * them parsed there and would send only Bind for each, so every later statement would fail the
+ * same way: the connection is dropped, and what failed runs again on another (nothing of it was
+ * done: the statement was refused before it ran, and its transaction rolls back).
+ */
+export const lostPreparedStatements = (err: unknown): boolean => code(err) === '26000';
+
 /** The error the Hub sees: StoreUnavailableError (503) or the operation's own error with its SQLSTATE. */
 export function toStoreError(err: unknown): Error {
   if (err instanceof StoreUnavailableError || err instanceof StoreOperationError) return err;

@@ -19,7 +19,7 @@ import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 
 import type { Row, SqlSession, SqlValue } from '../sql/session.js';
 import { combine, fits, LOCK_KEY_SQL, type Combined, type Statement } from './combine.js';
 import { POSTGRES_DIALECT } from './dialect.js';
-import { fromDriver } from './errors.js';
+import { fromDriver, lostPreparedStatements } from './errors.js';
 import { INDEX_PLANS } from './plans.js';
 
 interface Prepared {
@@ -207,13 +207,20 @@ export function createPgSession(target: Pool | PoolClient): PgSession {
     const config = { name: p.name, text: p.text, values: params as unknown[] };
     // the pool runs each of its queries on some connection, at once
     if (!inTransaction)
-      return target
-        .query<QueryResultRow>(config)
-        .catch((err: unknown) => Promise.reject(fromDriver(err)))
-        .then((r) => {
-          check?.(r);
-          return r;
-        });
+      return (
+        target
+          .query<QueryResultRow>(config)
+          // pg-pool dropped the connection that failed: a connection that lost its prepared
+          // statements (errors.ts) is read from again on another, once
+          .catch((err: unknown) =>
+            lostPreparedStatements(err) ? target.query<QueryResultRow>(config) : Promise.reject(err),
+          )
+          .catch((err: unknown) => Promise.reject(fromDriver(err)))
+          .then((r) => {
+            check?.(r);
+            return r;
+          })
+      );
     return queue(config, { ...(check ? { check } : {}), held, enforced });
   }
 

@@ -4,7 +4,7 @@
  * `store_unavailable` and the connection is dropped, never returned to the pool.
  */
 import type { Pool, PoolClient } from 'pg';
-import { fromDriver, isRetryable, isUnavailable, toStoreError } from './errors.js';
+import { fromDriver, isRetryable, isUnavailable, lostPreparedStatements, toStoreError } from './errors.js';
 import { createPgSession, type PgSession } from './session.js';
 
 const MAX_ATTEMPTS = 5;
@@ -43,9 +43,10 @@ export async function inTransaction<T>(
       await committed;
       return { value, session };
     } catch (err) {
-      if (isUnavailable(err)) broken = err as Error;
+      const lost = lostPreparedStatements(err);
+      if (isUnavailable(err) || lost) broken = err as Error;
       else await session.statement('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-      if (isRetryable(err) && attempt < MAX_ATTEMPTS) continue;
+      if ((isRetryable(err) || lost) && attempt < MAX_ATTEMPTS) continue;
       throw toStoreError(err);
     } finally {
       client.release(broken);
@@ -66,7 +67,7 @@ export async function onOneConnection<T>(pool: Pool, work: (session: PgSession) 
   try {
     return await work(session);
   } catch (err) {
-    if (isUnavailable(err)) broken = err as Error;
+    if (isUnavailable(err) || lostPreparedStatements(err)) broken = err as Error;
     throw toStoreError(err);
   } finally {
     // statements whose answers the work no longer needed are still answered before the release
