@@ -30,10 +30,26 @@ export interface GroupCommitStats {
   retried: number;
 }
 
+/**
+ * With timing on (SqliteWriterOptions.onTiming): the thread's clock readings for one batch, in
+ * nanoseconds of process.hrtime (one clock for every thread of the process).
+ */
+export interface WriterStamps {
+  /** When the main thread posted the batch's first message. */
+  postedAt: number;
+  /** When the thread's message handler began. */
+  receivedAt: number;
+  /** The batch's transaction ran from, to (BEGIN to COMMIT returned, answers built). */
+  runFrom: number;
+  runTo: number;
+  /** Just before the thread posted the answers. */
+  answeredAt: number;
+}
+
 export type WriterMessage =
   | { kind: 'ready' }
   /** A batch's answers; `clients` got task views in its transaction. */
-  | { kind: 'answers'; answers: WriteAnswer[]; clients?: string[] }
+  | { kind: 'answers'; answers: WriteAnswer[]; clients?: string[]; timing?: WriterStamps }
   | { kind: 'stats'; stats: GroupCommitStats }
   /** Events were appended for these clients outside any write's answer (task views after commit). */
   | { kind: 'events'; clients: string[] }
@@ -43,7 +59,7 @@ export type WriterMessage =
 
 export type MainMessage =
   /** The writes issued in one turn of the main thread's event loop, in the order they were issued. */
-  | { kind: 'writes'; requests: WriteRequest[] }
+  | { kind: 'writes'; requests: WriteRequest[]; postedAt?: number }
   | { kind: 'stats' }
   | { kind: 'flush'; id: number }
   | { kind: 'close' };

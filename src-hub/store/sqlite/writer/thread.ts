@@ -30,7 +30,11 @@ export interface WriterData {
   dataDir: string;
   /** How long marked task views wait for a batch to carry them (default VIEW_DELAY_MS; tests set it). */
   viewDelayMs?: number;
+  /** Stamp each batch's answers with the thread's clock readings (WriterStamps; benchmarks). */
+  timing?: boolean;
 }
+
+const clock = () => Number(process.hrtime.bigint());
 
 function serve(port: MessagePort, data: WriterData): void {
   const post = (m: WriterMessage) => port.postMessage(m);
@@ -76,9 +80,12 @@ function serve(port: MessagePort, data: WriterData): void {
   const publishLater = () => {
     viewTimer ??= setTimeout(publishWhenIdle, viewDelayMs);
   };
+  const timing = data.timing === true;
   const pump = (first: MainMessage) => {
     let next: MainMessage | undefined = first;
     while (next) {
+      const receivedAt = timing ? clock() : 0;
+      const postedAt = next.kind === 'writes' ? (next.postedAt ?? 0) : 0;
       const batch: WriteRequest[] = [];
       take(next, batch);
       while (batch.length < MAX_BATCH) {
@@ -87,9 +94,16 @@ function serve(port: MessagePort, data: WriterData): void {
         take(more.message as MainMessage, batch);
       }
       if (batch.length > 0) {
+        const runFrom = timing ? clock() : 0;
         const { answers, clients } = committer.run(batch);
+        const runTo = timing ? clock() : 0;
         lastBatchAt = performance.now();
-        post({ kind: 'answers', answers, ...(clients.length > 0 ? { clients } : {}) });
+        post({
+          kind: 'answers',
+          answers,
+          ...(clients.length > 0 ? { clients } : {}),
+          ...(timing ? { timing: { postedAt, receivedAt, runFrom, runTo, answeredAt: clock() } } : {}),
+        });
       }
       next = receiveMessageOnPort(port)?.message as MainMessage | undefined;
       if (flushes.length > 0 || closing) publishViews();
