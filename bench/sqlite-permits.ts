@@ -31,10 +31,11 @@ import type { SqlSession } from '../src-hub/store/sql/session.js';
 import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
 import type { HttpOperation } from '../src-hub/acc/types.js';
 import { compareCommitters } from './lib/committer-ab.js';
-import { benchIdsLabel, benchInvocationId } from './lib/invocation-ids.js';
+import { benchIdsLabel } from './lib/invocation-ids.js';
 import { runPermitJob } from './lib/permit-job.js';
-import { createBenchTask, permitInvocationRecord, writePermit } from './lib/permit-record.js';
+import { createBenchTask } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
+import { outcomeChange, permitChange as writePermitChange } from './lib/writer-changes.js';
 
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,16').split(',').map(Number);
@@ -155,57 +156,8 @@ async function setUp(dir: string, budget: number) {
   }
 }
 
-function permitChange(taskId: string, session: string): InvocationChange {
-  const at = new Date();
-  const id = benchInvocationId();
-  const rec = permitInvocationRecord({
-    invocation_id: id,
-    client_id: 'bench',
-    task_id: taskId,
-    run: {
-      run_id: 'run-bench',
-      agent_session_id: session,
-      turn_id: 'bench',
-      authorization_ref: 'auth-bench-shop',
-    },
-    operation: BENCH_OPERATION,
-    at,
-  });
-  return {
-    invocation_id: id,
-    from: 'new',
-    to: 'dispatching',
-    at: at.toISOString(),
-    create: rec,
-    patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
-    permit: writePermit(taskId, at),
-    enrollment: { refused_to: 'not_dispatched' },
-    operation_rate: { now_ms: at.getTime(), refused_to: 'not_dispatched' },
-    audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
-  };
-}
-
-/** A sent write's answer as the Hub records it (send.ts): succeeded, the business response, the permit freed. */
-function outcomeChange(invocationId: string): InvocationChange {
-  const at = new Date();
-  return {
-    invocation_id: invocationId,
-    from: 'dispatching',
-    to: 'succeeded',
-    at: at.toISOString(),
-    patch: {
-      dispatch: 'confirmed',
-      result: { product_id: 42, description: 'updated', updated_at: at.toISOString() },
-      business_status: 200,
-    },
-    release_permit: { now_ms: at.getTime(), refund: false },
-    audit: {
-      actor: 'bench',
-      kind: 'invocation.dispatched',
-      detail: { outcome: 'http_response', business_status: 200, request_sent: true },
-    },
-  };
-}
+const permitChange = (taskId: string, session: string): InvocationChange =>
+  writePermitChange(taskId, session, BENCH_OPERATION);
 
 async function measure(batch: number, timings: Map<string, Timing> | null) {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-permits-'));

@@ -18,9 +18,9 @@ import { createSqliteStore } from '../src-hub/store/sqlite/store.js';
 import { startSqliteWriter } from '../src-hub/store/sqlite/writer/client.js';
 import type { WriterStamps } from '../src-hub/store/sqlite/writer/protocol.js';
 import type { InvocationChange, OperationRecord } from '../src-hub/store/types.js';
-import { benchInvocationId } from './lib/invocation-ids.js';
-import { createBenchTask, permitInvocationRecord, writePermit } from './lib/permit-record.js';
+import { createBenchTask } from './lib/permit-record.js';
 import { heading, table } from './lib/print.js';
+import { outcomeChange, permitChange as writePermitChange } from './lib/writer-changes.js';
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 1000);
 const GAP_US = Number(process.env.BENCH_GAP_US ?? 500);
@@ -38,51 +38,8 @@ const BENCH_OPERATION = {
   },
 } as unknown as OperationRecord;
 
-function permitChange(taskId: string): InvocationChange {
-  const at = new Date();
-  const id = benchInvocationId();
-  return {
-    invocation_id: id,
-    from: 'new',
-    to: 'dispatching',
-    at: at.toISOString(),
-    create: permitInvocationRecord({
-      invocation_id: id,
-      client_id: 'bench',
-      task_id: taskId,
-      run: {
-        run_id: 'run-bench',
-        agent_session_id: 'session-bench',
-        turn_id: 'bench',
-        authorization_ref: 'auth-bench-shop',
-      },
-      operation: BENCH_OPERATION,
-      at,
-    }),
-    patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
-    permit: writePermit(taskId, at),
-    enrollment: { refused_to: 'not_dispatched' },
-    operation_rate: { now_ms: at.getTime(), refused_to: 'not_dispatched' },
-    audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
-  };
-}
-
-function outcomeChange(invocationId: string): InvocationChange {
-  const at = new Date();
-  return {
-    invocation_id: invocationId,
-    from: 'dispatching',
-    to: 'succeeded',
-    at: at.toISOString(),
-    patch: { dispatch: 'confirmed', result: { product_id: 42 }, business_status: 200 },
-    release_permit: { now_ms: at.getTime(), refund: false },
-    audit: {
-      actor: 'bench',
-      kind: 'invocation.dispatched',
-      detail: { outcome: 'http_response', business_status: 200, request_sent: true },
-    },
-  };
-}
+const permitChange = (taskId: string): InvocationChange =>
+  writePermitChange(taskId, 'session-bench', BENCH_OPERATION);
 
 const clock = () => Number(process.hrtime.bigint());
 const spin = (us: number) => {
