@@ -171,18 +171,21 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
     try {
       const sent: string[] = [];
       const together = readTogether(createPgSession(queryCounting(pool, sent)), { maxMixes: 2 });
-      /** Two operations' reads, each started by a timer of its own (two callbacks of one timers phase). */
+      /**
+       * Two operations' reads, each started by a callback of its own in one check phase (two
+       * immediates queued back to back always run in one phase; two timers of 0 ms may fall in two
+       * turns when the clock ticks between them, as it did on a loaded machine).
+       */
       const inTwoCallbacks = (first: number, second: number) => {
         const started = (k: number) =>
           new Promise<unknown[]>((resolve) =>
-            setTimeout(
+            setImmediate(
               () =>
                 void Promise.all(
                   k === 1
                     ? [together.get('SELECT ?::int AS n', [k]), together.all('SELECT 1 AS one')]
                     : [together.get('SELECT ?::text AS t', [String(k)])],
                 ).then(resolve),
-              0,
             ),
           );
         return Promise.all([started(first), started(second)]);
@@ -199,17 +202,16 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       // past the mixes allowed (here 2: the one above and the one below), each turn goes alone
       const two = () =>
         new Promise<void>((resolve) => {
-          setTimeout(() => void together.get('SELECT ?::text AS t', ['a']), 0);
-          setTimeout(
+          setImmediate(() => void together.get('SELECT ?::text AS t', ['a']));
+          setImmediate(
             () => void Promise.resolve(together.get('SELECT ?::int AS n', [3])).then(() => resolve()),
-            0,
           );
         });
       const three = () =>
         new Promise<void>((resolve) => {
-          setTimeout(() => void together.get('SELECT ?::text AS t', ['b']), 0);
-          setTimeout(() => void together.get('SELECT ?::int AS n', [4]), 0);
-          setTimeout(() => void Promise.resolve(together.all('SELECT 1 AS one')).then(() => resolve()), 0);
+          setImmediate(() => void together.get('SELECT ?::text AS t', ['b']));
+          setImmediate(() => void together.get('SELECT ?::int AS n', [4]));
+          setImmediate(() => void Promise.resolve(together.all('SELECT 1 AS one')).then(() => resolve()));
         });
       sent.length = 0;
       await two();
