@@ -26,6 +26,7 @@ import {
   invocation,
   permitFor,
   operation,
+  pendingApprovalOf,
   seedCatalog,
   seedInvoke,
   task,
@@ -453,22 +454,11 @@ for (const dialect of dialects()) {
           to: 'awaiting_approval',
           at: AT,
           create: rec,
-          create_approval: {
+          create_approval: pendingApprovalOf(rec, {
             approval_id: approvalId,
-            invocation_id: rec.invocation_id,
-            client_id: 'desk',
-            authorization_ref: 'auth-a',
-            tool: rec.tool,
-            parameter_digest: rec.parameter_digest,
             arguments_preview: rec.arguments,
             prompt: 'ok?',
-            state: 'pending',
-            decision_id: null,
-            decided_by: null,
-            note: null,
-            created_at: AT,
-            decided_at: null,
-          },
+          }),
           audit,
         });
         expect((await store.listApprovals('pending')).map((a) => a.approval_id)).toEqual([approvalId]);

@@ -96,7 +96,6 @@ export const permitFor = (taskId: string, nowMs = Date.parse(AT)) => ({
   refused_to: 'not_dispatched' as const,
 });
 
-/** A decision of an approval that does not exist: a change carrying it fails after its other writes. */
 /** A pending approval of `call`, as invoke creates it (no preview, no prompt unless given). */
 export const pendingApprovalOf = (
   call: InvocationRecord,
@@ -119,6 +118,7 @@ export const pendingApprovalOf = (
   ...extra,
 });
 
+/** A decision of an approval that does not exist: a change carrying it fails after its other writes. */
 export const MISSING_APPROVAL_DECISION = {
   approval_id: 'apr_missing',
   state: 'approved' as const,
