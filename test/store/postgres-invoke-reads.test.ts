@@ -4,7 +4,8 @@
 // same answers as the reads one by one, one round trip whatever the call, and the connection's
 // statements all answered before it goes back to the pool; the reads of operations started in one
 // turn of the event loop (separate I/O callbacks) leave as one statement, the same mix of them as
-// the same statement, and past the mixes allowed each operation's reads go alone.
+// the same statement, and past the mixes allowed each operation's reads go alone; a turn whose
+// reads fail fails alone (the other turns of its statement are sent again, each on its own).
 import type pg from 'pg';
 import { expect, it } from 'vitest';
 import { STORE_RULES } from '../../src-hub/store-rules.js';
@@ -15,6 +16,7 @@ import { onOneConnection } from '../../src-hub/store/postgres/transaction.js';
 import { openPostgresStore } from '../../src-hub/store/postgres/store.js';
 import { invokeReads } from '../../src-hub/store/sql/ops/invoke-reads.js';
 import { runAsync } from '../../src-hub/store/sql/session.js';
+import { StoreOperationError } from '../../src-hub/store/errors.js';
 import type { HubStore, InvokeReadsQuery } from '../../src-hub/store/types.js';
 import { createTestDatabase, describeOnPostgres } from '../hub/store-mode.js';
 import { countRoundTrips, countSocketWrites } from './pg-counting.js';
@@ -155,7 +157,7 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       const after = await together.get<{ k: number }>('SELECT ?::int AS k', [a!.n + 1]);
       expect(after).toEqual({ k: 8 });
       expect(sent).toHaveLength(2);
-      // a failing read fails every read of its statement
+      // a failing read fails every read of its turn
       const failing = Promise.all([
         together.all('SELECT 1 AS k'),
         together.all('SELECT * FROM no_such_table'),
@@ -222,6 +224,67 @@ describeOnPostgres(`an invoke's reads on PostgreSQL`, () => {
       expect(sent).toHaveLength(1 + 3 + 1);
     } finally {
       await pool.end();
+    }
+  });
+
+  it("one turn's failing read fails only its own turn: the other turns of its statement get their answers", async () => {
+    const url = await createTestDatabase();
+    const pool = createPool({ url, max: 1, onIdleError: () => undefined });
+    try {
+      const sent: string[] = [];
+      const together = readTogether(createPgSession(queryCounting(pool, sent)));
+      /** Each operation's reads started by a callback of its own, all in one check phase. */
+      const inCallbacks = (ops: Array<() => Promise<unknown>>) =>
+        Promise.allSettled(
+          ops.map(
+            (op) => new Promise<unknown>((resolve, reject) => setImmediate(() => op().then(resolve, reject))),
+          ),
+        );
+      const [good, bad, other] = await inCallbacks([
+        () => Promise.all([together.get('SELECT ?::int AS n', [1]), together.all('SELECT 2 AS two')]),
+        // a value the server refuses (22P02: not an integer), in one turn's parameters
+        () =>
+          Promise.all([
+            together.get('SELECT ?::int AS n', ['not a number']),
+            together.all('SELECT 3 AS three'),
+          ]),
+        () => Promise.resolve(together.get('SELECT ?::text AS t', ['x'])),
+      ]);
+      expect(good).toEqual({ status: 'fulfilled', value: [{ n: 1 }, [{ two: 2 }]] });
+      expect(other).toEqual({ status: 'fulfilled', value: { t: 'x' } });
+      expect(bad).toMatchObject({ status: 'rejected', reason: { code: '22P02' } });
+      // the one statement of the three turns, then each turn on its own
+      expect(sent).toHaveLength(1 + 3);
+      // a statement of one turn that fails is not sent again
+      sent.length = 0;
+      await expect(together.get('SELECT ?::int AS n', ['nope'])).rejects.toMatchObject({ code: '22P02' });
+      expect(sent).toHaveLength(1);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('the store: an invoke whose reads the server refuses gets its own coded error; the invokes beside it their reads', async () => {
+    const { store, q } = await seeded();
+    try {
+      const alone = await store.invokeReads(q);
+      const [first, refused, last] = await Promise.allSettled(
+        [q, { ...q, invocation_id: 'inv_\u0000nul' }, { ...q, task_id: null }].map(
+          (query) =>
+            new Promise<unknown>((resolve, reject) =>
+              setImmediate(() => store.invokeReads(query).then(resolve, reject)),
+            ),
+        ),
+      );
+      expect(first).toEqual({ status: 'fulfilled', value: alone });
+      expect(last).toEqual({ status: 'fulfilled', value: { ...alone, task: null } });
+      // a NUL in a text parameter (22021): the store's coded error, with the server's SQLSTATE
+      expect(refused).toMatchObject({ status: 'rejected' });
+      const err = (refused as PromiseRejectedResult).reason as unknown;
+      expect(err).toBeInstanceOf(StoreOperationError);
+      expect(err).toMatchObject({ dbCode: '22021' });
+    } finally {
+      await store.close();
     }
   });
 

@@ -16,6 +16,7 @@
  */
 import type { Row, SqlSession, SqlValue } from '../sql/session.js';
 import { POSTGRES_DIALECT } from './dialect.js';
+import { isUnavailable } from './errors.js';
 
 interface Pending {
   sql: string;
@@ -55,8 +56,10 @@ const byShape = (a: { shape: string }, b: { shape: string }) =>
  * statement (sent from `setImmediate`, after the poll phase): the invokes of requests whose I/O
  * callbacks ran together (the callers a batch answered send their next calls at once) cost one
  * statement, one socket write and one answer instead of one each. A turn is one synchronous run of
- * an operation (its reads started at once, before any answer); a failing read fails every read of
- * its statement, the other turns' too (the reads the store merges fail only with the server).
+ * an operation (its reads started at once, before any answer). A failing read fails every read of
+ * its statement: when a statement of several turns fails with anything but a lost store (a bad
+ * value in one turn's parameters, a cancelled statement, a timeout), each of its turns is sent
+ * again as a statement of its own, so only the turn whose reads fail gets an error — its own.
  */
 export function readTogether(send: SqlSession, opts: { maxMixes?: number } = {}): SqlSession {
   const maxMixes = opts.maxMixes ?? MAX_MIXES;
@@ -64,7 +67,9 @@ export function readTogether(send: SqlSession, opts: { maxMixes?: number } = {})
   let turns: Pending[][] = [];
   let turn: Pending[] | null = null;
   const mixes = new Set<string>();
-  const sendAsOne = (reads: Pending[]) => {
+  /** Sends the reads of `group` (turns) as one statement; see above for a failing one. */
+  const sendAsOne = (group: Pending[][]) => {
+    const reads = group.flat();
     if (reads.length === 1) {
       const only = reads[0]!;
       Promise.resolve(send.all<Row>(only.sql, only.params)).then(only.resolve, only.reject);
@@ -73,23 +78,27 @@ export function readTogether(send: SqlSession, opts: { maxMixes?: number } = {})
     const { sql, params } = readsAsOne(reads);
     Promise.resolve(send.get<Record<string, Row[] | null>>(sql, params)).then(
       (row) => reads.forEach((r, k) => r.resolve(row?.[`r${k}`] ?? [])),
-      (err: unknown) => reads.forEach((r) => r.reject(err)),
+      (err: unknown) => {
+        // a lost store fails every turn alike; anything else may be one turn's alone
+        if (group.length === 1 || isUnavailable(err)) return reads.forEach((r) => r.reject(err));
+        for (const turnReads of group) sendAsOne([turnReads]);
+      },
     );
   };
   const flush = () => {
     const started = turns;
     turns = [];
-    if (started.length === 1) return sendAsOne(started[0]!);
+    if (started.length === 1) return sendAsOne(started);
     const shaped = started.map((reads) => ({ reads, shape: reads.map((r) => r.sql).join('\u0000') }));
     for (let i = 0; i < shaped.length; i += MAX_TURNS) {
       const group = shaped.slice(i, i + MAX_TURNS).sort(byShape);
       const mix = group.map((g) => g.shape).join('\u0001');
       if (group.length > 1 && !mixes.has(mix) && mixes.size >= maxMixes) {
-        for (const g of group) sendAsOne(g.reads);
+        for (const g of group) sendAsOne([g.reads]);
         continue;
       }
       if (group.length > 1) mixes.add(mix);
-      sendAsOne(group.flatMap((g) => g.reads));
+      sendAsOne(group.map((g) => g.reads));
     }
   };
   const read = (sql: string, params: readonly SqlValue[] = []) =>
