@@ -203,7 +203,9 @@ export async function createHub(options: CreateHubOptions): Promise<Hub> {
       stops.push(() => sweeper.stop());
     }
     const unsubscribe = store.onEvents?.((clients) => {
-      if (clients !== 'some') for (const c of clients) ctx.bus.notify(c);
+      // 'some': notifications were missed (a reconnect, a lost LISTEN) or too many clients to name
+      if (clients === 'some') ctx.bus.notifyAll();
+      else for (const c of clients) ctx.bus.notify(c);
     });
     if (unsubscribe) stops.push(unsubscribe);
     const address = app.server.address();

@@ -4,6 +4,8 @@
  */
 export interface EventBus {
   notify(clientId: string): void;
+  /** Wakes every subscribed stream: the store cannot say whose events are new (missed notifications). */
+  notifyAll(): void;
   subscribe(clientId: string, wake: () => void): () => void;
 }
 
@@ -12,6 +14,9 @@ export function createEventBus(): EventBus {
   return {
     notify(clientId) {
       for (const wake of subs.get(clientId) ?? []) wake();
+    },
+    notifyAll() {
+      for (const set of [...subs.values()]) for (const wake of [...set]) wake();
     },
     subscribe(clientId, wake) {
       let set = subs.get(clientId);

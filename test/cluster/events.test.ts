@@ -1,10 +1,12 @@
 // Events from every Hub instance reach the event streams of every instance, at once (LISTEN /
 // NOTIFY: the streams' store poll is switched off here), and a stream resumes on another instance
-// by the same ids without loss.
+// by the same ids without loss; and after an instance's LISTEN connection is terminated, a
+// sibling's later events (and those appended while it reconnected) still reach its streams.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
 import { createHub, type Hub } from '../../src-hub/index.js';
@@ -106,5 +108,76 @@ describeOnPostgres('events across Hub instances', () => {
       (evs) => evs.some((e) => e.event.type === 'task.changed' && e.event.task.state === 'paused'),
       10_000,
     );
+  });
+  it("an instance's LISTEN connection terminated: a sibling's events still reach its stream, none lost", async () => {
+    const demo: DemoSystems = await startDemoSystems();
+    cleanups.push(() => demo.close());
+    const storeUrl = await createTestDatabase();
+    const desk = token('desk');
+    const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
+    const hubs: Hub[] = [];
+    for (const n of [1, 2]) {
+      // no store poll: only a notification, or the catch-up after listening again, wakes the stream
+      const hub = await createHub({
+        storeUrl,
+        secretKey: TEST_SECRET_KEY,
+        config,
+        instanceId: `hub-${n}`,
+        settings: { eventPollMs: 600_000 },
+      });
+      hubs.push(hub);
+      cleanups.push(() => hub.close());
+    }
+    const [a, b] = hubs as [Hub, Hub];
+    const stream = await openEventStream(a.url, desk, 0);
+    cleanups.push(() => stream.close());
+    const decl = (
+      await http(b.url, 'POST', '/agent/v1/tools/search', {
+        token: desk,
+        body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
+      })
+    ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
+    const run = await http(b.url, 'POST', '/agent/v1/runs', {
+      token: desk,
+      body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
+    });
+    const call = async (i: number) => {
+      const r = await http(b.url, 'POST', '/agent/v1/invocations', {
+        token: desk,
+        body: {
+          invocation_id: newInvocationId(),
+          run_id: run.body.run_id,
+          authorization_ref: 'auth-shop-a',
+          tool: 'update_product_content',
+          declaration_revision: decl.declaration_revision,
+          arguments: { product_id: 42, description: `edit ${i}` },
+          host_call_id: `h${i}`,
+        },
+      });
+      expect(r.body.state).toBe('succeeded');
+      return r.body.invocation_id as string;
+    };
+    const receipts = () =>
+      stream.events
+        .filter((e) => e.event.type === 'invocation.changed')
+        .map((e) => (e.event.type === 'invocation.changed' ? e.event.receipt.invocation_id : ''));
+    const ids = [await call(0)];
+    await stream.until(() => receipts().length >= 2, 10_000);
+
+    // the LISTEN connections of both instances cut by the server; calls go on at once on hub-2
+    const admin = new pg.Client({ connectionString: storeUrl });
+    await admin.connect();
+    cleanups.push(() => admin.end());
+    const cut = await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'bailing-hub-listen' AND datname = current_database()`,
+    );
+    expect(cut.rowCount).toBe(2);
+    for (let i = 1; i <= 3; i++) ids.push(await call(i));
+    await stream.until(() => receipts().length >= 8, 10_000);
+    expect(receipts()).toEqual(ids.flatMap((id) => [id, id]));
+    const streamed = stream.events.map((e) => e.id);
+    expect(new Set(streamed).size).toBe(streamed.length);
+    expect([...streamed].sort((x, y) => x - y)).toEqual(streamed);
   });
 });
