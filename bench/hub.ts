@@ -13,7 +13,15 @@ import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
 import { cpuSpent, hubCpusLabel, type HubCpuSpent } from './lib/hub-processes.js';
 import { benchIdsLabel } from './lib/invocation-ids.js';
+import { whileMeasuringBusy, type MachineBusy } from './lib/machine-busy.js';
 import { fmt, heading, table } from './lib/print.js';
+import {
+  busyLabel,
+  chosenProxyFloors,
+  printFloorCases,
+  runProxyFloors,
+  type CaseFigures,
+} from './lib/proxy-floor-cases.js';
 import { printRegexCost } from './lib/regex-cost.js';
 import type { Summary } from './lib/stats.js';
 
@@ -46,6 +54,10 @@ const directAround = new Map<string, Pick<Summary, 'p50_ms' | 'per_s'>>();
 const directPaced = new Map<string, Pick<Summary, 'p50_ms'> & { idleMs: number }>();
 /** The machine's 1-minute load average when each case ended: other work on a shared machine shows here. */
 const loadAfter = new Map<string, number>();
+/** How busy all the machine's CPUs were during each case (/proc/stat): bound by CPU or by waiting. */
+const busy = new Map<string, MachineBusy | null>();
+const cpuCount = cpus().length;
+const floorCases: CaseFigures[] = [];
 const cpuSince = (before: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(before);
   return (d.user + d.system) / 1000;
@@ -66,7 +78,10 @@ try {
     await run.loadgen.run({ ...job, calls: 20, concurrency: 4 }); // warm-up
     for (const conc of CONCURRENCY) {
       const cpu = process.cpuUsage();
-      const r = await run.loadgen.run({ ...job, calls: CALLS, concurrency: conc });
+      const { value: r, busy: b } = await whileMeasuringBusy(cpuCount, () =>
+        run.loadgen.run({ ...job, calls: CALLS, concurrency: conc }),
+      );
+      busy.set(key('direct', kind, conc), b);
       shopCpu.set(key('direct', kind, conc), cpuSince(cpu) / CALLS);
       loadAfter.set(key('direct', kind, conc), loadavg()[0]!);
       if ((r.states.http_200 ?? 0) !== CALLS)
@@ -115,14 +130,17 @@ try {
           const before = await hubs.commits();
           const cpuBefore = hubs.cpuMs();
           const shopBefore = process.cpuUsage();
-          const r = await run.loadgen.run({
-            kind: 'hub',
-            urls,
-            token: hubs.token,
-            calls: CALLS,
-            concurrency: conc,
-            invoke,
-          });
+          const { value: r, busy: b } = await whileMeasuringBusy(cpuCount, () =>
+            run.loadgen.run({
+              kind: 'hub',
+              urls,
+              token: hubs.token,
+              calls: CALLS,
+              concurrency: conc,
+              invoke,
+            }),
+          );
+          busy.set(key(setup, kind, conc), b);
           shopCpu.set(key(setup, kind, conc), cpuSince(shopBefore) / CALLS);
           loadAfter.set(key(setup, kind, conc), loadavg()[0]!);
           const after = await hubs.commits();
@@ -162,6 +180,20 @@ try {
       await hubs.close();
     }
   }
+  const floors = chosenProxyFloors(run.setups.includes('SQLite, group commit'));
+  if (floors.length > 0) {
+    const measured = await runProxyFloors(floors, {
+      run,
+      calls: CALLS,
+      concurrency: CONCURRENCY,
+      tools: TOOL,
+      directStart: (kind, conc) => results.get(key('direct', kind, conc))!,
+      directJob,
+      cpuCount,
+    });
+    floorCases.push(...measured.cases);
+    problems.push(...measured.problems);
+  }
 
   printFloors(run);
   heading('Governed calls through the Hub vs straight to the bench shop (loopback)');
@@ -170,7 +202,7 @@ try {
   );
   const loads = (l: number[]) => l.map((v) => v.toFixed(2)).join(' ');
   console.log(
-    `${cpus().length} CPUs${hubCpusLabel()}; load average (1, 5, 15 min) at the start: ${loads(loadAtStart)}, at the end: ${loads(loadavg())}`,
+    `${cpuCount} CPUs${hubCpusLabel()}; load average (1, 5, 15 min) at the start: ${loads(loadAtStart)}, at the end: ${loads(loadavg())}`,
   );
   for (const [setup, d] of durability) console.log(`${setup}: ${d}`);
   const rows: Array<Array<string | number>> = [];
@@ -189,6 +221,7 @@ try {
           fmt(generatorCpu.get(key(where, kind, conc)) ?? NaN),
           fmt(shopCpu.get(key(where, kind, conc)) ?? NaN),
           fmt(loadAfter.get(key(where, kind, conc)) ?? NaN),
+          busyLabel(busy.get(key(where, kind, conc)), cpuCount),
         ]);
       }
     }
@@ -206,6 +239,7 @@ try {
         'load generator CPU ms/call',
         'bench shop CPU ms/call',
         'load avg after',
+        'machine CPUs busy',
       ],
       rows,
     ),
@@ -342,8 +376,28 @@ try {
       ),
     );
   }
+  if (floorCases.length > 0) printFloorCases([...sqliteHubCases(), ...floorCases], cpuCount);
   console.log(`\nbusiness writes in the shop ledger: ${run.shop.ledger().length}`);
   if (problems.length > 0) console.log(`\ncalls that did not succeed: ${problems.join('; ')}`);
 } finally {
   await run.close();
+}
+
+/** The SQLite Hub's cases in the proxy floors' terms, printed above them. */
+function sqliteHubCases(): CaseFigures[] {
+  const setup: SetupName = 'SQLite, group commit';
+  if (!run.setups.includes(setup)) return [];
+  return (['read', 'write'] as const).flatMap((kind) =>
+    CONCURRENCY.map((conc) => ({
+      where: 'Hub (SQLite)',
+      kind,
+      conc,
+      summary: results.get(key(setup, kind, conc))!,
+      directStart: results.get(key('direct', kind, conc))!,
+      directAround: directAround.get(key(setup, kind, conc)) ?? null,
+      cpu: cpuPerCall.get(key(setup, kind, conc)) ?? null,
+      busy: busy.get(key(setup, kind, conc)) ?? null,
+      perCommit: commits.get(key(setup, kind, conc)) ?? null,
+    })),
+  );
 }

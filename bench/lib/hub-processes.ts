@@ -83,7 +83,7 @@ function statTimes(path: string): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
-function processCpu(pid: number | undefined): HubCpu | null {
+export function processCpu(pid: number | undefined): HubCpu | null {
   if (pid === undefined) return null;
   try {
     const all = statTimes(`/proc/${pid}/stat`);
@@ -130,7 +130,7 @@ export function benchConfig(shop: DemoSystemHandle, token: string): HubConfig {
   } as HubConfig;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);
@@ -154,7 +154,7 @@ export function hubCpusLabel(): string {
     : '';
 }
 
-function onHubCpus(command: string, args: string[]): [string, string[]] {
+export function onHubCpus(command: string, args: string[]): [string, string[]] {
   const cpus = process.env.BENCH_HUB_CPUS;
   if (!cpus) return [command, args];
   if (!/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(cpus))
