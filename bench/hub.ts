@@ -41,6 +41,8 @@ const durability = new Map<string, string>();
 const pings = new Map<string, Summary>();
 const cpuPerCall = new Map<string, HubCpuSpent>();
 const commits = new Map<string, number>();
+/** SQLite: transactions (fsyncs) per second during each case. */
+const commitRate = new Map<string, number>();
 /** The load generator's own CPU per call (ms): small, so the figures are the Hub's (and the shop's). */
 const generatorCpu = new Map<string, number>();
 /** This process's CPU per call (ms): the bench shop answering (it runs here), the rest of this process idle. */
@@ -147,11 +149,11 @@ try {
           const cpuAfter = hubs.cpuMs();
           if (cpuBefore !== null && cpuAfter !== null)
             cpuPerCall.set(key(setup, kind, conc), cpuSpent(cpuBefore, cpuAfter, CALLS));
-          if (before && after)
-            commits.set(
-              key(setup, kind, conc),
-              (after.writes - before.writes) / Math.max(1, after.batches - before.batches),
-            );
+          if (before && after) {
+            const batches = after.batches - before.batches;
+            commits.set(key(setup, kind, conc), (after.writes - before.writes) / Math.max(1, batches));
+            commitRate.set(key(setup, kind, conc), (batches * r.summary.per_s) / CALLS);
+          }
           if ((r.states.succeeded ?? 0) !== CALLS)
             problems.push(`${setup} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
           results.set(key(setup, kind, conc), r.summary);
@@ -222,6 +224,7 @@ try {
           fmt(shopCpu.get(key(where, kind, conc)) ?? NaN),
           fmt(loadAfter.get(key(where, kind, conc)) ?? NaN),
           busyLabel(busy.get(key(where, kind, conc)), cpuCount),
+          fmt(benchCores(where, kind, conc)),
         ]);
       }
     }
@@ -240,6 +243,7 @@ try {
         'bench shop CPU ms/call',
         'load avg after',
         'machine CPUs busy',
+        'of which this bench',
       ],
       rows,
     ),
@@ -388,16 +392,35 @@ function sqliteHubCases(): CaseFigures[] {
   const setup: SetupName = 'SQLite, group commit';
   if (!run.setups.includes(setup)) return [];
   return (['read', 'write'] as const).flatMap((kind) =>
-    CONCURRENCY.map((conc) => ({
-      where: 'Hub (SQLite)',
-      kind,
-      conc,
-      summary: results.get(key(setup, kind, conc))!,
-      directStart: results.get(key('direct', kind, conc))!,
-      directAround: directAround.get(key(setup, kind, conc)) ?? null,
-      cpu: cpuPerCall.get(key(setup, kind, conc)) ?? null,
-      busy: busy.get(key(setup, kind, conc)) ?? null,
-      perCommit: commits.get(key(setup, kind, conc)) ?? null,
-    })),
+    CONCURRENCY.map((conc) => {
+      const k = key(setup, kind, conc);
+      const summary = results.get(k)!;
+      const cpu = cpuPerCall.get(k) ?? null;
+      return {
+        where: 'Hub (SQLite)',
+        kind,
+        conc,
+        summary,
+        directStart: results.get(key('direct', kind, conc))!,
+        directAround: directAround.get(k) ?? null,
+        cpu,
+        busy: busy.get(k) ?? null,
+        perCommit: commits.get(k) ?? null,
+        commitsPerS: commitRate.get(k) ?? null,
+        benchCores: cpu ? benchCores(setup, kind, conc) : null,
+      };
+    }),
   );
+}
+
+/**
+ * CPUs this benchmark's processes kept busy during a case (the Hub's, the load generator's, the
+ * bench shop's CPU per call over the calls per second): the rest of the machine's busy CPUs is
+ * other work.
+ */
+function benchCores(where: string, kind: Kind, conc: number): number {
+  const k = key(where, kind, conc);
+  const hub = where === 'direct' ? 0 : (cpuPerCall.get(k)?.total ?? NaN);
+  const perCall = hub + (generatorCpu.get(k) ?? NaN) + (shopCpu.get(k) ?? NaN);
+  return (perCall * (results.get(k)?.per_s ?? NaN)) / 1000;
 }

@@ -32,7 +32,8 @@ export type FloorCommitAnswer =
   | { kind: 'ready' }
   | { kind: 'committed'; ids: number[] }
   | { kind: 'failed'; ids: number[]; message: string }
-  | { kind: 'stats'; batches: number; changes: number };
+  /** Transactions, the changes they carried, and the time spent from BEGIN to COMMIT's return (fsync included). */
+  | { kind: 'stats'; batches: number; changes: number; txMs: number };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS floor_permit (
@@ -55,7 +56,7 @@ function serve(port: MessagePort, file: string): void {
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
-  const stats = { batches: 0, changes: 0 };
+  const stats = { batches: 0, changes: 0, txMs: 0 };
   let closing = false;
   let statsAsked = false;
   const take = (m: FloorCommitRequest, batch: FloorChange[]) => {
@@ -65,6 +66,7 @@ function serve(port: MessagePort, file: string): void {
   };
   const runBatch = (batch: FloorChange[]): FloorCommitAnswer => {
     const ids = batch.map((c) => c.id);
+    const from = performance.now();
     try {
       begin.run();
       for (const c of batch) {
@@ -74,6 +76,7 @@ function serve(port: MessagePort, file: string): void {
       commit.run();
       stats.batches += 1;
       stats.changes += batch.length;
+      stats.txMs += performance.now() - from;
       return { kind: 'committed', ids };
     } catch (err) {
       if (db.inTransaction) rollback.run();

@@ -13,12 +13,19 @@ import {
   type FloorCommitRequest,
 } from './floor-commit-thread.js';
 
+export interface FloorCommitStats {
+  batches: number;
+  changes: number;
+  /** Time the commit thread spent inside transactions (BEGIN to COMMIT's return, fsync included), ms. */
+  txMs: number;
+}
+
 type ChangeInput = FloorChange extends infer C ? (C extends FloorChange ? Omit<C, 'id'> : never) : never;
 
 export interface FloorCommits {
   commit(change: ChangeInput): Promise<void>;
-  /** Transactions committed and the changes they carried so far. */
-  stats(): Promise<{ batches: number; changes: number }>;
+  /** Transactions committed, the changes they carried and their time so far. */
+  stats(): Promise<FloorCommitStats>;
   close(): Promise<void>;
 }
 
@@ -31,7 +38,7 @@ export async function startFloorCommits(file: string): Promise<FloorCommits> {
     execArgv: [],
   });
   const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
-  const statsWaiting: Array<(s: { batches: number; changes: number }) => void> = [];
+  const statsWaiting: Array<(s: FloorCommitStats) => void> = [];
   let ready: (() => void) | null = null;
   let failed: ((e: Error) => void) | null = null;
   const started = new Promise<void>((res, rej) => {
@@ -45,7 +52,8 @@ export async function startFloorCommits(file: string): Promise<FloorCommits> {
   });
   worker.on('message', (m: FloorCommitAnswer) => {
     if (m.kind === 'ready') ready?.();
-    else if (m.kind === 'stats') statsWaiting.shift()?.({ batches: m.batches, changes: m.changes });
+    else if (m.kind === 'stats')
+      statsWaiting.shift()?.({ batches: m.batches, changes: m.changes, txMs: m.txMs });
     else {
       for (const id of m.ids) {
         const p = pending.get(id);
@@ -74,7 +82,7 @@ export async function startFloorCommits(file: string): Promise<FloorCommits> {
     },
     stats() {
       sendQueued();
-      const answer = new Promise<{ batches: number; changes: number }>((res) => statsWaiting.push(res));
+      const answer = new Promise<FloorCommitStats>((res) => statsWaiting.push(res));
       send({ kind: 'stats' });
       return answer;
     },

@@ -47,6 +47,12 @@ export interface HubCpu {
   system: number;
   /** Every other thread's time so far, by `pid/tid` (the SQLite writer, V8's helpers, libuv's pool). */
   others: Record<string, number>;
+  /**
+   * Time (ms) the threads were ready to run but waited for a CPU (/proc/…/schedstat, the run
+   * queue), all threads and the main thread alone; NaN where the kernel does not keep it.
+   */
+  waited: number;
+  waitedMain: number;
 }
 
 /** CPU (ms) the Hub processes spent between two readings, per call when divided. */
@@ -59,6 +65,9 @@ export interface HubCpuSpent {
    * the writer thread, which runs every transaction and its fsync.
    */
   busiestOther: number;
+  /** Time its threads waited for a CPU (run queue), all threads and the main thread. */
+  waited: number;
+  waitedMain: number;
 }
 
 export function cpuSpent(before: HubCpu, after: HubCpu, calls: number): HubCpuSpent {
@@ -73,6 +82,8 @@ export function cpuSpent(before: HubCpu, after: HubCpu, calls: number): HubCpuSp
     main: (after.main - before.main) / calls,
     system: (after.system - before.system) / calls,
     busiestOther: [...busiest.values()].reduce((a, b) => a + b, 0) / calls,
+    waited: (after.waited - before.waited) / calls,
+    waitedMain: (after.waitedMain - before.waitedMain) / calls,
   };
 }
 
@@ -83,22 +94,41 @@ function statTimes(path: string): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
+/** A thread's time waiting on a run queue (ms), the second field of its schedstat (ns); NaN if unknown. */
+function runQueueWait(path: string): number {
+  try {
+    return Number(readFileSync(path, 'utf8').split(' ')[1]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 export function processCpu(pid: number | undefined): HubCpu | null {
   if (pid === undefined) return null;
   try {
     const all = statTimes(`/proc/${pid}/stat`);
     const main = statTimes(`/proc/${pid}/task/${pid}/stat`);
+    const waitedMain = runQueueWait(`/proc/${pid}/task/${pid}/schedstat`);
+    let waited = waitedMain;
     const others: Record<string, number> = {};
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       if (tid === String(pid)) continue;
       try {
         const t = statTimes(`/proc/${pid}/task/${tid}/stat`);
         others[`${pid}/${tid}`] = t.user + t.system;
+        waited += runQueueWait(`/proc/${pid}/task/${tid}/schedstat`);
       } catch {
         // the thread ended between the listing and the read
       }
     }
-    return { total: all.user + all.system, main: main.user + main.system, system: all.system, others };
+    return {
+      total: all.user + all.system,
+      main: main.user + main.system,
+      system: all.system,
+      others,
+      waited,
+      waitedMain,
+    };
   } catch {
     return null;
   }
@@ -287,13 +317,15 @@ export async function startHubs(
       return d;
     },
     cpuMs() {
-      const sum: HubCpu = { total: 0, main: 0, system: 0, others: {} };
+      const sum: HubCpu = { total: 0, main: 0, system: 0, others: {}, waited: 0, waitedMain: 0 };
       for (const p of procs) {
         const cpu = processCpu(p.pid);
         if (cpu === null) return null;
         sum.total += cpu.total;
         sum.main += cpu.main;
         sum.system += cpu.system;
+        sum.waited += cpu.waited;
+        sum.waitedMain += cpu.waitedMain;
         Object.assign(sum.others, cpu.others);
       }
       return sum;

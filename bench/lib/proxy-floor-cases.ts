@@ -19,6 +19,7 @@ import type { LoadJob } from './loadgen.js';
 import { whileMeasuringBusy, type MachineBusy } from './machine-busy.js';
 import { fmt, heading, table } from './print.js';
 import { startProxyFloor, type ProxyFloorSpec } from './proxy-floor-process.js';
+import type { Stage, StageReading } from './proxy-floor-stages.js';
 import type { Summary } from './stats.js';
 
 export type CallKind = 'read' | 'write';
@@ -59,8 +60,25 @@ export interface CaseFigures {
   /** CPU per call (ms) of the process(es) under test. */
   cpu: HubCpuSpent | null;
   busy: MachineBusy | null;
-  /** Store changes per commit (SQLite: per fsync). */
+  /** Store changes per commit (SQLite: per fsync), and commits per second. */
   perCommit: number | null;
+  commitsPerS: number | null;
+  /**
+   * CPUs this benchmark's own processes kept busy during the case (the process under test, the load
+   * generator and the bench shop): the rest of `busy` is other work on the machine.
+   */
+  benchCores: number | null;
+  /** A proxy floor's own clock: where its calls' time went, and its commit thread's. */
+  inside?: FloorInside;
+}
+
+/** Where a proxy floor's calls spent their time during one case. */
+export interface FloorInside {
+  stages: StageReading;
+  /** Mean time of one transaction in the commit thread (BEGIN to COMMIT's return), ms. */
+  txMs: number;
+  /** Share of the case's wall time the commit thread spent inside transactions. */
+  writerBusy: number;
 }
 
 export interface FloorCaseInput {
@@ -103,17 +121,22 @@ export async function runProxyFloors(
         for (const conc of input.concurrency) {
           const direct = { ...input.directJob(kind), calls, concurrency: conc };
           const before = await run.loadgen.run(direct);
-          const commitsBefore = await proxy.commits();
+          const statsBefore = await proxy.stats(); // also starts the stages' interval
           const cpuBefore = proxy.cpuMs();
+          const shopBefore = process.cpuUsage();
           const { value: r, busy } = await whileMeasuringBusy(input.cpuCount, () =>
             run.loadgen.run(job(conc, calls)),
           );
+          const shopCpu = process.cpuUsage(shopBefore);
           const cpuAfter = proxy.cpuMs();
-          const commitsAfter = await proxy.commits();
+          const statsAfter = await proxy.stats();
+          const cpu = cpuBefore && cpuAfter ? cpuSpent(cpuBefore, cpuAfter, calls) : null;
+          const wallS = calls / r.summary.per_s;
+          const ownMs = (shopCpu.user + shopCpu.system) / 1000 + (r.cpuMs ?? NaN);
           const after = await run.loadgen.run(direct);
           if ((r.states.http_200 ?? 0) !== calls)
             problems.push(`${floor.name} ${kind}@${conc}: ${JSON.stringify(r.states)}`);
-          cases.push({
+          const figures: CaseFigures = {
             where: floor.name,
             kind,
             conc,
@@ -123,14 +146,25 @@ export async function runProxyFloors(
               p50_ms: (before.summary.p50_ms + after.summary.p50_ms) / 2,
               per_s: (before.summary.per_s + after.summary.per_s) / 2,
             },
-            cpu: cpuBefore && cpuAfter ? cpuSpent(cpuBefore, cpuAfter, calls) : null,
+            cpu,
             busy,
-            perCommit:
-              commitsBefore && commitsAfter
-                ? (commitsAfter.changes - commitsBefore.changes) /
-                  Math.max(1, commitsAfter.batches - commitsBefore.batches)
-                : null,
-          });
+            perCommit: null,
+            commitsPerS: null,
+            benchCores: cpu ? (cpu.total * calls + ownMs) / 1000 / wallS : null,
+          };
+          const c0 = statsBefore.commits;
+          const c1 = statsAfter.commits;
+          if (c0 && c1) {
+            const batches = Math.max(1, c1.batches - c0.batches);
+            figures.perCommit = (c1.changes - c0.changes) / batches;
+            figures.commitsPerS = batches / wallS;
+            figures.inside = {
+              stages: statsAfter.stages,
+              txMs: (c1.txMs - c0.txMs) / batches,
+              writerBusy: (c1.txMs - c0.txMs) / 1000 / wallS,
+            };
+          }
+          cases.push(figures);
         }
       }
     } finally {
@@ -163,8 +197,11 @@ export function printFloorCases(cases: readonly CaseFigures[], cpuCount: number)
         'CPU ms/call',
         'main thread',
         'other threads (busiest)',
+        'waited for a CPU ms/call (main thread)',
         'machine CPUs busy',
+        'of which this bench',
         'changes per commit',
+        'commits/s',
       ],
       cases.map((c) => [
         c.where,
@@ -180,12 +217,55 @@ export function printFloorCases(cases: readonly CaseFigures[], cpuCount: number)
         c.cpu ? fmt(c.cpu.total) : 'n/a',
         c.cpu ? fmt(c.cpu.main) : 'n/a',
         c.cpu ? `${fmt(c.cpu.total - c.cpu.main)} (${fmt(c.cpu.busiestOther)})` : 'n/a',
+        c.cpu ? `${fmt(c.cpu.waited)} (${fmt(c.cpu.waitedMain)})` : 'n/a',
         busyLabel(c.busy, cpuCount),
+        c.benchCores === null ? 'n/a' : fmt(c.benchCores),
         c.perCommit === null ? '—' : fmt(c.perCommit),
+        c.commitsPerS === null ? '—' : Math.round(c.commitsPerS),
       ]),
     ),
   );
   console.log(
-    '(share of direct: calls/s against the direct call at the same concurrency, measured at the start of the run and, "around", right before and right after the case; CPU: the process under test, /proc, 10 ms ticks; machine CPUs busy: every process on the machine during the case, from /proc/stat — near all CPUs busy means bound by CPU, well below it bound by waiting; the Hub\'s changes per commit are its store writes per transaction)',
+    '(share of direct: calls/s against the direct call at the same concurrency, measured at the start of the run and, "around", right before and right after the case; CPU: the process under test, /proc, 10 ms ticks; waited for a CPU: the time its threads were ready to run but on a run queue, /proc/…/schedstat; machine CPUs busy: every process on the machine during the case, from /proc/stat — near all CPUs busy means bound by CPU, well below it bound by waiting; "of which this bench": the CPU the process under test, the load generator and the bench shop spent over the case\'s wall time, the rest is other work on the machine; the Hub\'s changes per commit are its store writes per transaction)',
+  );
+  const inside = cases.filter((c) => c.inside);
+  if (inside.length === 0) return;
+  heading(
+    "Durable proxies: where a call's time went (p50 ms at the load generator; inside the proxy p50 / mean ms)",
+  );
+  const stage = (c: CaseFigures, s: Stage) =>
+    `${fmt(c.inside!.stages.p50[s] ?? NaN)} / ${fmt(c.inside!.stages.mean[s] ?? NaN)}`;
+  console.log(
+    table(
+      [
+        'where',
+        'call',
+        'conc',
+        'p50 at the generator',
+        'in the proxy',
+        'permit commit',
+        'shop',
+        'outcome commit',
+        'transaction ms (mean)',
+        'commit thread in transactions',
+        'main thread busy',
+      ],
+      inside.map((c) => [
+        c.where,
+        c.kind,
+        String(c.conc),
+        c.summary.p50_ms,
+        stage(c, 'in proxy'),
+        stage(c, 'permit commit'),
+        stage(c, 'shop'),
+        stage(c, 'outcome commit'),
+        c.inside!.txMs,
+        `${Math.round(c.inside!.writerBusy * 100)} %`,
+        `${Math.round(c.inside!.stages.mainBusy * 100)} %`,
+      ]),
+    ),
+  );
+  console.log(
+    '(a commit\'s wait: the post after the poll phase, the batch in flight before it, its own transaction (BEGIN to COMMIT\'s return, the fsync included), the answer back and the main thread getting to it; "main thread busy": its event-loop utilization over the case — near 100 %, calls queue behind its own work (time the OS gave the CPU to others is "waited for a CPU" above); "in the proxy" leaves out reading the request and writing the answer)',
   );
 }

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { DemoSystemHandle } from '../../demo/types.js';
 import type { CompiledOperation } from '../../src-hub/acc/types.js';
 import { freePort, onHubCpus, processCpu, type HubCpu } from './hub-processes.js';
-import type { ProxyFloorConfig } from './proxy-floor.js';
+import type { ProxyFloorConfig, ProxyFloorStats } from './proxy-floor.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -22,8 +22,8 @@ export interface ProxyFloorSpec {
 export interface ProxyFloorProcess {
   url: string;
   cpuMs(): HubCpu | null;
-  /** The durable proxy's transactions and the changes they carried (null for a bare one). */
-  commits(): Promise<{ batches: number; changes: number } | null>;
+  /** The durable proxy's commits so far (null for a bare one) and the stages since the last reading. */
+  stats(): Promise<ProxyFloorStats>;
   close(): Promise<void>;
 }
 
@@ -77,11 +77,7 @@ export async function startProxyFloor(
   return {
     url,
     cpuMs: () => processCpu(proc.pid),
-    commits: async () =>
-      (await fetch(`${url}/floor/stats`).then((r) => r.json())) as {
-        batches: number;
-        changes: number;
-      } | null,
+    stats: async () => (await fetch(`${url}/floor/stats`).then((r) => r.json())) as ProxyFloorStats,
     close,
   };
 }

@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { CompiledOperation } from '../../src-hub/acc/types.js';
 import { buildRequest, prepareSigned } from '../../src-hub/dispatch/index.js';
-import { startFloorCommits, type FloorCommits } from './floor-commits.js';
+import { startFloorCommits, type FloorCommits, type FloorCommitStats } from './floor-commits.js';
+import { createStageClock, type StageReading } from './proxy-floor-stages.js';
 
 export interface ProxyFloorConfig {
   port: number;
@@ -52,8 +53,12 @@ function asInvoke(input: unknown): Invoke | null {
   return { invocation_id: id, tool, arguments: args as Record<string, unknown> };
 }
 
-function createForwarder(config: ProxyFloorConfig, commits: FloorCommits | null) {
-  return async (input: unknown): Promise<Answer> => {
+function createForwarder(
+  config: ProxyFloorConfig,
+  commits: FloorCommits | null,
+  clock: ReturnType<typeof createStageClock>,
+) {
+  const forward = async (input: unknown): Promise<Answer> => {
     const call = asInvoke(input);
     if (!call) return refuse(400, 'invalid_request');
     const operation = config.operations[call.tool];
@@ -84,11 +89,18 @@ function createForwarder(config: ProxyFloorConfig, commits: FloorCommits | null)
       idempotencyKey: call.invocation_id,
       timeoutMs: 10_000,
     });
-    if (permit) await permit;
+    const t0 = performance.now();
+    if (permit) {
+      await permit;
+      clock.record('permit commit', performance.now() - t0);
+    }
+    const t1 = performance.now();
     const result = await prepared.send();
+    const t2 = performance.now();
+    clock.record('shop', t2 - t1);
     if (result.kind !== 'response') return refuse(502, `${result.kind}:${result.reason}`);
     const body = JSON.stringify(result.body);
-    if (commits)
+    if (commits) {
       await commits.commit({
         kind: 'outcome',
         call: call.invocation_id,
@@ -96,7 +108,15 @@ function createForwarder(config: ProxyFloorConfig, commits: FloorCommits | null)
         body,
         at: Date.now(),
       });
+      clock.record('outcome commit', performance.now() - t2);
+    }
     return { status: result.status, body };
+  };
+  return async (input: unknown): Promise<Answer> => {
+    const from = performance.now();
+    const answer = await forward(input);
+    clock.record('in proxy', performance.now() - from);
+    return answer;
   };
 }
 
@@ -108,14 +128,26 @@ function send(res: ServerResponse, a: Answer): void {
   res.end(a.body);
 }
 
-async function statsBody(commits: FloorCommits | null): Promise<string> {
-  return JSON.stringify(commits ? await commits.stats() : null);
+/** What GET /floor/stats answers: the commits so far, and the stages since the last reading. */
+export interface ProxyFloorStats {
+  commits: FloorCommitStats | null;
+  stages: StageReading;
+}
+
+async function statsBody(
+  commits: FloorCommits | null,
+  clock: ReturnType<typeof createStageClock>,
+): Promise<string> {
+  return JSON.stringify({
+    commits: commits ? await commits.stats() : null,
+    stages: clock.read(),
+  } satisfies ProxyFloorStats);
 }
 
 async function listenNode(
   config: ProxyFloorConfig,
   forward: (input: unknown) => Promise<Answer>,
-  commits: FloorCommits | null,
+  stats: () => Promise<string>,
 ): Promise<void> {
   const failed = (res: ServerResponse) => (err: unknown) =>
     send(res, refuse(500, String((err as Error)?.message ?? err)));
@@ -123,7 +155,7 @@ async function listenNode(
     if (req.method === 'GET' && req.url === '/health')
       return send(res, { status: 200, body: '{"status":"ok"}' });
     if (req.method === 'GET' && req.url === '/floor/stats') {
-      statsBody(commits).then((body) => send(res, { status: 200, body }), failed(res));
+      stats().then((body) => send(res, { status: 200, body }), failed(res));
       return;
     }
     if (req.method !== 'POST' || req.url !== INVOKE_PATH) return send(res, refuse(404, 'not_found'));
@@ -145,13 +177,11 @@ async function listenNode(
 async function listenFastify(
   config: ProxyFloorConfig,
   forward: (input: unknown) => Promise<Answer>,
-  commits: FloorCommits | null,
+  stats: () => Promise<string>,
 ): Promise<void> {
   const app = Fastify({ logger: false });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/floor/stats', async (_req, reply) =>
-    reply.type('application/json').send(await statsBody(commits)),
-  );
+  app.get('/floor/stats', async (_req, reply) => reply.type('application/json').send(await stats()));
   app.post(INVOKE_PATH, async (req, reply) => {
     const a = await forward(req.body);
     return reply.code(a.status).type('application/json').send(a.body);
@@ -163,8 +193,10 @@ const configFile = process.argv[2];
 if (!configFile) throw new Error('usage: proxy-floor.ts CONFIG_FILE');
 const config = JSON.parse(readFileSync(configFile, 'utf8')) as ProxyFloorConfig;
 const commits = config.commitFile ? await startFloorCommits(config.commitFile) : null;
-const forward = createForwarder(config, commits);
+const clock = createStageClock();
+const forward = createForwarder(config, commits, clock);
+const stats = () => statsBody(commits, clock);
 // exit (rather than die) on SIGTERM, so a CPU profile asked for is written
 process.on('SIGTERM', () => process.exit(0));
-if (config.server === 'fastify') await listenFastify(config, forward, commits);
-else await listenNode(config, forward, commits);
+if (config.server === 'fastify') await listenFastify(config, forward, stats);
+else await listenNode(config, forward, stats);
