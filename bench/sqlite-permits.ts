@@ -13,6 +13,8 @@
  * BENCH_PERMITS (default 2000) permits; BENCH_BATCHES (default "1,16") batch sizes; BENCH_OUTCOMES=1
  * also records each granted permit's outcome (dispatching -> succeeded, the permit released, as the
  * Hub records a sent write's answer) in the next batch, so the writer's mix is a governed write's.
+ * BENCH_TASK=0 sends calls without a task instead (the Hub's governed write in bench:hub: no
+ * permit, the session and the operation's rate still checked; the budget is then not spent).
  * BENCH_AB=DIR_A,DIR_B compares two checkouts' group committers instead, batch by batch in this
  * process (bench/lib/committer-ab.ts: CPU per permit, B/A per round; BENCH_ROUNDS, default 6).
  */
@@ -40,6 +42,7 @@ import { outcomeChange, permitChange as writePermitChange } from './lib/writer-c
 const PERMITS = Number(process.env.BENCH_PERMITS ?? 2000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,16').split(',').map(Number);
 const OUTCOMES = process.env.BENCH_OUTCOMES === '1';
+const TASKED = process.env.BENCH_TASK !== '0';
 
 const operation: HttpOperation = {
   tool: 'update_product_content',
@@ -157,7 +160,7 @@ async function setUp(dir: string, budget: number) {
 }
 
 const permitChange = (taskId: string, session: string): InvocationChange =>
-  writePermitChange(taskId, session, BENCH_OPERATION);
+  writePermitChange(TASKED ? taskId : null, session, BENCH_OPERATION);
 
 async function measure(batch: number, timings: Map<string, Timing> | null) {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-permits-'));
@@ -221,9 +224,11 @@ async function measure(batch: number, timings: Map<string, Timing> | null) {
       pagesPerCommit: frames / Math.max(1, committer.stats.batches),
       commits: committer.stats.batches,
       byTree,
-      budget: `${granted} granted, ${refused} refused, writes_used ${used.writes_used} of ${budget}: ${
-        granted === budget && used.writes_used === budget ? 'exact' : 'NOT EXACT'
-      }`,
+      budget: TASKED
+        ? `${granted} granted, ${refused} refused, writes_used ${used.writes_used} of ${budget}: ${
+            granted === budget && used.writes_used === budget ? 'exact' : 'NOT EXACT'
+          }`
+        : `${granted} dispatched, ${refused} refused (no task)`,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -289,7 +294,7 @@ if (AB.length === 2) {
   process.exit(0);
 }
 
-if (process.env.BENCH_STORE !== '0') {
+if (process.env.BENCH_STORE !== '0' && TASKED) {
   heading(
     `SQLite permits through the store (writer thread), this process (load ${loadavg()[0]!.toFixed(2)}; ${benchIdsLabel()})`,
   );
@@ -301,7 +306,7 @@ if (process.env.BENCH_STORE !== '0') {
 }
 
 heading(
-  `SQLite permit transaction in the writer's code${OUTCOMES ? ', each with its outcome in the next batch' : ''}, in-process (load ${loadavg()[0]!.toFixed(2)}; ${benchIdsLabel()})`,
+  `SQLite ${TASKED ? 'permit transaction' : 'dispatching change without a task'} in the writer's code${OUTCOMES ? ', each with its outcome in the next batch' : ''}, in-process (load ${loadavg()[0]!.toFixed(2)}; ${benchIdsLabel()})`,
 );
 const rows: string[][] = [];
 const detail: Array<[number, Map<string, Timing>]> = [];

@@ -2,12 +2,18 @@
  * A governed write's two changes as the Hub hands them to the store's writer (invoke.ts, send.ts):
  * the permit (new → dispatching, permit taken) and the outcome (dispatching → succeeded, the
  * business response, the permit freed). bench:sqlite-permits and bench:writer-latency send them.
+ * A change without a task (`taskId` null) is the Hub's governed write outside a task (bench:hub's
+ * write): no permit is taken, the session's enrollment and the operation's rate are still checked.
  */
 import type { InvocationChange, OperationRecord } from '../../src-hub/store/types.js';
 import { benchInvocationId } from './invocation-ids.js';
 import { permitInvocationRecord, writePermit } from './permit-record.js';
 
-export function permitChange(taskId: string, session: string, operation: OperationRecord): InvocationChange {
+export function permitChange(
+  taskId: string | null,
+  session: string,
+  operation: OperationRecord,
+): InvocationChange {
   const at = new Date();
   const id = benchInvocationId();
   const rec = permitInvocationRecord({
@@ -30,7 +36,7 @@ export function permitChange(taskId: string, session: string, operation: Operati
     at: at.toISOString(),
     create: rec,
     patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
-    permit: writePermit(taskId, at),
+    ...(taskId === null ? {} : { permit: writePermit(taskId, at) }),
     enrollment: { refused_to: 'not_dispatched' },
     operation_rate: { now_ms: at.getTime(), refused_to: 'not_dispatched' },
     audit: { actor: 'bench', kind: 'invocation.created', detail: {} },
