@@ -698,6 +698,49 @@ for (const dialect of dialects()) {
         expect((await upgraded.getTask(t.task_id))?.writes_used).toBe(2);
       });
 
+      it('migration 13 indexes by task only the calls and audit entries of tasks, and a task reads its own as before', async () => {
+        await seedCatalog(store);
+        const t = task({ budget: 5, inFlight: 100 });
+        await store.createTask(t, audit);
+        const tasked = invocation({ task_id: t.task_id });
+        expect(
+          (await store.applyInvocationChange(dispatch(tasked, { permit: permitFor(t.task_id) }))).kind,
+        ).toBe('applied');
+        expect((await store.applyInvocationChange(dispatch(invocation()))).kind).toBe('applied');
+        const usage = await store.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(usage.unresolved.map((u) => u.invocation_id)).toEqual([tasked.invocation_id]);
+        const entries = await store.listAudit({ task_id: t.task_id });
+        expect(entries.map((e) => e.kind)).toContain('invocation.created');
+        // the store as a Hub before migration 13 left it: both indexes cover every row, 13 not applied
+        await store.close();
+        await rawSql(dialect.name, opened, [
+          'DROP INDEX invocations_task_created',
+          'CREATE INDEX invocations_task_created ON invocations (task_id, state, created_at, invocation_id)',
+          'DROP INDEX audit_task',
+          'CREATE INDEX audit_task ON audit (task_id)',
+          'DELETE FROM schema_migrations WHERE version = 13',
+        ]);
+        expect(await taskIndexesOnlyForTasks(dialect.name, opened)).toEqual([]);
+        const upgraded = await opened.reopen();
+        expect((await upgraded.migrations()).map((m) => m.version)).toContain(13);
+        expect(await taskIndexesOnlyForTasks(dialect.name, opened)).toEqual([
+          'audit_task',
+          'invocations_task_created',
+        ]);
+        expect(await upgraded.taskUsage(t.task_id, Date.parse(AT), null)).toEqual(usage);
+        expect(await upgraded.listAudit({ task_id: t.task_id })).toEqual(entries);
+        // a call of the task after the upgrade is indexed, and read, as before
+        const later = invocation({ task_id: t.task_id, created_at: '2026-11-30T10:00:01.000Z' });
+        expect(
+          (await upgraded.applyInvocationChange(dispatch(later, { permit: permitFor(t.task_id) }))).kind,
+        ).toBe('applied');
+        const after = await upgraded.taskUsage(t.task_id, Date.parse(AT), null);
+        expect(after.unresolved.map((u) => u.invocation_id)).toEqual([
+          tasked.invocation_id,
+          later.invocation_id,
+        ]);
+      });
+
       it('a change of a call updates only the columns it changes: never the compiled operation or the arguments again', async () => {
         await seedCatalog(store);
         const t = task({ budget: 5, inFlight: 100 });
@@ -989,6 +1032,33 @@ async function permitIndexesOnInvocation(name: 'sqlite' | 'postgres', opened: Op
       "SELECT COUNT(*)::int AS n FROM pg_indexes WHERE tablename = 'permits' AND indexdef LIKE '%(invocation_id)%'",
     );
     return Number(r.rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Which of the two task indexes cover only rows with a task (task_id IS NOT NULL), by name. */
+async function taskIndexesOnlyForTasks(name: 'sqlite' | 'postgres', opened: OpenedStore): Promise<string[]> {
+  const names = ['audit_task', 'invocations_task_created'];
+  if (name === 'sqlite') {
+    const db = new Database(join(opened.where.dataDir!, 'hub.sqlite'), { readonly: true });
+    try {
+      const rows = db
+        .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND name IN (?, ?) ORDER BY name")
+        .all(...names) as Array<{ name: string; sql: string }>;
+      return rows.filter((r) => /WHERE task_id IS NOT NULL$/.test(r.sql)).map((r) => r.name);
+    } finally {
+      db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: opened.where.url });
+  await c.connect();
+  try {
+    const r = await c.query<{ indexname: string; indexdef: string }>(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE indexname = ANY($1) ORDER BY indexname',
+      [names],
+    );
+    return r.rows.filter((x) => /WHERE \(task_id IS NOT NULL\)$/.test(x.indexdef)).map((x) => x.indexname);
   } finally {
     await c.end();
   }

@@ -560,6 +560,28 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it("a task's calls and audit entries are read through the task indexes, which cover only rows with a task", () => {
+    const db = new Database(join(dir, 'hub.sqlite'), { readonly: true });
+    try {
+      const plan = (sql: string) =>
+        (
+          db
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all(...Array.from({ length: sql.split('?').length - 1 }, () => 'x')) as Array<{ detail: string }>
+        )
+          .map((r) => r.detail)
+          .join('; ');
+      expect(plan(UNRESOLVED_OF_STATE_SQL)).toMatch(
+        /USING INDEX invocations_task_created \(task_id=\? AND state=\?\)/,
+      );
+      expect(plan('SELECT * FROM audit WHERE task_id = ? ORDER BY seq LIMIT ?')).toMatch(
+        /USING INDEX audit_task \(task_id=\?\)/,
+      );
+    } finally {
+      db.close();
+    }
+  });
+
   it('another process holding the write lock past busy_timeout: store_unavailable, nothing kept, then writes again', async () => {
     const holder = new Database(join(dir, 'hub.sqlite'));
     holder.exec('BEGIN IMMEDIATE');

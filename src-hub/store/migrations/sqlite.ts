@@ -208,4 +208,17 @@ CREATE INDEX permits_granted ON permits (task_id, granted_at_ms);
 ALTER TABLE systems ADD COLUMN retired_at TEXT;
 `,
   },
+  {
+    // Only a task's calls and audit entries are ever read by task (task_id = ?, which implies
+    // task_id IS NOT NULL, so the planner uses these indexes as before): a call without a task
+    // no longer writes an entry of them, nor moves one on every change of its state.
+    version: 13,
+    name: 'task_indexes_only_for_tasks',
+    sql: `
+DROP INDEX invocations_task_created;
+CREATE INDEX invocations_task_created ON invocations (task_id, state, created_at, invocation_id) WHERE task_id IS NOT NULL;
+DROP INDEX audit_task;
+CREATE INDEX audit_task ON audit (task_id) WHERE task_id IS NOT NULL;
+`,
+  },
 ];
