@@ -6,6 +6,11 @@
  * mode on, with BENCH_GAP_US (default 500) of main-thread work between writes (the Hub's work
  * between a call's two commits, so the thread goes idle as in the Hub). Prints medians and p90s (µs).
  * BENCH_WRITES (default 1000) writes.
+ * Then the same changes from BENCH_CONCURRENCY (default 16; 0 skips it) calls at once, as a Hub at
+ * that concurrency sends them: each call sends its permit, does BENCH_GAP_US of main-thread work,
+ * waits BENCH_SHOP_MS (default 1; the business call) without blocking, sends its outcome and does
+ * the work again; prints where the writer thread's time went (its transactions, of them the
+ * COMMITs, and idle, waiting for changes), writes per commit, the commit cycle and the stages.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,6 +29,8 @@ import { outcomeChange, permitChange as writePermitChange } from './lib/writer-c
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 1000);
 const GAP_US = Number(process.env.BENCH_GAP_US ?? 500);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SHOP_MS = Number(process.env.BENCH_SHOP_MS ?? 1);
 
 const BENCH_OPERATION = {
   system_id: 'bench-shop',
@@ -146,6 +153,104 @@ try {
       Object.entries(stages).map(([k, xs]) => [k, q(xs, 0.5).toFixed(0), q(xs, 0.9).toFixed(0)]),
     ),
   );
+  if (CONCURRENCY > 0) await concurrent(taskId);
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** BENCH_CONCURRENCY calls at once through the writer thread: where the thread's time goes. */
+async function concurrent(taskId: string): Promise<void> {
+  const batches: Array<{ stamps: WriterStamps; arrivedAt: number }> = [];
+  const writer = startSqliteWriter(dir, {
+    onTiming: (stamps, arrivedAt) => batches.push({ stamps, arrivedAt }),
+  });
+  const latencies: number[] = [];
+  const write = async (change: InvocationChange) => {
+    const t0 = clock();
+    const answer = (await writer.write('applyInvocationChange', [change])) as { kind: string };
+    latencies.push((clock() - t0) / 1000);
+    if (answer.kind !== 'applied') throw new Error(`not applied: ${JSON.stringify(answer)}`);
+  };
+  const shop = () => new Promise((r) => setTimeout(r, SHOP_MS));
+  const call = async () => {
+    const permit = permitChange(taskId);
+    await write(permit);
+    spin(GAP_US);
+    await shop();
+    await write(outcomeChange(permit.invocation_id));
+    spin(GAP_US);
+  };
+  const run = async (calls: number) => {
+    let left = calls;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left-- > 0) await call();
+      }),
+    );
+  };
+  await run(100); // the thread's warm-up
+  batches.length = 0;
+  latencies.length = 0;
+  const t0 = clock();
+  await run(WRITES / 2);
+  const wallNs = clock() - t0;
+  await writer.close();
+  const stats = { writes: latencies.length, batches: batches.length };
+  const sum = (f: (b: WriterStamps, arrivedAt: number) => number) =>
+    batches.reduce((n, b) => n + f(b.stamps, b.arrivedAt), 0);
+  const share = (ns: number) => `${((100 * ns) / wallNs).toFixed(0)} %`;
+  const perBatch = (ns: number) => (ns / stats.batches / 1000).toFixed(0);
+  const transaction = sum((b) => b.runTo - b.runFrom);
+  const commit = sum((b) => b.commitTo - b.commitFrom);
+  // idle: from a batch's answers posted to the next batch's message handled
+  let idle = 0;
+  for (let i = 1; i < batches.length; i++)
+    idle += Math.max(0, batches[i]!.stamps.receivedAt - batches[i - 1]!.stamps.answeredAt);
+  const q = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)] ?? NaN;
+  const stage = (f: (b: WriterStamps, arrivedAt: number) => number) => {
+    const xs = batches.map((b) => f(b.stamps, b.arrivedAt) / 1000);
+    return [q(xs, 0.5).toFixed(0), q(xs, 0.9).toFixed(0)];
+  };
+  heading(
+    `${CONCURRENCY} calls at once through the SQLite writer thread (gap ${GAP_US} µs, business call ${SHOP_MS} ms, load ${loadavg()[0]!.toFixed(2)})`,
+  );
+  console.log(
+    `${stats.writes} writes in ${(wallNs / 1e6).toFixed(0)} ms: ${((stats.writes / wallNs) * 1e9).toFixed(0)} writes/s, ` +
+      `${(stats.writes / stats.batches).toFixed(1)} per commit, a commit every ${perBatch(wallNs)} µs; ` +
+      `write p50 ${q(latencies, 0.5).toFixed(0)} µs (p90 ${q(latencies, 0.9).toFixed(0)})`,
+  );
+  console.log(
+    table(
+      ['the writer thread', 'share of the time', 'µs per commit'],
+      [
+        ['in transactions (BEGIN..COMMIT, answers built)', share(transaction), perBatch(transaction)],
+        ['  of which COMMIT (its fsync)', share(commit), perBatch(commit)],
+        [
+          '  of which the statements and their code',
+          share(transaction - commit),
+          perBatch(transaction - commit),
+        ],
+        ['idle, waiting for changes', share(idle), perBatch(idle)],
+        [
+          'the rest (taking messages, posting answers)',
+          share(wallNs - transaction - idle),
+          perBatch(wallNs - transaction - idle),
+        ],
+      ],
+    ),
+  );
+  console.log(
+    table(
+      ['stage, per batch', 'p50 µs', 'p90 µs'],
+      [
+        ['postMessage to thread handler', ...stage((b) => b.receivedAt - b.postedAt)],
+        ['thread handler to BEGIN', ...stage((b) => b.runFrom - b.receivedAt)],
+        ['transaction (BEGIN..COMMIT, answers)', ...stage((b) => b.runTo - b.runFrom)],
+        ['  its COMMIT', ...stage((b) => b.commitTo - b.commitFrom)],
+        ['COMMIT returned to postMessage', ...stage((b) => b.answeredAt - b.runTo)],
+        ['answer post to main handler', ...stage((b, arrivedAt) => arrivedAt - b.answeredAt)],
+      ],
+    ),
+  );
 }

@@ -13,7 +13,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-it('stamps each batch: posted, received, its transaction, answered, arrived, in that order', async () => {
+it('stamps each batch: posted, received, its transaction and within it its COMMIT, answered, arrived, in that order', async () => {
   const seen: Array<{ stamps: WriterStamps; arrivedAt: number }> = [];
   const store = createSqliteStore({
     dataDir: dir,
@@ -26,9 +26,21 @@ it('stamps each batch: posted, received, its transaction, answered, arrived, in 
     const resumed = Number(process.hrtime.bigint());
     expect(seen.length - before).toBe(1);
     const { stamps: s, arrivedAt } = seen.at(-1)!;
-    const order = [issued, s.postedAt, s.receivedAt, s.runFrom, s.runTo, s.answeredAt, arrivedAt, resumed];
+    const order = [
+      issued,
+      s.postedAt,
+      s.receivedAt,
+      s.runFrom,
+      s.commitFrom,
+      s.commitTo,
+      s.runTo,
+      s.answeredAt,
+      arrivedAt,
+      resumed,
+    ];
     expect(order).toEqual([...order].sort((a, b) => a - b));
-    expect(s.runTo).toBeGreaterThan(s.runFrom); // the transaction, its commit included, took time
+    expect(s.commitTo).toBeGreaterThan(s.commitFrom); // the commit, its fsync included, took time
+    expect(s.runTo).toBeGreaterThan(s.runFrom);
   } finally {
     await store.close();
   }

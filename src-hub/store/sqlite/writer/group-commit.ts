@@ -50,7 +50,18 @@ export interface BatchResult {
   clients: string[];
 }
 
-export function createGroupCommitter(db: Database.Database, base: OpEnv) {
+export interface GroupCommitterOptions {
+  /** Read the clock around each COMMIT (lastCommit; the writer's timing mode). */
+  timing?: boolean;
+}
+
+const clock = () => Number(process.hrtime.bigint());
+
+export function createGroupCommitter(
+  db: Database.Database,
+  base: OpEnv,
+  options: GroupCommitterOptions = {},
+) {
   const sink = createTaskEventSink();
   const invocations = createInvocationRows();
   const enrollments = createEnrollmentRows();
@@ -86,6 +97,15 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     }
   };
   const stats: GroupCommitStats = { batches: 0, writes: 0, retried: 0 };
+  // with timing on: the last batch's COMMIT, from and to (process.hrtime ns)
+  const lastCommit = { from: 0, to: 0 };
+  const commitBatch = options.timing
+    ? () => {
+        lastCommit.from = clock();
+        commit.run();
+        lastCommit.to = clock();
+      }
+    : () => commit.run();
   const failAll = (batch: WriteRequest[], error: SerializedError): BatchResult => ({
     answers: batch.map((r) => ({ id: r.id, ok: false, error })),
     clients: [],
@@ -228,7 +248,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
     }
     try {
       published ??= publishTouched();
-      commit.run();
+      commitBatch();
     } catch (err) {
       if (db.inTransaction) rollback.run();
       rolledBack();
@@ -244,6 +264,7 @@ export function createGroupCommitter(db: Database.Database, base: OpEnv) {
 
   return {
     stats,
+    lastCommit,
     /**
      * Runs one batch; when this returns, its answers are final (committed, or failed and rolled
      * back). The transaction first publishes the views still marked (an earlier transaction could

@@ -42,6 +42,9 @@ export interface WriterStamps {
   /** The batch's transaction ran from, to (BEGIN to COMMIT returned, answers built). */
   runFrom: number;
   runTo: number;
+  /** Its COMMIT (the fsync included) ran from, to. */
+  commitFrom: number;
+  commitTo: number;
   /** Just before the thread posted the answers. */
   answeredAt: number;
 }

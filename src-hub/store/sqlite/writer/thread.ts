@@ -45,7 +45,12 @@ function serve(port: MessagePort, data: WriterData): void {
     post({ kind: 'fatal', error: serializeError(err) });
     return;
   }
-  const committer = createGroupCommitter(db, { sql: createSqliteSession(db), rules: STORE_RULES });
+  const timing = data.timing === true;
+  const committer = createGroupCommitter(
+    db,
+    { sql: createSqliteSession(db), rules: STORE_RULES },
+    { timing },
+  );
   const publishViews = () => {
     const clients = committer.publishViews();
     if (clients.length > 0) post({ kind: 'events', clients });
@@ -80,7 +85,6 @@ function serve(port: MessagePort, data: WriterData): void {
   const publishLater = () => {
     viewTimer ??= setTimeout(publishWhenIdle, viewDelayMs);
   };
-  const timing = data.timing === true;
   const pump = (first: MainMessage) => {
     let next: MainMessage | undefined = first;
     while (next) {
@@ -102,7 +106,19 @@ function serve(port: MessagePort, data: WriterData): void {
           kind: 'answers',
           answers,
           ...(clients.length > 0 ? { clients } : {}),
-          ...(timing ? { timing: { postedAt, receivedAt, runFrom, runTo, answeredAt: clock() } } : {}),
+          ...(timing
+            ? {
+                timing: {
+                  postedAt,
+                  receivedAt,
+                  runFrom,
+                  runTo,
+                  commitFrom: committer.lastCommit.from,
+                  commitTo: committer.lastCommit.to,
+                  answeredAt: clock(),
+                },
+              }
+            : {}),
         });
       }
       next = receiveMessageOnPort(port)?.message as MainMessage | undefined;
