@@ -5,7 +5,7 @@ import { UNRESOLVED_INVOCATION_STATES } from '../../../../src-shared/states.js';
 import { SystemRetiredError } from '../../errors.js';
 import type { OpEnv } from '../env.js';
 import { toSystem } from '../rows.js';
-import { io, type Row, type SqlSession, type Step } from '../session.js';
+import { io, type Awaitable, type Row, type SqlSession, type Step } from '../session.js';
 import { insertAudit } from './audit.js';
 import { noteConfigChange } from './config-generation.js';
 
@@ -164,11 +164,22 @@ export function sendLiveSystemCheck(s: SqlSession, systemId: string): () => Step
   const read = ahead(
     s.get<{ retired_at: string | null }>('SELECT retired_at FROM systems WHERE system_id = ?', [systemId]),
   );
-  return function* () {
-    if (held !== null) yield* io(held);
-    const row = yield* io(read);
-    if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
-  };
+  return () => liveSystemChecked(systemId, held, read);
+}
+
+/**
+ * The answer of sendLiveSystemCheck's reads. A module-level generator, not one made per call (each
+ * generator function made anew has a prototype object of its own, which puts every read of its
+ * generators' properties off V8's caches: sql/session.ts `started`).
+ */
+function* liveSystemChecked(
+  systemId: string,
+  held: Awaitable<unknown> | null,
+  read: Awaitable<{ retired_at: string | null } | undefined>,
+): Step<void> {
+  if (held !== null) yield* io(held);
+  const row = yield* io(read);
+  if (row && row.retired_at !== null) throw new SystemRetiredError(systemId);
 }
 
 /**
