@@ -19,6 +19,7 @@ import type { WriteAnswer } from '../../src-hub/store/sqlite/writer/protocol.js'
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import {
+  AT,
   audit,
   dispatchChange,
   invocation,
@@ -91,6 +92,12 @@ const result = changeResult;
 const permitOf = (session: string, taskId: string): InvocationChange =>
   dispatchChange(invocation({ agent_session_id: session, task_id: taskId }), {
     permit: permitFor(taskId),
+    enrollment: { refused_to: 'not_dispatched' },
+    audit,
+  });
+/** A new call of `session` without a task, with the enrollment gate, as transitionInvocation sends it. */
+const untaskedOf = (session: string): InvocationChange =>
+  dispatchChange(invocation({ agent_session_id: session }), {
     enrollment: { refused_to: 'not_dispatched' },
     audit,
   });
@@ -196,6 +203,57 @@ describe('SQLite writer: the session enrollments it keeps', () => {
       'src-hub/store/postgres/permit-run.ts',
       'src-hub/store/sql/ops/invocation-change.ts',
     ]);
+  });
+
+  it('a session read as not enrolled is kept: its calls without a task read it once, and its enrollment here is then served', () => {
+    const s = session();
+    reads = 0;
+    expect(run(untaskedOf(s), untaskedOf(s)).map((a) => result(a).kind)).toEqual(['applied', 'applied']);
+    expect(result(run(untaskedOf(s))[0]).kind).toBe('applied');
+    expect(reads).toBe(1);
+    // its first permit enrolls it (this writer's own write): the next, in another task, is refused
+    const answers = run(permitOf(s, taskA), permitOf(s, taskB));
+    expect(answers.map((a) => result(a).kind)).toEqual(['applied', 'refused']);
+    expect(reads).toBe(1);
+    expect(enrolledIn(s)).toBe(taskA);
+  });
+
+  it('a session kept as not enrolled that another connection enrolled is read again, never served as not enrolled', () => {
+    const s = session();
+    expect(result(run(untaskedOf(s))[0]).kind).toBe('applied');
+    const other = new Database(join(dir, 'hub.sqlite'));
+    try {
+      other
+        .prepare(
+          'INSERT INTO session_enrollments (client_id, agent_session_id, task_id, invocation_id, enrolled_at) VALUES (?, ?, ?, ?, ?)',
+        )
+        .run('desk', s, taskB, 'inv_elsewhere', AT);
+    } finally {
+      other.close();
+    }
+    reads = 0;
+    const refused = result(run(permitOf(s, taskA))[0]);
+    expect(refused.kind === 'refused' ? refused.refusal.code : refused.kind).toBe('task_required');
+    expect(reads).toBe(1);
+    expect(enrolledIn(s)).toBe(taskB);
+  });
+
+  it('a session read as not enrolled by a batch that was rolled back is read again', () => {
+    const s = session();
+    const broken = dispatchChange(invocation({ task_id: taskA }), {
+      permit: permitFor(taskA),
+      decide_approval: MISSING_APPROVAL_DECISION,
+      audit,
+    });
+    reads = 0;
+    // read in the batch, rolled back, read again in its rerun (the kept null forgotten with it)
+    expect(run(untaskedOf(s), broken).map((a) => a.ok)).toEqual([true, false]);
+    expect(reads).toBe(2);
+    // the failed write undone alone forgot everything kept too: read once more, then kept
+    expect(result(run(untaskedOf(s))[0]).kind).toBe('applied');
+    expect(reads).toBe(3);
+    expect(result(run(untaskedOf(s))[0]).kind).toBe('applied');
+    expect(reads).toBe(3);
   });
 
   it('keeps at most its limit, the one put longest ago going first', () => {

@@ -136,14 +136,15 @@ export const READ_ENROLLMENT_SQL =
  * The session enrollments a single writer (SQLite's writer thread) read or wrote itself: an
  * enrollment never changes once written, so the writer keeps the ones it has seen instead of reading
  * them per change, and forgets them all when anything else may have changed the table (a rollback,
- * another connection: writer/enrollments.ts). Only an enrollment that exists is kept; a session
- * not enrolled is read each time.
+ * another connection: writer/enrollments.ts). A session read as not enrolled is kept too (null),
+ * until this writer enrolls it (put) or forgets: only this writer's transactions can enroll it
+ * between its reads.
  */
 export interface KeptEnrollments {
-  /** The task the session is enrolled in, as stored, or undefined: not kept, read it. */
-  get(clientId: string, agentSessionId: string): string | undefined;
-  /** The session's enrollment as read, or as just written in the running transaction. */
-  put(clientId: string, agentSessionId: string, taskId: string): void;
+  /** The task the session is enrolled in, as stored; null: not enrolled; undefined: not kept, read it. */
+  get(clientId: string, agentSessionId: string): string | null | undefined;
+  /** The session's enrollment (null: none) as read, or as just written in the running transaction. */
+  put(clientId: string, agentSessionId: string, taskId: string | null): void;
 }
 
 function* readEnrollment(env: OpEnv, base: InvocationRecord): Step<string | null> {
@@ -152,7 +153,10 @@ function* readEnrollment(env: OpEnv, base: InvocationRecord): Step<string | null
   const row = yield* io(
     env.sql.get<{ task_id: string }>(READ_ENROLLMENT_SQL, [base.client_id, base.agent_session_id]),
   );
-  if (!row) return null;
+  if (!row) {
+    env.enrollments?.put(base.client_id, base.agent_session_id, null);
+    return null;
+  }
   const taskId = String(row.task_id);
   env.enrollments?.put(base.client_id, base.agent_session_id, taskId);
   return taskId;

@@ -1,6 +1,7 @@
 /**
  * The session enrollments the writer thread read or wrote, kept so that a permit does not read its
- * session's enrollment again (sql/ops/invocation-change.ts KeptEnrollments). An enrollment is
+ * session's enrollment again (sql/ops/invocation-change.ts KeptEnrollments), and the sessions it
+ * read as not enrolled (null: a call without a task reads its session's enrollment too). An enrollment is
  * permanent once written, yet a kept one is served only while it is certainly the stored one, with
  * the discipline of the kept invocation rows (invocation-rows.ts):
  *   - invocation-change.ts is the only code that writes the session_enrollments table, and it puts
@@ -22,7 +23,7 @@ export interface EnrollmentRows extends KeptEnrollments {
 }
 
 export function createEnrollmentRows(limit = KEPT_ENROLLMENTS): EnrollmentRows {
-  const rows = new Map<string, string>();
+  const rows = new Map<string, string | null>();
   // a client id has no NUL (hub-api.ts ClientIdSchema), so the first NUL ends it: one key per session
   const key = (clientId: string, agentSessionId: string) => `${clientId}\u0000${agentSessionId}`;
   return {
