@@ -190,6 +190,7 @@ try {
       concurrency: CONCURRENCY,
       tools: TOOL,
       directStart: (kind, conc) => results.get(key('direct', kind, conc))!,
+      directStartCpuMs,
       directJob,
       cpuCount,
     });
@@ -402,6 +403,7 @@ function sqliteHubCases(): CaseFigures[] {
         conc,
         summary,
         directStart: results.get(key('direct', kind, conc))!,
+        directStartCpuMs: directStartCpuMs(kind, conc),
         directAround: directAround.get(k) ?? null,
         cpu,
         busy: busy.get(k) ?? null,
@@ -423,4 +425,11 @@ function benchCores(where: string, kind: Kind, conc: number): number {
   const hub = where === 'direct' ? 0 : (cpuPerCall.get(k)?.total ?? NaN);
   const perCall = hub + (generatorCpu.get(k) ?? NaN) + (shopCpu.get(k) ?? NaN);
   return (perCall * (results.get(k)?.per_s ?? NaN)) / 1000;
+}
+
+/** The load generator's and the bench shop's CPU per direct call (ms) at the start of the run. */
+function directStartCpuMs(kind: Kind, conc: number): number | null {
+  const k = key('direct', kind, conc);
+  const ms = (generatorCpu.get(k) ?? NaN) + (shopCpu.get(k) ?? NaN);
+  return Number.isFinite(ms) ? ms : null;
 }

@@ -55,6 +55,8 @@ export interface CaseFigures {
   summary: Summary;
   /** The direct call's figures at the start of the run (same call, same concurrency). */
   directStart: Summary;
+  /** The CPU per call (ms) the load generator and the bench shop spent on the direct call then. */
+  directStartCpuMs: number | null;
   /** The mean of the direct call right before and right after the case. */
   directAround: Pick<Summary, 'p50_ms' | 'per_s'> | null;
   /** CPU per call (ms) of the process(es) under test. */
@@ -87,6 +89,7 @@ export interface FloorCaseInput {
   concurrency: readonly number[];
   tools: Record<CallKind, keyof BenchRun['operations']>;
   directStart(kind: CallKind, conc: number): Summary;
+  directStartCpuMs(kind: CallKind, conc: number): number | null;
   directJob(kind: CallKind): Omit<Extract<LoadJob, { kind: 'direct' }>, 'calls' | 'concurrency'>;
   cpuCount: number;
 }
@@ -142,6 +145,7 @@ export async function runProxyFloors(
             conc,
             summary: r.summary,
             directStart: input.directStart(kind, conc),
+            directStartCpuMs: input.directStartCpuMs(kind, conc),
             directAround: {
               p50_ms: (before.summary.p50_ms + after.summary.p50_ms) / 2,
               per_s: (before.summary.per_s + after.summary.per_s) / 2,
@@ -174,6 +178,21 @@ export async function runProxyFloors(
   return { cases, problems };
 }
 
+/** CPU per call (ms) of the process under test, the load generator and the bench shop together. */
+const benchCpuMs = (c: CaseFigures) => ((c.benchCores ?? NaN) * 1000) / c.summary.per_s;
+
+/**
+ * The calls per second the case's CPU per call would allow with every CPU busy on this bench alone
+ * (CPUs / the bench's CPU per call), and its share of the same for the direct call at the start: a
+ * bound that other work on a shared machine hardly moves. A case that waits (commits, turns) stays
+ * below it; the direct call at 16 too, so the measured share can be above this one.
+ */
+function ceiling(c: CaseFigures, cpuCount: number): string {
+  const own = (cpuCount * 1000) / benchCpuMs(c);
+  const direct = c.directStartCpuMs ? (cpuCount * 1000) / c.directStartCpuMs : NaN;
+  return Number.isFinite(own) ? `${Math.round(own)} (${fmt(own / direct)}x)` : 'n/a';
+}
+
 /** "1.52 of 2 (76 %)": CPUs busy during a case, all processes on the machine. */
 export const busyLabel = (b: MachineBusy | null | undefined, cpuCount: number): string =>
   b ? `${fmt(b.cores)} of ${cpuCount} (${Math.round(b.busy * 100)} %)` : 'n/a';
@@ -200,6 +219,8 @@ export function printFloorCases(cases: readonly CaseFigures[], cpuCount: number)
         'waited for a CPU ms/call (main thread)',
         'machine CPUs busy',
         'of which this bench',
+        'bench CPU ms/call',
+        'if CPU-bound: calls/s (share of direct)',
         'changes per commit',
         'commits/s',
       ],
@@ -220,13 +241,15 @@ export function printFloorCases(cases: readonly CaseFigures[], cpuCount: number)
         c.cpu ? `${fmt(c.cpu.waited)} (${fmt(c.cpu.waitedMain)})` : 'n/a',
         busyLabel(c.busy, cpuCount),
         c.benchCores === null ? 'n/a' : fmt(c.benchCores),
+        fmt(benchCpuMs(c)),
+        ceiling(c, cpuCount),
         c.perCommit === null ? '—' : fmt(c.perCommit),
         c.commitsPerS === null ? '—' : Math.round(c.commitsPerS),
       ]),
     ),
   );
   console.log(
-    '(share of direct: calls/s against the direct call at the same concurrency, measured at the start of the run and, "around", right before and right after the case; CPU: the process under test, /proc, 10 ms ticks; waited for a CPU: the time its threads were ready to run but on a run queue, /proc/…/schedstat; machine CPUs busy: every process on the machine during the case, from /proc/stat — near all CPUs busy means bound by CPU, well below it bound by waiting; "of which this bench": the CPU the process under test, the load generator and the bench shop spent over the case\'s wall time, the rest is other work on the machine; the Hub\'s changes per commit are its store writes per transaction)',
+    '(share of direct: calls/s against the direct call at the same concurrency, measured at the start of the run and, "around", right before and right after the case; CPU: the process under test, /proc, 10 ms ticks; waited for a CPU: the time its threads were ready to run but on a run queue, /proc/…/schedstat; machine CPUs busy: every process on the machine during the case, from /proc/stat — near all CPUs busy means bound by CPU, well below it bound by waiting; "of which this bench": the CPU the process under test, the load generator and the bench shop spent over the case\'s wall time, the rest is other work on the machine; "if CPU-bound": all CPUs over the bench CPU per call, and its share of the same for the direct call at the start — a ceiling other work hardly moves; the Hub\'s changes per commit are its store writes per transaction)',
   );
   const inside = cases.filter((c) => c.inside);
   if (inside.length === 0) return;
