@@ -1,6 +1,6 @@
 /**
  * A governed write's two changes as the Hub hands them to the store's writer (invoke.ts, send.ts):
- * the permit (new → dispatching, permit taken) and the outcome (dispatching → succeeded, the
+ * the permit (new → dispatching, permit taken, its system checked in service) and the outcome (dispatching → succeeded, the
  * business response, the permit freed). bench:sqlite-permits and bench:writer-latency send them.
  * A change without a task (`taskId` null) is the Hub's governed write outside a task (bench:hub's
  * write): no permit is taken, the session's enrollment and the operation's rate are still checked.
@@ -35,6 +35,7 @@ export function permitChange(
     to: 'dispatching',
     at: at.toISOString(),
     create: rec,
+    live_system: operation.system_id,
     patch: { dispatch: 'attempted', owner_instance: 'bench', owner_incarnation: 1 },
     ...(taskId === null ? {} : { permit: writePermit(taskId, at) }),
     enrollment: { refused_to: 'not_dispatched' },

@@ -2,7 +2,12 @@
 import type { StoreRules } from '../rules.js';
 import type { SqlSession } from './session.js';
 import type { InvokeReadsCache } from './invoke-cache.js';
-import type { BatchTaskRows, DeferredStateCounts, KeptEnrollments } from './ops/invocation-change.js';
+import type {
+  BatchTaskRows,
+  DeferredStateCounts,
+  KeptEnrollments,
+  KeptLiveSystems,
+} from './ops/invocation-change.js';
 import type { KeptInvocations } from './ops/invocations.js';
 import type { TaskEventSink } from './task-events.js';
 
@@ -17,6 +22,8 @@ export interface OpEnv {
   invocations?: KeptInvocations;
   /** Set by a single writer that keeps the session enrollments it read or wrote (SQLite's writer thread). */
   enrollments?: KeptEnrollments;
+  /** Set by a single writer that keeps the systems new calls found in service (SQLite's writer thread). */
+  liveSystems?: KeptLiveSystems;
   /** Set by a single writer that writes its batch's task state counts once, summed (SQLite's writer thread). */
   stateCounts?: DeferredStateCounts;
   /** Set by a single writer that keeps the task rows its permit gates read in a transaction (SQLite's writer thread). */

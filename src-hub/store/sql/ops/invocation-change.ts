@@ -521,12 +521,25 @@ function* publish(
   return approval;
 }
 
+/**
+ * The systems a single writer (SQLite's writer thread) found in service when a new call checked
+ * its system: the next new calls of a kept system are not checked again. The writer forgets them
+ * whenever one may have left service (writer/live-systems.ts).
+ */
+export interface KeptLiveSystems {
+  has(systemId: string): boolean;
+  /** Found in service by a new call's check, in the running transaction. */
+  add(systemId: string): void;
+}
+
 export function* applyInvocationChange(env: OpEnv, change: InvocationChange): Step<InvocationChangeResult> {
   const s = env.sql;
   yield* s.dialect.lock(s, `invocation:${change.invocation_id}`);
-  // a new call's system check goes out with the call's read: one round trip for both
+  // a new call's system check goes out with the call's read: one round trip for both (a single
+  // writer's kept system is the stored one: KeptLiveSystems)
+  const liveSystem = change.from === 'new' ? change.live_system : undefined;
   const systemIsLive =
-    change.from === 'new' && change.live_system ? sendLiveSystemCheck(s, change.live_system) : null;
+    liveSystem && env.liveSystems?.has(liveSystem) !== true ? sendLiveSystemCheck(s, liveSystem) : null;
   // a single writer's kept row is the stored one (ops/invocations.ts KeptInvocations)
   const current =
     env.invocations?.get(change.invocation_id) ?? (yield* readInvocation(s, change.invocation_id));
@@ -534,7 +547,10 @@ export function* applyInvocationChange(env: OpEnv, change: InvocationChange): St
   if (change.from === 'new') {
     if (current || !change.create) return { kind: 'stale', current };
     base = change.create;
-    if (systemIsLive) yield* systemIsLive();
+    if (systemIsLive) {
+      yield* systemIsLive();
+      env.liveSystems?.add(liveSystem!);
+    }
   } else {
     if (!current || current.state !== change.from) return { kind: 'stale', current };
     if (change.only_if_orphaned && (yield* ownerIsLive(s, change.invocation_id)))

@@ -18,9 +18,10 @@
  * kept for the transaction, its grants done to them and written to the stored rows once, before
  * anything reads those (task-rows.ts). Between transactions
  * the writer keeps the invocation rows it wrote
- * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts) and the task lists
- * its views read (sql/task-events.ts); it forgets them when anything is rolled back or another
- * connection committed.
+ * (invocation-rows.ts), the session enrollments it read or wrote (enrollments.ts), the systems new
+ * calls found in service (live-systems.ts; also forgotten after any write that is not an invocation
+ * change) and the task lists its views read (sql/task-events.ts); it forgets them when anything is
+ * rolled back or another connection committed.
  */
 import type Database from 'better-sqlite3';
 import type { OpEnv } from '../../sql/env.js';
@@ -29,6 +30,7 @@ import { runSync, type Step } from '../../sql/session.js';
 import { createTaskEventSink } from '../../sql/task-events.js';
 import { createEnrollmentRows } from './enrollments.js';
 import { createInvocationRows } from './invocation-rows.js';
+import { createLiveSystems } from './live-systems.js';
 import { createStateCountSums } from './state-counts.js';
 import { createBatchTaskRows } from './task-rows.js';
 import { restoreOperation } from './operation-by-text.js';
@@ -65,11 +67,20 @@ export function createGroupCommitter(
   const sink = createTaskEventSink();
   const invocations = createInvocationRows();
   const enrollments = createEnrollmentRows();
+  const liveSystems = createLiveSystems();
   // the batch's task state counts, summed and written once before its views read them
   const stateCounts = createStateCountSums();
   // the task rows the permit gates of the running transaction read, its grants written once per task
   const taskRows = createBatchTaskRows(base.sql);
-  const env: OpEnv = { ...base, taskEvents: sink, invocations, enrollments, stateCounts, taskRows };
+  const env: OpEnv = {
+    ...base,
+    taskEvents: sink,
+    invocations,
+    enrollments,
+    liveSystems,
+    stateCounts,
+    taskRows,
+  };
   let viewsPending = true; // marks a crash may have left: published by the first transaction
   const begin = db.prepare('BEGIN IMMEDIATE');
   const commit = db.prepare('COMMIT');
@@ -82,6 +93,7 @@ export function createGroupCommitter(
     sink.forget();
     invocations.forget();
     enrollments.forget();
+    liveSystems.forget();
     taskRows.discard();
   };
   // changes another connection committed (the operator CLI's own writer): the sink's kept task
@@ -166,7 +178,10 @@ export function createGroupCommitter(
     const other = req.op !== 'applyInvocationChange';
     if (other) taskRows.drop(); // it may read a task row: the grants written first
     const value = runSync(op(env, ...req.args));
-    if (other) taskRows.drop(); // it may have changed a task row
+    if (other) {
+      taskRows.drop(); // it may have changed a task row
+      liveSystems.forget(); // or retired a system
+    }
     if (alone) {
       // inside the write's savepoint
       taskRows.flush();
