@@ -492,6 +492,11 @@ function* publish(
   kind: string,
 ): Step<ApprovalRecord | null> {
   const { sql: s, rules } = env;
+  // copied, then set: a literal that spreads an object and then adds keys costs 1-2 µs on this V8
+  // (its map is made anew every time; the writer thread's profile showed it). Same keys, same order.
+  const detail: Record<string, unknown> = Object.assign({}, change.audit.detail);
+  detail.reason_code = record.reason_code;
+  detail.dispatch = record.dispatch;
   yield* insertAudit(
     s,
     {
@@ -501,7 +506,7 @@ function* publish(
       task_id: record.task_id,
       from_state: from,
       to_state: to,
-      detail: { ...change.audit.detail, reason_code: record.reason_code, dispatch: record.dispatch },
+      detail,
     },
     change.at,
   );
