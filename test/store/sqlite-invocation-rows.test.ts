@@ -10,7 +10,6 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { READ_INVOCATION_SQL } from '../../src-hub/store/sql/ops/invocations.js';
 import { INVOCATION_COLUMNS } from '../../src-hub/store/sql/rows.js';
-import type { SqlSession } from '../../src-hub/store/sql/session.js';
 import { connectWriter } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
@@ -29,7 +28,7 @@ import {
   seedCatalog,
   task,
 } from './fixtures.js';
-import { changeResult, runChanges } from './writer-changes.js';
+import { changeResult, countingGets, runChanges } from './writer-changes.js';
 
 let dir: string;
 let store: HubStore;
@@ -37,18 +36,6 @@ let db: Database.Database;
 let reads: number;
 let committer: ReturnType<typeof createGroupCommitter>;
 let taskId: string;
-
-/** The writer's session, counting the reads of an invocation row. */
-function counting(inner: SqlSession): SqlSession {
-  return {
-    ...inner,
-    dialect: inner.dialect,
-    get: ((sql: string, params?: never[]) => {
-      if (sql === READ_INVOCATION_SQL) reads += 1;
-      return inner.get(sql, params);
-    }) as SqlSession['get'],
-  };
-}
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hub-kept-rows-'));
@@ -60,7 +47,10 @@ beforeEach(async () => {
   await store.flushEvents();
   db = connectWriter(dir);
   reads = 0;
-  committer = createGroupCommitter(db, { sql: counting(createSqliteSession(db)), rules: STORE_RULES });
+  committer = createGroupCommitter(db, {
+    sql: countingGets(createSqliteSession(db), READ_INVOCATION_SQL, () => (reads += 1)),
+    rules: STORE_RULES,
+  });
 });
 afterEach(async () => {
   db.close();

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SYSTEM_RETIRED } from '../../src-hub/store/errors.js';
-import type { SqlSession } from '../../src-hub/store/sql/session.js';
 import { connectWriter } from '../../src-hub/store/sqlite/open.js';
 import { createSqliteSession } from '../../src-hub/store/sqlite/session.js';
 import { createSqliteStore } from '../../src-hub/store/sqlite/store.js';
@@ -19,7 +18,7 @@ import type { WriteAnswer } from '../../src-hub/store/sqlite/writer/protocol.js'
 import { STORE_RULES } from '../../src-hub/store-rules.js';
 import type { HubStore, InvocationChange } from '../../src-hub/store/types.js';
 import { AT, audit, dispatchChange, invocation, MISSING_APPROVAL_DECISION, seedCatalog } from './fixtures.js';
-import { changeResult, runChanges } from './writer-changes.js';
+import { changeResult, countingGets, runChanges } from './writer-changes.js';
 
 const LIVE_SYSTEM_SQL = 'SELECT retired_at FROM systems WHERE system_id = ?';
 
@@ -30,18 +29,6 @@ let committer: ReturnType<typeof createGroupCommitter>;
 /** Reads of a system's retired_at by the writer. */
 let reads: number;
 
-/** The writer's session, counting the reads of a new call's system check. */
-function counting(inner: SqlSession): SqlSession {
-  return {
-    ...inner,
-    dialect: inner.dialect,
-    get: ((sql: string, params?: never[]) => {
-      if (sql === LIVE_SYSTEM_SQL) reads += 1;
-      return inner.get(sql, params);
-    }) as SqlSession['get'],
-  };
-}
-
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hub-kept-live-systems-'));
   store = createSqliteStore({ dataDir: dir });
@@ -49,7 +36,10 @@ beforeEach(async () => {
   await store.flushEvents();
   db = connectWriter(dir);
   reads = 0;
-  committer = createGroupCommitter(db, { sql: counting(createSqliteSession(db)), rules: STORE_RULES });
+  committer = createGroupCommitter(db, {
+    sql: countingGets(createSqliteSession(db), LIVE_SYSTEM_SQL, () => (reads += 1)),
+    rules: STORE_RULES,
+  });
 });
 afterEach(async () => {
   db.close();
