@@ -13,6 +13,7 @@ import { BENCH_SHOP } from './lib/bench-shop.js';
 import { printFloors, ratio, startBenchRun, type SetupName } from './lib/bench-run.js';
 import { cpuSpent, hubCpusLabel, type HubCpuSpent } from './lib/hub-processes.js';
 import { benchIdsLabel } from './lib/invocation-ids.js';
+import type { HubInvoke } from './lib/loadgen.js';
 import { whileMeasuringBusy, type MachineBusy } from './lib/machine-busy.js';
 import { fmt, heading, table } from './lib/print.js';
 import {
@@ -24,6 +25,7 @@ import {
 } from './lib/proxy-floor-cases.js';
 import { printRegexCost } from './lib/regex-cost.js';
 import type { Summary } from './lib/stats.js';
+import { WARMUP_CALLS, WARMUP_CONCURRENCY } from './lib/warm-up.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const CONCURRENCY = [1, 16] as const;
@@ -74,10 +76,11 @@ try {
     operation: run.operations[TOOL[kind]],
     write: kind === 'write',
   });
-  // straight to the shop, from the load generator
+  // straight to the shop, from the load generator; both kinds warmed before either is measured
+  for (const kind of ['read', 'write'] as const)
+    await run.loadgen.run({ ...directJob(kind), calls: WARMUP_CALLS, concurrency: WARMUP_CONCURRENCY });
   for (const kind of ['read', 'write'] as const) {
     const job = directJob(kind);
-    await run.loadgen.run({ ...job, calls: 20, concurrency: 4 }); // warm-up
     for (const conc of CONCURRENCY) {
       const cpu = process.cpuUsage();
       const { value: r, busy: b } = await whileMeasuringBusy(cpuCount, () =>
@@ -106,23 +109,28 @@ try {
       });
       pings.set(setup, ping.summary);
       const runId = await hubs.run(`bench-${setup}`);
+      const invokes = {} as Record<Kind, HubInvoke>;
       for (const kind of ['read', 'write'] as const) {
         const d = await hubs.declaration(TOOL[kind]);
-        const invoke = {
+        invokes[kind] = {
           run_id: runId,
           authorization_ref: BENCH_SHOP.authorization_ref,
           tool: TOOL[kind],
           declaration_revision: d.declaration_revision,
           write: kind === 'write',
         };
+        // both kinds warmed before either is measured
         await run.loadgen.run({
           kind: 'hub',
           urls: hubs.urls,
           token: hubs.token,
-          calls: 40,
-          concurrency: 8,
-          invoke,
+          calls: WARMUP_CALLS,
+          concurrency: WARMUP_CONCURRENCY,
+          invoke: invokes[kind],
         });
+      }
+      for (const kind of ['read', 'write'] as const) {
+        const invoke = invokes[kind];
         for (const conc of CONCURRENCY) {
           // concurrency 1 talks to one instance; 16 spreads over every instance
           const urls = conc === 1 ? hubs.urls.slice(0, 1) : hubs.urls;

@@ -19,6 +19,7 @@ import type { LoadJob } from './loadgen.js';
 import { whileMeasuringBusy, type MachineBusy } from './machine-busy.js';
 import { fmt, heading, table } from './print.js';
 import { startProxyFloor, type ProxyFloorSpec } from './proxy-floor-process.js';
+import { WARMUP_CALLS, WARMUP_CONCURRENCY } from './warm-up.js';
 import type { Stage, StageReading } from './proxy-floor-stages.js';
 import type { Summary } from './stats.js';
 
@@ -105,22 +106,25 @@ export async function runProxyFloors(
   for (const floor of floors) {
     const proxy = await startProxyFloor(floor, run.shop, operations);
     try {
+      const jobOf = (kind: 'read' | 'write', conc: number, n: number): LoadJob => ({
+        kind: 'hub',
+        urls: [proxy.url],
+        token: 'proxy-floor',
+        calls: n,
+        concurrency: conc,
+        invoke: {
+          run_id: 'proxy-floor',
+          authorization_ref: BENCH_SHOP.authorization_ref,
+          tool: input.tools[kind],
+          declaration_revision: 'proxy-floor',
+          write: kind === 'write',
+        },
+      });
+      // both kinds warmed before either is measured, as the Hub is
+      for (const kind of ['read', 'write'] as const)
+        await run.loadgen.run(jobOf(kind, WARMUP_CONCURRENCY, WARMUP_CALLS));
       for (const kind of ['read', 'write'] as const) {
-        const job = (conc: number, n: number): LoadJob => ({
-          kind: 'hub',
-          urls: [proxy.url],
-          token: 'proxy-floor',
-          calls: n,
-          concurrency: conc,
-          invoke: {
-            run_id: 'proxy-floor',
-            authorization_ref: BENCH_SHOP.authorization_ref,
-            tool: input.tools[kind],
-            declaration_revision: 'proxy-floor',
-            write: kind === 'write',
-          },
-        });
-        await run.loadgen.run(job(8, 40)); // warm-up, as the Hub gets
+        const job = (conc: number, n: number): LoadJob => jobOf(kind, conc, n);
         for (const conc of input.concurrency) {
           const direct = { ...input.directJob(kind), calls, concurrency: conc };
           const before = await run.loadgen.run(direct);
