@@ -3,9 +3,6 @@
 // by the same ids without loss; and after an instance's LISTEN connection is terminated, a
 // sibling's later events (and those appended while it reconnected) still reach its streams.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '../../demo/index.js';
@@ -19,60 +16,71 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/**
+ * `count` Hub instances on one new database, with no store poll: only a notification (or the
+ * catch-up after listening again) can tell their streams about another instance's events.
+ */
+async function startInstances(count: number): Promise<{ hubs: Hub[]; desk: string; storeUrl: string }> {
+  const demo: DemoSystems = await startDemoSystems();
+  cleanups.push(() => demo.close());
+  const storeUrl = await createTestDatabase();
+  const desk = token('desk');
+  const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
+  const hubs: Hub[] = [];
+  for (let n = 1; n <= count; n++) {
+    const hub = await createHub({
+      storeUrl,
+      secretKey: TEST_SECRET_KEY,
+      config,
+      instanceId: `hub-${n}`,
+      settings: { eventPollMs: 600_000 },
+    });
+    hubs.push(hub);
+    cleanups.push(() => hub.close());
+  }
+  return { hubs, desk, storeUrl };
+}
+
+/** A run opened on `url`, and its i-th product edit sent there (answered succeeded): its invocation id. */
+async function editsOn(url: string, desk: string): Promise<(i: number) => Promise<string>> {
+  const decl = (
+    await http(url, 'POST', '/agent/v1/tools/search', {
+      token: desk,
+      body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
+    })
+  ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
+  const run = await http(url, 'POST', '/agent/v1/runs', {
+    token: desk,
+    body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
+  });
+  return async (i) => {
+    const r = await http(url, 'POST', '/agent/v1/invocations', {
+      token: desk,
+      body: {
+        invocation_id: newInvocationId(),
+        run_id: run.body.run_id,
+        authorization_ref: 'auth-shop-a',
+        tool: 'update_product_content',
+        declaration_revision: decl.declaration_revision,
+        arguments: { product_id: 42, description: `edit ${i}` },
+        host_call_id: `h${i}`,
+      },
+    });
+    expect(r.body.state).toBe('succeeded');
+    return r.body.invocation_id as string;
+  };
+}
+
 describeOnPostgres('events across Hub instances', () => {
   it('a change on one instance reaches a stream on another at once; a reconnect to a third resumes by the same ids', async () => {
-    const demo: DemoSystems = await startDemoSystems();
-    cleanups.push(() => demo.close());
-    const storeUrl = await createTestDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'hub-events-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const desk = token('desk');
-    const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
-    const hubs: Hub[] = [];
-    for (const n of [1, 2, 3]) {
-      // no store poll: only a notification can tell these streams about another instance's events
-      const hub = await createHub({
-        storeUrl,
-        secretKey: TEST_SECRET_KEY,
-        config,
-        instanceId: `hub-${n}`,
-        settings: { eventPollMs: 600_000 },
-      });
-      hubs.push(hub);
-      cleanups.push(() => hub.close());
-    }
+    const { hubs, desk } = await startInstances(3);
     const [a, b, c] = hubs as [Hub, Hub, Hub];
     const stream = await openEventStream(a.url, desk, 0);
     cleanups.push(() => stream.close());
     const already = stream.events.length;
-
-    const decl = (
-      await http(b.url, 'POST', '/agent/v1/tools/search', {
-        token: desk,
-        body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
-      })
-    ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
-    const run = await http(b.url, 'POST', '/agent/v1/runs', {
-      token: desk,
-      body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
-    });
+    const edit = await editsOn(b.url, desk);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await http(b.url, 'POST', '/agent/v1/invocations', {
-        token: desk,
-        body: {
-          invocation_id: newInvocationId(),
-          run_id: run.body.run_id,
-          authorization_ref: 'auth-shop-a',
-          tool: 'update_product_content',
-          declaration_revision: decl.declaration_revision,
-          arguments: { product_id: 42, description: `edit ${i}` },
-          host_call_id: `h${i}`,
-        },
-      });
-      expect(r.body.state).toBe('succeeded');
-      ids.push(r.body.invocation_id);
-    }
+    for (let i = 0; i < 3; i++) ids.push(await edit(i));
     // two receipts per call (dispatching, succeeded), written by hub-2, read by a stream on hub-1
     await stream.until(
       (evs) => evs.slice(already).filter((e) => e.event.type === 'invocation.changed').length >= 6,
@@ -110,53 +118,11 @@ describeOnPostgres('events across Hub instances', () => {
     );
   });
   it("an instance's LISTEN connection terminated: a sibling's events still reach its stream, none lost", async () => {
-    const demo: DemoSystems = await startDemoSystems();
-    cleanups.push(() => demo.close());
-    const storeUrl = await createTestDatabase();
-    const desk = token('desk');
-    const config = demoConfig(demo, [{ client_id: 'desk', token: desk }]);
-    const hubs: Hub[] = [];
-    for (const n of [1, 2]) {
-      // no store poll: only a notification, or the catch-up after listening again, wakes the stream
-      const hub = await createHub({
-        storeUrl,
-        secretKey: TEST_SECRET_KEY,
-        config,
-        instanceId: `hub-${n}`,
-        settings: { eventPollMs: 600_000 },
-      });
-      hubs.push(hub);
-      cleanups.push(() => hub.close());
-    }
+    const { hubs, desk, storeUrl } = await startInstances(2);
     const [a, b] = hubs as [Hub, Hub];
     const stream = await openEventStream(a.url, desk, 0);
     cleanups.push(() => stream.close());
-    const decl = (
-      await http(b.url, 'POST', '/agent/v1/tools/search', {
-        token: desk,
-        body: { query: 'update_product_content', authorization_refs: ['auth-shop-a'] },
-      })
-    ).body.declarations.find((d: { tool: string }) => d.tool === 'update_product_content');
-    const run = await http(b.url, 'POST', '/agent/v1/runs', {
-      token: desk,
-      body: { agent_session_id: `s-${randomUUID()}`, turn_id: 't', authorization_ref: 'auth-shop-a' },
-    });
-    const call = async (i: number) => {
-      const r = await http(b.url, 'POST', '/agent/v1/invocations', {
-        token: desk,
-        body: {
-          invocation_id: newInvocationId(),
-          run_id: run.body.run_id,
-          authorization_ref: 'auth-shop-a',
-          tool: 'update_product_content',
-          declaration_revision: decl.declaration_revision,
-          arguments: { product_id: 42, description: `edit ${i}` },
-          host_call_id: `h${i}`,
-        },
-      });
-      expect(r.body.state).toBe('succeeded');
-      return r.body.invocation_id as string;
-    };
+    const call = await editsOn(b.url, desk);
     const receipts = () =>
       stream.events
         .filter((e) => e.event.type === 'invocation.changed')
